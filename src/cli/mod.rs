@@ -1,0 +1,54 @@
+//! Command line: every analysis the GUI shows is also a subcommand with `--json`.
+
+pub mod recording;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// BrainLens: recordings, brain networks and LLM-agent benchmarks, offline.
+#[derive(Debug, Parser)]
+#[command(name = "brainlens", version = crate::build_info::VERSION_LINE, about)]
+pub struct Cli {
+    /// Render the first settled frame of the GUI to this PNG and exit.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub screenshot: Option<PathBuf>,
+    /// Page through the recording for N frames, print frame times and exit (performance check).
+    #[arg(long, global = true, value_name = "N", hide = true)]
+    pub frame_stats: Option<u32>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands; none opens the GUI on the sample workspace.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Header, channels and repairs of an EDF/EDF+/BDF file.
+    Info {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Physical sample values of one channel.
+    Samples {
+        file: PathBuf,
+        /// Channel label (exact, else case-insensitive).
+        #[arg(long)]
+        channel: String,
+        /// Seconds from the recording start.
+        #[arg(long, default_value_t = 0.0)]
+        start: f64,
+        /// Seconds to read; the rest of the recording if omitted.
+        #[arg(long)]
+        duration: Option<f64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Annotations (onset, duration, text).
+    Annotations {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open the GUI on a file.
+    Open { file: PathBuf },
+}

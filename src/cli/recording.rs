@@ -1,0 +1,150 @@
+//! `info`, `samples`, `annotations`: the Recordings room's file facts from the command line.
+
+use crate::signal::Recording;
+use crate::signal::edf::Annotation;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// One channel as `info` reports it.
+#[derive(Debug, Serialize)]
+pub struct ChannelInfo {
+    pub label: String,
+    pub sample_rate: f64,
+    pub physical_dimension: String,
+    pub physical_min: f64,
+    pub physical_max: f64,
+    pub digital_min: i64,
+    pub digital_max: i64,
+    pub prefilter: String,
+    pub transducer: String,
+    /// Samples of this channel in the whole file.
+    pub samples: u64,
+}
+
+/// What `brainlens info --json` prints.
+#[derive(Debug, Serialize)]
+pub struct FileInfo {
+    pub path: String,
+    pub format: &'static str,
+    pub patient: String,
+    pub recording: String,
+    pub start: String,
+    pub record_count: u64,
+    pub record_duration_s: f64,
+    pub duration_s: f64,
+    pub channels: Vec<ChannelInfo>,
+    pub annotation_count: usize,
+    pub repairs: Vec<String>,
+}
+
+/// Collects the facts `info` prints.
+pub fn file_info(rec: &Recording) -> Result<FileInfo> {
+    let h = rec.header();
+    let annotation_count = rec.annotations()?.len();
+    let channels = rec
+        .channels()
+        .iter()
+        .map(|c| {
+            let s = &h.signals[c.signal];
+            ChannelInfo {
+                label: c.label.clone(),
+                sample_rate: c.sample_rate,
+                physical_dimension: s.physical_dimension.clone(),
+                physical_min: s.physical_min,
+                physical_max: s.physical_max,
+                digital_min: s.digital_min,
+                digital_max: s.digital_max,
+                prefilter: s.prefilter.clone(),
+                transducer: s.transducer.clone(),
+                samples: s.samples_per_record as u64 * h.record_count,
+            }
+        })
+        .collect();
+    Ok(FileInfo {
+        path: rec.path().display().to_string(),
+        format: h.format.name(),
+        patient: h.patient.clone(),
+        recording: h.recording.clone(),
+        start: h.start.iso8601(),
+        record_count: h.record_count,
+        record_duration_s: h.record_duration,
+        duration_s: rec.duration_s()?,
+        channels,
+        annotation_count,
+        repairs: rec.repairs().iter().map(|r| r.to_string()).collect(),
+    })
+}
+
+/// `brainlens info FILE`.
+pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let info = file_info(&rec)?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &info)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "{}  {}", info.path, info.format)?;
+    writeln!(out, "start      {}", info.start)?;
+    writeln!(out, "records    {} × {} s = {} s", info.record_count, info.record_duration_s, info.duration_s)?;
+    writeln!(out, "patient    {}", info.patient)?;
+    writeln!(out, "recording  {}", info.recording)?;
+    writeln!(out, "annotations {}", info.annotation_count)?;
+    writeln!(out, "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  prefilter", "label", "rate Hz", "unit", "phys min", "phys max", "dig min", "dig max")?;
+    for c in &info.channels {
+        writeln!(
+            out,
+            "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  {}",
+            c.label, c.sample_rate, c.physical_dimension, c.physical_min, c.physical_max, c.digital_min, c.digital_max, c.prefilter
+        )?;
+    }
+    if !info.repairs.is_empty() {
+        writeln!(out, "repairs:")?;
+        for r in &info.repairs {
+            writeln!(out, "  {r}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `brainlens samples FILE --channel LABEL`.
+pub fn samples(file: &Path, channel: &str, start: f64, duration: Option<f64>, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let c = rec.channel_index(channel).with_context(|| {
+        let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
+        format!("{}: no channel '{channel}'; channels are: {}", file.display(), labels.join(", "))
+    })?;
+    if !start.is_finite() || duration.is_some_and(|d| !d.is_finite() || d < 0.0) {
+        anyhow::bail!("--start and --duration must be finite, --duration not negative");
+    }
+    let duration = duration.unwrap_or(f64::INFINITY);
+    let data = rec.read(&[c], start, duration)?.remove(0);
+    if json {
+        serde_json::to_writer(&mut *out, &data)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "# {} at {} Hz, {} samples in {} segment(s)", rec.channels()[c].label, data.sample_rate, data.values.len(), data.segments.len())?;
+        for v in &data.values {
+            writeln!(out, "{v}")?;
+        }
+    }
+    Ok(())
+}
+
+/// `brainlens annotations FILE`.
+pub fn annotations(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let list: &[Annotation] = rec.annotations()?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, list)?;
+        writeln!(out)?;
+    } else {
+        for a in list {
+            let d = a.duration_s.map_or(String::from("-"), |d| d.to_string());
+            writeln!(out, "{:>12.6}  {:>10}  {}", a.onset_s, d, a.text)?;
+        }
+    }
+    Ok(())
+}

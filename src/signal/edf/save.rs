@@ -1,0 +1,47 @@
+//! Saving a recording under a new name with edited annotations: the data records are copied at digital
+//! level, so the signals are bit-identical; the annotation signal is rewritten.
+
+use super::header::EdfFormat;
+use super::reader::Annotation;
+use super::writer::{WriteSpec, write_edf};
+use crate::signal::Recording;
+use anyhow::{Context, bail};
+use std::path::Path;
+
+/// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
+/// discontinuous). Refuses to overwrite the file being read.
+pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
+    let src = rec.path();
+    if let (Ok(a), Ok(b)) = (src.canonicalize(), out.canonicalize())
+        && a == b
+    {
+        bail!("{}: refusing to overwrite the open recording; choose a new file name", out.display());
+    }
+    let h = rec.header();
+    let format = match h.format {
+        EdfFormat::Edf | EdfFormat::EdfPlusC => EdfFormat::EdfPlusC,
+        EdfFormat::EdfPlusD => EdfFormat::EdfPlusD,
+        EdfFormat::Bdf | EdfFormat::BdfPlusC => EdfFormat::BdfPlusC,
+        EdfFormat::BdfPlusD => EdfFormat::BdfPlusD,
+    };
+    let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
+    let spec = WriteSpec {
+        format,
+        patient: h.patient.clone(),
+        recording: h.recording.clone(),
+        start: h.start,
+        record_duration: h.record_duration,
+        record_count: h.record_count,
+        signals: rec.channels().iter().map(|c| h.signals[c.signal].clone()).collect(),
+        annotations: annotations.to_vec(),
+        record_onsets,
+    };
+    let signals: Vec<usize> = rec.channels().iter().map(|c| c.signal).collect();
+    write_edf(out, &spec, |r, bufs| {
+        for (buf, &s) in bufs.iter_mut().zip(&signals) {
+            rec.file().read_digital(s, r, buf)?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("saving {} as {}", src.display(), out.display()))
+}

@@ -1,0 +1,5 @@
+//! Filters. `iir`: second-order sections with zero-phase filtering as scipy.signal.sosfiltfilt does;
+//! `display`: the Recordings room's display filters built on them.
+
+pub mod display;
+pub mod iir;

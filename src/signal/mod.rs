@@ -1,0 +1,11 @@
+//! Recordings and their analysis: EDF/BDF files, channels, montages, display filters, overview pyramid.
+
+pub mod annotations;
+pub mod edf;
+pub mod filter;
+pub mod montage;
+pub mod page;
+pub mod pyramid;
+pub mod recording;
+
+pub use recording::{Channel, ChannelData, Recording, Segment};

@@ -1,0 +1,189 @@
+//! The application shell: room tabs, menu, status bar with job progress, About box, settings.
+
+use super::placeholder::coming_soon;
+use super::recordings::RecordingsRoom;
+use super::screenshot::{FrameStats, ScreenshotRequest};
+use super::settings::{Settings, Theme};
+use crate::build_info;
+use std::path::PathBuf;
+
+/// The three rooms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Room {
+    Recordings,
+    Networks,
+    Bench,
+}
+
+/// The whole app state: persisted settings apart from runtime state (open files, jobs).
+pub struct BrainLensApp {
+    pub settings: Settings,
+    persist: bool,
+    pub room: Room,
+    pub recordings: RecordingsRoom,
+    pub about_open: bool,
+    pub screenshot: Option<ScreenshotRequest>,
+    pub frame_stats: Option<FrameStats>,
+    applied_theme: Option<Theme>,
+}
+
+impl BrainLensApp {
+    /// A new app; settings come from eframe's storage when there is one and `persist` is true.
+    pub fn new(storage: Option<&dyn eframe::Storage>, persist: bool) -> Self {
+        let settings = storage
+            .filter(|_| persist)
+            .and_then(|s| eframe::get_value::<Settings>(s, eframe::APP_KEY))
+            .unwrap_or_default();
+        Self {
+            recordings: RecordingsRoom::new(&settings),
+            settings,
+            persist,
+            room: Room::Recordings,
+            about_open: false,
+            screenshot: None,
+            frame_stats: None,
+            applied_theme: None,
+        }
+    }
+
+    /// Opens a recording in the Recordings room.
+    pub fn open(&mut self, path: PathBuf) {
+        self.room = Room::Recordings;
+        if self.recordings.open(path.clone(), &self.settings) {
+            self.settings.remember(path);
+        }
+    }
+
+    /// Draws one frame into `ui` (the whole window) and applies the commands it collected.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        if self.applied_theme != Some(self.settings.theme) {
+            ctx.set_theme(match self.settings.theme {
+                Theme::Dark => egui::Theme::Dark,
+                Theme::Light => egui::Theme::Light,
+            });
+            self.applied_theme = Some(self.settings.theme);
+        }
+        let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
+        if let Some(p) = dropped.into_iter().next() {
+            self.open(p);
+        }
+        egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
+        egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
+        egui::CentralPanel::default().show(ui, |ui| match self.room {
+            Room::Recordings => self.recordings.show(ui, &mut self.settings),
+            Room::Networks => coming_soon(ui, "Networks", "Brain connectomes, graph metrics and the BrainAgent analysis arrive with their issues."),
+            Room::Bench => coming_soon(ui, "Bench", "BrainBench evaluations, leaderboards and transcripts arrive with their issues."),
+        });
+        if let Some(path) = self.recordings.take_opened() {
+            self.settings.remember(path);
+        }
+        self.about_window(&ctx);
+    }
+
+    fn menu_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open…").clicked() {
+                    ui.close();
+                    if let Some(p) = super::recordings::pick_recording() {
+                        self.open(p);
+                    }
+                }
+                ui.menu_button("Recent", |ui| {
+                    if self.settings.recent_files.is_empty() {
+                        ui.label("No recent files");
+                    }
+                    for p in self.settings.recent_files.clone() {
+                        if ui.button(p.display().to_string()).clicked() {
+                            ui.close();
+                            self.open(p);
+                        }
+                    }
+                });
+                if ui.button("Open sample workspace").clicked() {
+                    ui.close();
+                    self.open(super::sample_workspace());
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.radio_value(&mut self.settings.theme, Theme::Dark, "Dark theme");
+                ui.radio_value(&mut self.settings.theme, Theme::Light, "Light theme");
+            });
+            if ui.button("About").clicked() {
+                self.about_open = true;
+            }
+            ui.separator();
+            for (room, name) in [(Room::Recordings, "Recordings"), (Room::Networks, "Networks"), (Room::Bench, "Bench")] {
+                ui.selectable_value(&mut self.room, room, name);
+            }
+        });
+    }
+
+    fn status_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label(self.recordings.status_line());
+            if let Some((name, frac)) = self.recordings.job_progress() {
+                ui.separator();
+                ui.add(egui::ProgressBar::new(frac).desired_width(160.0).text(format!("{name} {:.0}%", frac * 100.0)));
+                if ui.small_button("Cancel").clicked() {
+                    self.recordings.cancel_jobs();
+                }
+            }
+        });
+    }
+
+    fn about_window(&mut self, ctx: &egui::Context) {
+        egui::Window::new("About BrainLens").open(&mut self.about_open).collapsible(false).show(ctx, |ui| {
+            ui.heading("BrainLens");
+            ui.label(format!("Version {}", build_info::VERSION));
+            ui.label(format!("Commit {}", build_info::GIT_COMMIT));
+            ui.label("An offline workbench for brain recordings, brain networks and LLM-agent benchmarks.");
+            ui.label("Licence: MIT OR Apache-2.0");
+        });
+    }
+
+    /// True when nothing is loading: used to decide when a screenshot may be taken.
+    pub fn settled(&self) -> bool {
+        self.recordings.settled()
+    }
+}
+
+impl eframe::App for BrainLensApp {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        let t0 = std::time::Instant::now();
+        if self.frame_stats.is_some() {
+            // Every measured frame reads, filters and draws a new page: the worst case while paging.
+            self.recordings.page_forward_wrapping();
+        }
+        self.show(ui);
+        let ctx = ui.ctx().clone();
+        if let Some(stats) = &mut self.frame_stats {
+            stats.ui_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+            if let Some(cpu) = frame.info().cpu_usage {
+                stats.cpu_ms.push(cpu as f64 * 1e3);
+            }
+            if stats.done() {
+                println!("{}", stats.report());
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ctx.request_repaint();
+        }
+        let settled = self.settled();
+        if let Some(shot) = &mut self.screenshot
+            && let Some(result) = shot.on_frame(&ctx, settled)
+        {
+            match result {
+                Ok(()) => println!("wrote {}", shot.path.display()),
+                Err(e) => eprintln!("brainlens: error: screenshot: {e}"),
+            }
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        if self.persist {
+            eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! Background jobs: long work runs on a thread; the UI polls progress each frame and can cancel.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+
+/// A running job producing `T`.
+pub struct Job<T> {
+    pub name: String,
+    pub total: u64,
+    progress: Arc<AtomicU64>,
+    cancel: Arc<AtomicBool>,
+    handle: Option<JoinHandle<anyhow::Result<Option<T>>>>,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Starts `work(progress, cancel)` on a new thread; `total` is the progress value at completion.
+    pub fn spawn(
+        name: impl Into<String>,
+        total: u64,
+        work: impl FnOnce(&AtomicU64, &AtomicBool) -> anyhow::Result<Option<T>> + Send + 'static,
+    ) -> Self {
+        let progress = Arc::new(AtomicU64::new(0));
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (p, c) = (progress.clone(), cancel.clone());
+        let handle = std::thread::spawn(move || work(&p, &c));
+        Job { name: name.into(), total, progress, cancel, handle: Some(handle) }
+    }
+
+    /// Fraction done in [0, 1].
+    pub fn fraction(&self) -> f32 {
+        if self.total == 0 { 1.0 } else { self.progress.load(Ordering::Relaxed) as f32 / self.total as f32 }
+    }
+
+    /// Asks the job to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// The result once the thread has finished (taken once); `Ok(None)` if it was cancelled.
+    pub fn poll(&mut self) -> Option<anyhow::Result<Option<T>>> {
+        if self.handle.as_ref().is_some_and(|h| h.is_finished()) {
+            let h = self.handle.take()?;
+            return Some(h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("{} stopped unexpectedly", self.name))));
+        }
+        None
+    }
+
+    /// True until the result has been taken.
+    pub fn is_running(&self) -> bool {
+        self.handle.is_some()
+    }
+}
+
+impl<T> Drop for Job<T> {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}

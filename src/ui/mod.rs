@@ -1,0 +1,49 @@
+//! The GUI: an eframe app with three rooms. Thin over the core: everything it shows comes from `signal`
+//! (and later `network`, `bench`) functions that the CLI also exposes.
+
+pub mod app;
+pub mod jobs;
+pub mod placeholder;
+pub mod recordings;
+pub mod screenshot;
+pub mod settings;
+
+use std::path::{Path, PathBuf};
+
+/// The recording opened when `brainlens` starts with no arguments.
+pub fn sample_workspace() -> PathBuf {
+    if let Ok(p) = std::env::var("BRAINLENS_SAMPLE") {
+        return PathBuf::from(p);
+    }
+    let rel = Path::new("fixtures/eeg/mne_sample_eeg60.edf");
+    let in_source = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if in_source.exists() { in_source } else { rel.to_path_buf() }
+}
+
+/// Opens the main window on `file` (or the sample workspace). With `screenshot`, renders the first
+/// settled frame to that PNG and exits; with `frame_stats`, pages through the file for that many frames,
+/// prints frame times and exits.
+pub fn run(file: Option<PathBuf>, screenshot: Option<PathBuf>, frame_stats: Option<u32>) -> anyhow::Result<()> {
+    let file = file.unwrap_or_else(sample_workspace);
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("BrainLens")
+            .with_inner_size([1280.0, 800.0])
+            .with_drag_and_drop(true),
+        persist_window: screenshot.is_none() && frame_stats.is_none(),
+        ..Default::default()
+    };
+    let result = eframe::run_native(
+        "BrainLens",
+        options,
+        Box::new(move |cc| {
+            let mut app = app::BrainLensApp::new(cc.storage, screenshot.is_none() && frame_stats.is_none());
+            app.open(file);
+            app.screenshot = screenshot.map(screenshot::ScreenshotRequest::new);
+            app.frame_stats = frame_stats.map(screenshot::FrameStats::new);
+            Ok(Box::new(app))
+        }),
+    );
+    result.map_err(|e| anyhow::anyhow!("could not open a window: {e}"))?;
+    Ok(())
+}

@@ -1,0 +1,365 @@
+//! The Recordings room: open EDF/BDF files, page through stacked traces, montages, display filters,
+//! annotations with undo/redo, overview strip, header dialog with the repair report.
+
+mod overview;
+mod properties;
+mod side_panel;
+mod toolbar;
+mod traces;
+pub mod view;
+
+use crate::signal::Recording;
+use crate::signal::annotations::AnnotationEditor;
+use crate::signal::edf::save::save_with_annotations;
+use crate::signal::edf::{Annotation, Repair};
+use crate::signal::filter::display::DisplayFilter;
+use crate::signal::montage::{Derivation, Montage};
+use crate::signal::page::{Trace, compute_page};
+use crate::signal::pyramid::Pyramid;
+use crate::ui::jobs::Job;
+use crate::ui::settings::Settings;
+use std::path::PathBuf;
+use std::sync::Arc;
+use view::ViewState;
+
+/// A user intent collected while drawing, applied after the frame.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    Open(PathBuf),
+    PageBy(f64),
+    GoTo(f64),
+    SetPageLength(f64),
+    StepSensitivity(i32),
+    SetSensitivity(f64),
+    SetMontage(Montage),
+    SetFilter(DisplayFilter),
+    SetEpochGrid(bool),
+    AddAnnotation(Annotation),
+    UpdateAnnotation(usize, Annotation),
+    DeleteAnnotation(usize),
+    SelectAnnotation(Option<usize>),
+    Undo,
+    Redo,
+    SaveAs(PathBuf),
+    SetVisible(usize, bool),
+    MoveChannel(usize, i32),
+    ChannelGain(usize, f64),
+}
+
+/// An open recording and everything the room shows of it.
+pub struct OpenRecording {
+    pub rec: Arc<Recording>,
+    pub duration_s: f64,
+    pub view: ViewState,
+    pub derivations: Vec<Derivation>,
+    pub montage_errors: Vec<String>,
+    pub annotations: AnnotationEditor,
+    pub selected_annotation: Option<usize>,
+    pub traces: Vec<Trace>,
+    page_key: Option<(f64, f64, Montage, DisplayFilter)>,
+    pub page_error: Option<String>,
+    pub pyramid: Option<Arc<Pyramid>>,
+    pyramid_job: Option<Job<Pyramid>>,
+    pub repairs: Vec<Repair>,
+    pub properties_open: bool,
+    /// Text fields of the side panel and toolbar.
+    pub new_annotation_text: String,
+    pub bipolar_text: String,
+    pub save_path: String,
+    /// Edit buffer of the selected annotation and its last parse error.
+    pub draft: Option<side_panel::Draft>,
+    pub draft_error: Option<String>,
+    /// Time and value under the mouse: (seconds, trace label, value, unit).
+    pub cursor: Option<(f64, String, f64, String)>,
+}
+
+/// State of the Recordings room.
+pub struct RecordingsRoom {
+    pub current: Option<OpenRecording>,
+    pub error: Option<String>,
+    pub message: Option<String>,
+    pub path_field: String,
+    pub commands: Vec<Cmd>,
+    opened: Option<PathBuf>,
+}
+
+/// Asks the desktop for a recording to open (None when cancelled or no dialog service is running).
+pub fn pick_recording() -> Option<PathBuf> {
+    rfd::FileDialog::new().add_filter("EDF/BDF recordings", &["edf", "bdf", "EDF", "BDF", "rec"]).pick_file()
+}
+
+impl RecordingsRoom {
+    pub fn new(_settings: &Settings) -> Self {
+        Self { current: None, error: None, message: None, path_field: String::new(), commands: Vec::new(), opened: None }
+    }
+
+    /// Opens `path`; on failure the error is shown and the current recording stays open. Returns success.
+    pub fn open(&mut self, path: PathBuf, settings: &Settings) -> bool {
+        match Recording::open(&path).map_err(|e| e.to_string()).and_then(|rec| {
+            let duration = rec.duration_s().map_err(|e| e.to_string())?;
+            let annotations = rec.annotations().map_err(|e| e.to_string())?.to_vec();
+            Ok((rec, duration, annotations))
+        }) {
+            Ok((rec, duration_s, annotations)) => {
+                let rec = Arc::new(rec);
+                let (derivations, montage_errors) = Montage::AsRecorded.derivations(rec.channels());
+                let page_s = settings.page_s;
+                let view = ViewState::new(derivations.len(), page_s, settings.display_filter.clone(), settings.epoch_grid);
+                let r2 = rec.clone();
+                let total = rec.header().record_count;
+                let pyramid_job = Job::spawn("Overview", total, move |p, c| Ok(Pyramid::build(&r2, p, c)?));
+                let repairs = rec.repairs();
+                let save_path = default_save_path(rec.path());
+                let mut open = OpenRecording {
+                    rec,
+                    duration_s,
+                    view,
+                    derivations,
+                    montage_errors,
+                    annotations: AnnotationEditor::new(annotations),
+                    selected_annotation: None,
+                    traces: Vec::new(),
+                    page_key: None,
+                    page_error: None,
+                    pyramid: None,
+                    pyramid_job: Some(pyramid_job),
+                    repairs,
+                    properties_open: false,
+                    new_annotation_text: String::from("Event"),
+                    bipolar_text: String::new(),
+                    save_path,
+                    draft: None,
+                    draft_error: None,
+                    cursor: None,
+                };
+                open.refresh_page();
+                // Rows share roughly 600 points of height in the default window.
+                let row_mm = 600.0 / open.derivations.len().max(1) as f64 / view::POINTS_PER_MM;
+                open.view.sensitivity = view::auto_sensitivity(&open.traces, row_mm);
+                self.path_field = open.rec.path().display().to_string();
+                self.current = Some(open);
+                self.error = None;
+                self.message = None;
+                self.opened = Some(path);
+                true
+            }
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    /// The path opened since the last call (for the recent-files list).
+    pub fn take_opened(&mut self) -> Option<PathBuf> {
+        self.opened.take()
+    }
+
+    /// Next page, back to the start after the last (used by the frame-time measurement).
+    pub fn page_forward_wrapping(&mut self) {
+        if let Some(o) = &self.current {
+            let next = o.view.start_s + o.view.page_s;
+            self.commands.push(Cmd::GoTo(if next + o.view.page_s > o.duration_s + 1e-9 { 0.0 } else { next }));
+        }
+    }
+
+    /// One line for the status bar.
+    pub fn status_line(&self) -> String {
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.current {
+            Some(o) => {
+                let h = o.rec.header();
+                let mut s = format!(
+                    "{}  ·  {}  ·  {} channels  ·  {}",
+                    o.rec.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    h.format.name(),
+                    o.rec.channels().len(),
+                    traces::clock(o.duration_s)
+                );
+                if let Some((t, label, v, unit)) = &o.cursor {
+                    s.push_str(&format!("  ·  {} {label} = {v:.2} {unit}", traces::clock(*t)));
+                }
+                s
+            }
+            None => "No recording open".into(),
+        }
+    }
+
+    /// Name and progress of a running background job.
+    pub fn job_progress(&self) -> Option<(String, f32)> {
+        let o = self.current.as_ref()?;
+        let j = o.pyramid_job.as_ref().filter(|j| j.is_running())?;
+        Some((j.name.clone(), j.fraction()))
+    }
+
+    /// Stops background jobs.
+    pub fn cancel_jobs(&mut self) {
+        if let Some(j) = self.current.as_ref().and_then(|o| o.pyramid_job.as_ref()) {
+            j.cancel();
+        }
+    }
+
+    /// True when the page is drawn and no job runs.
+    pub fn settled(&self) -> bool {
+        self.current.as_ref().is_none_or(|o| o.pyramid_job.is_none() && o.page_key.is_some())
+    }
+
+    /// Draws the room and applies the commands collected while drawing.
+    pub fn show(&mut self, ui: &mut egui::Ui, settings: &mut Settings) {
+        if let Some(o) = &mut self.current {
+            o.poll_jobs(ui.ctx(), &mut self.message);
+        }
+        toolbar::show(ui, self);
+        if let Some(e) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+        }
+        let mut cmds = std::mem::take(&mut self.commands);
+        match &mut self.current {
+            Some(o) => {
+                if !o.repairs.is_empty() {
+                    properties::repair_banner(ui, o);
+                }
+                egui::Panel::right("rec_side").default_size(300.0).show(ui, |ui| side_panel::show(ui, o, &mut cmds));
+                egui::Panel::bottom("rec_overview").exact_size(56.0).show(ui, |ui| overview::show(ui, o, &mut cmds));
+                egui::CentralPanel::default().show(ui, |ui| traces::show(ui, o, &mut cmds));
+                properties::window(ui.ctx(), o);
+            }
+            None => {
+                ui.vertical_centered(|ui| {
+                    ui.add_space(80.0);
+                    ui.heading("Open an EDF, EDF+ or BDF recording");
+                    ui.label("File > Open…, drop a file here, or type a path above.");
+                });
+            }
+        }
+        for c in cmds {
+            self.apply(c, settings);
+        }
+        if let Some(o) = &mut self.current {
+            o.refresh_page();
+        }
+    }
+
+    fn apply(&mut self, cmd: Cmd, settings: &mut Settings) {
+        if let Cmd::Open(p) = cmd {
+            self.open(p, settings);
+            return;
+        }
+        let Some(o) = &mut self.current else { return };
+        let dur = o.duration_s;
+        match cmd {
+            Cmd::Open(_) => {}
+            Cmd::PageBy(n) => o.view.page_by(n, dur),
+            Cmd::GoTo(t) => o.view.go_to(t, dur),
+            Cmd::SetPageLength(s) => {
+                o.view.page_s = s;
+                settings.page_s = s;
+                o.view.go_to(o.view.start_s, dur);
+            }
+            Cmd::StepSensitivity(n) => o.view.step_sensitivity(n),
+            Cmd::SetSensitivity(s) => o.view.sensitivity = s,
+            Cmd::SetMontage(m) => {
+                let (d, errors) = m.derivations(o.rec.channels());
+                if d.is_empty() {
+                    o.montage_errors = if errors.is_empty() { vec!["the montage has no derivations".into()] } else { errors };
+                    return;
+                }
+                o.view.reset_channels(d.len());
+                o.derivations = d;
+                o.montage_errors = errors;
+                o.view.montage = m;
+            }
+            Cmd::SetFilter(f) => {
+                settings.display_filter = f.clone();
+                o.view.filter = f;
+            }
+            Cmd::SetEpochGrid(on) => {
+                o.view.epoch_grid = on;
+                settings.epoch_grid = on;
+            }
+            Cmd::AddAnnotation(a) => o.selected_annotation = Some(o.annotations.add(a)),
+            Cmd::UpdateAnnotation(i, a) => o.selected_annotation = o.annotations.update(i, a).or(o.selected_annotation),
+            Cmd::DeleteAnnotation(i) => {
+                o.annotations.remove(i);
+                o.selected_annotation = None;
+            }
+            Cmd::SelectAnnotation(i) => o.selected_annotation = i,
+            Cmd::Undo => {
+                o.annotations.undo();
+                o.selected_annotation = None;
+            }
+            Cmd::Redo => {
+                o.annotations.redo();
+                o.selected_annotation = None;
+            }
+            Cmd::SaveAs(path) => match save_with_annotations(&o.rec, o.annotations.items(), &path) {
+                Ok(()) => {
+                    o.annotations.mark_saved();
+                    self.message = Some(format!("Saved {} annotations to {}", o.annotations.items().len(), path.display()));
+                    self.error = None;
+                }
+                Err(e) => self.error = Some(format!("{e:#}")),
+            },
+            Cmd::SetVisible(i, v) => {
+                if let Some(x) = o.view.visible.get_mut(i) {
+                    *x = v;
+                }
+            }
+            Cmd::MoveChannel(i, delta) => {
+                if let Some(pos) = o.view.order.iter().position(|&k| k == i) {
+                    let to = (pos as i64 + delta as i64).clamp(0, o.view.order.len() as i64 - 1) as usize;
+                    let k = o.view.order.remove(pos);
+                    o.view.order.insert(to, k);
+                }
+            }
+            Cmd::ChannelGain(i, factor) => {
+                if let Some(g) = o.view.gain.get_mut(i) {
+                    *g = (*g * factor).clamp(1.0 / 64.0, 64.0);
+                }
+            }
+        }
+    }
+}
+
+impl OpenRecording {
+    /// Recomputes the displayed traces when the window, montage or filter changed.
+    fn refresh_page(&mut self) {
+        let key = (self.view.start_s, self.view.page_s, self.view.montage.clone(), self.view.filter.clone());
+        if self.page_key.as_ref() == Some(&key) {
+            return;
+        }
+        match compute_page(&self.rec, &self.derivations, &self.view.filter, self.view.start_s, self.view.page_s) {
+            Ok(t) => {
+                self.traces = t;
+                self.page_error = None;
+            }
+            Err(e) => self.page_error = Some(e.to_string()),
+        }
+        self.page_key = Some(key);
+    }
+
+    fn poll_jobs(&mut self, ctx: &egui::Context, message: &mut Option<String>) {
+        if let Some(job) = &mut self.pyramid_job {
+            match job.poll() {
+                Some(Ok(p)) => {
+                    self.pyramid = p.map(Arc::new);
+                    self.pyramid_job = None;
+                }
+                Some(Err(e)) => {
+                    *message = Some(format!("Overview failed: {e:#}"));
+                    self.pyramid_job = None;
+                }
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(50)),
+            }
+        }
+    }
+}
+
+/// "night.edf" → "night_annotated.edf" beside it (a new file: the original is never overwritten).
+fn default_save_path(src: &std::path::Path) -> String {
+    let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "recording".into());
+    let ext = src.extension().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_else(|| "edf".into());
+    src.with_file_name(format!("{stem}_annotated.{ext}")).display().to_string()
+}

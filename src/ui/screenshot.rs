@@ -1,0 +1,85 @@
+//! `--screenshot PATH` (render the first settled frame to a PNG, then exit) and `--frame-stats N`
+//! (page through the recording for N frames and print frame times).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A pending screenshot.
+pub struct ScreenshotRequest {
+    pub path: PathBuf,
+    settled_frames: u32,
+    requested: bool,
+    result: Arc<Mutex<Option<Result<(), String>>>>,
+}
+
+impl ScreenshotRequest {
+    pub fn new(path: PathBuf) -> Self {
+        Self { path, settled_frames: 0, requested: false, result: Arc::new(Mutex::new(None)) }
+    }
+
+    /// Called at the end of each frame with whether the UI has settled (file open, page drawn, jobs done).
+    /// Returns `Some(result)` once the PNG is written (or failed): the app then closes.
+    pub fn on_frame(&mut self, ctx: &egui::Context, settled: bool) -> Option<Result<(), String>> {
+        if let Some(r) = self.result.lock().ok()?.take() {
+            return Some(r);
+        }
+        if !settled {
+            self.settled_frames = 0;
+            ctx.request_repaint_after(Duration::from_millis(20));
+            return None;
+        }
+        self.settled_frames += 1;
+        // A few identical frames so layout (panel sizes, fonts) has converged before the capture.
+        if self.settled_frames >= 3 && !self.requested {
+            self.requested = true;
+            let path = self.path.clone();
+            let slot = self.result.clone();
+            ctx.request_screenshot(move |image| {
+                let r = save_png(&path, &image);
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(r);
+                }
+            });
+        }
+        ctx.request_repaint_after(Duration::from_millis(20));
+        None
+    }
+}
+
+fn save_png(path: &std::path::Path, image: &egui::ColorImage) -> Result<(), String> {
+    let [w, h] = image.size;
+    let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let img = image::RgbaImage::from_raw(w as u32, h as u32, bytes).ok_or("screenshot has the wrong size")?;
+    img.save(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Frame-time measurement over N frames while paging.
+pub struct FrameStats {
+    pub frames: u32,
+    pub ui_ms: Vec<f64>,
+    pub cpu_ms: Vec<f64>,
+}
+
+impl FrameStats {
+    pub fn new(frames: u32) -> Self {
+        Self { frames, ui_ms: Vec::new(), cpu_ms: Vec::new() }
+    }
+
+    /// True once enough frames were measured.
+    pub fn done(&self) -> bool {
+        self.ui_ms.len() as u32 >= self.frames
+    }
+
+    /// "frames N: ui mean/p95/max ms; eframe cpu mean/p95/max ms".
+    pub fn report(&self) -> String {
+        fn stats(v: &[f64]) -> String {
+            let mut s = v.to_vec();
+            s.sort_by(f64::total_cmp);
+            let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+            let p95 = s.get(((s.len() as f64 * 0.95) as usize).min(s.len().saturating_sub(1))).copied().unwrap_or(0.0);
+            format!("mean {mean:.2} ms, p95 {p95:.2} ms, max {:.2} ms", s.last().copied().unwrap_or(0.0))
+        }
+        format!("frames {}: app ui {}; eframe frame cpu {}", self.ui_ms.len(), stats(&self.ui_ms), stats(&self.cpu_ms))
+    }
+}

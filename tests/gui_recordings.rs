@@ -1,0 +1,171 @@
+//! GUI behaviour of the Recordings room, driven by label with egui_kittest: open a fixture, page forward,
+//! change gain, switch montage, add and undo an annotation, save as a new file.
+
+use brainlens::signal::Recording;
+use brainlens::signal::edf::{EdfFormat, SignalHeader, StartTime, WriteSpec, write_edf};
+use brainlens::signal::montage::Montage;
+use brainlens::ui::app::BrainLensApp;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg").join(name)
+}
+
+fn harness(path: PathBuf) -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(path);
+    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(4);
+    h
+}
+
+#[test]
+fn opens_pages_and_changes_gain() {
+    let mut h = harness(fixture("mne_sample_eeg60.edf"));
+    {
+        let o = h.state().recordings.current.as_ref().expect("recording open");
+        assert_eq!(o.rec.channels().len(), 61);
+        assert_eq!(o.view.start_s, 0.0);
+        assert_eq!(o.traces.len(), 61);
+    }
+    h.key_press(egui::Key::PageDown);
+    h.run_steps(2);
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().view.start_s, 10.0);
+    h.get_by_label("Page >").click();
+    h.run_steps(2);
+    // 24-s recording, 10-s pages: the last page starts at 14 s.
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().view.start_s, 14.0);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert!((o.traces[0].runs[0].onset_s - 14.0).abs() < 1e-9);
+
+    let before = h.state().recordings.current.as_ref().unwrap().view.sensitivity;
+    h.get_by_label("+").click();
+    h.run_steps(2);
+    let after = h.state().recordings.current.as_ref().unwrap().view.sensitivity;
+    assert!(after < before, "+ makes traces larger: {before} µV/mm → {after} µV/mm");
+    h.key_press(egui::Key::Minus);
+    h.run_steps(2);
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().view.sensitivity, before);
+}
+
+#[test]
+fn switches_to_average_reference() {
+    let mut h = harness(fixture("mne_sample_eeg60.edf"));
+    h.get_by_label("Montage").click();
+    h.run_steps(2);
+    h.get_by_label("Average reference").click();
+    h.run_steps(2);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert_eq!(o.view.montage, Montage::AverageReference);
+    assert_eq!(o.traces[0].label, "EEG 001-AVG");
+    // The EOG channel stays as recorded.
+    assert_eq!(o.traces[60].label, "EOG 061");
+    // At every sample the 60 re-referenced EEG traces sum to zero.
+    let n = o.traces[0].runs[0].values.len();
+    for i in (0..n).step_by(97) {
+        let s: f64 = o.traces[..60].iter().map(|t| t.runs[0].values[i] as f64).sum();
+        assert!(s.abs() < 1e-2, "sum at {i}: {s}");
+    }
+}
+
+#[test]
+fn adds_undoes_and_saves_an_annotation() {
+    let mut h = harness(fixture("test_subsecond.edf"));
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().annotations.items().len(), 4);
+    h.get_by_label("Add annotation").click();
+    h.run_steps(2);
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().annotations.items().len(), 5);
+    h.get_by_label("Undo").click();
+    h.run_steps(2);
+    assert_eq!(h.state().recordings.current.as_ref().unwrap().annotations.items().len(), 4);
+    h.get_by_label("Redo").click();
+    h.run_steps(2);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("edited.edf");
+    h.state_mut().recordings.current.as_mut().unwrap().save_path = out.display().to_string();
+    h.get_by_label("Save as").click();
+    h.run_steps(2);
+    let saved = Recording::open(&out).unwrap();
+    let texts: Vec<String> = saved.annotations().unwrap().iter().map(|a| a.text.clone()).collect();
+    assert_eq!(texts.len(), 5, "{texts:?}");
+    assert!(texts.contains(&"Event".to_string()));
+    assert!(!h.state().recordings.current.as_ref().unwrap().annotations.is_dirty());
+}
+
+/// A synthetic 19-channel 10-20 file (labelled synthetic in its recording field) for the bipolar preset.
+fn write_ten_twenty(path: &Path) {
+    let names = ["Fp1", "Fp2", "F7", "F3", "Fz", "F4", "F8", "T3", "C3", "Cz", "C4", "T4", "T5", "P3", "Pz", "P4", "T6", "O1", "O2"];
+    let signals: Vec<SignalHeader> = names
+        .iter()
+        .map(|n| SignalHeader {
+            label: format!("EEG {n}-REF"),
+            transducer: String::new(),
+            physical_dimension: "uV".into(),
+            physical_min: -500.0,
+            physical_max: 500.0,
+            digital_min: -32768,
+            digital_max: 32767,
+            prefilter: String::new(),
+            samples_per_record: 128,
+            reserved: String::new(),
+            is_annotation: false,
+        })
+        .collect();
+    let spec = WriteSpec {
+        format: EdfFormat::EdfPlusC,
+        patient: String::new(),
+        recording: "SYNTHETIC test signal".into(),
+        start: StartTime { year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0, subsecond: 0.0 },
+        record_duration: 1.0,
+        record_count: 20,
+        signals,
+        annotations: vec![],
+        record_onsets: None,
+    };
+    write_edf(path, &spec, |r, bufs| {
+        for (s, b) in bufs.iter_mut().enumerate() {
+            b.extend((0..128).map(|i| (((r * 128 + i) as f64 * 0.05 * (s + 1) as f64).sin() * 3000.0) as i32));
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn double_banana_on_ten_twenty_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synthetic_1020.edf");
+    write_ten_twenty(&path);
+    let mut h = harness(path);
+    h.get_by_label("Montage").click();
+    h.run_steps(2);
+    h.get_by_label("Double banana").click();
+    h.run_steps(2);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert_eq!(o.traces.len(), 18);
+    assert_eq!(o.traces[0].label, "Fp1-F7");
+    // Fp1-F7 equals Fp1 minus F7 read directly.
+    let rec = &o.rec;
+    let (fp1, f7) = (rec.channel_index("EEG Fp1-REF").unwrap(), rec.channel_index("EEG F7-REF").unwrap());
+    let raw = rec.read(&[fp1, f7], 0.0, 10.0).unwrap();
+    for i in (0..1280).step_by(61) {
+        let want = raw[0].values[i] - raw[1].values[i];
+        assert!((o.traces[0].runs[0].values[i] as f64 - want).abs() < 1e-3);
+    }
+}
+
+#[test]
+fn a_broken_file_shows_an_error_and_keeps_the_open_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.edf");
+    std::fs::write(&bad, b"0       not an edf file").unwrap();
+    let mut h = harness(fixture("test_subsecond.edf"));
+    h.state_mut().recordings.path_field = bad.display().to_string();
+    h.get_by_label("Open path").click();
+    h.run_steps(2);
+    let err = h.state().recordings.error.clone().expect("error shown");
+    assert!(err.contains("broken.edf"), "{err}");
+    assert!(h.state().recordings.current.as_ref().unwrap().rec.path().ends_with("test_subsecond.edf"));
+}
