@@ -74,14 +74,10 @@ pub fn encode_tal(onset: f64, duration: Option<f64>, texts: &[&str]) -> Vec<u8> 
     out
 }
 
-/// Shortest decimal that round-trips `v` (up to 10⁻⁷ s, the EDF+ recommended resolution is 100 µs).
+/// Shortest decimal that round-trips `v` exactly (Rust's `Display` for `f64` never uses an exponent).
 pub fn format_seconds(v: f64, signed: bool) -> String {
-    let mut s = format!("{:.7}", v.abs());
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
     let sign = if v < 0.0 { "-" } else if signed { "+" } else { "" };
-    format!("{sign}{s}")
+    format!("{sign}{}", v.abs())
 }
 
 #[cfg(test)]
@@ -114,7 +110,7 @@ mod tests {
     #[test]
     fn seconds_format_round_trips() {
         assert_eq!(format_seconds(0.0, true), "+0");
-        assert_eq!(format_seconds(1.0 / 3.0, false), "0.3333333");
+        assert_eq!(format_seconds(1.0 / 3.0, false), "0.3333333333333333");
         assert_eq!(format_seconds(-2.5, true), "-2.5");
     }
 }
