@@ -4,4 +4,5 @@
 pub mod build_info;
 pub mod cli;
 pub mod signal;
+#[cfg(feature = "gui")]
 pub mod ui;

@@ -1,5 +1,6 @@
 //! GUI behaviour of the Recordings room, driven by label with egui_kittest: open a fixture, page forward,
 //! change gain, switch montage, add and undo an annotation, save as a new file.
+#![cfg(feature = "gui")]
 
 use brainlens::signal::Recording;
 use brainlens::signal::edf::{EdfFormat, SignalHeader, StartTime, WriteSpec, write_edf};

@@ -49,6 +49,28 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The traces the Recordings room draws for a window: montage and display filters applied.
+    Page {
+        file: PathBuf,
+        #[arg(long, default_value_t = 0.0)]
+        start: f64,
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+        /// as-recorded, average, double-banana, or bipolar pairs "Fp1-F3,F3-C3".
+        #[arg(long, default_value = "as-recorded")]
+        montage: String,
+        /// High-pass cutoff in Hz (2nd-order Butterworth, zero-phase).
+        #[arg(long)]
+        highpass: Option<f64>,
+        /// Low-pass cutoff in Hz (2nd-order Butterworth, zero-phase).
+        #[arg(long)]
+        lowpass: Option<f64>,
+        /// Mains notch in Hz (50 or 60; harmonics included).
+        #[arg(long)]
+        notch: Option<f64>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Open the GUI on a file.
     Open { file: PathBuf },
 }

@@ -2,6 +2,9 @@
 
 use crate::signal::Recording;
 use crate::signal::edf::Annotation;
+use crate::signal::filter::display::DisplayFilter;
+use crate::signal::montage::{Montage, double_banana, parse_chain};
+use crate::signal::page::compute_page;
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -144,6 +147,53 @@ pub fn annotations(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
         for a in list {
             let d = a.duration_s.map_or(String::from("-"), |d| d.to_string());
             writeln!(out, "{:>12.6}  {:>10}  {}", a.onset_s, d, a.text)?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses `--montage`: as-recorded, average, double-banana, or pairs "Fp1-F3,F3-C3".
+pub fn parse_montage(text: &str, rec: &Recording) -> Result<Montage> {
+    Ok(match text.trim() {
+        "as-recorded" | "" => Montage::AsRecorded,
+        "average" => Montage::AverageReference,
+        "double-banana" => Montage::Bipolar(
+            double_banana(rec.channels()).with_context(|| format!("{}: too few 10-20 labels for the double banana", rec.path().display()))?,
+        ),
+        pairs => Montage::Bipolar(parse_chain(pairs).map_err(anyhow::Error::msg)?),
+    })
+}
+
+/// `brainlens page FILE`: the traces the Recordings room draws.
+pub fn page(file: &Path, start: f64, duration: f64, montage: &str, filter: &DisplayFilter, json: bool, out: &mut dyn Write) -> Result<()> {
+    if !start.is_finite() || !duration.is_finite() || duration <= 0.0 {
+        anyhow::bail!("--start must be finite and --duration positive");
+    }
+    let rec = Recording::open(file)?;
+    let (derivations, errors) = parse_montage(montage, &rec)?.derivations(rec.channels());
+    if derivations.is_empty() {
+        anyhow::bail!("{}: montage has no derivations: {}", file.display(), errors.join("; "));
+    }
+    for e in &errors {
+        eprintln!("brainlens: warning: {e}");
+    }
+    let traces = compute_page(&rec, &derivations, filter, start, duration)?;
+    let traces: Vec<serde_json::Value> = traces
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "label": t.label, "sample_rate": t.sample_rate, "unit": t.unit,
+                "runs": t.runs.iter().map(|r| serde_json::json!({"onset_s": r.onset_s, "values": r.values})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    if json {
+        serde_json::to_writer(&mut *out, &serde_json::json!({"start_s": start, "duration_s": duration, "traces": traces}))?;
+        writeln!(out)?;
+    } else {
+        for t in &traces {
+            let n: usize = t["runs"].as_array().map_or(0, |r| r.iter().map(|x| x["values"].as_array().map_or(0, Vec::len)).sum());
+            writeln!(out, "{:<20} {:>8} Hz  {n} samples", t["label"].as_str().unwrap_or(""), t["sample_rate"])?;
         }
     }
     Ok(())

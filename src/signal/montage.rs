@@ -141,6 +141,24 @@ impl Montage {
     }
 }
 
+/// Parses "Fp1-F3, F3-C3" into label pairs.
+pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, String> {
+    let pairs: Result<Vec<_>, String> = text
+        .split([',', ';', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_string(), b.trim().to_string())),
+            _ => Err(format!("'{p}' is not a pair like Fp1-F3")),
+        })
+        .collect();
+    let pairs = pairs?;
+    if pairs.is_empty() {
+        return Err("type pairs like Fp1-F3, F3-C3".into());
+    }
+    Ok(pairs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 
 use super::view::PAGE_LENGTHS;
 use super::{Cmd, RecordingsRoom, pick_recording};
-use crate::signal::montage::{Montage, double_banana};
+use crate::signal::montage::{Montage, double_banana, parse_chain};
 use std::path::PathBuf;
 
 const HIGHPASS: [Option<f64>; 7] = [None, Some(0.1), Some(0.3), Some(0.5), Some(1.0), Some(5.0), Some(10.0)];
@@ -117,22 +117,4 @@ fn montage_menu(ui: &mut egui::Ui, o: &mut super::OpenRecording, cmds: &mut Vec<
             Err(e) => o.montage_errors = vec![e],
         }
     }
-}
-
-/// Parses "Fp1-F3, F3-C3" into label pairs.
-pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, String> {
-    let pairs: Result<Vec<_>, String> = text
-        .split([',', ';', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|p| match p.split_once('-') {
-            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_string(), b.trim().to_string())),
-            _ => Err(format!("'{p}' is not a pair like Fp1-F3")),
-        })
-        .collect();
-    let pairs = pairs?;
-    if pairs.is_empty() {
-        return Err("type pairs like Fp1-F3, F3-C3".into());
-    }
-    Ok(pairs)
 }

@@ -1,0 +1,80 @@
+//! The command line as users script it: JSON shapes, errors on stderr with exit code 1.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg").join(name)
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn info_reports_format_start_and_channels() {
+    let f = fixture("test_subsecond.edf");
+    let v = json(&["info", f.to_str().unwrap(), "--json"]);
+    assert_eq!(v["format"], "EDF+C");
+    // Header start 04:05:56 plus the first time-keeping TAL's +0.3945312 s.
+    assert_eq!(v["start"], "2020-01-24T04:05:56.3945312");
+    assert_eq!(v["record_count"], 698);
+    assert_eq!(v["duration_s"], 698.0);
+    assert_eq!(v["annotation_count"], 4);
+    let c = &v["channels"][0];
+    assert_eq!(c["label"], "Fp1");
+    assert_eq!(c["sample_rate"], 128.0);
+    assert_eq!(c["samples"], 698 * 128);
+    // Inverted physical range is kept as written.
+    assert!(c["physical_min"].as_f64().unwrap() > c["physical_max"].as_f64().unwrap());
+    assert_eq!(v["repairs"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn samples_window_and_segments() {
+    let f = fixture("test_generator.edf");
+    let v = json(&["samples", f.to_str().unwrap(), "--channel", "sine 8 Hz", "--start", "1.5", "--duration", "2", "--json"]);
+    assert_eq!(v["sample_rate"], 200.0);
+    assert_eq!(v["values"].as_array().unwrap().len(), 400);
+    assert_eq!(v["segments"], serde_json::json!([{"onset_s": 1.5, "n_samples": 400}]));
+}
+
+#[test]
+fn annotations_keep_utf8() {
+    let f = fixture("test_utf8.edf");
+    let v = json(&["annotations", f.to_str().unwrap(), "--json"]);
+    assert!(v.as_array().unwrap().iter().any(|a| a["text"] == "中文测试八个字"));
+}
+
+#[test]
+fn page_applies_montage_and_filter() {
+    let f = fixture("mne_sample_eeg60.edf");
+    let v = json(&["page", f.to_str().unwrap(), "--start", "5", "--duration", "4", "--montage", "EEG 001-EEG 002", "--highpass", "1", "--json"]);
+    let traces = v["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 1);
+    assert_eq!(traces[0]["label"], "EEG 001-EEG 002");
+    assert_eq!(traces[0]["runs"][0]["values"].as_array().unwrap().len(), 1000);
+}
+
+#[test]
+fn errors_go_to_stderr_with_exit_1() {
+    let (code, out, err) = run(&["info", "/nonexistent/night.edf"]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("/nonexistent/night.edf"), "{err}");
+    let f = fixture("test_subsecond.edf");
+    let (code, _, err) = run(&["samples", f.to_str().unwrap(), "--channel", "Cz"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no channel 'Cz'") && err.contains("Fp1"), "{err}");
+    let (code, _, err) = run(&["page", f.to_str().unwrap(), "--montage", "double-banana"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("too few 10-20 labels"), "{err}");
+}
