@@ -5,19 +5,20 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[cfg(feature = "gui")]
-fn gui(file: Option<std::path::PathBuf>, screenshot: &Option<std::path::PathBuf>, frames: Option<u32>) -> anyhow::Result<()> {
-    brainlens::ui::run(file, screenshot.clone(), frames)
+fn gui(file: Option<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
+    let options = brainlens::ui::RunOptions { screenshot: cli.screenshot.clone(), frame_stats: cli.frame_stats, page_s: cli.page };
+    brainlens::ui::run(file, options)
 }
 
 #[cfg(not(feature = "gui"))]
-fn gui(_: Option<std::path::PathBuf>, _: &Option<std::path::PathBuf>, _: Option<u32>) -> anyhow::Result<()> {
+fn gui(_: Option<std::path::PathBuf>, _: &Cli) -> anyhow::Result<()> {
     anyhow::bail!("this brainlens was built without the `gui` feature; use a subcommand (see --help)")
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     let mut stdout = std::io::stdout().lock();
-    let result = match cli.command {
+    let result = match cli.command.take() {
         Some(Command::Info { file, json }) => recording::info(&file, json, &mut stdout),
         Some(Command::Samples { file, channel, start, duration, json }) => {
             recording::samples(&file, &channel, start, duration, json, &mut stdout)
@@ -27,8 +28,8 @@ fn main() -> ExitCode {
             let filter = brainlens::signal::filter::display::DisplayFilter { highpass_hz: highpass, lowpass_hz: lowpass, notch_hz: notch };
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
-        Some(Command::Open { file }) => gui(Some(file), &cli.screenshot, cli.frame_stats),
-        None => gui(None, &cli.screenshot, cli.frame_stats),
+        Some(Command::Open { file }) => gui(Some(file), &cli),
+        None => gui(None, &cli),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -255,3 +255,31 @@ fn corrupted_and_truncated_fixtures_never_panic() {
         }
     }
 }
+
+/// A long synthetic night (3 h): the last page reads the right samples and the overview pyramid holds
+/// every record's true extremes.
+#[test]
+fn long_file_last_page_and_overview() {
+    use brainlens::signal::pyramid::Pyramid;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let dir = tempfile::tempdir().unwrap();
+    let records = 3 * 3600;
+    let mut s = spec(EdfFormat::EdfPlusC, records, 1.0, 100);
+    s.annotations.clear();
+    let p = write(dir.path(), "long.edf", &s);
+    let rec = Recording::open(&p).unwrap();
+    let sig = &rec.header().signals[0];
+    let last = rec.read(&[0], records as f64 - 30.0, 30.0).unwrap().remove(0);
+    assert_eq!(last.values.len(), 3000);
+    let r = records - 30;
+    assert_eq!(last.values[7], sig.to_physical(value(r, 0, 7)));
+    let progress = AtomicU64::new(0);
+    let pyr = Pyramid::build(&rec, &progress, &AtomicBool::new(false)).unwrap().unwrap();
+    assert_eq!(progress.into_inner(), records);
+    assert_eq!(pyr.extremes[0].len(), records as usize);
+    let want_lo = (0..100).map(|i| sig.to_physical(value(r, 0, i))).fold(f64::INFINITY, f64::min);
+    assert!((pyr.extremes[0][r as usize].0 as f64 - want_lo).abs() < 1e-2);
+    let env = pyr.envelope(0, 0.0, records as f64, 1000);
+    assert!(env.iter().all(Option::is_some));
+    assert!(Pyramid::build(&rec, &AtomicU64::new(0), &AtomicBool::new(true)).unwrap().is_none(), "cancel stops the build");
+}

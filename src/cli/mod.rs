@@ -12,6 +12,9 @@ pub struct Cli {
     /// Render the first settled frame of the GUI to this PNG and exit.
     #[arg(long, global = true, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
+    /// GUI: initial page length in seconds (1, 5, 10, 20, 30 or 60).
+    #[arg(long, global = true, value_name = "SECONDS")]
+    pub page: Option<f64>,
     /// Page through the recording for N frames, print frame times and exit (performance check).
     #[arg(long, global = true, value_name = "N", hide = true)]
     pub frame_stats: Option<u32>,

@@ -159,7 +159,9 @@ impl Recording {
             .unwrap_or(0);
         let mut out: Vec<ChannelData> =
             chans.iter().map(|&c| ChannelData { sample_rate: self.channels[c].sample_rate, ..Default::default() }).collect();
-        let mut buf = vec![0u8; (span_hi - span_lo) as usize];
+        // Allocated only when a record is read: a bad header can declare huge records that the file
+        // does not hold, and then there are no records to read.
+        let mut buf = if r1 > r0 { vec![0u8; (span_hi - span_lo) as usize] } else { Vec::new() };
         let mut digital = Vec::new();
         for r in r0..r1 {
             let onset = onsets.map_or(r as f64 * h.record_duration, |o| o[r as usize]);

@@ -20,11 +20,21 @@ pub fn sample_workspace() -> PathBuf {
     if in_source.exists() { in_source } else { rel.to_path_buf() }
 }
 
-/// Opens the main window on `file` (or the sample workspace). With `screenshot`, renders the first
-/// settled frame to that PNG and exits; with `frame_stats`, pages through the file for that many frames,
-/// prints frame times and exits.
-pub fn run(file: Option<PathBuf>, screenshot: Option<PathBuf>, frame_stats: Option<u32>) -> anyhow::Result<()> {
+/// Command-line options of the GUI.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Render the first settled frame to this PNG and exit.
+    pub screenshot: Option<PathBuf>,
+    /// Page through the file for this many frames, print frame times and exit.
+    pub frame_stats: Option<u32>,
+    /// Initial page length in seconds.
+    pub page_s: Option<f64>,
+}
+
+/// Opens the main window on `file` (or the sample workspace).
+pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
+    let RunOptions { screenshot, frame_stats, page_s } = opts;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("BrainLens")
@@ -38,6 +48,9 @@ pub fn run(file: Option<PathBuf>, screenshot: Option<PathBuf>, frame_stats: Opti
         options,
         Box::new(move |cc| {
             let mut app = app::BrainLensApp::new(cc.storage, screenshot.is_none() && frame_stats.is_none());
+            if let Some(p) = page_s.filter(|p| p.is_finite() && *p > 0.0) {
+                app.settings.page_s = p;
+            }
             app.open(file);
             app.screenshot = screenshot.map(screenshot::ScreenshotRequest::new);
             app.frame_stats = frame_stats.map(screenshot::FrameStats::new);

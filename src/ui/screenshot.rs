@@ -80,6 +80,10 @@ impl FrameStats {
             let p95 = s.get(((s.len() as f64 * 0.95) as usize).min(s.len().saturating_sub(1))).copied().unwrap_or(0.0);
             format!("mean {mean:.2} ms, p95 {p95:.2} ms, max {:.2} ms", s.last().copied().unwrap_or(0.0))
         }
-        format!("frames {}: app ui {}; eframe frame cpu {}", self.ui_ms.len(), stats(&self.ui_ms), stats(&self.cpu_ms))
+        let hwm = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string()))
+            .unwrap_or_else(|| "unknown".into());
+        format!("frames {}: app ui {}; eframe frame cpu {}; peak resident memory {hwm}", self.ui_ms.len(), stats(&self.ui_ms), stats(&self.cpu_ms))
     }
 }
