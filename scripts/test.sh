@@ -12,4 +12,14 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements.txt
 fi
 cargo build --quiet --bin brainlens
+
+# A real window under Xvfb (Mesa llvmpipe): the sample workspace renders and is written as a PNG.
+if command -v xvfb-run >/dev/null; then
+    rm -f target/smoke.png
+    timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" target/debug/brainlens --screenshot target/smoke.png
+    [ "$(stat -c %s target/smoke.png)" -gt 20000 ] || { echo "GUI smoke test: screenshot missing or empty" >&2; exit 1; }
+    echo "GUI smoke test: sample workspace rendered to target/smoke.png"
+else
+    echo "GUI smoke test skipped: xvfb-run not installed (apt-get install -y xvfb)"
+fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens

@@ -158,7 +158,9 @@ impl eframe::App for BrainLensApp {
         }
         self.show(ui);
         let ctx = ui.ctx().clone();
-        if let Some(stats) = &mut self.frame_stats {
+        if let Some(stats) = &mut self.frame_stats
+            && !stats.done()
+        {
             stats.ui_ms.push(t0.elapsed().as_secs_f64() * 1e3);
             if let Some(cpu) = frame.info().cpu_usage {
                 stats.cpu_ms.push(cpu as f64 * 1e3);

@@ -7,6 +7,7 @@ pub mod placeholder;
 pub mod recordings;
 pub mod screenshot;
 pub mod settings;
+pub mod widgets;
 
 use std::path::{Path, PathBuf};
 

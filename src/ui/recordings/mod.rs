@@ -57,6 +57,9 @@ pub struct OpenRecording {
     pub selected_annotation: Option<usize>,
     pub traces: Vec<Trace>,
     page_key: Option<(f64, f64, Montage, DisplayFilter)>,
+    /// Increases whenever `traces` is recomputed (keys the trace texture).
+    pub page_generation: u64,
+    pub trace_texture: Option<(traces::RasterKey, egui::TextureHandle)>,
     pub page_error: Option<String>,
     pub pyramid: Option<Arc<Pyramid>>,
     pyramid_job: Option<Job<Pyramid>>,
@@ -120,6 +123,8 @@ impl RecordingsRoom {
                     selected_annotation: None,
                     traces: Vec::new(),
                     page_key: None,
+                    page_generation: 0,
+                    trace_texture: None,
                     page_error: None,
                     pyramid: None,
                     pyramid_job: Some(pyramid_job),
@@ -338,6 +343,7 @@ impl OpenRecording {
             Err(e) => self.page_error = Some(e.to_string()),
         }
         self.page_key = Some(key);
+        self.page_generation += 1;
     }
 
     fn poll_jobs(&mut self, ctx: &egui::Context, message: &mut Option<String>) {

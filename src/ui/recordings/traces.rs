@@ -4,7 +4,8 @@
 use super::view::{POINTS_PER_MM, to_microvolts};
 use super::{Cmd, OpenRecording};
 use crate::signal::edf::Annotation;
-use egui::{Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use crate::ui::widgets::trace_raster::{RowSpec, rasterize};
+use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
 /// Width of the channel-label column in points.
 const LABEL_WIDTH: f32 = 96.0;
@@ -18,6 +19,63 @@ pub fn clock(t: f64) -> String {
     let m = ((t - h * 3600.0) / 60.0).floor();
     let s = t - h * 3600.0 - m * 60.0;
     format!("{:02}:{:02}:{:04.1}", h as u64, m as u64, s)
+}
+
+/// The traces of the current page as a texture the size of `plot` in physical pixels, re-rasterised only
+/// when the page, gains, channel selection, size or colour changed.
+fn trace_texture(ctx: &egui::Context, o: &mut OpenRecording, shown: &[usize], plot: Rect, color: Color32) -> egui::TextureId {
+    let ppp = ctx.pixels_per_point();
+    let (w, h) = ((plot.width() * ppp).round().max(1.0) as usize, (plot.height() * ppp).round().max(1.0) as usize);
+    let key = RasterKey {
+        page: o.page_generation,
+        sensitivity: o.view.sensitivity,
+        gain: o.view.gain.clone(),
+        shown: shown.to_vec(),
+        size: [w, h],
+        color,
+    };
+    if let Some((k, tex)) = &o.trace_texture
+        && *k == key
+    {
+        return tex.id();
+    }
+    let row_px = h as f32 / shown.len().max(1) as f32;
+    let rows: Vec<RowSpec> = shown
+        .iter()
+        .enumerate()
+        .filter_map(|(row, &d)| {
+            let t = o.traces.get(d)?;
+            let points_per_unit = POINTS_PER_MM / o.view.sensitivity * to_microvolts(&t.unit) * o.view.gain[d];
+            Some(RowSpec {
+                runs: t.runs.iter().map(|r| (r.onset_s, r.values.as_slice())).collect(),
+                sample_rate: t.sample_rate,
+                y_center: (row as f32 + 0.5) * row_px,
+                px_per_unit: points_per_unit as f32 * ppp,
+            })
+        })
+        .collect();
+    let image = rasterize(w, h, o.view.start_s, o.view.page_s, &rows, color);
+    let tex = match o.trace_texture.take() {
+        Some((_, mut tex)) => {
+            tex.set(image, egui::TextureOptions::NEAREST);
+            tex
+        }
+        None => ctx.load_texture("traces", image, egui::TextureOptions::NEAREST),
+    };
+    let id = tex.id();
+    o.trace_texture = Some((key, tex));
+    id
+}
+
+/// What the trace texture depends on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RasterKey {
+    page: u64,
+    sensitivity: f64,
+    gain: Vec<f64>,
+    shown: Vec<usize>,
+    size: [usize; 2],
+    color: Color32,
 }
 
 /// Draws the trace area and collects navigation and annotation commands.
@@ -77,19 +135,15 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
     let n = shown.len().max(1);
     let row_h = plot.height() / n as f32;
     let trace_color = if visuals.dark_mode { Color32::from_rgb(150, 210, 255) } else { Color32::from_rgb(20, 40, 140) };
-    let clip = painter.with_clip_rect(plot);
     for (row, &d) in shown.iter().enumerate() {
-        let Some(trace) = o.traces.get(d) else { continue };
-        let yc = plot.top() + (row as f32 + 0.5) * row_h;
-        painter.text(pos2(rect.left() + 4.0, yc), egui::Align2::LEFT_CENTER, &trace.label, egui::FontId::monospace(11.0), text_color);
-        let scale = (POINTS_PER_MM / o.view.sensitivity * to_microvolts(&trace.unit) * o.view.gain[d]) as f32;
-        for run in &trace.runs {
-            let pts = decimate(&run.values, run.onset_s, trace.sample_rate, &x_of, plot.width() / page as f32, |v| yc - v * scale);
-            if pts.len() >= 2 {
-                clip.add(egui::Shape::line(pts, Stroke::new(1.0, trace_color)));
-            }
+        if let Some(trace) = o.traces.get(d) {
+            let yc = plot.top() + (row as f32 + 0.5) * row_h;
+            painter.text(pos2(rect.left() + 4.0, yc), egui::Align2::LEFT_CENTER, &trace.label, egui::FontId::monospace(11.0), text_color);
         }
     }
+    let texture = trace_texture(ui.ctx(), o, &shown, plot, trace_color);
+    painter.image(texture, plot, Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)), Color32::WHITE);
+    let clip = painter.with_clip_rect(plot);
     annotations(&clip, plot, o.annotations.items(), o.selected_annotation, t0, page, &x_of, &visuals);
 
     o.cursor = None;
@@ -142,31 +196,6 @@ fn keyboard(ui: &egui::Ui, cmds: &mut Vec<Cmd>) {
             cmds.push(Cmd::Redo);
         }
     });
-}
-
-/// Points of a run; with more than two samples per point column, each column becomes its min and max
-/// so no peak is lost and the point count stays near twice the width in points.
-fn decimate(values: &[f32], onset: f64, fs: f64, x_of: &dyn Fn(f64) -> f32, px_per_s: f32, y: impl Fn(f32) -> f32) -> Vec<Pos2> {
-    let per_px = fs as f32 / px_per_s.max(1e-6);
-    if per_px <= 2.0 {
-        return values.iter().enumerate().map(|(i, &v)| pos2(x_of(onset + i as f64 / fs), y(v))).collect();
-    }
-    let mut pts = Vec::with_capacity((values.len() as f32 / per_px * 2.0) as usize + 2);
-    let mut i = 0usize;
-    while i < values.len() {
-        let col_end = (((i as f32 / per_px).floor() + 1.0) * per_px).ceil() as usize;
-        let end = col_end.clamp(i + 1, values.len());
-        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
-        for &v in &values[i..end] {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-        let x = x_of(onset + i as f64 / fs);
-        pts.push(pos2(x, y(lo)));
-        pts.push(pos2(x, y(hi)));
-        i = end;
-    }
-    pts
 }
 
 fn time_axis(painter: &egui::Painter, plot: Rect, rect: Rect, t0: f64, page: f64, color: Color32, x_of: &dyn Fn(f64) -> f32) {

@@ -1,0 +1,3 @@
+//! Reusable drawing helpers shared by the rooms.
+
+pub mod trace_raster;
