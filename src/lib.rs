@@ -3,6 +3,7 @@
 
 pub mod build_info;
 pub mod cli;
+pub mod network;
 pub mod signal;
 #[cfg(feature = "gui")]
 pub mod ui;

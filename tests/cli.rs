@@ -78,3 +78,29 @@ fn errors_go_to_stderr_with_exit_1() {
     assert_eq!(code, 1);
     assert!(err.contains("too few 10-20 labels"), "{err}");
 }
+
+#[test]
+fn network_metrics_json_and_bad_matrices() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let f = root.join("fixtures/networks/group-train706_fc.npz");
+    let v = json(&["network", "metrics", f.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
+    assert_eq!(v["n_nodes"], 100);
+    // round(9900 · 0.2 / 2) = 990 links of 4950.
+    assert!((v["density"].as_f64().unwrap() - 0.2).abs() < 1e-12);
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 100);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("asym.csv");
+    std::fs::write(&bad, "0,1,2\n1,0,3\n2,4,0\n").unwrap();
+    let (code, _, err) = run(&["network", "metrics", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("asym.csv: matrix is not symmetric: [1, 2] = 3 but [2, 1] = 4"), "{err}");
+    let (code, out, err) = run(&["network", "metrics", bad.to_str().unwrap(), "--symmetrize", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("symmetrised"), "the fix is reported: {err}");
+    assert!(out.contains("\"n_nodes\": 3"));
+    let nan = dir.path().join("nan.tsv");
+    std::fs::write(&nan, "0\tnan\nnan\t0\n").unwrap();
+    let (code, _, err) = run(&["network", "metrics", nan.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nan.tsv: entry [0, 1] is NaN"), "{err}");
+}

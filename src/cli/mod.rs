@@ -1,5 +1,6 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
+pub mod network;
 pub mod recording;
 
 use clap::{Parser, Subcommand};
@@ -74,6 +75,37 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Brain networks: graph metrics of a connectome.
+    Network {
+        #[command(subcommand)]
+        command: NetworkCommand,
+    },
     /// Open the GUI on a file.
     Open { file: PathBuf },
+}
+
+/// `brainlens network …`.
+#[derive(Debug, Subcommand)]
+pub enum NetworkCommand {
+    /// Standard graph metrics (bctpy definitions) of a connectome matrix (.csv/.tsv/.txt/.edge/.npy/.npz).
+    Metrics {
+        file: PathBuf,
+        /// Keep the strongest fraction of links (0–1), as bct.threshold_proportional.
+        #[arg(long, value_name = "P")]
+        threshold_proportional: Option<f64>,
+        /// Zero weights below T, as bct.threshold_absolute.
+        #[arg(long, value_name = "T")]
+        threshold_absolute: Option<f64>,
+        /// Binary metrics on the binarised matrix.
+        #[arg(long)]
+        binary: bool,
+        /// Negative weights: zero (default), keep, or abs.
+        #[arg(long, default_value = "zero")]
+        negatives: String,
+        /// Average an asymmetric matrix with its transpose instead of refusing it.
+        #[arg(long)]
+        symmetrize: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Expected graph metrics from bctpy 0.6.1 for tests/network_reference.rs.
+
+For each real HCP matrix in fixtures/networks and each setting (weighted at 100/30/20/10 % density,
+binary at 30/20/10 %), the same pipeline `brainlens network metrics` runs:
+  W = np.load(f)['arr_0']; W[W < 0] = 0                       (--negatives zero)
+  W = bct.threshold_proportional(W, p)                        (when p < 1; see threshold() for ties)
+  weighted: Wn = bct.weight_conversion(W, 'normalize'); L = bct.weight_conversion(Wn, 'lengths')
+            clustering_coef_wu(Wn), transitivity_wu(Wn), efficiency_wei(Wn),
+            charpath(distance_wei(L)[0])[0], betweenness_wei(L), strengths_und(Wn), degrees_und(Wn)
+  binary:   A = bct.weight_conversion(W, 'binarize')
+            clustering_coef_bu(A), transitivity_bu(A), efficiency_bin(A),
+            charpath(distance_bin(A))[0], betweenness_bin(A), strengths_und(A), degrees_und(A)
+  density_und(.)[0] and mean(clustering) in both.
+usage: network_reference.py OUT.json
+"""
+import json, os, sys
+
+import numpy as np
+import bct
+
+ROOT = os.path.join(os.path.dirname(__file__), "../../fixtures/networks")
+FILES = ["group-train706_fc.npz", "sub-100206_sc-strength.npz", "sub-100307_sc-strength.npz"]
+SETTINGS = [("weighted", 1.0), ("weighted", 0.3), ("weighted", 0.2), ("weighted", 0.1),
+            ("binary", 0.3), ("binary", 0.2), ("binary", 0.1)]
+
+
+def threshold(W, p):
+    """bct.threshold_proportional with a defined order for tied weights.
+
+    bctpy ranks links with np.argsort's default (unstable) sort, so which of several links of exactly the
+    cut weight survive depends on numpy's sort implementation (integer streamline counts in the SC matrices
+    tie often). BrainLens breaks ties like np.argsort(kind='stable')[::-1]. This function does the same and
+    asserts that the result differs from bctpy's only in links whose weight equals the cut weight.
+    """
+    ours = W.copy()
+    n = len(ours)
+    np.fill_diagonal(ours, 0)
+    ours[np.tril_indices(n)] = 0
+    ind = np.where(ours)
+    order = np.argsort(ours[ind], kind="stable")[::-1]
+    en = int(bct.utils.miscellaneous_utilities.teachers_round((n * n - n) * p / 2))
+    cut = ours[ind][order][en - 1] if en > 0 else np.inf
+    ours[(ind[0][order][en:], ind[1][order][en:])] = 0
+    ours = ours + ours.T
+    theirs = bct.threshold_proportional(W, p)
+    differ = ours != theirs
+    assert np.all(W[differ] == cut), "differs from bctpy beyond tied links"
+    return ours
+
+
+def metrics(W, kind, p):
+    W = W.copy()
+    np.fill_diagonal(W, 0)
+    W[W < 0] = 0
+    assert np.allclose(W, W.T)
+    if p < 1:
+        W = threshold(W, p)
+    if kind == "binary":
+        A = bct.weight_conversion(W, "binarize")
+        C = bct.clustering_coef_bu(A)
+        lam = bct.charpath(bct.distance_bin(A))[0]
+        return dict(density=bct.density_und(A)[0], mean_clustering=float(np.mean(C)), transitivity=bct.transitivity_bu(A),
+                    char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_bin(A)),
+                    degree=bct.degrees_und(A), strength=bct.strengths_und(A), clustering=C, betweenness=bct.betweenness_bin(A))
+    Wn = bct.weight_conversion(W, "normalize")
+    L = bct.weight_conversion(Wn, "lengths")
+    C = bct.clustering_coef_wu(Wn)
+    lam = bct.charpath(bct.distance_wei(L)[0])[0]
+    return dict(density=bct.density_und(Wn)[0], mean_clustering=float(np.mean(C)), transitivity=float(bct.transitivity_wu(Wn)),
+                char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_wei(Wn)),
+                degree=bct.degrees_und(Wn), strength=bct.strengths_und(Wn), clustering=C, betweenness=bct.betweenness_wei(L))
+
+
+def main(out):
+    result = {"source": "bctpy 0.6.1 (see the docstring of scripts/reference/network_reference.py)", "cases": []}
+    for f in FILES:
+        W = np.load(os.path.join(ROOT, f))["arr_0"].astype(float)
+        for kind, p in SETTINGS:
+            m = metrics(W, kind, p)
+            result["cases"].append({"file": f, "kind": kind, "proportion": p,
+                                    **{k: (v.tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
+    with open(out, "w") as fh:
+        json.dump(result, fh, indent=0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,159 @@
+//! Connectome files: CSV/TSV/whitespace text (with or without a header row and a label column),
+//! BrainNet Viewer `.edge` (a whitespace matrix), NumPy `.npy` and `.npz`. Export as CSV and `.npy`.
+
+use super::connectome::{Asymmetry, Connectome};
+use anyhow::{Context, Result, bail};
+use ndarray::Array2;
+use std::path::Path;
+
+/// Reads a connectome from `path`, choosing the format by extension.
+pub fn load(path: &Path, asym: Asymmetry) -> Result<Connectome> {
+    let name = path.display().to_string();
+    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let (rows, cols, data, labels) = match ext.as_str() {
+        "npy" => {
+            let a = read_npy(path)?;
+            let (r, c) = a.dim();
+            (r, c, a.into_iter().collect(), None)
+        }
+        "npz" => {
+            let a = read_npz(path)?;
+            let (r, c) = a.dim();
+            (r, c, a.into_iter().collect(), None)
+        }
+        "csv" | "tsv" | "txt" | "edge" | "" => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+            parse_text(&name, &text)?
+        }
+        other => bail!("{name}: unknown connectome format '.{other}' (use .csv, .tsv, .txt, .edge, .npy or .npz)"),
+    };
+    Connectome::from_matrix(&name, rows, cols, data, labels, asym)
+}
+
+fn read_npy(path: &Path) -> Result<Array2<f64>> {
+    let name = path.display();
+    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    match ndarray_npy::ReadNpyExt::read_npy(f) {
+        Ok(a) => Ok(a),
+        Err(_) => {
+            let f = std::fs::File::open(path)?;
+            let a: Array2<f32> = ndarray_npy::ReadNpyExt::read_npy(f).with_context(|| format!("{name}: not a 2-D float64/float32 .npy array"))?;
+            Ok(a.mapv(f64::from))
+        }
+    }
+}
+
+fn read_npz(path: &Path) -> Result<Array2<f64>> {
+    let name = path.display();
+    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut z = ndarray_npy::NpzReader::new(f).with_context(|| format!("{name}: not a .npz archive"))?;
+    let names = z.names().with_context(|| format!("{name}: unreadable .npz index"))?;
+    let key = match names.as_slice() {
+        [one] => one.clone(),
+        many => many.iter().find(|k| k.trim_end_matches(".npy") == "arr_0").cloned().with_context(|| {
+            format!("{name}: {} arrays ({}); expected one, or one named arr_0", many.len(), many.join(", "))
+        })?,
+    };
+    match z.by_name::<ndarray::OwnedRepr<f64>, ndarray::Ix2>(&key) {
+        Ok(a) => Ok(a),
+        Err(_) => {
+            let a: Array2<f32> = z.by_name(&key).with_context(|| format!("{name}: array '{key}' is not a 2-D float64/float32 matrix"))?;
+            Ok(a.mapv(f64::from))
+        }
+    }
+}
+
+/// Parses a text matrix: delimiter tab, comma or whitespace; an optional header row of labels and an
+/// optional first column of labels are recognised by not being numbers.
+pub fn parse_text(name: &str, text: &str) -> Result<(usize, usize, Vec<f64>, Option<Vec<String>>)> {
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    let Some(first) = lines.first() else { bail!("{name}: no data") };
+    let split = |l: &str| -> Vec<String> {
+        if first.contains('\t') {
+            l.split('\t').map(|s| s.trim().to_string()).collect()
+        } else if first.contains(',') {
+            l.split(',').map(|s| s.trim().trim_matches('"').to_string()).collect()
+        } else {
+            l.split_whitespace().map(str::to_string).collect()
+        }
+    };
+    let is_num = |s: &str| s.parse::<f64>().is_ok();
+    let mut rows: Vec<Vec<String>> = lines.iter().map(|l| split(l)).collect();
+    let mut col_labels = None;
+    if rows[0].iter().skip(1).any(|c| !is_num(c)) || (rows[0].len() > 1 && rows[0].iter().all(|c| !is_num(c))) {
+        let mut h = rows.remove(0);
+        if h.len() > rows.first().map_or(0, Vec::len).saturating_sub(1) && rows.first().is_some_and(|r| !is_num(&r[0])) {
+            h.remove(0);
+        }
+        col_labels = Some(h);
+    }
+    let has_row_labels = !rows.is_empty() && rows.iter().all(|r| !r.is_empty() && !is_num(&r[0]));
+    let mut row_labels = Vec::new();
+    let mut data = Vec::new();
+    let cols = rows.first().map_or(0, |r| r.len() - usize::from(has_row_labels));
+    for (i, r) in rows.iter().enumerate() {
+        let cells = if has_row_labels {
+            row_labels.push(r[0].clone());
+            &r[1..]
+        } else {
+            &r[..]
+        };
+        if cells.len() != cols {
+            bail!("{name}: row {} has {} values, the first row has {cols}", i + 1, cells.len());
+        }
+        for (j, c) in cells.iter().enumerate() {
+            let v = match c.to_ascii_lowercase().as_str() {
+                "nan" => f64::NAN,
+                "inf" | "+inf" => f64::INFINITY,
+                "-inf" => f64::NEG_INFINITY,
+                _ => c.parse::<f64>().map_err(|_| anyhow::anyhow!("{name}: row {}, column {}: '{c}' is not a number", i + 1, j + 1))?,
+            };
+            data.push(v);
+        }
+    }
+    let labels = if has_row_labels { Some(row_labels) } else { col_labels };
+    Ok((rows.len(), cols, data, labels))
+}
+
+/// Writes the matrix as CSV with a header row and a label column.
+pub fn write_csv(path: &Path, c: &Connectome) -> Result<()> {
+    let mut s = String::from("region");
+    for l in &c.labels {
+        s.push(',');
+        s.push_str(l);
+    }
+    s.push('\n');
+    for i in 0..c.n {
+        s.push_str(&c.labels[i]);
+        for j in 0..c.n {
+            s.push(',');
+            s.push_str(&format!("{}", c.get(i, j)));
+        }
+        s.push('\n');
+    }
+    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+/// Writes the matrix as a float64 `.npy`.
+pub fn write_npy(path: &Path, c: &Connectome) -> Result<()> {
+    let a = Array2::from_shape_vec((c.n, c.n), c.w.clone())?;
+    let f = std::fs::File::create(path).with_context(|| format!("{}: cannot write", path.display()))?;
+    ndarray_npy::WriteNpyExt::write_npy(&a, f).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_with_header_and_labels() {
+        let (r, c, d, l) = parse_text("t.csv", "region,A,B\nA,0,0.5\nB,0.5,0\n").unwrap();
+        assert_eq!((r, c), (2, 2));
+        assert_eq!(d, vec![0.0, 0.5, 0.5, 0.0]);
+        assert_eq!(l.unwrap(), vec!["A", "B"]);
+        let (r, c, _, l) = parse_text("t.txt", "0 1 2\n1 0 3\n2 3 0\n").unwrap();
+        assert_eq!((r, c, l), (3, 3, None));
+        let e = parse_text("t.csv", "0,1\n1,x\n").unwrap_err();
+        assert!(e.to_string().contains("row 2, column 2: 'x' is not a number"), "{e}");
+    }
+}
