@@ -1,5 +1,6 @@
 //! Graph metrics equal bctpy 0.6.1 on the real HCP Schaefer-100 matrices (group FC, two subjects' SC),
-//! weighted at 100/30/20/10 % density and binary at 30/20/10 %, to 1e-9 relative. Expected values:
+//! weighted at 100/30/20/10 % density and binary at 30/20/10 %, to 1e-9 relative; the Louvain partition for
+//! seed 7 is identical to bctpy's. Expected values:
 //! tests/expected/network_reference.json from `scripts/reference/network_reference.py` (its docstring
 //! lists the exact bctpy calls).
 
@@ -25,7 +26,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
         let kind = case["kind"].as_str().unwrap();
         let p = case["proportion"].as_f64().unwrap();
         let c = load(&root.join("fixtures/networks").join(file), Asymmetry::Error).unwrap();
-        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary" };
+        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7 };
         let m = summarize(&c, &o);
         let what = format!("{file} {kind} {p}");
         for (name, ours) in [
@@ -33,6 +34,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
             ("mean_clustering", m.mean_clustering),
             ("transitivity", m.transitivity),
             ("global_efficiency", m.global_efficiency),
+            ("modularity", m.modularity),
         ] {
             let want = case[name].as_f64().unwrap();
             assert!(close(ours, want, 0.0), "{what} {name}: {ours} vs {want}");
@@ -46,6 +48,9 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
             ("strength", |n| n.strength),
             ("clustering", |n| n.clustering),
             ("betweenness", |n| n.betweenness),
+            ("module", |n| n.module as f64),
+            ("participation", |n| n.participation),
+            ("within_module_z", |n| n.within_module_z),
         ] {
             let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
             let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));

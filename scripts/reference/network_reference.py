@@ -11,7 +11,8 @@ binary at 30/20/10 %), the same pipeline `brainlens network metrics` runs:
   binary:   A = bct.weight_conversion(W, 'binarize')
             clustering_coef_bu(A), transitivity_bu(A), efficiency_bin(A),
             charpath(distance_bin(A))[0], betweenness_bin(A), strengths_und(A), degrees_und(A)
-  density_und(.)[0] and mean(clustering) in both.
+  density_und(.)[0] and mean(clustering) in both; on the same matrix M (Wn or A):
+  ci, Q = community_louvain(M, gamma=1, seed=7); participation_coef(M, ci); module_degree_zscore(M, ci).
 usage: network_reference.py OUT.json
 """
 import json, os, sys
@@ -49,6 +50,12 @@ def threshold(W, p):
     return ours
 
 
+def modules(M):
+    ci, q = bct.community_louvain(M, gamma=1, seed=7)
+    return dict(modularity=float(q), module=np.asarray(ci, dtype=float), participation=bct.participation_coef(M, ci),
+                within_module_z=bct.module_degree_zscore(M, ci))
+
+
 def metrics(W, kind, p):
     W = W.copy()
     np.fill_diagonal(W, 0)
@@ -58,18 +65,20 @@ def metrics(W, kind, p):
         W = threshold(W, p)
     if kind == "binary":
         A = bct.weight_conversion(W, "binarize")
+        mods = modules(A)
         C = bct.clustering_coef_bu(A)
         lam = bct.charpath(bct.distance_bin(A))[0]
         return dict(density=bct.density_und(A)[0], mean_clustering=float(np.mean(C)), transitivity=bct.transitivity_bu(A),
                     char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_bin(A)),
-                    degree=bct.degrees_und(A), strength=bct.strengths_und(A), clustering=C, betweenness=bct.betweenness_bin(A))
+                    degree=bct.degrees_und(A), strength=bct.strengths_und(A), clustering=C, betweenness=bct.betweenness_bin(A), **mods)
     Wn = bct.weight_conversion(W, "normalize")
     L = bct.weight_conversion(Wn, "lengths")
     C = bct.clustering_coef_wu(Wn)
+    mods = modules(Wn)
     lam = bct.charpath(bct.distance_wei(L)[0])[0]
     return dict(density=bct.density_und(Wn)[0], mean_clustering=float(np.mean(C)), transitivity=float(bct.transitivity_wu(Wn)),
                 char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_wei(Wn)),
-                degree=bct.degrees_und(Wn), strength=bct.strengths_und(Wn), clustering=C, betweenness=bct.betweenness_wei(L))
+                degree=bct.degrees_und(Wn), strength=bct.strengths_und(Wn), clustering=C, betweenness=bct.betweenness_wei(L), **mods)
 
 
 def main(out):

@@ -102,6 +102,12 @@ pub enum NetworkCommand {
         /// Negative weights: zero (default), keep, or abs.
         #[arg(long, default_value = "zero")]
         negatives: String,
+        /// Louvain seed (numpy RandomState seed, as bctpy's community_louvain(seed=)).
+        #[arg(long, default_value_t = 0)]
+        seed: u32,
+        /// Louvain resolution γ.
+        #[arg(long, default_value_t = 1.0)]
+        gamma: f64,
         /// Average an asymmetric matrix with its transpose instead of refusing it.
         #[arg(long)]
         symmetrize: bool,

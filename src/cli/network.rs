@@ -11,7 +11,7 @@ use std::io::Write;
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, symmetrize, json } => {
+        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, symmetrize, json } => {
             let negatives = match negatives.as_str() {
                 "zero" => Negatives::Zero,
                 "keep" => Negatives::Keep,
@@ -27,7 +27,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             for f in &c.fixes {
                 eprintln!("brainlens: {}: {f}", file.display());
             }
-            let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary };
+            let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary, gamma, seed };
             let m = summarize(&c, &o);
             if json {
                 serde_json::to_writer_pretty(&mut *out, &m)?;
@@ -42,9 +42,14 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                     None => writeln!(out, "char. path length  inf (disconnected)")?,
                 }
                 writeln!(out, "global efficiency  {:.6}", m.global_efficiency)?;
-                writeln!(out, "{:<24} {:>7} {:>10} {:>10} {:>12}", "node", "degree", "strength", "clustering", "betweenness")?;
+                writeln!(out, "modularity Q       {:.6} ({} modules, Louvain seed {seed}, γ {gamma})", m.modularity, m.n_modules)?;
+                writeln!(out, "{:<24} {:>7} {:>10} {:>10} {:>12} {:>6} {:>13}", "node", "degree", "strength", "clustering", "betweenness", "module", "participation")?;
                 for n in &m.nodes {
-                    writeln!(out, "{:<24} {:>7} {:>10.4} {:>10.4} {:>12.2}", n.label, n.degree, n.strength, n.clustering, n.betweenness)?;
+                    writeln!(
+                        out,
+                        "{:<24} {:>7} {:>10.4} {:>10.4} {:>12.2} {:>6} {:>13.4}",
+                        n.label, n.degree, n.strength, n.clustering, n.betweenness, n.module, n.participation
+                    )?;
                 }
             }
             Ok(())

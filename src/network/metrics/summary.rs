@@ -4,11 +4,12 @@
 
 use super::{betweenness, clustering, degree, paths};
 use crate::network::Connectome;
+use crate::network::community;
 use crate::network::threshold::{self, Negatives};
 use serde::Serialize;
 
 /// How the matrix is prepared before the metrics.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MetricsOptions {
     pub negatives: Negatives,
     /// Keep the strongest fraction of links (0..=1), as `bct.threshold_proportional`.
@@ -17,6 +18,15 @@ pub struct MetricsOptions {
     pub absolute: Option<f64>,
     /// Binary metrics on the binarised matrix.
     pub binary: bool,
+    /// Louvain resolution γ and seed (numpy `RandomState` seed, as bctpy's `seed=`).
+    pub gamma: f64,
+    pub seed: u32,
+}
+
+impl Default for MetricsOptions {
+    fn default() -> Self {
+        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0 }
+    }
 }
 
 /// Metrics of one node.
@@ -27,6 +37,10 @@ pub struct NodeMetrics {
     pub strength: f64,
     pub clustering: f64,
     pub betweenness: f64,
+    /// Louvain module (1-based, as bctpy).
+    pub module: usize,
+    pub participation: f64,
+    pub within_module_z: f64,
 }
 
 /// Metrics of the network; `None` stands for an infinite value (a disconnected graph's path length).
@@ -39,6 +53,9 @@ pub struct GraphMetrics {
     pub transitivity: f64,
     pub char_path_length: Option<f64>,
     pub global_efficiency: f64,
+    /// Q of the reported `module` partition.
+    pub modularity: f64,
+    pub n_modules: usize,
     pub nodes: Vec<NodeMetrics>,
 }
 
@@ -68,6 +85,9 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
         (clustering::clustering_coef_wu(&w, n), clustering::transitivity_wu(&w, n), d, betweenness::betweenness_wei(&l, n), paths::efficiency_wei(&w, n))
     };
     let (lambda, _) = paths::charpath(&dist, n);
+    let (modules, modularity) = community::community_louvain(&w, n, o.gamma, o.seed);
+    let participation = community::participation_coef(&w, n, &modules);
+    let z = community::module_degree_zscore(&w, n, &modules);
     let deg = degree::degrees_und(&w, n);
     let strength = degree::strengths_und(&w, n);
     GraphMetrics {
@@ -78,8 +98,19 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
         transitivity,
         char_path_length: lambda.is_finite().then_some(lambda),
         global_efficiency: eff,
+        modularity,
+        n_modules: modules.iter().copied().max().unwrap_or(0),
         nodes: (0..n)
-            .map(|i| NodeMetrics { label: c.labels[i].clone(), degree: deg[i], strength: strength[i], clustering: cl[i], betweenness: bc[i] })
+            .map(|i| NodeMetrics {
+                label: c.labels[i].clone(),
+                degree: deg[i],
+                strength: strength[i],
+                clustering: cl[i],
+                betweenness: bc[i],
+                module: modules[i],
+                participation: participation[i],
+                within_module_z: z[i],
+            })
             .collect(),
     }
 }
