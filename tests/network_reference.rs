@@ -60,3 +60,22 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
         }
     }
 }
+
+#[test]
+fn timeseries_correlations_equal_numpy() {
+    use brainlens::network::io::load_matrix;
+    use brainlens::network::timeseries::{partial, pearson};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap()).unwrap();
+    let ts = &expected["timeseries"];
+    let (rows, cols, x, _) = load_matrix(&root.join("fixtures/networks").join(ts["file"].as_str().unwrap())).unwrap();
+    assert_eq!((rows, cols), (100, 1200));
+    for (kind, ours) in [("pearson", pearson(&x, rows, cols).unwrap()), ("partial", partial(&x, rows, cols).unwrap())] {
+        for (i, row) in ts[kind].as_array().unwrap().iter().enumerate() {
+            for (j, v) in row.as_array().unwrap().iter().enumerate() {
+                let want = v.as_f64().unwrap();
+                assert!((ours[i * rows + j] - want).abs() < 1e-12, "{kind}[{i},{j}]: {} vs {want}", ours[i * rows + j]);
+            }
+        }
+    }
+}

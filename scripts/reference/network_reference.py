@@ -89,6 +89,15 @@ def main(out):
             m = metrics(W, kind, p)
             result["cases"].append({"file": f, "kind": kind, "proportion": p,
                                     **{k: (v.tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
+    x = np.load(os.path.join(ROOT, "sub-100206_REST1_LR_bold.npz"))["arr_0"]
+    r = np.corrcoef(x)
+    P = np.linalg.inv(np.cov(x))
+    d = np.sqrt(np.diag(P))
+    pc = -P / np.outer(d, d)
+    np.fill_diagonal(pc, 1.0)  # as nilearn does for partial correlation
+    result["timeseries"] = {"file": "sub-100206_REST1_LR_bold.npz",
+                            "source": "np.corrcoef(x); partial = -inv(np.cov(x))[i,j] / sqrt(P[i,i] P[j,j]) with diagonal 1; rows 0-19",
+                            "pearson": r[:20].tolist(), "partial": pc[:20].tolist()}
     with open(out, "w") as fh:
         json.dump(result, fh, indent=0)
 

@@ -108,10 +108,29 @@ pub enum NetworkCommand {
         /// Louvain resolution γ.
         #[arg(long, default_value_t = 1.0)]
         gamma: f64,
+        /// Region labels: aal90, aal116, schaefer100, or a CSV with a 'label' column.
+        #[arg(long)]
+        atlas: Option<String>,
         /// Average an asymmetric matrix with its transpose instead of refusing it.
         #[arg(long)]
         symmetrize: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// Connectome from ROI time series (regions × time): Pearson or partial correlation, written as CSV or .npy.
+    FromTimeseries {
+        file: PathBuf,
+        /// Output matrix (.csv or .npy).
+        #[arg(long)]
+        out: PathBuf,
+        /// pearson or partial.
+        #[arg(long, default_value = "pearson")]
+        kind: String,
+        /// Region labels for the CSV header: aal90, aal116, schaefer100, or a CSV file.
+        #[arg(long)]
+        atlas: Option<String>,
+        /// The file holds time × regions (transpose it).
+        #[arg(long)]
+        transpose: bool,
     },
 }

@@ -1,7 +1,10 @@
 //! `brainlens network …`: the Networks room's numbers from the command line.
 
 use super::NetworkCommand;
+use crate::network::Connectome;
+use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
+use crate::network::timeseries;
 use crate::network::io;
 use crate::network::metrics::summary::{MetricsOptions, summarize};
 use crate::network::threshold::Negatives;
@@ -11,7 +14,7 @@ use std::io::Write;
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, symmetrize, json } => {
+        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, atlas, symmetrize, json } => {
             let negatives = match negatives.as_str() {
                 "zero" => Negatives::Zero,
                 "keep" => Negatives::Keep,
@@ -23,7 +26,10 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             {
                 bail!("--threshold-proportional {p}: must be between 0 and 1");
             }
-            let c = io::load(&file, if symmetrize { Asymmetry::Symmetrize } else { Asymmetry::Error })?;
+            let mut c = io::load(&file, if symmetrize { Asymmetry::Symmetrize } else { Asymmetry::Error })?;
+            if let Some(a) = atlas {
+                c.labels = atlas_labels(&a, c.n, &file)?;
+            }
             for f in &c.fixes {
                 eprintln!("brainlens: {}: {f}", file.display());
             }
@@ -54,5 +60,41 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
+        NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose } => {
+            let (mut rows, mut cols, mut x, _) = io::load_matrix(&file)?;
+            if transpose {
+                x = (0..cols * rows).map(|k| x[(k % rows) * cols + k / rows]).collect();
+                std::mem::swap(&mut rows, &mut cols);
+            }
+            if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+                bail!("{}: value at region {}, time {} is {}", file.display(), i / cols + 1, i % cols + 1, x[i]);
+            }
+            let fc = match kind.as_str() {
+                "pearson" => timeseries::pearson(&x, rows, cols),
+                "partial" => timeseries::partial(&x, rows, cols),
+                other => bail!("--kind '{other}': use pearson or partial"),
+            }
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let labels = match atlas {
+                Some(a) => Some(atlas_labels(&a, rows, &file)?),
+                None => None,
+            };
+            let c = Connectome::from_matrix(&file.display().to_string(), rows, rows, fc, labels, Asymmetry::Error)?;
+            match target.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref() {
+                Some("npy") => io::write_npy(&target, &c)?,
+                _ => io::write_csv(&target, &c)?,
+            }
+            writeln!(out, "wrote {} ({rows} × {rows} {kind} correlation from {cols} time points)", target.display())?;
+            Ok(())
+        }
     }
+}
+
+/// Labels of atlas `spec` for a matrix of `n` regions read from `file`.
+fn atlas_labels(spec: &str, n: usize, file: &std::path::Path) -> Result<Vec<String>> {
+    let a = Atlas::load(spec)?;
+    if a.len() != n {
+        bail!("{}: {n} regions but atlas {} has {} labels", file.display(), a.name, a.len());
+    }
+    Ok(a.labels)
 }

@@ -6,11 +6,20 @@ use anyhow::{Context, Result, bail};
 use ndarray::Array2;
 use std::path::Path;
 
+/// A 2-D matrix as read from a file: rows, columns, row-major values, labels if the file had them.
+pub type RawMatrix = (usize, usize, Vec<f64>, Option<Vec<String>>);
+
 /// Reads a connectome from `path`, choosing the format by extension.
 pub fn load(path: &Path, asym: Asymmetry) -> Result<Connectome> {
+    let (rows, cols, data, labels) = load_matrix(path)?;
+    Connectome::from_matrix(&path.display().to_string(), rows, cols, data, labels, asym)
+}
+
+/// Reads any 2-D matrix (a connectome or regions × time series) from `path`.
+pub fn load_matrix(path: &Path) -> Result<RawMatrix> {
     let name = path.display().to_string();
     let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    let (rows, cols, data, labels) = match ext.as_str() {
+    Ok(match ext.as_str() {
         "npy" => {
             let a = read_npy(path)?;
             let (r, c) = a.dim();
@@ -25,9 +34,8 @@ pub fn load(path: &Path, asym: Asymmetry) -> Result<Connectome> {
             let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
             parse_text(&name, &text)?
         }
-        other => bail!("{name}: unknown connectome format '.{other}' (use .csv, .tsv, .txt, .edge, .npy or .npz)"),
-    };
-    Connectome::from_matrix(&name, rows, cols, data, labels, asym)
+        other => bail!("{name}: unknown matrix format '.{other}' (use .csv, .tsv, .txt, .edge, .npy or .npz)"),
+    })
 }
 
 fn read_npy(path: &Path) -> Result<Array2<f64>> {
@@ -65,7 +73,7 @@ fn read_npz(path: &Path) -> Result<Array2<f64>> {
 
 /// Parses a text matrix: delimiter tab, comma or whitespace; an optional header row of labels and an
 /// optional first column of labels are recognised by not being numbers.
-pub fn parse_text(name: &str, text: &str) -> Result<(usize, usize, Vec<f64>, Option<Vec<String>>)> {
+pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     let Some(first) = lines.first() else { bail!("{name}: no data") };
     let split = |l: &str| -> Vec<String> {

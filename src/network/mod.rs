@@ -1,11 +1,13 @@
 //! Brain networks: connectome matrices with atlas labels, file formats, thresholding and graph metrics
 //! with the Brain Connectivity Toolbox's (bctpy 0.6.1) definitions and names.
 
+pub mod atlas;
 pub mod community;
 pub mod connectome;
 pub mod io;
 pub mod metrics;
 pub mod rng;
 pub mod threshold;
+pub mod timeseries;
 
 pub use connectome::Connectome;

@@ -1,0 +1,143 @@
+//! Atlases: region labels, optional MNI coordinates and network (or lobe) assignment. Built in: AAL-116,
+//! its cerebral AAL-90 subset, and Schaefer-100 with Yeo-7 networks (see assets/atlas/README.md).
+
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+
+/// The Yeo-7 networks in their index order (Yeo et al. 2011).
+pub const YEO7: [&str; 7] = ["Vis", "SomMot", "DorsAttn", "SalVentAttn", "Limbic", "Cont", "Default"];
+
+/// Labels and optional coordinates and networks of the regions of a parcellation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Atlas {
+    pub name: String,
+    pub labels: Vec<String>,
+    /// MNI coordinates in mm, when known.
+    pub coords: Option<Vec<[f64; 3]>>,
+    /// Network (or lobe) of each region, when known.
+    pub networks: Option<Vec<String>>,
+}
+
+const AAL_CENTROIDS: &str = include_str!("../../assets/atlas/AAL116_centroids_mni.csv");
+const SCHAEFER_YEO7: &str = include_str!("../../assets/atlas/schaefer100_yeo7.txt");
+
+impl Atlas {
+    /// A built-in atlas by name: `aal116`, `aal90`, `schaefer100`.
+    pub fn builtin(name: &str) -> Result<Atlas> {
+        match name.to_ascii_lowercase().as_str() {
+            "aal116" => Ok(aal(116)),
+            "aal90" => Ok(aal(90)),
+            "schaefer100" => Ok(schaefer100()),
+            other => bail!("unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])"),
+        }
+    }
+
+    /// A built-in name or a CSV file with a header and columns `label` and optionally `x,y,z` and `network`.
+    pub fn load(spec: &str) -> Result<Atlas> {
+        if Path::new(spec).exists() { from_csv(Path::new(spec)) } else { Atlas::builtin(spec) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+}
+
+fn aal(n: usize) -> Atlas {
+    let mut labels = Vec::new();
+    let mut coords = Vec::new();
+    let mut lobes = Vec::new();
+    for line in AAL_CENTROIDS.lines().skip(1).take(n) {
+        let f: Vec<&str> = line.split(',').collect();
+        labels.push(f[1].to_string());
+        coords.push([f[2].parse().unwrap_or(0.0), f[3].parse().unwrap_or(0.0), f[4].parse().unwrap_or(0.0)]);
+        lobes.push(aal_lobe(f[1]).to_string());
+    }
+    Atlas { name: format!("AAL-{n}"), labels, coords: Some(coords), networks: Some(lobes) }
+}
+
+/// Lobe of an AAL region by its name (Tzourio-Mazoyer et al. 2002 groupings).
+pub fn aal_lobe(label: &str) -> &'static str {
+    let l = label.trim_end_matches("_L").trim_end_matches("_R");
+    if l.starts_with("Cerebelum") || l.starts_with("Vermis") {
+        "Cerebellum"
+    } else if ["Hippocampus", "ParaHippocampal", "Amygdala", "Cingulum", "Insula"].iter().any(|p| l.starts_with(p)) {
+        "Limbic"
+    } else if ["Caudate", "Putamen", "Pallidum", "Thalamus"].iter().any(|p| l.starts_with(p)) {
+        "Subcortical"
+    } else if l.starts_with("Frontal") || l.starts_with("Precentral") || l.starts_with("Rolandic") || l.starts_with("Supp_Motor") || l.starts_with("Olfactory") || l.starts_with("Rectus") || l.starts_with("Paracentral") {
+        "Frontal"
+    } else if l.starts_with("Temporal") || l.starts_with("Heschl") || l.starts_with("Fusiform") {
+        "Temporal"
+    } else if l.starts_with("Parietal") || l.starts_with("Postcentral") || l.starts_with("SupraMarginal") || l.starts_with("Angular") || l.starts_with("Precuneus") {
+        "Parietal"
+    } else {
+        "Occipital"
+    }
+}
+
+fn schaefer100() -> Atlas {
+    let nets: Vec<usize> = SCHAEFER_YEO7.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    let mut counts = [[0usize; 7]; 2];
+    let labels = nets
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            let h = usize::from(i >= 50);
+            counts[h][k] += 1;
+            format!("{}_{}_{}", ["LH", "RH"][h], YEO7[k], counts[h][k])
+        })
+        .collect();
+    Atlas { name: "Schaefer-100 (Yeo-7)".into(), labels, coords: None, networks: Some(nets.iter().map(|&k| YEO7[k].to_string()).collect()) }
+}
+
+fn from_csv(path: &Path) -> Result<Atlas> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = lines.next().with_context(|| format!("{name}: empty"))?.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
+    let col = |k: &str| header.iter().position(|h| h == k);
+    let label = col("label").with_context(|| format!("{name}: no 'label' column in the header"))?;
+    let xyz = match (col("x"), col("y"), col("z")) {
+        (Some(x), Some(y), Some(z)) => Some([x, y, z]),
+        _ => None,
+    };
+    let net = col("network").or_else(|| col("lobe"));
+    let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let get = |c: usize| f.get(c).copied().with_context(|| format!("{name}: line {}: missing column {}", i + 2, header[c]));
+        labels.push(get(label)?.to_string());
+        if let Some([x, y, z]) = xyz {
+            let p = |c| -> Result<f64> { get(c)?.parse().with_context(|| format!("{name}: line {}: '{}' is not a coordinate", i + 2, f[c])) };
+            coords.push([p(x)?, p(y)?, p(z)?]);
+        }
+        if let Some(c) = net {
+            nets.push(get(c)?.to_string());
+        }
+    }
+    Ok(Atlas { name, labels, coords: xyz.map(|_| coords), networks: net.map(|_| nets) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins() {
+        let a = Atlas::builtin("aal90").unwrap();
+        assert_eq!(a.len(), 90);
+        assert_eq!(a.labels[0], "Precentral_L");
+        assert_eq!(a.networks.as_ref().unwrap()[0], "Frontal");
+        assert_eq!(a.coords.as_ref().unwrap()[0], [-39.65, -5.68, 50.94]);
+        assert_eq!(Atlas::builtin("aal116").unwrap().labels[115], "Vermis_10");
+        let s = Atlas::builtin("schaefer100").unwrap();
+        assert_eq!(s.labels[0], "LH_Vis_1");
+        assert_eq!(s.labels[50], "RH_Vis_1");
+        assert_eq!(s.labels[99], "RH_Default_11");
+        assert_eq!(s.networks.as_ref().unwrap()[37], "Default");
+    }
+}
