@@ -68,17 +68,19 @@ pub fn community_louvain(w: &[f64], n: usize, gamma: f64, seed: u32) -> (Vec<usi
             ci = ci.iter().map(|&c| mb[c - 1]).collect();
         }
         let k = *mb.iter().max().unwrap_or(&1);
+        // Module-to-module sums, each cell accumulated in the order the pairs (x, y) appear.
         let mut b1 = vec![0.0; k * k];
-        for i in 0..k {
-            for j in i..k {
-                let mut sum = 0.0;
-                for x in (0..m).filter(|&x| mb[x] == i + 1) {
-                    for y in (0..m).filter(|&y| mb[y] == j + 1) {
-                        sum += b[x * m + y];
-                    }
+        for x in 0..m {
+            for y in 0..m {
+                let (i, j) = (mb[x] - 1, mb[y] - 1);
+                if i <= j {
+                    b1[i * k + j] += b[x * m + y];
                 }
-                b1[i * k + j] = sum;
-                b1[j * k + i] = sum;
+            }
+        }
+        for i in 0..k {
+            for j in 0..i {
+                b1[i * k + j] = b1[j * k + i];
             }
         }
         b = b1;

@@ -76,13 +76,13 @@ pub fn prepare(c: &Connectome, o: &MetricsOptions) -> Vec<f64> {
 pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
     let n = c.n;
     let w = prepare(c, o);
-    let (cl, transitivity, dist, bc, eff) = if o.binary {
-        let d = paths::distance_bin(&w, n);
-        (clustering::clustering_coef_bu(&w, n), clustering::transitivity_bu(&w, n), d, betweenness::betweenness_bin(&w, n), paths::efficiency_bin(&w, n))
+    let lens = if o.binary { betweenness::unit_lengths(&w) } else { threshold::lengths(&w) };
+    let (bc, dist) = betweenness::betweenness_and_distance(&lens, n);
+    let eff = paths::efficiency_from_distance(&dist, n);
+    let (cl, transitivity) = if o.binary {
+        (clustering::clustering_coef_bu(&w, n), clustering::transitivity_bu(&w, n))
     } else {
-        let l = threshold::lengths(&w);
-        let d = paths::distance_wei(&l, n);
-        (clustering::clustering_coef_wu(&w, n), clustering::transitivity_wu(&w, n), d, betweenness::betweenness_wei(&l, n), paths::efficiency_wei(&w, n))
+        (clustering::clustering_coef_wu(&w, n), clustering::transitivity_wu(&w, n))
     };
     let (lambda, _) = paths::charpath(&dist, n);
     let (modules, modularity) = community::community_louvain(&w, n, o.gamma, o.seed);
