@@ -1,6 +1,6 @@
 //! `brainlens`: parse the command line; no subcommand opens the GUI.
 
-use brainlens::cli::{Cli, Command, network, recording};
+use brainlens::cli::{Cli, Command, NetworkCommand, network, recording};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -28,6 +28,7 @@ fn main() -> ExitCode {
             let filter = brainlens::signal::filter::display::DisplayFilter { highpass_hz: highpass, lowpass_hz: lowpass, notch_hz: notch };
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
+        Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),

@@ -117,6 +117,8 @@ pub enum NetworkCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Open the GUI's Networks room on a connectome matrix.
+    Open { file: PathBuf },
     /// Connectome from ROI time series (regions × time): Pearson or partial correlation, written as CSV or .npy.
     FromTimeseries {
         file: PathBuf,

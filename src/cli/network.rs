@@ -60,6 +60,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
+        NetworkCommand::Open { file } => bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display()),
         NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose } => {
             let (mut rows, mut cols, mut x, _) = io::load_matrix(&file)?;
             if transpose {

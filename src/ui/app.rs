@@ -1,6 +1,7 @@
 //! The application shell: room tabs, menu, status bar with job progress, About box, settings.
 
 use super::placeholder::coming_soon;
+use super::networks::{NetworksRoom, is_network_file};
 use super::recordings::RecordingsRoom;
 use super::screenshot::{FrameStats, ScreenshotRequest};
 use super::settings::{Settings, Theme};
@@ -21,6 +22,7 @@ pub struct BrainLensApp {
     persist: bool,
     pub room: Room,
     pub recordings: RecordingsRoom,
+    pub networks: NetworksRoom,
     pub about_open: bool,
     pub screenshot: Option<ScreenshotRequest>,
     pub frame_stats: Option<FrameStats>,
@@ -36,6 +38,7 @@ impl BrainLensApp {
             .unwrap_or_default();
         Self {
             recordings: RecordingsRoom::new(&settings),
+            networks: NetworksRoom::default(),
             settings,
             persist,
             room: Room::Recordings,
@@ -46,10 +49,16 @@ impl BrainLensApp {
         }
     }
 
-    /// Opens a recording in the Recordings room.
+    /// Opens a file in the room that reads it: connectome matrices in Networks, recordings in Recordings.
     pub fn open(&mut self, path: PathBuf) {
-        self.room = Room::Recordings;
-        if self.recordings.open(path.clone(), &self.settings) {
+        let ok = if is_network_file(&path) {
+            self.room = Room::Networks;
+            self.networks.open(path.clone())
+        } else {
+            self.room = Room::Recordings;
+            self.recordings.open(path.clone(), &self.settings)
+        };
+        if ok {
             self.settings.remember(path);
         }
     }
@@ -72,7 +81,7 @@ impl BrainLensApp {
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         egui::CentralPanel::default().show(ui, |ui| match self.room {
             Room::Recordings => self.recordings.show(ui, &mut self.settings),
-            Room::Networks => coming_soon(ui, "Networks", "Brain connectomes, graph metrics and the BrainAgent analysis arrive with their issues."),
+            Room::Networks => self.networks.show(ui),
             Room::Bench => coming_soon(ui, "Bench", "BrainBench evaluations, leaderboards and transcripts arrive with their issues."),
         });
         if let Some(path) = self.recordings.take_opened() {
@@ -105,6 +114,10 @@ impl BrainLensApp {
                     ui.close();
                     self.open(super::sample_workspace());
                 }
+                if ui.button("Open sample network").clicked() {
+                    ui.close();
+                    self.open(super::sample_network());
+                }
             });
             ui.menu_button("View", |ui| {
                 ui.radio_value(&mut self.settings.theme, Theme::Dark, "Dark theme");
@@ -122,7 +135,11 @@ impl BrainLensApp {
 
     fn status_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            ui.label(self.recordings.status_line());
+            ui.label(match self.room {
+                Room::Recordings => self.recordings.status_line(),
+                Room::Networks => self.networks.status_line(),
+                Room::Bench => String::from("Bench: not built yet"),
+            });
             if let Some((name, frac)) = self.recordings.job_progress() {
                 ui.separator();
                 ui.add(egui::ProgressBar::new(frac).desired_width(160.0).text(format!("{name} {:.0}%", frac * 100.0)));

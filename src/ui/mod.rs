@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod jobs;
+pub mod networks;
 pub mod placeholder;
 pub mod recordings;
 pub mod screenshot;
@@ -17,6 +18,13 @@ pub fn sample_workspace() -> PathBuf {
         return PathBuf::from(p);
     }
     let rel = Path::new("fixtures/eeg/mne_sample_eeg60.edf");
+    let in_source = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if in_source.exists() { in_source } else { rel.to_path_buf() }
+}
+
+/// The connectome offered as the sample network (real HCP group functional connectivity).
+pub fn sample_network() -> PathBuf {
+    let rel = Path::new("fixtures/networks/group-train706_fc.npz");
     let in_source = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     if in_source.exists() { in_source } else { rel.to_path_buf() }
 }

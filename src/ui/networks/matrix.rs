@@ -1,0 +1,47 @@
+//! Matrix heatmap of the thresholded network in atlas, module or network order, as a texture; the
+//! selected region's row and column are outlined; click a cell to select its row.
+
+use super::{OpenNetwork, Order, diverging};
+use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
+
+/// Draws the heatmap in a square of at most `max_h` points.
+pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
+    ui.label(format!("Matrix ({} order) — {}", match o.order { Order::Atlas => "atlas", Order::Module => "module", Order::Network => "network" }, o.selected_caption()));
+    let n = o.connectome.n;
+    let order = o.ordered();
+    let key = o.generation * 4 + o.order as u64;
+    if o.matrix_texture.as_ref().is_none_or(|(k, _)| *k != key) {
+        let mut img = egui::ColorImage::filled([n, n], Color32::WHITE);
+        for (r, &i) in order.iter().enumerate() {
+            for (c, &j) in order.iter().enumerate() {
+                img.pixels[r * n + c] = diverging(o.prepared[i * n + j]);
+            }
+        }
+        let tex = ui.ctx().load_texture("network-matrix", img, egui::TextureOptions::NEAREST);
+        o.matrix_texture = Some((key, tex));
+    }
+    let side = (ui.available_width().min(max_h - 24.0)).max(50.0);
+    let (rect, response) = ui.allocate_exact_size(vec2(side, side), Sense::click());
+    let painter = ui.painter_at(rect);
+    if let Some((_, tex)) = &o.matrix_texture {
+        painter.image(tex.id(), rect, Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)), Color32::WHITE);
+    }
+    let cell = side / n as f32;
+    if let Some(sel) = o.selected
+        && let Some(r) = order.iter().position(|&i| i == sel)
+    {
+        let stroke = Stroke::new(1.5, Color32::from_rgb(255, 200, 0));
+        painter.rect_stroke(Rect::from_min_size(pos2(rect.left(), rect.top() + r as f32 * cell), vec2(side, cell)), 0.0, stroke, egui::StrokeKind::Outside);
+        painter.rect_stroke(Rect::from_min_size(pos2(rect.left() + r as f32 * cell, rect.top()), vec2(cell, side)), 0.0, stroke, egui::StrokeKind::Outside);
+    }
+    if let Some(p) = response.hover_pos() {
+        let (r, c) = (((p.y - rect.top()) / cell) as usize, ((p.x - rect.left()) / cell) as usize);
+        if r < n && c < n {
+            let (i, j) = (order[r], order[c]);
+            response.clone().on_hover_text(format!("{} – {}: {:.4}", o.connectome.labels[i], o.connectome.labels[j], o.prepared[i * n + j]));
+            if response.clicked() {
+                o.selected = Some(i);
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The Networks room: open a connectome, set the threshold, read the standard metrics (bctpy
+//! definitions) in a sortable table and a summary card, and see the network as a matrix, a circle and a
+//! glass brain — all linked by one selected region.
+
+mod brain;
+mod circle;
+mod matrix;
+mod table;
+
+use crate::network::atlas::Atlas;
+use crate::network::connectome::Asymmetry;
+use crate::network::metrics::summary::{GraphMetrics, MetricsOptions, prepare, summarize};
+use crate::network::{Connectome, io};
+use std::path::{Path, PathBuf};
+
+/// How the matrix rows (and the circle) are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Atlas,
+    Module,
+    Network,
+}
+
+/// An open connectome and its computed metrics.
+pub struct OpenNetwork {
+    pub path: PathBuf,
+    pub connectome: Connectome,
+    pub atlas: Option<Atlas>,
+    /// Why the atlas was chosen (e.g. assumed from the region count).
+    pub atlas_note: String,
+    pub options: MetricsOptions,
+    /// The thresholded, normalised (or binarised) matrix the metrics ran on.
+    pub prepared: Vec<f64>,
+    pub metrics: GraphMetrics,
+    pub selected: Option<usize>,
+    pub order: Order,
+    pub sort: table::SortKey,
+    matrix_texture: Option<(u64, egui::TextureHandle)>,
+    generation: u64,
+}
+
+/// State of the Networks room.
+#[derive(Default)]
+pub struct NetworksRoom {
+    pub current: Option<OpenNetwork>,
+    pub error: Option<String>,
+    pub message: Option<String>,
+    pub path_field: String,
+}
+
+/// True for the file types the Networks room opens.
+pub fn is_network_file(path: &Path) -> bool {
+    matches!(path.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref(), Some("npy" | "npz" | "csv" | "tsv" | "txt" | "edge"))
+}
+
+impl NetworksRoom {
+    /// Opens a connectome; errors are shown and the current network stays open. Returns success.
+    pub fn open(&mut self, path: PathBuf) -> bool {
+        match io::load(&path, Asymmetry::Error) {
+            Ok(mut c) => {
+                let (atlas, note) = match c.n {
+                    90 => (Atlas::builtin("aal90").ok(), "AAL-90 assumed from the 90 regions"),
+                    116 => (Atlas::builtin("aal116").ok(), "AAL-116 assumed from the 116 regions"),
+                    100 => (Atlas::builtin("schaefer100").ok(), "Schaefer-100 (Yeo-7) assumed from the 100 regions"),
+                    _ => (None, "no atlas: regions are numbered"),
+                };
+                if let Some(a) = &atlas
+                    && c.labels.first().is_some_and(|l| l == "R1")
+                {
+                    c.labels = a.labels.clone();
+                }
+                let options = MetricsOptions { proportional: Some(0.2), ..Default::default() };
+                let prepared = prepare(&c, &options);
+                let metrics = summarize(&c, &options);
+                self.path_field = path.display().to_string();
+                self.current = Some(OpenNetwork {
+                    path,
+                    connectome: c,
+                    atlas,
+                    atlas_note: note.to_string(),
+                    options,
+                    prepared,
+                    metrics,
+                    selected: None,
+                    order: Order::Atlas,
+                    sort: table::SortKey::Index,
+                    matrix_texture: None,
+                    generation: 0,
+                });
+                self.error = None;
+                true
+            }
+            Err(e) => {
+                self.error = Some(format!("{e:#}"));
+                false
+            }
+        }
+    }
+
+    /// One line for the status bar.
+    pub fn status_line(&self) -> String {
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.current {
+            Some(o) => format!(
+                "{} · {} regions · {} · {}",
+                o.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                o.connectome.n,
+                if o.options.binary { "binary metrics" } else { "weighted metrics on W / max W" },
+                o.selected_caption()
+            ),
+            None => "No network open".into(),
+        }
+    }
+
+    /// Draws the room.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let mut open_path = None;
+        ui.horizontal(|ui| {
+            if ui.button("Open matrix…").clicked()
+                && let Some(p) = rfd::FileDialog::new().add_filter("Connectome", &["npy", "npz", "csv", "tsv", "txt", "edge"]).pick_file()
+            {
+                open_path = Some(p);
+            }
+            let l = ui.label("Matrix file").id;
+            ui.add(egui::TextEdit::singleline(&mut self.path_field).desired_width(360.0)).labelled_by(l);
+            if ui.button("Open matrix").clicked() && !self.path_field.trim().is_empty() {
+                open_path = Some(PathBuf::from(self.path_field.trim()));
+            }
+        });
+        if let Some(p) = open_path {
+            self.open(p);
+        }
+        if let Some(e) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+        }
+        let Some(o) = &mut self.current else {
+            ui.vertical_centered(|ui| {
+                ui.add_space(80.0);
+                ui.heading("Open a connectome matrix");
+                ui.label(".csv, .tsv, .txt, .edge, .npy or .npz; File > Open sample network for the HCP group FC.");
+            });
+            return;
+        };
+        o.controls(ui, &mut self.message);
+        egui::Panel::right("net_table").default_size(430.0).show(ui, |ui| table::show(ui, o, &mut self.message));
+        egui::CentralPanel::default().show(ui, |ui| {
+            let h = ui.available_height();
+            let w = ui.available_width();
+            ui.horizontal(|ui| {
+                ui.vertical(|ui| {
+                    ui.set_width(w * 0.5 - 6.0);
+                    matrix::show(ui, o, h * 0.5);
+                });
+                ui.vertical(|ui| circle::show(ui, o, h * 0.5));
+            });
+            brain::show(ui, o);
+        });
+    }
+}
+
+impl OpenNetwork {
+    /// Recomputes the prepared matrix and the metrics after an option change.
+    pub fn recompute(&mut self) {
+        self.prepared = prepare(&self.connectome, &self.options);
+        self.metrics = summarize(&self.connectome, &self.options);
+        self.generation += 1;
+    }
+
+    /// Network (or lobe) of region `i`, when the atlas gives one.
+    pub fn network_of(&self, i: usize) -> Option<&str> {
+        self.atlas.as_ref()?.networks.as_ref()?.get(i).map(String::as_str)
+    }
+
+    /// Region indices in the chosen display order.
+    pub fn ordered(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.connectome.n).collect();
+        match self.order {
+            Order::Atlas => {}
+            Order::Module => idx.sort_by_key(|&i| (self.metrics.nodes[i].module, i)),
+            Order::Network => idx.sort_by_key(|&i| (self.network_of(i).unwrap_or("").to_string(), i)),
+        }
+        idx
+    }
+
+    /// Name of the selected region for the captions under each view.
+    pub fn selected_caption(&self) -> String {
+        match self.selected {
+            Some(i) => format!("selected: {}", self.connectome.labels[i]),
+            None => "click a region to select it".into(),
+        }
+    }
+
+    fn controls(&mut self, ui: &mut egui::Ui, message: &mut Option<String>) {
+        ui.horizontal_wrapped(|ui| {
+            let mut density = self.options.proportional.unwrap_or(1.0) * 100.0;
+            let changed = ui.add(egui::Slider::new(&mut density, 1.0..=100.0).step_by(1.0).text("Density %")).changed();
+            if changed {
+                self.options.proportional = if density >= 100.0 { None } else { Some(density / 100.0) };
+                self.recompute();
+            }
+            let mut binary = self.options.binary;
+            if ui.checkbox(&mut binary, "Binary").changed() {
+                self.options.binary = binary;
+                self.recompute();
+            }
+            ui.label("Order");
+            ui.selectable_value(&mut self.order, Order::Atlas, "atlas");
+            ui.selectable_value(&mut self.order, Order::Module, "module");
+            if self.atlas.as_ref().is_some_and(|a| a.networks.is_some()) {
+                ui.selectable_value(&mut self.order, Order::Network, "network");
+            }
+            ui.separator();
+            ui.label(format!("{} · {}", self.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), self.atlas_note));
+        });
+        for f in &self.connectome.fixes {
+            *message = Some(format!("{}: {f}", self.path.display()));
+        }
+        summary_card(ui, &self.metrics);
+    }
+}
+
+/// One line of graph-level numbers.
+fn summary_card(ui: &mut egui::Ui, m: &GraphMetrics) {
+    ui.horizontal_wrapped(|ui| {
+        let lambda = m.char_path_length.map_or("∞ (disconnected)".to_string(), |l| format!("{l:.4}"));
+        for (k, v) in [
+            ("nodes", m.n_nodes.to_string()),
+            ("density", format!("{:.3}", m.density)),
+            ("mean clustering", format!("{:.4}", m.mean_clustering)),
+            ("transitivity", format!("{:.4}", m.transitivity)),
+            ("path length", lambda),
+            ("global efficiency", format!("{:.4}", m.global_efficiency)),
+            ("modularity Q", format!("{:.4} ({} modules)", m.modularity, m.n_modules)),
+        ] {
+            ui.label(egui::RichText::new(format!("{k} {v}")).strong());
+            ui.separator();
+        }
+    });
+}
+
+/// A colour for a value in [-1, 1] (blue – white – red) or [0, 1] (white – red) as matrix views use.
+pub fn diverging(v: f64) -> egui::Color32 {
+    let v = v.clamp(-1.0, 1.0) as f32;
+    let (r, g, b) = if v >= 0.0 { (1.0, 1.0 - v * 0.85, 1.0 - v) } else { (1.0 + v, 1.0 + v * 0.85 * 0.5, 1.0) };
+    egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
+}
+
+/// A colour per module or network index (a qualitative palette).
+pub fn category(k: usize) -> egui::Color32 {
+    const P: [(u8, u8, u8); 10] = [
+        (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
+        (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+    ];
+    let (r, g, b) = P[k % P.len()];
+    egui::Color32::from_rgb(r, g, b)
+}

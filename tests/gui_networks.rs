@@ -1,0 +1,54 @@
+//! GUI behaviour of the Networks room with egui_kittest: open the real HCP group FC, move the density
+//! slider, select a hub in the table and see it selected in the matrix and circle views.
+#![cfg(feature = "gui")]
+
+use brainlens::ui::app::{BrainLensApp, Room};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::Path;
+
+fn harness() -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
+    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+#[test]
+fn opens_a_matrix_in_the_networks_room() {
+    let h = harness();
+    assert_eq!(h.state().room, Room::Networks);
+    let o = h.state().networks.current.as_ref().expect("network open");
+    assert_eq!(o.connectome.n, 100);
+    assert_eq!(o.connectome.labels[0], "LH_Vis_1");
+    assert!((o.metrics.density - 0.2).abs() < 1e-12);
+}
+
+#[test]
+fn the_density_slider_recomputes() {
+    let mut h = harness();
+    // Move the slider to 30 % as assistive technology (and a drag) would.
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "Density %").set_value_accesskit(30.0);
+    h.run_steps(2);
+    let o = h.state().networks.current.as_ref().unwrap();
+    assert!((o.metrics.density - 0.30).abs() < 1e-12, "density {}", o.metrics.density);
+}
+
+#[test]
+fn selecting_a_hub_in_the_table_selects_it_everywhere() {
+    let mut h = harness();
+    h.get_by_label("betweenness").click();
+    h.run_steps(2);
+    let hub = {
+        let o = h.state().networks.current.as_ref().unwrap();
+        let best = (0..o.connectome.n).max_by(|&a, &b| o.metrics.nodes[a].betweenness.total_cmp(&o.metrics.nodes[b].betweenness)).unwrap();
+        o.connectome.labels[best].clone()
+    };
+    h.get_by_label(&hub).click();
+    h.run_steps(2);
+    assert_eq!(h.state().networks.current.as_ref().unwrap().connectome.labels[h.state().networks.current.as_ref().unwrap().selected.unwrap()], hub);
+    let caption = format!("selected: {hub}");
+    h.get_by_label_contains(&format!("Matrix (atlas order) — {caption}"));
+    h.get_by_label_contains(&format!("Circle (grouped by network) — {caption}"));
+}
