@@ -104,3 +104,16 @@ fn network_metrics_json_and_bad_matrices() {
     assert_eq!(code, 1);
     assert!(err.contains("nan.tsv: entry [0, 1] is NaN"), "{err}");
 }
+
+#[test]
+fn network_small_world_on_the_largest_component() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let f = root.join("fixtures/networks/group-train706_fc.npz");
+    let v = json(&["network", "metrics", f.to_str().unwrap(), "--threshold-proportional", "0.2", "--binary", "--smallworld", "--nrand", "2", "--json"]);
+    let sw = &v["small_world"];
+    // At 20 % density the HCP group FC has 5 components; the largest holds 96 regions.
+    assert_eq!(sw["nodes_used"], 96);
+    // A brain network is small-world: σ > 1 and ω between −0.5 and 0.5.
+    assert!(sw["sigma"].as_f64().unwrap() > 1.0);
+    assert!(sw["omega"].as_f64().unwrap().abs() < 0.5);
+}

@@ -108,6 +108,15 @@ pub enum NetworkCommand {
         /// Louvain resolution γ.
         #[arg(long, default_value_t = 1.0)]
         gamma: f64,
+        /// Also compute σ and ω (networkx definitions) on the binary graph's largest connected component.
+        #[arg(long)]
+        smallworld: bool,
+        /// Reference graphs for σ/ω (networkx nrand).
+        #[arg(long, default_value_t = 10)]
+        nrand: usize,
+        /// Rewiring passes per link for σ/ω references (networkx niter).
+        #[arg(long, default_value_t = 5)]
+        niter: usize,
         /// Region labels: aal90, aal116, schaefer100, or a CSV with a 'label' column.
         #[arg(long)]
         atlas: Option<String>,

@@ -6,7 +6,9 @@ use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
 use crate::network::timeseries;
 use crate::network::io;
-use crate::network::metrics::summary::{MetricsOptions, summarize};
+use crate::network::metrics::summary::{MetricsOptions, small_world_of, summarize};
+use crate::network::smallworld::SmallWorldParams;
+use std::sync::atomic::AtomicUsize;
 use crate::network::threshold::Negatives;
 use anyhow::{Result, bail};
 use std::io::Write;
@@ -14,7 +16,7 @@ use std::io::Write;
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, atlas, symmetrize, json } => {
+        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, smallworld, nrand, niter, atlas, symmetrize, json } => {
             let negatives = match negatives.as_str() {
                 "zero" => Negatives::Zero,
                 "keep" => Negatives::Keep,
@@ -34,7 +36,12 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 eprintln!("brainlens: {}: {f}", file.display());
             }
             let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary, gamma, seed };
-            let m = summarize(&c, &o);
+            let mut m = summarize(&c, &o);
+            if smallworld {
+                let p = SmallWorldParams { niter, nrand: nrand.max(1), seed };
+                let report = small_world_of(&c, &o, &p, &AtomicUsize::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
+                m.small_world = Some(report);
+            }
             if json {
                 serde_json::to_writer_pretty(&mut *out, &m)?;
                 writeln!(out)?;
@@ -49,6 +56,9 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 }
                 writeln!(out, "global efficiency  {:.6}", m.global_efficiency)?;
                 writeln!(out, "modularity Q       {:.6} ({} modules, Louvain seed {seed}, γ {gamma})", m.modularity, m.n_modules)?;
+                if let Some(sw) = &m.small_world {
+                    writeln!(out, "small world        σ {:.4}, ω {:.4} ({} nodes, {} references)", sw.values.sigma, sw.values.omega, sw.nodes_used, sw.nrand)?;
+                }
                 writeln!(out, "{:<24} {:>7} {:>10} {:>10} {:>12} {:>6} {:>13}", "node", "degree", "strength", "clustering", "betweenness", "module", "participation")?;
                 for n in &m.nodes {
                     writeln!(

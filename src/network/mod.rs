@@ -7,6 +7,7 @@ pub mod connectome;
 pub mod io;
 pub mod metrics;
 pub mod rng;
+pub mod smallworld;
 pub mod threshold;
 pub mod timeseries;
 

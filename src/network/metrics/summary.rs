@@ -56,7 +56,30 @@ pub struct GraphMetrics {
     /// Q of the reported `module` partition.
     pub modularity: f64,
     pub n_modules: usize,
+    /// σ and ω (networkx definitions) on the binarised graph's largest connected component, when asked.
+    pub small_world: Option<SmallWorldReport>,
     pub nodes: Vec<NodeMetrics>,
+}
+
+/// σ and ω with the component they were computed on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SmallWorldReport {
+    #[serde(flatten)]
+    pub values: crate::network::smallworld::SmallWorld,
+    /// Nodes of the largest connected component (σ and ω need a connected graph).
+    pub nodes_used: usize,
+    pub nrand: usize,
+    pub niter: usize,
+    pub seed: u32,
+}
+
+/// σ and ω of the prepared matrix's binary graph (largest connected component).
+pub fn small_world_of(c: &Connectome, o: &MetricsOptions, p: &crate::network::smallworld::SmallWorldParams, progress: &std::sync::atomic::AtomicUsize) -> Result<SmallWorldReport, String> {
+    use crate::network::smallworld::{Graph, small_world};
+    let w = prepare(c, o);
+    let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();
+    let values = small_world(&g, p, progress)?;
+    Ok(SmallWorldReport { values, nodes_used: keep.len(), nrand: p.nrand, niter: p.niter, seed: p.seed })
 }
 
 /// The matrix the metrics run on: negatives treated, thresholded, then binarised or normalised.
@@ -100,6 +123,7 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
         global_efficiency: eff,
         modularity,
         n_modules: modules.iter().copied().max().unwrap_or(0),
+        small_world: None,
         nodes: (0..n)
             .map(|i| NodeMetrics {
                 label: c.labels[i].clone(),
