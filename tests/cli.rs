@@ -117,3 +117,21 @@ fn network_small_world_on_the_largest_component() {
     assert!(sw["sigma"].as_f64().unwrap() > 1.0);
     assert!(sw["omega"].as_f64().unwrap().abs() < 0.5);
 }
+
+#[test]
+fn network_describe_levels() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let f = root.join("fixtures/networks/group-train706_fc.npz");
+    let v = json(&["network", "describe", f.to_str().unwrap(), "--atlas", "schaefer100", "--json"]);
+    assert_eq!(v["triplets"].as_array().unwrap().len(), 990);
+    let t = &v["triplets"][0];
+    // The first triplet starts at the highest-degree region (LH_Vis_7, degree 43 at 20 % density).
+    assert_eq!(t["src"], "LH_Vis_7");
+    assert_eq!(v["hubs"].as_array().unwrap().len(), 15);
+    assert_eq!(v["networks"].as_array().unwrap().len(), 7);
+    assert!(v["graph"]["sigma"].is_null(), "σ only with --smallworld");
+    let (code, text, _) = run(&["network", "describe", f.to_str().unwrap(), "--max-links", "3"]);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("Graph: 100 regions, density 0.200"));
+    assert!(text.contains("Links (source, target, weight), 3 of 990"));
+}

@@ -126,6 +126,23 @@ pub enum NetworkCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The multi-level description an agent reads: graph level, hubs, modules, network strengths, links.
+    Describe {
+        file: PathBuf,
+        #[arg(long, default_value_t = 0.2)]
+        threshold_proportional: f64,
+        /// Region labels and networks: aal90, aal116, schaefer100, or a CSV (label[,x,y,z][,network]).
+        #[arg(long)]
+        atlas: Option<String>,
+        /// Include σ and ω (slower).
+        #[arg(long)]
+        smallworld: bool,
+        /// Links listed in the text form.
+        #[arg(long, default_value_t = 60)]
+        max_links: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Open the GUI's Networks room on a connectome matrix.
     Open { file: PathBuf },
     /// Connectome from ROI time series (regions × time): Pearson or partial correlation, written as CSV or .npy.

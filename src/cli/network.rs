@@ -6,7 +6,8 @@ use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
 use crate::network::timeseries;
 use crate::network::io;
-use crate::network::metrics::summary::{MetricsOptions, small_world_of, summarize};
+use crate::network::describe::describe;
+use crate::network::metrics::summary::{MetricsOptions, prepare, small_world_of, summarize};
 use crate::network::smallworld::SmallWorldParams;
 use std::sync::atomic::AtomicUsize;
 use crate::network::threshold::Negatives;
@@ -70,6 +71,36 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
+        NetworkCommand::Describe { file, threshold_proportional, atlas, smallworld, max_links, json } => {
+            if !(0.0..=1.0).contains(&threshold_proportional) {
+                bail!("--threshold-proportional {threshold_proportional}: must be between 0 and 1");
+            }
+            let mut c = io::load(&file, Asymmetry::Error)?;
+            let atlas = match atlas {
+                Some(a) => {
+                    let a = Atlas::load(&a)?;
+                    c.labels = atlas_labels_of(&a, c.n, &file)?;
+                    Some(a)
+                }
+                None => None,
+            };
+            let o = MetricsOptions { proportional: (threshold_proportional < 1.0).then_some(threshold_proportional), ..Default::default() };
+            let m = summarize(&c, &o);
+            let w = prepare(&c, &o);
+            let sw = if smallworld {
+                Some(small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicUsize::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?)
+            } else {
+                None
+            };
+            let d = describe(&c, &w, &m, atlas.as_ref(), sw.as_ref());
+            if json {
+                serde_json::to_writer_pretty(&mut *out, &d)?;
+                writeln!(out)?;
+            } else {
+                write!(out, "{}", d.to_text(max_links))?;
+            }
+            Ok(())
+        }
         NetworkCommand::Open { file } => bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display()),
         NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose } => {
             let (mut rows, mut cols, mut x, _) = io::load_matrix(&file)?;
@@ -103,9 +134,12 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
 
 /// Labels of atlas `spec` for a matrix of `n` regions read from `file`.
 fn atlas_labels(spec: &str, n: usize, file: &std::path::Path) -> Result<Vec<String>> {
-    let a = Atlas::load(spec)?;
+    atlas_labels_of(&Atlas::load(spec)?, n, file)
+}
+
+fn atlas_labels_of(a: &Atlas, n: usize, file: &std::path::Path) -> Result<Vec<String>> {
     if a.len() != n {
         bail!("{}: {n} regions but atlas {} has {} labels", file.display(), a.name, a.len());
     }
-    Ok(a.labels)
+    Ok(a.labels.clone())
 }

@@ -4,6 +4,7 @@
 pub mod atlas;
 pub mod community;
 pub mod connectome;
+pub mod describe;
 pub mod io;
 pub mod metrics;
 pub mod rng;
