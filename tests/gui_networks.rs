@@ -52,3 +52,23 @@ fn selecting_a_hub_in_the_table_selects_it_everywhere() {
     h.get_by_label_contains(&format!("Matrix (atlas order) — {caption}"));
     h.get_by_label_contains(&format!("Circle (grouped by network) — {caption}"));
 }
+
+#[test]
+fn small_world_runs_in_the_background() {
+    let mut h = harness();
+    h.get_by_role_and_label(egui::accesskit::Role::Slider, "Density %").set_value_accesskit(30.0);
+    h.run_steps(2);
+    h.get_by_label("Compute σ/ω (20 references)").click();
+    for _ in 0..400 {
+        h.run_steps(1);
+        if h.state().networks.current.as_ref().unwrap().small_world.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    h.run_steps(2);
+    let o = h.state().networks.current.as_ref().unwrap();
+    let r = o.small_world.as_ref().expect("finished").as_ref().expect("σ/ω computed");
+    assert!(r.values.sigma > 1.0 && r.nodes_used == 98, "σ {} on {} nodes", r.values.sigma, r.nodes_used);
+    h.get_by_label_contains("largest component of 98 regions, 20 references");
+}

@@ -9,7 +9,7 @@ use crate::network::io;
 use crate::network::describe::describe;
 use crate::network::metrics::summary::{MetricsOptions, prepare, small_world_of, summarize};
 use crate::network::smallworld::SmallWorldParams;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::AtomicU64;
 use crate::network::threshold::Negatives;
 use anyhow::{Result, bail};
 use std::io::Write;
@@ -40,7 +40,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             let mut m = summarize(&c, &o);
             if smallworld {
                 let p = SmallWorldParams { niter, nrand: nrand.max(1), seed };
-                let report = small_world_of(&c, &o, &p, &AtomicUsize::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
+                let report = small_world_of(&c, &o, &p, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
                 m.small_world = Some(report);
             }
             if json {
@@ -88,7 +88,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             let m = summarize(&c, &o);
             let w = prepare(&c, &o);
             let sw = if smallworld {
-                Some(small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicUsize::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?)
+                Some(small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?)
             } else {
                 None
             };

@@ -7,7 +7,7 @@
 //! question, with a max-flow). References run in parallel; each has its own seeded MT19937 stream.
 
 use super::rng::Mt19937;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parameters as `nx.sigma(G, niter, nrand, seed)` / `nx.omega(G, niter, nrand, seed)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -273,7 +273,7 @@ impl Graph {
 
 /// σ and ω of a connected graph; `progress` counts finished references (3 per `nrand`). Errors when the
 /// graph is disconnected (networkx raises as well) or too small.
-pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicUsize) -> Result<SmallWorld, String> {
+pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Result<SmallWorld, String> {
     if g.n < 4 || g.edges() < 2 {
         return Err(format!("{} nodes and {} links: too small for σ and ω", g.n, g.edges()));
     }
@@ -344,7 +344,7 @@ mod tests {
         let r = g.rewired(5, &mut Mt19937::new(1), false);
         assert_eq!(r.adj.iter().map(Vec::len).collect::<Vec<_>>(), degrees_before, "degrees preserved");
         assert_eq!(r.components(), 1, "still connected");
-        let sw = small_world(&g, &SmallWorldParams { niter: 5, nrand: 4, seed: 3 }, &AtomicUsize::new(0)).unwrap();
+        let sw = small_world(&g, &SmallWorldParams { niter: 5, nrand: 4, seed: 3 }, &AtomicU64::new(0)).unwrap();
         // Clustering of a ring lattice with k = 3: 3(k−1)/(2(2k−1)) = 0.6.
         assert!((sw.avg_clustering - 0.6).abs() < 1e-12);
         // networkx 3.6.1 on nx.watts_strogatz_graph(40, 6, 0) (this graph), niter=5, nrand=4, seeds 1–3:
@@ -352,6 +352,6 @@ mod tests {
         assert!((-0.44..=-0.40).contains(&sw.omega), "ω = {}", sw.omega);
         assert!((2.5..=3.8).contains(&sw.sigma), "σ = {}", sw.sigma);
         let split = Graph::from_matrix(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0], 4);
-        assert!(small_world(&split, &SmallWorldParams::default(), &AtomicUsize::new(0)).unwrap_err().contains("2 connected components"));
+        assert!(small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0)).unwrap_err().contains("2 connected components"));
     }
 }

@@ -140,11 +140,18 @@ impl BrainLensApp {
                 Room::Networks => self.networks.status_line(),
                 Room::Bench => String::from("Bench: not built yet"),
             });
-            if let Some((name, frac)) = self.recordings.job_progress() {
+            let job = match self.room {
+                Room::Networks => self.networks.current.as_ref().and_then(|o| o.job_progress()),
+                _ => self.recordings.job_progress(),
+            };
+            if let Some((name, frac)) = job {
                 ui.separator();
                 ui.add(egui::ProgressBar::new(frac).desired_width(160.0).text(format!("{name} {:.0}%", frac * 100.0)));
                 if ui.small_button("Cancel").clicked() {
-                    self.recordings.cancel_jobs();
+                    match self.room {
+                        Room::Networks => self.networks.cancel_jobs(),
+                        _ => self.recordings.cancel_jobs(),
+                    }
                 }
             }
         });

@@ -74,7 +74,7 @@ pub struct SmallWorldReport {
 }
 
 /// σ and ω of the prepared matrix's binary graph (largest connected component).
-pub fn small_world_of(c: &Connectome, o: &MetricsOptions, p: &crate::network::smallworld::SmallWorldParams, progress: &std::sync::atomic::AtomicUsize) -> Result<SmallWorldReport, String> {
+pub fn small_world_of(c: &Connectome, o: &MetricsOptions, p: &crate::network::smallworld::SmallWorldParams, progress: &std::sync::atomic::AtomicU64) -> Result<SmallWorldReport, String> {
     use crate::network::smallworld::{Graph, small_world};
     let w = prepare(c, o);
     let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();

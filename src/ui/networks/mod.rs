@@ -9,7 +9,9 @@ mod table;
 
 use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
-use crate::network::metrics::summary::{GraphMetrics, MetricsOptions, prepare, summarize};
+use crate::network::metrics::summary::{GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize};
+use crate::network::smallworld::SmallWorldParams;
+use crate::ui::jobs::Job;
 use crate::network::{Connectome, io};
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,9 @@ pub struct OpenNetwork {
     pub sort: table::SortKey,
     matrix_texture: Option<(u64, egui::TextureHandle)>,
     generation: u64,
+    /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
+    pub small_world: Option<Result<SmallWorldReport, String>>,
+    sw_job: Option<Job<Result<SmallWorldReport, String>>>,
 }
 
 /// State of the Networks room.
@@ -86,6 +91,8 @@ impl NetworksRoom {
                     sort: table::SortKey::Index,
                     matrix_texture: None,
                     generation: 0,
+                    small_world: None,
+                    sw_job: None,
                 });
                 self.error = None;
                 true
@@ -94,6 +101,13 @@ impl NetworksRoom {
                 self.error = Some(format!("{e:#}"));
                 false
             }
+        }
+    }
+
+    /// Stops a running σ/ω computation (its result is discarded).
+    pub fn cancel_jobs(&mut self) {
+        if let Some(o) = &mut self.current {
+            o.sw_job = None;
         }
     }
 
@@ -143,6 +157,7 @@ impl NetworksRoom {
             });
             return;
         };
+        o.poll(ui.ctx());
         o.controls(ui, &mut self.message);
         egui::Panel::right("net_table").default_size(430.0).show(ui, |ui| table::show(ui, o, &mut self.message));
         egui::CentralPanel::default().show(ui, |ui| {
@@ -166,6 +181,37 @@ impl OpenNetwork {
         self.prepared = prepare(&self.connectome, &self.options);
         self.metrics = summarize(&self.connectome, &self.options);
         self.generation += 1;
+        self.small_world = None;
+        self.sw_job = None;
+    }
+
+    /// Starts σ/ω with `nrand` references in the background.
+    pub fn start_small_world(&mut self, nrand: usize) {
+        let (c, o) = (self.connectome.clone(), self.options);
+        let p = SmallWorldParams { niter: 5, nrand, seed: o.seed };
+        self.sw_job = Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, _| Ok(Some(small_world_of(&c, &o, &p, progress)))));
+    }
+
+    /// Name and progress of the running job, if any.
+    pub fn job_progress(&self) -> Option<(String, f32)> {
+        self.sw_job.as_ref().filter(|j| j.is_running()).map(|j| (j.name.clone(), j.fraction()))
+    }
+
+    fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(job) = &mut self.sw_job {
+            match job.poll() {
+                Some(Ok(Some(r))) => {
+                    self.small_world = Some(r);
+                    self.sw_job = None;
+                }
+                Some(Ok(None)) => self.sw_job = None,
+                Some(Err(e)) => {
+                    self.small_world = Some(Err(format!("{e:#}")));
+                    self.sw_job = None;
+                }
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(50)),
+            }
+        }
     }
 
     /// Network (or lobe) of region `i`, when the atlas gives one.
@@ -218,6 +264,27 @@ impl OpenNetwork {
             *message = Some(format!("{}: {f}", self.path.display()));
         }
         summary_card(ui, &self.metrics);
+        ui.horizontal(|ui| {
+            let running = self.sw_job.is_some();
+            if ui.add_enabled(!running, egui::Button::new("Compute σ/ω (20 references)")).clicked() {
+                self.start_small_world(20);
+            }
+            match &self.small_world {
+                Some(Ok(r)) => {
+                    ui.label(format!(
+                        "σ {:.3}, ω {:.3} (networkx definitions; binary graph, largest component of {} regions, {} references)",
+                        r.values.sigma, r.values.omega, r.nodes_used, r.nrand
+                    ));
+                }
+                Some(Err(e)) => {
+                    ui.colored_label(ui.visuals().error_fg_color, format!("σ/ω: {e}"));
+                }
+                None if running => {
+                    ui.label("computing σ/ω…");
+                }
+                None => {}
+            }
+        });
     }
 }
 
