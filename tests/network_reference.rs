@@ -26,7 +26,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
         let kind = case["kind"].as_str().unwrap();
         let p = case["proportion"].as_f64().unwrap();
         let c = load(&root.join("fixtures/networks").join(file), Asymmetry::Error).unwrap();
-        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7 };
+        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7, local_efficiency: true };
         let m = summarize(&c, &o);
         let what = format!("{file} {kind} {p}");
         for (name, ours) in [
@@ -35,9 +35,18 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
             ("transitivity", m.transitivity),
             ("global_efficiency", m.global_efficiency),
             ("modularity", m.modularity),
+            ("assortativity", m.assortativity),
         ] {
             let want = case[name].as_f64().unwrap();
             assert!(close(ours, want, 0.0), "{what} {name}: {ours} vs {want}");
+        }
+        let rich: Vec<Option<f64>> = case["rich_club"].as_array().unwrap().iter().map(Value::as_f64).collect();
+        assert_eq!(m.rich_club.len(), rich.len(), "{what} rich-club levels");
+        for (k, (a, b)) in m.rich_club.iter().zip(&rich).enumerate() {
+            match (a, b) {
+                (Some(a), Some(b)) => assert!(close(*a, *b, 0.0), "{what} rich club [{k}]: {a} vs {b}"),
+                _ => assert_eq!(a, b, "{what} rich club [{k}]"),
+            }
         }
         match (m.char_path_length, case["char_path_length"].as_f64()) {
             (Some(a), Some(b)) => assert!(close(a, b, 0.0), "{what} λ: {a} vs {b}"),
@@ -51,6 +60,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
             ("module", |n| n.module as f64),
             ("participation", |n| n.participation),
             ("within_module_z", |n| n.within_module_z),
+            ("local_efficiency", |n| n.local_efficiency.unwrap_or(f64::NAN)),
         ] {
             let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
             let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));

@@ -12,7 +12,9 @@ binary at 30/20/10 %), the same pipeline `brainlens network metrics` runs:
             clustering_coef_bu(A), transitivity_bu(A), efficiency_bin(A),
             charpath(distance_bin(A))[0], betweenness_bin(A), strengths_und(A), degrees_und(A)
   density_und(.)[0] and mean(clustering) in both; on the same matrix M (Wn or A):
-  ci, Q = community_louvain(M, gamma=1, seed=7); participation_coef(M, ci); module_degree_zscore(M, ci).
+  ci, Q = community_louvain(M, gamma=1, seed=7); participation_coef(M, ci); module_degree_zscore(M, ci);
+  weighted: efficiency_wei(Wn, local=True), assortativity_wei(Wn, 0), rich_club_wu(Wn);
+  binary:   efficiency_bin(A, local=True), assortativity_bin(A, 0), rich_club_bu(A)[0].
 usage: network_reference.py OUT.json
 """
 import json, os, sys
@@ -70,7 +72,9 @@ def metrics(W, kind, p):
         lam = bct.charpath(bct.distance_bin(A))[0]
         return dict(density=bct.density_und(A)[0], mean_clustering=float(np.mean(C)), transitivity=bct.transitivity_bu(A),
                     char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_bin(A)),
-                    degree=bct.degrees_und(A), strength=bct.strengths_und(A), clustering=C, betweenness=bct.betweenness_bin(A), **mods)
+                    degree=bct.degrees_und(A), strength=bct.strengths_und(A), clustering=C, betweenness=bct.betweenness_bin(A),
+                    local_efficiency=bct.efficiency_bin(A, local=True), assortativity=float(bct.assortativity_bin(A, 0)),
+                    rich_club=bct.rich_club_bu(A)[0], **mods)
     Wn = bct.weight_conversion(W, "normalize")
     L = bct.weight_conversion(Wn, "lengths")
     C = bct.clustering_coef_wu(Wn)
@@ -78,7 +82,9 @@ def metrics(W, kind, p):
     lam = bct.charpath(bct.distance_wei(L)[0])[0]
     return dict(density=bct.density_und(Wn)[0], mean_clustering=float(np.mean(C)), transitivity=float(bct.transitivity_wu(Wn)),
                 char_path_length=None if np.isinf(lam) else float(lam), global_efficiency=float(bct.efficiency_wei(Wn)),
-                degree=bct.degrees_und(Wn), strength=bct.strengths_und(Wn), clustering=C, betweenness=bct.betweenness_wei(L), **mods)
+                degree=bct.degrees_und(Wn), strength=bct.strengths_und(Wn), clustering=C, betweenness=bct.betweenness_wei(L),
+                local_efficiency=bct.efficiency_wei(Wn, local=True), assortativity=float(bct.assortativity_wei(Wn, 0)),
+                rich_club=bct.rich_club_wu(Wn), **mods)
 
 
 def main(out):
@@ -88,7 +94,7 @@ def main(out):
         for kind, p in SETTINGS:
             m = metrics(W, kind, p)
             result["cases"].append({"file": f, "kind": kind, "proportion": p,
-                                    **{k: (v.tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
+                                    **{k: (np.where(np.isnan(v), None, v).tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
     x = np.load(os.path.join(ROOT, "sub-100206_REST1_LR_bold.npz"))["arr_0"]
     r = np.corrcoef(x)
     P = np.linalg.inv(np.cov(x))

@@ -108,6 +108,9 @@ pub enum NetworkCommand {
         /// Louvain resolution γ.
         #[arg(long, default_value_t = 1.0)]
         gamma: f64,
+        /// Also compute each node's local efficiency (bct.efficiency_wei/bin(local=True); slower).
+        #[arg(long)]
+        local_efficiency: bool,
         /// Also compute σ and ω (networkx definitions) on the binary graph's largest connected component.
         #[arg(long)]
         smallworld: bool,

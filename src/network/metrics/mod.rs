@@ -4,5 +4,7 @@
 pub mod betweenness;
 pub mod clustering;
 pub mod degree;
+pub mod local;
 pub mod paths;
+pub mod richclub;
 pub mod summary;

@@ -2,7 +2,7 @@
 //! metrics on the matrix scaled to [0, 1] by its maximum (`weight_conversion(W, 'normalize')`) with path
 //! lengths 1/w, or binary metrics on the binarised matrix.
 
-use super::{betweenness, clustering, degree, paths};
+use super::{betweenness, clustering, degree, local, paths, richclub};
 use crate::network::Connectome;
 use crate::network::community;
 use crate::network::threshold::{self, Negatives};
@@ -21,11 +21,13 @@ pub struct MetricsOptions {
     /// Louvain resolution γ and seed (numpy `RandomState` seed, as bctpy's `seed=`).
     pub gamma: f64,
     pub seed: u32,
+    /// Also compute local efficiency (O(n·k³); off by default like bctpy's `local=False`).
+    pub local_efficiency: bool,
 }
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0 }
+        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0, local_efficiency: false }
     }
 }
 
@@ -41,6 +43,8 @@ pub struct NodeMetrics {
     pub module: usize,
     pub participation: f64,
     pub within_module_z: f64,
+    /// With `MetricsOptions::local_efficiency`.
+    pub local_efficiency: Option<f64>,
 }
 
 /// Metrics of the network; `None` stands for an infinite value (a disconnected graph's path length).
@@ -53,6 +57,10 @@ pub struct GraphMetrics {
     pub transitivity: f64,
     pub char_path_length: Option<f64>,
     pub global_efficiency: f64,
+    /// Degree (binary) or strength (weighted) assortativity.
+    pub assortativity: f64,
+    /// Rich-club coefficient per degree level (bctpy `rich_club_bu` / `rich_club_wu`); `None` for NaN levels.
+    pub rich_club: Vec<Option<f64>>,
     /// Q of the reported `module` partition.
     pub modularity: f64,
     pub n_modules: usize,
@@ -102,10 +110,22 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
     let lens = if o.binary { betweenness::unit_lengths(&w) } else { threshold::lengths(&w) };
     let (bc, dist) = betweenness::betweenness_and_distance(&lens, n);
     let eff = paths::efficiency_from_distance(&dist, n);
-    let (cl, transitivity) = if o.binary {
-        (clustering::clustering_coef_bu(&w, n), clustering::transitivity_bu(&w, n))
+    let (cl, transitivity, eloc, assortativity, rich) = if o.binary {
+        (
+            clustering::clustering_coef_bu(&w, n),
+            clustering::transitivity_bu(&w, n),
+            if o.local_efficiency { local::local_efficiency_bin(&w, n) } else { Vec::new() },
+            richclub::assortativity_bin(&w, n),
+            richclub::rich_club_bu(&w, n),
+        )
     } else {
-        (clustering::clustering_coef_wu(&w, n), clustering::transitivity_wu(&w, n))
+        (
+            clustering::clustering_coef_wu(&w, n),
+            clustering::transitivity_wu(&w, n),
+            if o.local_efficiency { local::local_efficiency_wei(&w, n) } else { Vec::new() },
+            richclub::assortativity_wei(&w, n),
+            richclub::rich_club_wu(&w, n),
+        )
     };
     let (lambda, _) = paths::charpath(&dist, n);
     let (modules, modularity) = community::community_louvain(&w, n, o.gamma, o.seed);
@@ -121,6 +141,8 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
         transitivity,
         char_path_length: lambda.is_finite().then_some(lambda),
         global_efficiency: eff,
+        assortativity,
+        rich_club: rich.iter().map(|r| r.is_finite().then_some(*r)).collect(),
         modularity,
         n_modules: modules.iter().copied().max().unwrap_or(0),
         small_world: None,
@@ -134,6 +156,7 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
                 module: modules[i],
                 participation: participation[i],
                 within_module_z: z[i],
+                local_efficiency: eloc.get(i).copied(),
             })
             .collect(),
     }

@@ -74,7 +74,7 @@ impl NetworksRoom {
                 {
                     c.labels = a.labels.clone();
                 }
-                let options = MetricsOptions { proportional: Some(0.2), ..Default::default() };
+                let options = MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
                 let prepared = prepare(&c, &options);
                 let metrics = summarize(&c, &options);
                 self.path_field = path.display().to_string();
