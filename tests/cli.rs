@@ -135,3 +135,39 @@ fn network_describe_levels() {
     assert!(text.starts_with("Graph: 100 regions, density 0.200"));
     assert!(text.contains("Links (source, target, weight), 3 of 990"));
 }
+
+#[test]
+fn network_export_brainnet_round_trip() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    // A 90-region matrix cut from the real group FC, labelled with AAL-90 only to exercise the format.
+    let fc = root.join("fixtures/networks/group-train706_fc.npz");
+    let csv = dir.path().join("fc.csv");
+    json(&["network", "metrics", fc.to_str().unwrap(), "--json"]);
+    let (code, _, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", csv.to_str().unwrap(), "--threshold-proportional", "0.2"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 101, "header + 100 rows");
+    let edge = dir.path().join("fc.edge");
+    let (code, out, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "schaefer100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains(".node"), "Schaefer-100 has no coordinates: no .node");
+    let v = json(&["network", "metrics", edge.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
+    let w = json(&["network", "metrics", fc.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
+    assert_eq!(v["global_efficiency"], w["global_efficiency"], ".edge keeps every weight exactly");
+    let (code, _, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "aal90"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("100 regions but atlas AAL-90 has 90 labels"), "{err}");
+}
+
+#[test]
+fn network_mat_file_equals_npz() {
+    use brainlens::network::connectome::Asymmetry;
+    use brainlens::network::io::load;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks");
+    // The same real SC matrix saved by scipy.io.savemat (variable CIJ, beside a 1 × 3 array 'note').
+    let a = load(&root.join("sub-100307_sc-strength.mat"), Asymmetry::Error).unwrap();
+    let b = load(&root.join("sub-100307_sc-strength.npz"), Asymmetry::Error).unwrap();
+    assert_eq!(a.w, b.w);
+}

@@ -146,6 +146,19 @@ pub enum NetworkCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Export the (thresholded) matrix as .csv, .npy or BrainNet .edge (+ .node beside it when the atlas has
+    /// coordinates: colour = Louvain module, size = strength).
+    Export {
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        /// Keep the strongest fraction of links (0–1) before export; omit for the matrix as loaded.
+        #[arg(long, value_name = "P")]
+        threshold_proportional: Option<f64>,
+        /// Region labels (and coordinates for .node): aal90, aal116, schaefer100, a .node or CSV file.
+        #[arg(long)]
+        atlas: Option<String>,
+    },
     /// Open the GUI's Networks room on a connectome matrix.
     Open { file: PathBuf },
     /// Connectome from ROI time series (regions × time): Pearson or partial correlation, written as CSV or .npy.

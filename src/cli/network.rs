@@ -2,7 +2,8 @@
 
 use super::NetworkCommand;
 use crate::network::Connectome;
-use crate::network::atlas::Atlas;
+use crate::network::atlas::{Atlas, write_node};
+use crate::network::threshold;
 use crate::network::connectome::Asymmetry;
 use crate::network::timeseries;
 use crate::network::io;
@@ -99,6 +100,41 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             } else {
                 write!(out, "{}", d.to_text(max_links))?;
             }
+            Ok(())
+        }
+        NetworkCommand::Export { file, out: target, threshold_proportional, atlas } => {
+            let mut c = io::load(&file, Asymmetry::Error)?;
+            let atlas = match atlas {
+                Some(a) => {
+                    let a = Atlas::load(&a)?;
+                    c.labels = atlas_labels_of(&a, c.n, &file)?;
+                    Some(a)
+                }
+                None => None,
+            };
+            if let Some(p) = threshold_proportional {
+                if !(0.0..=1.0).contains(&p) {
+                    bail!("--threshold-proportional {p}: must be between 0 and 1");
+                }
+                c = c.with_weights(threshold::proportional(&c.w, c.n, p));
+            }
+            match target.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref() {
+                Some("npy") => io::write_npy(&target, &c)?,
+                Some("edge") => {
+                    io::write_edge(&target, &c)?;
+                    if let Some(a) = atlas.as_ref().filter(|a| a.coords.is_some()) {
+                        let m = summarize(&c, &MetricsOptions::default());
+                        let modules: Vec<usize> = m.nodes.iter().map(|x| x.module).collect();
+                        let strength: Vec<f64> = m.nodes.iter().map(|x| x.strength).collect();
+                        let node = target.with_extension("node");
+                        write_node(&node, a, &c.labels, &modules, &strength)?;
+                        writeln!(out, "wrote {}", node.display())?;
+                    }
+                }
+                Some("csv") | None => io::write_csv(&target, &c)?,
+                Some(other) => bail!("{}: unknown export format '.{other}' (use .csv, .npy or .edge)", target.display()),
+            }
+            writeln!(out, "wrote {}", target.display())?;
             Ok(())
         }
         NetworkCommand::Open { file } => bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display()),

@@ -32,9 +32,15 @@ impl Atlas {
         }
     }
 
-    /// A built-in name or a CSV file with a header and columns `label` and optionally `x,y,z` and `network`.
+    /// A built-in name, a BrainNet Viewer `.node` file, or a CSV file with a header and columns `label`
+    /// and optionally `x,y,z` and `network`.
     pub fn load(spec: &str) -> Result<Atlas> {
-        if Path::new(spec).exists() { from_csv(Path::new(spec)) } else { Atlas::builtin(spec) }
+        let p = Path::new(spec);
+        match (p.exists(), p.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref()) {
+            (true, Some("node")) => from_node(p),
+            (true, _) => from_csv(p),
+            (false, _) => Atlas::builtin(spec),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -92,6 +98,36 @@ fn schaefer100() -> Atlas {
         })
         .collect();
     Atlas { name: "Schaefer-100 (Yeo-7)".into(), labels, coords: None, networks: Some(nets.iter().map(|&k| YEO7[k].to_string()).collect()) }
+}
+
+/// BrainNet Viewer `.node`: one region per line, `x y z colour size label` (whitespace separated; `#`
+/// comments). The colour column becomes the region's network (as text).
+fn from_node(path: &Path) -> Result<Atlas> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 3 {
+            bail!("{name}: line {}: expected 'x y z colour size label', got {} fields", i + 1, f.len());
+        }
+        let num = |k: usize| -> Result<f64> { f[k].parse().with_context(|| format!("{name}: line {}: '{}' is not a number", i + 1, f[k])) };
+        coords.push([num(0)?, num(1)?, num(2)?]);
+        nets.push(f.get(3).map_or_else(String::new, |s| s.to_string()));
+        labels.push(f.get(5).map_or_else(|| format!("R{}", labels.len() + 1), |s| s.to_string()));
+    }
+    Ok(Atlas { name, labels, coords: Some(coords), networks: Some(nets) })
+}
+
+/// Writes a BrainNet Viewer `.node` file: coordinates, colour = `colour[i]`, size = `size[i]`, label.
+pub fn write_node(path: &Path, atlas: &Atlas, labels: &[String], colour: &[usize], size: &[f64]) -> Result<()> {
+    let coords = atlas.coords.as_ref().with_context(|| format!("{}: atlas {} has no coordinates for a .node file", path.display(), atlas.name))?;
+    let mut s = String::new();
+    for i in 0..labels.len() {
+        let [x, y, z] = coords[i];
+        s.push_str(&format!("{x}\t{y}\t{z}\t{}\t{}\t{}\n", colour[i], size[i], labels[i].replace(char::is_whitespace, "_")));
+    }
+    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 fn from_csv(path: &Path) -> Result<Atlas> {

@@ -1,5 +1,6 @@
 //! Connectome files: CSV/TSV/whitespace text (with or without a header row and a label column),
-//! BrainNet Viewer `.edge` (a whitespace matrix), NumPy `.npy` and `.npz`. Export as CSV and `.npy`.
+//! BrainNet Viewer `.edge` (a whitespace matrix), NumPy `.npy` and `.npz`, MATLAB v5 `.mat`. Export as CSV,
+//! `.npy` and `.edge`.
 
 use super::connectome::{Asymmetry, Connectome};
 use anyhow::{Context, Result, bail};
@@ -30,11 +31,12 @@ pub fn load_matrix(path: &Path) -> Result<RawMatrix> {
             let (r, c) = a.dim();
             (r, c, a.into_iter().collect(), None)
         }
+        "mat" => read_mat(path)?,
         "csv" | "tsv" | "txt" | "edge" | "" => {
             let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
             parse_text(&name, &text)?
         }
-        other => bail!("{name}: unknown matrix format '.{other}' (use .csv, .tsv, .txt, .edge, .npy or .npz)"),
+        other => bail!("{name}: unknown matrix format '.{other}' (use .csv, .tsv, .txt, .edge, .npy, .npz or .mat)"),
     })
 }
 
@@ -49,6 +51,41 @@ fn read_npy(path: &Path) -> Result<Array2<f64>> {
             Ok(a.mapv(f64::from))
         }
     }
+}
+
+/// Names tried, in order, when a MATLAB file holds several matrices (BCT and CONN conventions).
+const MAT_NAMES: [&str; 8] = ["W", "CIJ", "A", "conn", "connectivity", "corr", "Z", "M"];
+
+/// Reads a 2-D numeric array from a MATLAB v5 `.mat` file (v7.3 files are HDF5 and not supported).
+fn read_mat(path: &Path) -> Result<RawMatrix> {
+    use matfile::NumericData as D;
+    let name = path.display();
+    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mat = matfile::MatFile::parse(f).map_err(|e| anyhow::anyhow!("{name}: not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported"))?;
+    let matrices: Vec<&matfile::Array> = mat.arrays().iter().filter(|a| a.ndims() == 2).collect();
+    let chosen = match matrices.as_slice() {
+        [] => bail!("{name}: no 2-D numeric array"),
+        [one] => *one,
+        many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.name() == *n)).copied().with_context(|| {
+            let names: Vec<&str> = many.iter().map(|a| a.name()).collect();
+            format!("{name}: {} matrices ({}); name one W, CIJ, A, conn, connectivity, corr, Z or M", many.len(), names.join(", "))
+        })?,
+    };
+    let (rows, cols) = (chosen.size()[0], chosen.size()[1]);
+    let col_major: Vec<f64> = match chosen.data() {
+        D::Double { real, .. } => real.clone(),
+        D::Single { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::Int8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::UInt8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::Int16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::UInt16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::Int32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::UInt32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
+        D::Int64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
+        D::UInt64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
+    };
+    let row_major = (0..rows * cols).map(|k| col_major[(k % cols) * rows + k / cols]).collect();
+    Ok((rows, cols, row_major, None))
 }
 
 fn read_npz(path: &Path) -> Result<Array2<f64>> {
@@ -137,6 +174,17 @@ pub fn write_csv(path: &Path, c: &Connectome) -> Result<()> {
             s.push(',');
             s.push_str(&format!("{}", c.get(i, j)));
         }
+        s.push('\n');
+    }
+    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+/// Writes the matrix as a BrainNet Viewer `.edge` file (tab-separated, no labels).
+pub fn write_edge(path: &Path, c: &Connectome) -> Result<()> {
+    let mut s = String::new();
+    for i in 0..c.n {
+        let row: Vec<String> = (0..c.n).map(|j| format!("{}", c.get(i, j))).collect();
+        s.push_str(&row.join("\t"));
         s.push('\n');
     }
     std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
