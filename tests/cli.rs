@@ -171,3 +171,19 @@ fn network_mat_file_equals_npz() {
     let b = load(&root.join("sub-100307_sc-strength.npz"), Asymmetry::Error).unwrap();
     assert_eq!(a.w, b.w);
 }
+
+#[test]
+fn from_timeseries_windows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("w.npy");
+    let ts = root.join("sub-100206_REST1_LR_bold.npz");
+    let (code, text, err) = run(&["network", "from-timeseries", ts.to_str().unwrap(), "--first", "400", "--count", "400", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("from 400 time points"));
+    // Same bytes as the committed window fixture made by scripts/make_network_fixtures.sh.
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(root.join("fc/sub-100206_REST1_win1_fc.npy")).unwrap());
+    let (code, _, err) = run(&["network", "from-timeseries", ts.to_str().unwrap(), "--first", "1100", "--count", "400", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("window 1100..1500 outside the 1200 time points"), "{err}");
+}

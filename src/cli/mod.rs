@@ -176,5 +176,11 @@ pub enum NetworkCommand {
         /// The file holds time × regions (transpose it).
         #[arg(long)]
         transpose: bool,
+        /// First time point of a window (0-based).
+        #[arg(long, default_value_t = 0)]
+        first: usize,
+        /// Number of time points in the window (default: to the end).
+        #[arg(long)]
+        count: Option<usize>,
     },
 }

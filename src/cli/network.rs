@@ -138,11 +138,19 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             Ok(())
         }
         NetworkCommand::Open { file } => bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display()),
-        NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose } => {
+        NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose, first, count } => {
             let (mut rows, mut cols, mut x, _) = io::load_matrix(&file)?;
             if transpose {
                 x = (0..cols * rows).map(|k| x[(k % rows) * cols + k / rows]).collect();
                 std::mem::swap(&mut rows, &mut cols);
+            }
+            let count = count.unwrap_or(cols.saturating_sub(first));
+            if first + count > cols || count == 0 {
+                bail!("{}: window {first}..{} outside the {cols} time points", file.display(), first + count);
+            }
+            if first > 0 || count < cols {
+                x = (0..rows).flat_map(|r| x[r * cols + first..r * cols + first + count].to_vec()).collect();
+                cols = count;
             }
             if let Some(i) = x.iter().position(|v| !v.is_finite()) {
                 bail!("{}: value at region {}, time {} is {}", file.display(), i / cols + 1, i % cols + 1, x[i]);
