@@ -34,6 +34,16 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         painter.rect_stroke(Rect::from_min_size(pos2(rect.left(), rect.top() + r as f32 * cell), vec2(side, cell)), 0.0, stroke, egui::StrokeKind::Outside);
         painter.rect_stroke(Rect::from_min_size(pos2(rect.left() + r as f32 * cell, rect.top()), vec2(cell, side)), 0.0, stroke, egui::StrokeKind::Outside);
     }
+    // Colour scale: the matrix shown is scaled to max |w| = 1 (weighted) or 0/1 (binary).
+    ui.horizontal(|ui| {
+        let (bar, _) = ui.allocate_exact_size(vec2(120.0, 10.0), Sense::hover());
+        for k in 0..60 {
+            let v = -1.0 + 2.0 * k as f64 / 59.0;
+            let x = bar.left() + bar.width() * k as f32 / 60.0;
+            ui.painter().rect_filled(Rect::from_min_size(pos2(x, bar.top()), vec2(bar.width() / 60.0 + 0.5, bar.height())), 0.0, diverging(v));
+        }
+        ui.label("−1 … 0 … +1 (weights scaled by max |w|)");
+    });
     if let Some(p) = response.hover_pos() {
         let (r, c) = (((p.y - rect.top()) / cell) as usize, ((p.x - rect.left()) / cell) as usize);
         if r < n && c < n {

@@ -11,6 +11,7 @@ use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
 use crate::network::metrics::summary::{GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize};
 use crate::network::smallworld::SmallWorldParams;
+use crate::network::threshold::Negatives;
 use crate::ui::jobs::Job;
 use crate::network::{Connectome, io};
 use std::path::{Path, PathBuf};
@@ -249,6 +250,30 @@ impl OpenNetwork {
             let mut binary = self.options.binary;
             if ui.checkbox(&mut binary, "Binary").changed() {
                 self.options.binary = binary;
+                self.recompute();
+            }
+            let mut neg = self.options.negatives;
+            egui::ComboBox::from_label("Negative weights")
+                .selected_text(match neg {
+                    Negatives::Zero => "set to 0",
+                    Negatives::Absolute => "absolute value",
+                    Negatives::Keep => "keep",
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut neg, Negatives::Zero, "set to 0");
+                    ui.selectable_value(&mut neg, Negatives::Absolute, "absolute value");
+                    ui.selectable_value(&mut neg, Negatives::Keep, "keep");
+                });
+            if neg != self.options.negatives {
+                self.options.negatives = neg;
+                self.recompute();
+            }
+            let mut abs_on = self.options.absolute.is_some();
+            let mut abs = self.options.absolute.unwrap_or(0.0);
+            let a = ui.checkbox(&mut abs_on, "Absolute threshold").changed();
+            let b = abs_on && ui.add(egui::DragValue::new(&mut abs).speed(0.01)).changed();
+            if a || b {
+                self.options.absolute = abs_on.then_some(abs);
                 self.recompute();
             }
             ui.label("Order");
