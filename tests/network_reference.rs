@@ -26,7 +26,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
         let kind = case["kind"].as_str().unwrap();
         let p = case["proportion"].as_f64().unwrap();
         let c = load(&root.join("fixtures/networks").join(file), Asymmetry::Error).unwrap();
-        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7, local_efficiency: true };
+        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7, local_efficiency: true, consensus_runs: 0 };
         let m = summarize(&c, &o);
         let what = format!("{file} {kind} {p}");
         for (name, ours) in [

@@ -108,6 +108,9 @@ pub enum NetworkCommand {
         /// Louvain resolution γ.
         #[arg(long, default_value_t = 1.0)]
         gamma: f64,
+        /// Report the consensus (bct.consensus_und, τ 0.5) of this many seeded Louvain runs.
+        #[arg(long, default_value_t = 0)]
+        consensus: usize,
         /// Also compute each node's local efficiency (bct.efficiency_wei/bin(local=True); slower).
         #[arg(long)]
         local_efficiency: bool,

@@ -18,7 +18,7 @@ use std::io::Write;
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, local_efficiency, smallworld, nrand, niter, atlas, symmetrize, json } => {
+        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, consensus, local_efficiency, smallworld, nrand, niter, atlas, symmetrize, json } => {
             let negatives = match negatives.as_str() {
                 "zero" => Negatives::Zero,
                 "keep" => Negatives::Keep,
@@ -37,7 +37,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             for f in &c.fixes {
                 eprintln!("brainlens: {}: {f}", file.display());
             }
-            let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary, gamma, seed, local_efficiency };
+            let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary, gamma, seed, local_efficiency, consensus_runs: consensus };
             let mut m = summarize(&c, &o);
             if smallworld {
                 let p = SmallWorldParams { niter, nrand: nrand.max(1), seed };

@@ -91,6 +91,71 @@ pub fn community_louvain(w: &[f64], n: usize, gamma: f64, seed: u32) -> (Vec<usi
     (ci, q)
 }
 
+/// How often each pair of nodes shares a module across `partitions`: `bct.agreement` (diagonal 0).
+pub fn agreement(partitions: &[Vec<usize>], n: usize) -> Vec<f64> {
+    let mut d = vec![0.0; n * n];
+    for p in partitions {
+        for i in 0..n {
+            for j in 0..n {
+                if i != j && p[i] == p[j] {
+                    d[i * n + j] += 1.0;
+                }
+            }
+        }
+    }
+    d
+}
+
+/// Labels a partition 1..=k in order of each module's first node (bctpy `unique_partitions`' canonical form).
+fn canonical(ci: &[usize]) -> Vec<usize> {
+    let mut map: Vec<(usize, usize)> = Vec::new();
+    ci.iter()
+        .map(|c| match map.iter().find(|m| m.0 == *c) {
+            Some(m) => m.1,
+            None => {
+                map.push((*c, map.len() + 1));
+                map.len()
+            }
+        })
+        .collect()
+}
+
+/// Consensus partition of an agreement matrix (fractions in [0, 1]): `bct.consensus_und(D, tau, reps)`
+/// (Lancichinetti & Fortunato 2012): links below `tau` are dropped, `reps` Louvain runs partition the rest,
+/// and their agreement is iterated until every run returns the same partition. bctpy partitions with
+/// `modularity_louvain_und_sign`, which on these non-negative matrices optimises the same modularity as
+/// `community_louvain` used here; runs are seeded `seed`, `seed + 1`, …, so results are reproducible but
+/// not bctpy's random draws. Stops after 100 rounds with the most frequent partition.
+pub fn consensus_und(d: &[f64], n: usize, tau: f64, reps: usize, seed: u32) -> Vec<usize> {
+    let mut d = d.to_vec();
+    let mut round = 0u32;
+    loop {
+        let mut dt: Vec<f64> = d.iter().map(|&v| if v >= tau { v } else { 0.0 }).collect();
+        for i in 0..n {
+            dt[i * n + i] = 0.0;
+        }
+        let runs: Vec<Vec<usize>> =
+            (0..reps).map(|r| canonical(&community_louvain(&dt, n, 1.0, seed.wrapping_add(round * reps as u32 + r as u32)).0)).collect();
+        let mut unique = runs.clone();
+        unique.sort();
+        unique.dedup();
+        if unique.len() == 1 || round >= 100 {
+            let best = unique.iter().max_by_key(|u| runs.iter().filter(|r| r == u).count()).cloned().unwrap_or_else(|| (1..=n).collect());
+            return best;
+        }
+        d = agreement(&runs, n).iter().map(|v| v / reps as f64).collect();
+        round += 1;
+    }
+}
+
+/// Consensus modules of `w`: `runs` seeded Louvain partitions, their agreement, then [`consensus_und`]
+/// with τ = 0.5.
+pub fn consensus_modules(w: &[f64], n: usize, gamma: f64, runs: usize, seed: u32) -> Vec<usize> {
+    let parts: Vec<Vec<usize>> = (0..runs).map(|r| community_louvain(w, n, gamma, seed.wrapping_add(r as u32)).0).collect();
+    let d: Vec<f64> = agreement(&parts, n).iter().map(|v| v / runs as f64).collect();
+    consensus_und(&d, n, 0.5, runs, seed)
+}
+
 /// Newman's modularity of partition `ci`: Q = (1/s) Σᵢⱼ [Wᵢⱼ − γ kᵢkⱼ/s] δ(cᵢ, cⱼ) (the Q that
 /// `community_louvain` reports for its partition).
 pub fn modularity(w: &[f64], n: usize, ci: &[usize], gamma: f64) -> f64 {
@@ -149,4 +214,36 @@ pub fn module_degree_zscore(w: &[f64], n: usize, ci: &[usize]) -> Vec<f64> {
         }
     }
     z
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two 4-cliques joined by one weak link.
+    fn two_cliques() -> Vec<f64> {
+        let n = 8;
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                if i != j && (i < 4) == (j < 4) {
+                    w[i * n + j] = 1.0;
+                }
+            }
+        }
+        w[3 * n + 4] = 0.1;
+        w[4 * n + 3] = 0.1;
+        w
+    }
+
+    #[test]
+    fn consensus_finds_the_two_cliques() {
+        let w = two_cliques();
+        let ci = consensus_modules(&w, 8, 1.0, 20, 1);
+        assert_eq!(ci, vec![1, 1, 1, 1, 2, 2, 2, 2]);
+        let q = modularity(&w, 8, &ci, 1.0);
+        assert!(q > 0.45, "Q = {q}");
+        let d = agreement(&[vec![1, 1, 2], vec![1, 2, 2]], 3);
+        assert_eq!(d, vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+    }
 }

@@ -23,11 +23,13 @@ pub struct MetricsOptions {
     pub seed: u32,
     /// Also compute local efficiency (O(n·k³); off by default like bctpy's `local=False`).
     pub local_efficiency: bool,
+    /// Report the consensus of this many seeded Louvain runs instead of one run (0 or 1: one run).
+    pub consensus_runs: usize,
 }
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0, local_efficiency: false }
+        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0, local_efficiency: false, consensus_runs: 0 }
     }
 }
 
@@ -128,7 +130,13 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
         )
     };
     let (lambda, _) = paths::charpath(&dist, n);
-    let (modules, modularity) = community::community_louvain(&w, n, o.gamma, o.seed);
+    let (modules, modularity) = if o.consensus_runs > 1 {
+        let ci = community::consensus_modules(&w, n, o.gamma, o.consensus_runs, o.seed);
+        let q = community::modularity(&w, n, &ci, o.gamma);
+        (ci, q)
+    } else {
+        community::community_louvain(&w, n, o.gamma, o.seed)
+    };
     let participation = community::participation_coef(&w, n, &modules);
     let z = community::module_degree_zscore(&w, n, &modules);
     let deg = degree::degrees_und(&w, n);
