@@ -21,13 +21,20 @@ fn main() -> anyhow::Result<()> {
     let spec = WriteSpec {
         format: if h.format.is_bdf() { EdfFormat::BdfPlusC } else { EdfFormat::EdfPlusC },
         patient: "X X X X".into(),
-        recording: format!("Startdate X TILED-{} X X", PathBuf::from(src).file_stem().unwrap_or_default().to_string_lossy()),
+        recording: format!(
+            "Startdate X TILED-{} X X",
+            PathBuf::from(src).file_stem().unwrap_or_default().to_string_lossy()
+        ),
         start: h.start,
         record_duration: h.record_duration,
         record_count: records,
         signals: rec.channels().iter().map(|c| h.signals[c.signal].clone()).collect(),
         annotations: (0..records / n_src)
-            .map(|i| brainlens::signal::edf::Annotation { onset_s: (i * n_src) as f64 * h.record_duration, duration_s: None, text: format!("tile {i} (tiled copy, not a real night)") })
+            .map(|i| brainlens::signal::edf::Annotation {
+                onset_s: (i * n_src) as f64 * h.record_duration,
+                duration_s: None,
+                text: format!("tile {i} (tiled copy, not a real night)"),
+            })
             .collect(),
         record_onsets: None,
     };

@@ -6,7 +6,11 @@ use std::process::ExitCode;
 
 #[cfg(feature = "gui")]
 fn gui(file: Option<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
-    let options = brainlens::ui::RunOptions { screenshot: cli.screenshot.clone(), frame_stats: cli.frame_stats, page_s: cli.page };
+    let options = brainlens::ui::RunOptions {
+        screenshot: cli.screenshot.clone(),
+        frame_stats: cli.frame_stats,
+        page_s: cli.page,
+    };
     brainlens::ui::run(file, options)
 }
 
@@ -25,7 +29,11 @@ fn main() -> ExitCode {
         }
         Some(Command::Annotations { file, json }) => recording::annotations(&file, json, &mut stdout),
         Some(Command::Page { file, start, duration, montage, highpass, lowpass, notch, json }) => {
-            let filter = brainlens::signal::filter::display::DisplayFilter { highpass_hz: highpass, lowpass_hz: lowpass, notch_hz: notch };
+            let filter = brainlens::signal::filter::display::DisplayFilter {
+                highpass_hz: highpass,
+                lowpass_hz: lowpass,
+                notch_hz: notch,
+            };
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
@@ -35,7 +43,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("brainlens: error: {e:#}");
             ExitCode::FAILURE

@@ -10,7 +10,11 @@ fn fixture(name: &str) -> PathBuf {
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn json(args: &[&str]) -> Value {
@@ -41,7 +45,17 @@ fn info_reports_format_start_and_channels() {
 #[test]
 fn samples_window_and_segments() {
     let f = fixture("test_generator.edf");
-    let v = json(&["samples", f.to_str().unwrap(), "--channel", "sine 8 Hz", "--start", "1.5", "--duration", "2", "--json"]);
+    let v = json(&[
+        "samples",
+        f.to_str().unwrap(),
+        "--channel",
+        "sine 8 Hz",
+        "--start",
+        "1.5",
+        "--duration",
+        "2",
+        "--json",
+    ]);
     assert_eq!(v["sample_rate"], 200.0);
     assert_eq!(v["values"].as_array().unwrap().len(), 400);
     assert_eq!(v["segments"], serde_json::json!([{"onset_s": 1.5, "n_samples": 400}]));
@@ -57,7 +71,19 @@ fn annotations_keep_utf8() {
 #[test]
 fn page_applies_montage_and_filter() {
     let f = fixture("mne_sample_eeg60.edf");
-    let v = json(&["page", f.to_str().unwrap(), "--start", "5", "--duration", "4", "--montage", "EEG 001-EEG 002", "--highpass", "1", "--json"]);
+    let v = json(&[
+        "page",
+        f.to_str().unwrap(),
+        "--start",
+        "5",
+        "--duration",
+        "4",
+        "--montage",
+        "EEG 001-EEG 002",
+        "--highpass",
+        "1",
+        "--json",
+    ]);
     let traces = v["traces"].as_array().unwrap();
     assert_eq!(traces.len(), 1);
     assert_eq!(traces[0]["label"], "EEG 001-EEG 002");
@@ -109,7 +135,18 @@ fn network_metrics_json_and_bad_matrices() {
 fn network_small_world_on_the_largest_component() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let f = root.join("fixtures/networks/group-train706_fc.npz");
-    let v = json(&["network", "metrics", f.to_str().unwrap(), "--threshold-proportional", "0.2", "--binary", "--smallworld", "--nrand", "2", "--json"]);
+    let v = json(&[
+        "network",
+        "metrics",
+        f.to_str().unwrap(),
+        "--threshold-proportional",
+        "0.2",
+        "--binary",
+        "--smallworld",
+        "--nrand",
+        "2",
+        "--json",
+    ]);
     let sw = &v["small_world"];
     // At 20 % density the HCP group FC has 5 components; the largest holds 96 regions.
     assert_eq!(sw["nodes_used"], 96);
@@ -144,19 +181,29 @@ fn network_export_brainnet_round_trip() {
     let fc = root.join("fixtures/networks/group-train706_fc.npz");
     let csv = dir.path().join("fc.csv");
     json(&["network", "metrics", fc.to_str().unwrap(), "--json"]);
-    let (code, _, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", csv.to_str().unwrap(), "--threshold-proportional", "0.2"]);
+    let (code, _, err) = run(&[
+        "network",
+        "export",
+        fc.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+        "--threshold-proportional",
+        "0.2",
+    ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = text.lines().collect();
     assert_eq!(rows.len(), 101, "header + 100 rows");
     let edge = dir.path().join("fc.edge");
-    let (code, out, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "schaefer100"]);
+    let (code, out, err) =
+        run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "schaefer100"]);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains(".node"), "Schaefer-100 has no coordinates: no .node");
     let v = json(&["network", "metrics", edge.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
     let w = json(&["network", "metrics", fc.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
     assert_eq!(v["global_efficiency"], w["global_efficiency"], ".edge keeps every weight exactly");
-    let (code, _, err) = run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "aal90"]);
+    let (code, _, err) =
+        run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "aal90"]);
     assert_eq!(code, 1);
     assert!(err.contains("100 regions but atlas AAL-90 has 90 labels"), "{err}");
 }
@@ -178,12 +225,32 @@ fn from_timeseries_windows() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("w.npy");
     let ts = root.join("sub-100206_REST1_LR_bold.npz");
-    let (code, text, err) = run(&["network", "from-timeseries", ts.to_str().unwrap(), "--first", "400", "--count", "400", "--out", out.to_str().unwrap()]);
+    let (code, text, err) = run(&[
+        "network",
+        "from-timeseries",
+        ts.to_str().unwrap(),
+        "--first",
+        "400",
+        "--count",
+        "400",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("from 400 time points"));
     // Same bytes as the committed window fixture made by scripts/make_network_fixtures.sh.
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(root.join("fc/sub-100206_REST1_win1_fc.npy")).unwrap());
-    let (code, _, err) = run(&["network", "from-timeseries", ts.to_str().unwrap(), "--first", "1100", "--count", "400", "--out", out.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "network",
+        "from-timeseries",
+        ts.to_str().unwrap(),
+        "--first",
+        "1100",
+        "--count",
+        "400",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1);
     assert!(err.contains("window 1100..1500 outside the 1200 time points"), "{err}");
 }

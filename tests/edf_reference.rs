@@ -14,7 +14,8 @@ fn close(a: f64, b: f64, scale: f64) -> bool {
 fn every_fixture_matches_pyedflib() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/edf_reference.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/edf_reference.json")).unwrap())
+            .unwrap();
     let files = expected["files"].as_object().unwrap();
     assert_eq!(files.len(), 8, "one entry per fixture");
     for (name, exp) in files {

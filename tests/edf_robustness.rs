@@ -91,7 +91,10 @@ fn wrong_record_count_and_partial_record_are_repaired() {
     data.extend([1, 2, 3]);
     std::fs::write(&p, data).unwrap();
     let r = repairs_of(&p);
-    assert!(r.iter().any(|x| x.contains("byte 236") && x.contains("999") && x.contains("10 complete records")), "{r:?}");
+    assert!(
+        r.iter().any(|x| x.contains("byte 236") && x.contains("999") && x.contains("10 complete records")),
+        "{r:?}"
+    );
     assert!(r.iter().any(|x| x.contains("trailing partial record of 3 bytes")), "{r:?}");
     assert_eq!(Recording::open(&p).unwrap().header().record_count, 10);
 
@@ -126,16 +129,32 @@ fn unrecoverable_files_name_the_field_and_value() {
     let base = write(dir.path(), "base.edf", &spec(EdfFormat::EdfPlusC, 4, 1.0, 256));
     let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
         ("short.edf", Box::new(|p: &Path| std::fs::write(p, b"0       tiny").unwrap()), "needs at least 256"),
-        ("zero.edf", Box::new(|p: &Path| patch(p, 252, b"0   ")), "header byte 252 (number of signals): 0 is not in 1..=4096"),
+        (
+            "zero.edf",
+            Box::new(|p: &Path| patch(p, 252, b"0   ")),
+            "header byte 252 (number of signals): 0 is not in 1..=4096",
+        ),
         ("absurd.edf", Box::new(|p: &Path| patch(p, 252, b"9999")), "9999 is not in 1..=4096"),
         ("words.edf", Box::new(|p: &Path| patch(p, 252, b"abc ")), "'abc' is not a number"),
-        ("truncated.edf", Box::new(|p: &Path| {
-            let d = std::fs::read(p).unwrap();
-            std::fs::write(p, &d[..600]).unwrap();
-        }), "3 signals need a 1024-byte header but the file holds 600 bytes"),
+        (
+            "truncated.edf",
+            Box::new(|p: &Path| {
+                let d = std::fs::read(p).unwrap();
+                std::fs::write(p, &d[..600]).unwrap();
+            }),
+            "3 signals need a 1024-byte header but the file holds 600 bytes",
+        ),
         ("negative.edf", Box::new(|p: &Path| patch(p, 256 + 3 * 216, &field("-5", 8))), "'Fz': -5 is negative"),
-        ("duration.edf", Box::new(|p: &Path| patch(p, 244, &field("-1", 8))), "header byte 244 (duration of a data record): -1 is negative"),
-        ("records.edf", Box::new(|p: &Path| patch(p, 236, &field("-7", 8))), "header byte 236 (number of data records): -7 is negative"),
+        (
+            "duration.edf",
+            Box::new(|p: &Path| patch(p, 244, &field("-1", 8))),
+            "header byte 244 (duration of a data record): -1 is negative",
+        ),
+        (
+            "records.edf",
+            Box::new(|p: &Path| patch(p, 236, &field("-7", 8))),
+            "header byte 236 (number of data records): -7 is negative",
+        ),
     ];
     for (name, corrupt, want) in cases {
         let p = dir.path().join(name);
@@ -175,7 +194,11 @@ fn round_trip_is_lossless_at_digital_level() {
     let mut d_spec = spec(EdfFormat::BdfPlusD, 3, 2.0, 64);
     d_spec.record_onsets = Some(vec![0.0, 5.0, 7.0]);
     let written = write(dir.path(), "d.bdf", &d_spec);
-    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&fixtures).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "edf" || e == "bdf")).collect();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "edf" || e == "bdf"))
+        .collect();
     inputs.push(written);
     for src in inputs {
         let rec = Recording::open(&src).unwrap();
@@ -236,7 +259,11 @@ fn corrupted_and_truncated_fixtures_never_panic() {
         let orig = std::fs::read(fixtures.join(name)).unwrap();
         for trial in 0..60 {
             let mut d = orig.clone();
-            let header_len = 256 * (1 + orig[252..256].iter().filter(|b| b.is_ascii_digit()).fold(0usize, |a, b| a * 10 + (b - b'0') as usize));
+            let header_len = 256
+                * (1 + orig[252..256]
+                    .iter()
+                    .filter(|b| b.is_ascii_digit())
+                    .fold(0usize, |a, b| a * 10 + (b - b'0') as usize));
             for _ in 0..(1 + next() % 8) {
                 let i = (next() as usize) % header_len.min(d.len());
                 d[i] = next() as u8;
@@ -281,5 +308,8 @@ fn long_file_last_page_and_overview() {
     assert!((pyr.extremes[0][r as usize].0 as f64 - want_lo).abs() < 1e-2);
     let env = pyr.envelope(0, 0.0, records as f64, 1000);
     assert!(env.iter().all(Option::is_some));
-    assert!(Pyramid::build(&rec, &AtomicU64::new(0), &AtomicBool::new(true)).unwrap().is_none(), "cancel stops the build");
+    assert!(
+        Pyramid::build(&rec, &AtomicU64::new(0), &AtomicBool::new(true)).unwrap().is_none(),
+        "cancel stops the build"
+    );
 }

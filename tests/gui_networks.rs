@@ -10,7 +10,8 @@ use std::path::Path;
 fn harness() -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
     app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
-    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(3);
     h
 }
@@ -42,12 +43,18 @@ fn selecting_a_hub_in_the_table_selects_it_everywhere() {
     h.run_steps(2);
     let hub = {
         let o = h.state().networks.current.as_ref().unwrap();
-        let best = (0..o.connectome.n).max_by(|&a, &b| o.metrics.nodes[a].betweenness.total_cmp(&o.metrics.nodes[b].betweenness)).unwrap();
+        let best = (0..o.connectome.n)
+            .max_by(|&a, &b| o.metrics.nodes[a].betweenness.total_cmp(&o.metrics.nodes[b].betweenness))
+            .unwrap();
         o.connectome.labels[best].clone()
     };
     h.get_by_label(&hub).click();
     h.run_steps(2);
-    assert_eq!(h.state().networks.current.as_ref().unwrap().connectome.labels[h.state().networks.current.as_ref().unwrap().selected.unwrap()], hub);
+    assert_eq!(
+        h.state().networks.current.as_ref().unwrap().connectome.labels
+            [h.state().networks.current.as_ref().unwrap().selected.unwrap()],
+        hub
+    );
     let caption = format!("selected: {hub}");
     h.get_by_label_contains(&format!("Matrix (atlas order) — {caption}"));
     h.get_by_label_contains(&format!("Circle (grouped by network) — {caption}"));

@@ -17,7 +17,8 @@ fn fixture(name: &str) -> PathBuf {
 fn harness(path: PathBuf) -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
     app.open(path);
-    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(4);
     h
 }
@@ -97,7 +98,10 @@ fn adds_undoes_and_saves_an_annotation() {
 
 /// A synthetic 19-channel 10-20 file (labelled synthetic in its recording field) for the bipolar preset.
 fn write_ten_twenty(path: &Path) {
-    let names = ["Fp1", "Fp2", "F7", "F3", "Fz", "F4", "F8", "T3", "C3", "Cz", "C4", "T4", "T5", "P3", "Pz", "P4", "T6", "O1", "O2"];
+    let names = [
+        "Fp1", "Fp2", "F7", "F3", "Fz", "F4", "F8", "T3", "C3", "Cz", "C4", "T4", "T5", "P3", "Pz", "P4", "T6", "O1",
+        "O2",
+    ];
     let signals: Vec<SignalHeader> = names
         .iter()
         .map(|n| SignalHeader {

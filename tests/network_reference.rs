@@ -18,7 +18,9 @@ fn close(a: f64, b: f64, scale: f64) -> bool {
 #[test]
 fn metrics_equal_bctpy_on_hcp_matrices() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap()).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap())
+            .unwrap();
     let cases = expected["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 21);
     for case in cases {
@@ -26,7 +28,16 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
         let kind = case["kind"].as_str().unwrap();
         let p = case["proportion"].as_f64().unwrap();
         let c = load(&root.join("fixtures/networks").join(file), Asymmetry::Error).unwrap();
-        let o = MetricsOptions { negatives: Negatives::Zero, proportional: (p < 1.0).then_some(p), absolute: None, binary: kind == "binary", gamma: 1.0, seed: 7, local_efficiency: true, consensus_runs: 0 };
+        let o = MetricsOptions {
+            negatives: Negatives::Zero,
+            proportional: (p < 1.0).then_some(p),
+            absolute: None,
+            binary: kind == "binary",
+            gamma: 1.0,
+            seed: 7,
+            local_efficiency: true,
+            consensus_runs: 0,
+        };
         let m = summarize(&c, &o);
         let what = format!("{file} {kind} {p}");
         for (name, ours) in [
@@ -76,7 +87,9 @@ fn timeseries_correlations_equal_numpy() {
     use brainlens::network::io::load_matrix;
     use brainlens::network::timeseries::{partial, pearson};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap()).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap())
+            .unwrap();
     let ts = &expected["timeseries"];
     let (rows, cols, x, _) = load_matrix(&root.join("fixtures/networks").join(ts["file"].as_str().unwrap())).unwrap();
     assert_eq!((rows, cols), (100, 1200));

@@ -3,22 +3,38 @@
 use super::NetworkCommand;
 use crate::network::Connectome;
 use crate::network::atlas::{Atlas, write_node};
-use crate::network::threshold;
 use crate::network::connectome::Asymmetry;
-use crate::network::timeseries;
-use crate::network::io;
 use crate::network::describe::describe;
+use crate::network::io;
 use crate::network::metrics::summary::{MetricsOptions, prepare, small_world_of, summarize};
 use crate::network::smallworld::SmallWorldParams;
-use std::sync::atomic::AtomicU64;
+use crate::network::threshold;
 use crate::network::threshold::Negatives;
+use crate::network::timeseries;
 use anyhow::{Result, bail};
 use std::io::Write;
+use std::sync::atomic::AtomicU64;
 
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        NetworkCommand::Metrics { file, threshold_proportional, threshold_absolute, binary, negatives, seed, gamma, consensus, local_efficiency, smallworld, nrand, niter, atlas, symmetrize, json } => {
+        NetworkCommand::Metrics {
+            file,
+            threshold_proportional,
+            threshold_absolute,
+            binary,
+            negatives,
+            seed,
+            gamma,
+            consensus,
+            local_efficiency,
+            smallworld,
+            nrand,
+            niter,
+            atlas,
+            symmetrize,
+            json,
+        } => {
             let negatives = match negatives.as_str() {
                 "zero" => Negatives::Zero,
                 "keep" => Negatives::Keep,
@@ -37,18 +53,33 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             for f in &c.fixes {
                 eprintln!("brainlens: {}: {f}", file.display());
             }
-            let o = MetricsOptions { negatives, proportional: threshold_proportional, absolute: threshold_absolute, binary, gamma, seed, local_efficiency, consensus_runs: consensus };
+            let o = MetricsOptions {
+                negatives,
+                proportional: threshold_proportional,
+                absolute: threshold_absolute,
+                binary,
+                gamma,
+                seed,
+                local_efficiency,
+                consensus_runs: consensus,
+            };
             let mut m = summarize(&c, &o);
             if smallworld {
                 let p = SmallWorldParams { niter, nrand: nrand.max(1), seed };
-                let report = small_world_of(&c, &o, &p, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
+                let report = small_world_of(&c, &o, &p, &AtomicU64::new(0))
+                    .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
                 m.small_world = Some(report);
             }
             if json {
                 serde_json::to_writer_pretty(&mut *out, &m)?;
                 writeln!(out)?;
             } else {
-                writeln!(out, "{} nodes, {} metrics", m.n_nodes, if m.binary { "binary" } else { "weighted (normalised to max 1)" })?;
+                writeln!(
+                    out,
+                    "{} nodes, {} metrics",
+                    m.n_nodes,
+                    if m.binary { "binary" } else { "weighted (normalised to max 1)" }
+                )?;
                 writeln!(out, "density            {:.6}", m.density)?;
                 writeln!(out, "mean clustering    {:.6}", m.mean_clustering)?;
                 writeln!(out, "transitivity       {:.6}", m.transitivity)?;
@@ -57,11 +88,23 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                     None => writeln!(out, "char. path length  inf (disconnected)")?,
                 }
                 writeln!(out, "global efficiency  {:.6}", m.global_efficiency)?;
-                writeln!(out, "modularity Q       {:.6} ({} modules, Louvain seed {seed}, γ {gamma})", m.modularity, m.n_modules)?;
+                writeln!(
+                    out,
+                    "modularity Q       {:.6} ({} modules, Louvain seed {seed}, γ {gamma})",
+                    m.modularity, m.n_modules
+                )?;
                 if let Some(sw) = &m.small_world {
-                    writeln!(out, "small world        σ {:.4}, ω {:.4} ({} nodes, {} references)", sw.values.sigma, sw.values.omega, sw.nodes_used, sw.nrand)?;
+                    writeln!(
+                        out,
+                        "small world        σ {:.4}, ω {:.4} ({} nodes, {} references)",
+                        sw.values.sigma, sw.values.omega, sw.nodes_used, sw.nrand
+                    )?;
                 }
-                writeln!(out, "{:<24} {:>7} {:>10} {:>10} {:>12} {:>6} {:>13}", "node", "degree", "strength", "clustering", "betweenness", "module", "participation")?;
+                writeln!(
+                    out,
+                    "{:<24} {:>7} {:>10} {:>10} {:>12} {:>6} {:>13}",
+                    "node", "degree", "strength", "clustering", "betweenness", "module", "participation"
+                )?;
                 for n in &m.nodes {
                     writeln!(
                         out,
@@ -76,20 +119,18 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             if !(0.0..=1.0).contains(&threshold_proportional) {
                 bail!("--threshold-proportional {threshold_proportional}: must be between 0 and 1");
             }
-            let mut c = io::load(&file, Asymmetry::Error)?;
-            let atlas = match atlas {
-                Some(a) => {
-                    let a = Atlas::load(&a)?;
-                    c.labels = atlas_labels_of(&a, c.n, &file)?;
-                    Some(a)
-                }
-                None => None,
+            let (c, atlas) = load_with_atlas(&file, atlas.as_deref())?;
+            let o = MetricsOptions {
+                proportional: (threshold_proportional < 1.0).then_some(threshold_proportional),
+                ..Default::default()
             };
-            let o = MetricsOptions { proportional: (threshold_proportional < 1.0).then_some(threshold_proportional), ..Default::default() };
             let m = summarize(&c, &o);
             let w = prepare(&c, &o);
             let sw = if smallworld {
-                Some(small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?)
+                Some(
+                    small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicU64::new(0))
+                        .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?,
+                )
             } else {
                 None
             };
@@ -103,15 +144,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             Ok(())
         }
         NetworkCommand::Export { file, out: target, threshold_proportional, atlas } => {
-            let mut c = io::load(&file, Asymmetry::Error)?;
-            let atlas = match atlas {
-                Some(a) => {
-                    let a = Atlas::load(&a)?;
-                    c.labels = atlas_labels_of(&a, c.n, &file)?;
-                    Some(a)
-                }
-                None => None,
-            };
+            let (mut c, atlas) = load_with_atlas(&file, atlas.as_deref())?;
             if let Some(p) = threshold_proportional {
                 if !(0.0..=1.0).contains(&p) {
                     bail!("--threshold-proportional {p}: must be between 0 and 1");
@@ -132,12 +165,16 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                     }
                 }
                 Some("csv") | None => io::write_csv(&target, &c)?,
-                Some(other) => bail!("{}: unknown export format '.{other}' (use .csv, .npy or .edge)", target.display()),
+                Some(other) => {
+                    bail!("{}: unknown export format '.{other}' (use .csv, .npy or .edge)", target.display())
+                }
             }
             writeln!(out, "wrote {}", target.display())?;
             Ok(())
         }
-        NetworkCommand::Open { file } => bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display()),
+        NetworkCommand::Open { file } => {
+            bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display())
+        }
         NetworkCommand::FromTimeseries { file, out: target, kind, atlas, transpose, first, count } => {
             let (mut rows, mut cols, mut x, _) = io::load_matrix(&file)?;
             if transpose {
@@ -174,6 +211,20 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Loads a symmetric connectome and, when given, the atlas whose labels replace the region names.
+fn load_with_atlas(file: &std::path::Path, atlas: Option<&str>) -> Result<(Connectome, Option<Atlas>)> {
+    let mut c = io::load(file, Asymmetry::Error)?;
+    let atlas = match atlas {
+        Some(a) => {
+            let a = Atlas::load(a)?;
+            c.labels = atlas_labels_of(&a, c.n, file)?;
+            Some(a)
+        }
+        None => None,
+    };
+    Ok((c, atlas))
 }
 
 /// Labels of atlas `spec` for a matrix of `n` regions read from `file`.

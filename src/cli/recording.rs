@@ -95,12 +95,23 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "patient    {}", info.patient)?;
     writeln!(out, "recording  {}", info.recording)?;
     writeln!(out, "annotations {}", info.annotation_count)?;
-    writeln!(out, "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  prefilter", "label", "rate Hz", "unit", "phys min", "phys max", "dig min", "dig max")?;
+    writeln!(
+        out,
+        "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  prefilter",
+        "label", "rate Hz", "unit", "phys min", "phys max", "dig min", "dig max"
+    )?;
     for c in &info.channels {
         writeln!(
             out,
             "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  {}",
-            c.label, c.sample_rate, c.physical_dimension, c.physical_min, c.physical_max, c.digital_min, c.digital_max, c.prefilter
+            c.label,
+            c.sample_rate,
+            c.physical_dimension,
+            c.physical_min,
+            c.physical_max,
+            c.digital_min,
+            c.digital_max,
+            c.prefilter
         )?;
     }
     if !info.repairs.is_empty() {
@@ -113,7 +124,14 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
 }
 
 /// `brainlens samples FILE --channel LABEL`.
-pub fn samples(file: &Path, channel: &str, start: f64, duration: Option<f64>, json: bool, out: &mut dyn Write) -> Result<()> {
+pub fn samples(
+    file: &Path,
+    channel: &str,
+    start: f64,
+    duration: Option<f64>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     let rec = Recording::open(file)?;
     let c = rec.channel_index(channel).with_context(|| {
         let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
@@ -128,7 +146,14 @@ pub fn samples(file: &Path, channel: &str, start: f64, duration: Option<f64>, js
         serde_json::to_writer(&mut *out, &data)?;
         writeln!(out)?;
     } else {
-        writeln!(out, "# {} at {} Hz, {} samples in {} segment(s)", rec.channels()[c].label, data.sample_rate, data.values.len(), data.segments.len())?;
+        writeln!(
+            out,
+            "# {} at {} Hz, {} samples in {} segment(s)",
+            rec.channels()[c].label,
+            data.sample_rate,
+            data.values.len(),
+            data.segments.len()
+        )?;
         for v in &data.values {
             writeln!(out, "{v}")?;
         }
@@ -158,14 +183,23 @@ pub fn parse_montage(text: &str, rec: &Recording) -> Result<Montage> {
         "as-recorded" | "" => Montage::AsRecorded,
         "average" => Montage::AverageReference,
         "double-banana" => Montage::Bipolar(
-            double_banana(rec.channels()).with_context(|| format!("{}: too few 10-20 labels for the double banana", rec.path().display()))?,
+            double_banana(rec.channels())
+                .with_context(|| format!("{}: too few 10-20 labels for the double banana", rec.path().display()))?,
         ),
         pairs => Montage::Bipolar(parse_chain(pairs).map_err(anyhow::Error::msg)?),
     })
 }
 
 /// `brainlens page FILE`: the traces the Recordings room draws.
-pub fn page(file: &Path, start: f64, duration: f64, montage: &str, filter: &DisplayFilter, json: bool, out: &mut dyn Write) -> Result<()> {
+pub fn page(
+    file: &Path,
+    start: f64,
+    duration: f64,
+    montage: &str,
+    filter: &DisplayFilter,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     if !start.is_finite() || !duration.is_finite() || duration <= 0.0 {
         anyhow::bail!("--start must be finite and --duration positive");
     }
@@ -188,11 +222,15 @@ pub fn page(file: &Path, start: f64, duration: f64, montage: &str, filter: &Disp
         })
         .collect();
     if json {
-        serde_json::to_writer(&mut *out, &serde_json::json!({"start_s": start, "duration_s": duration, "traces": traces}))?;
+        serde_json::to_writer(
+            &mut *out,
+            &serde_json::json!({"start_s": start, "duration_s": duration, "traces": traces}),
+        )?;
         writeln!(out)?;
     } else {
         for t in &traces {
-            let n: usize = t["runs"].as_array().map_or(0, |r| r.iter().map(|x| x["values"].as_array().map_or(0, Vec::len)).sum());
+            let n: usize =
+                t["runs"].as_array().map_or(0, |r| r.iter().map(|x| x["values"].as_array().map_or(0, Vec::len)).sum());
             writeln!(out, "{:<20} {:>8} Hz  {n} samples", t["label"].as_str().unwrap_or(""), t["sample_rate"])?;
         }
     }

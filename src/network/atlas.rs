@@ -28,7 +28,9 @@ impl Atlas {
             "aal116" => Ok(aal(116)),
             "aal90" => Ok(aal(90)),
             "schaefer100" => Ok(schaefer100()),
-            other => bail!("unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])"),
+            other => {
+                bail!("unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])")
+            }
         }
     }
 
@@ -74,11 +76,23 @@ pub fn aal_lobe(label: &str) -> &'static str {
         "Limbic"
     } else if ["Caudate", "Putamen", "Pallidum", "Thalamus"].iter().any(|p| l.starts_with(p)) {
         "Subcortical"
-    } else if l.starts_with("Frontal") || l.starts_with("Precentral") || l.starts_with("Rolandic") || l.starts_with("Supp_Motor") || l.starts_with("Olfactory") || l.starts_with("Rectus") || l.starts_with("Paracentral") {
+    } else if l.starts_with("Frontal")
+        || l.starts_with("Precentral")
+        || l.starts_with("Rolandic")
+        || l.starts_with("Supp_Motor")
+        || l.starts_with("Olfactory")
+        || l.starts_with("Rectus")
+        || l.starts_with("Paracentral")
+    {
         "Frontal"
     } else if l.starts_with("Temporal") || l.starts_with("Heschl") || l.starts_with("Fusiform") {
         "Temporal"
-    } else if l.starts_with("Parietal") || l.starts_with("Postcentral") || l.starts_with("SupraMarginal") || l.starts_with("Angular") || l.starts_with("Precuneus") {
+    } else if l.starts_with("Parietal")
+        || l.starts_with("Postcentral")
+        || l.starts_with("SupraMarginal")
+        || l.starts_with("Angular")
+        || l.starts_with("Precuneus")
+    {
         "Parietal"
     } else {
         "Occipital"
@@ -97,7 +111,12 @@ fn schaefer100() -> Atlas {
             format!("{}_{}_{}", ["LH", "RH"][h], YEO7[k], counts[h][k])
         })
         .collect();
-    Atlas { name: "Schaefer-100 (Yeo-7)".into(), labels, coords: None, networks: Some(nets.iter().map(|&k| YEO7[k].to_string()).collect()) }
+    Atlas {
+        name: "Schaefer-100 (Yeo-7)".into(),
+        labels,
+        coords: None,
+        networks: Some(nets.iter().map(|&k| YEO7[k].to_string()).collect()),
+    }
 }
 
 /// BrainNet Viewer `.node`: one region per line, `x y z colour size label` (whitespace separated; `#`
@@ -106,12 +125,15 @@ fn from_node(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
     let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')) {
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+    {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() < 3 {
             bail!("{name}: line {}: expected 'x y z colour size label', got {} fields", i + 1, f.len());
         }
-        let num = |k: usize| -> Result<f64> { f[k].parse().with_context(|| format!("{name}: line {}: '{}' is not a number", i + 1, f[k])) };
+        let num = |k: usize| -> Result<f64> {
+            f[k].parse().with_context(|| format!("{name}: line {}: '{}' is not a number", i + 1, f[k]))
+        };
         coords.push([num(0)?, num(1)?, num(2)?]);
         nets.push(f.get(3).map_or_else(String::new, |s| s.to_string()));
         labels.push(f.get(5).map_or_else(|| format!("R{}", labels.len() + 1), |s| s.to_string()));
@@ -121,11 +143,19 @@ fn from_node(path: &Path) -> Result<Atlas> {
 
 /// Writes a BrainNet Viewer `.node` file: coordinates, colour = `colour[i]`, size = `size[i]`, label.
 pub fn write_node(path: &Path, atlas: &Atlas, labels: &[String], colour: &[usize], size: &[f64]) -> Result<()> {
-    let coords = atlas.coords.as_ref().with_context(|| format!("{}: atlas {} has no coordinates for a .node file", path.display(), atlas.name))?;
+    let coords = atlas
+        .coords
+        .as_ref()
+        .with_context(|| format!("{}: atlas {} has no coordinates for a .node file", path.display(), atlas.name))?;
     let mut s = String::new();
     for i in 0..labels.len() {
         let [x, y, z] = coords[i];
-        s.push_str(&format!("{x}\t{y}\t{z}\t{}\t{}\t{}\n", colour[i], size[i], labels[i].replace(char::is_whitespace, "_")));
+        s.push_str(&format!(
+            "{x}\t{y}\t{z}\t{}\t{}\t{}\n",
+            colour[i],
+            size[i],
+            labels[i].replace(char::is_whitespace, "_")
+        ));
     }
     std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
 }
@@ -134,7 +164,12 @@ fn from_csv(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header: Vec<String> = lines.next().with_context(|| format!("{name}: empty"))?.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
+    let header: Vec<String> = lines
+        .next()
+        .with_context(|| format!("{name}: empty"))?
+        .split(',')
+        .map(|s| s.trim().to_ascii_lowercase())
+        .collect();
     let col = |k: &str| header.iter().position(|h| h == k);
     let label = col("label").with_context(|| format!("{name}: no 'label' column in the header"))?;
     let xyz = match (col("x"), col("y"), col("z")) {
@@ -145,10 +180,14 @@ fn from_csv(path: &Path) -> Result<Atlas> {
     let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let get = |c: usize| f.get(c).copied().with_context(|| format!("{name}: line {}: missing column {}", i + 2, header[c]));
+        let get = |c: usize| {
+            f.get(c).copied().with_context(|| format!("{name}: line {}: missing column {}", i + 2, header[c]))
+        };
         labels.push(get(label)?.to_string());
         if let Some([x, y, z]) = xyz {
-            let p = |c| -> Result<f64> { get(c)?.parse().with_context(|| format!("{name}: line {}: '{}' is not a coordinate", i + 2, f[c])) };
+            let p = |c| -> Result<f64> {
+                get(c)?.parse().with_context(|| format!("{name}: line {}: '{}' is not a coordinate", i + 2, f[c]))
+            };
             coords.push([p(x)?, p(y)?, p(z)?]);
         }
         if let Some(c) = net {

@@ -134,13 +134,18 @@ pub fn consensus_und(d: &[f64], n: usize, tau: f64, reps: usize, seed: u32) -> V
         for i in 0..n {
             dt[i * n + i] = 0.0;
         }
-        let runs: Vec<Vec<usize>> =
-            (0..reps).map(|r| canonical(&community_louvain(&dt, n, 1.0, seed.wrapping_add(round * reps as u32 + r as u32)).0)).collect();
+        let runs: Vec<Vec<usize>> = (0..reps)
+            .map(|r| canonical(&community_louvain(&dt, n, 1.0, seed.wrapping_add(round * reps as u32 + r as u32)).0))
+            .collect();
         let mut unique = runs.clone();
         unique.sort();
         unique.dedup();
         if unique.len() == 1 || round >= 100 {
-            let best = unique.iter().max_by_key(|u| runs.iter().filter(|r| r == u).count()).cloned().unwrap_or_else(|| (1..=n).collect());
+            let best = unique
+                .iter()
+                .max_by_key(|u| runs.iter().filter(|r| r == u).count())
+                .cloned()
+                .unwrap_or_else(|| (1..=n).collect());
             return best;
         }
         d = agreement(&runs, n).iter().map(|v| v / reps as f64).collect();
@@ -151,7 +156,8 @@ pub fn consensus_und(d: &[f64], n: usize, tau: f64, reps: usize, seed: u32) -> V
 /// Consensus modules of `w`: `runs` seeded Louvain partitions, their agreement, then [`consensus_und`]
 /// with τ = 0.5.
 pub fn consensus_modules(w: &[f64], n: usize, gamma: f64, runs: usize, seed: u32) -> Vec<usize> {
-    let parts: Vec<Vec<usize>> = (0..runs).map(|r| community_louvain(w, n, gamma, seed.wrapping_add(r as u32)).0).collect();
+    let parts: Vec<Vec<usize>> =
+        (0..runs).map(|r| community_louvain(w, n, gamma, seed.wrapping_add(r as u32)).0).collect();
     let d: Vec<f64> = agreement(&parts, n).iter().map(|v| v / runs as f64).collect();
     consensus_und(&d, n, 0.5, runs, seed)
 }

@@ -32,7 +32,14 @@ impl Connectome {
     /// Validates a row-major `rows × cols` matrix read from `name`: square, finite, symmetric (or
     /// symmetrised on request), zero diagonal (a non-zero diagonal is zeroed and reported). Labels, when
     /// given, must number the rows; missing labels become "R1", "R2", …
-    pub fn from_matrix(name: &str, rows: usize, cols: usize, w: Vec<f64>, labels: Option<Vec<String>>, asym: Asymmetry) -> Result<Self> {
+    pub fn from_matrix(
+        name: &str,
+        rows: usize,
+        cols: usize,
+        w: Vec<f64>,
+        labels: Option<Vec<String>>,
+        asym: Asymmetry,
+    ) -> Result<Self> {
         if rows != cols {
             bail!("{name}: matrix is {rows} × {cols}; a connectome must be square");
         }
@@ -82,7 +89,11 @@ impl Connectome {
         }
         let diag: Vec<usize> = (0..n).filter(|&i| c.w[i * n + i] != 0.0).collect();
         if let Some(&first) = diag.first() {
-            c.fixes.push(format!("diagonal set to 0 ({} non-zero entries, e.g. [{first}, {first}] = {})", diag.len(), c.w[first * n + first]));
+            c.fixes.push(format!(
+                "diagonal set to 0 ({} non-zero entries, e.g. [{first}, {first}] = {})",
+                diag.len(),
+                c.w[first * n + first]
+            ));
             for &i in &diag {
                 c.w[i * n + i] = 0.0;
             }
@@ -109,7 +120,8 @@ mod tests {
     fn bad_matrices_are_named() {
         let e = Connectome::from_matrix("m.csv", 2, 3, vec![0.0; 6], None, Asymmetry::Error).unwrap_err();
         assert!(e.to_string().contains("m.csv: matrix is 2 × 3"));
-        let e = Connectome::from_matrix("m.csv", 2, 2, vec![0.0, f64::NAN, 1.0, 0.0], None, Asymmetry::Error).unwrap_err();
+        let e =
+            Connectome::from_matrix("m.csv", 2, 2, vec![0.0, f64::NAN, 1.0, 0.0], None, Asymmetry::Error).unwrap_err();
         assert!(e.to_string().contains("entry [0, 1] is NaN"), "{e}");
         let e = Connectome::from_matrix("m.csv", 2, 2, vec![0.0, 0.5, 0.2, 0.0], None, Asymmetry::Error).unwrap_err();
         assert!(e.to_string().contains("[0, 1] = 0.5 but [1, 0] = 0.2"), "{e}");

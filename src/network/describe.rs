@@ -60,15 +60,29 @@ pub struct GraphLevel {
 pub const TOP_HUBS: usize = 5;
 
 /// Builds the description of `c` from its prepared matrix `w` and metrics `m`.
-pub fn describe(c: &Connectome, w: &[f64], m: &GraphMetrics, atlas: Option<&Atlas>, sw: Option<&SmallWorldReport>) -> Description {
+pub fn describe(
+    c: &Connectome,
+    w: &[f64],
+    m: &GraphMetrics,
+    atlas: Option<&Atlas>,
+    sw: Option<&SmallWorldReport>,
+) -> Description {
     let n = c.n;
     let net_of = |i: usize| atlas.and_then(|a| a.networks.as_ref()).and_then(|v| v.get(i).cloned());
-    let mut links: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).filter(|&(i, j)| w[i * n + j] != 0.0).collect();
+    let mut links: Vec<(usize, usize)> =
+        (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).filter(|&(i, j)| w[i * n + j] != 0.0).collect();
     // Sorted by the source's degree (descending), then weight (descending).
     links.sort_by(|&(a, b), &(c2, d)| {
-        m.nodes[c2].degree.total_cmp(&m.nodes[a].degree).then(w[c2 * n + d].total_cmp(&w[a * n + b])).then((a, b).cmp(&(c2, d)))
+        m.nodes[c2]
+            .degree
+            .total_cmp(&m.nodes[a].degree)
+            .then(w[c2 * n + d].total_cmp(&w[a * n + b]))
+            .then((a, b).cmp(&(c2, d)))
     });
-    let triplets = links.iter().map(|&(i, j)| Triplet { src: c.labels[i].clone(), dst: c.labels[j].clone(), val: w[i * n + j] }).collect();
+    let triplets = links
+        .iter()
+        .map(|&(i, j)| Triplet { src: c.labels[i].clone(), dst: c.labels[j].clone(), val: w[i * n + j] })
+        .collect();
     let mut hubs = Vec::new();
     for (by, get) in [
         ("degree", (|x: &super::metrics::summary::NodeMetrics| x.degree) as fn(&_) -> f64),
@@ -82,7 +96,10 @@ pub fn describe(c: &Connectome, w: &[f64], m: &GraphMetrics, atlas: Option<&Atla
         }
     }
     let modules = (1..=m.n_modules)
-        .map(|id| Module { id, members: (0..n).filter(|&i| m.nodes[i].module == id).map(|i| c.labels[i].clone()).collect() })
+        .map(|id| Module {
+            id,
+            members: (0..n).filter(|&i| m.nodes[i].module == id).map(|i| c.labels[i].clone()).collect(),
+        })
         .collect();
     let mut networks: Vec<String> = (0..n).filter_map(net_of).collect();
     networks.sort();
@@ -102,7 +119,9 @@ pub fn describe(c: &Connectome, w: &[f64], m: &GraphMetrics, atlas: Option<&Atla
             }
         }
     }
-    let network_strength = (0..k).map(|a| (0..k).map(|b| if count[a][b] > 0 { sum[a][b] / count[a][b] as f64 } else { 0.0 }).collect()).collect();
+    let network_strength = (0..k)
+        .map(|a| (0..k).map(|b| if count[a][b] > 0 { sum[a][b] / count[a][b] as f64 } else { 0.0 }).collect())
+        .collect();
     Description {
         triplets,
         hubs,
@@ -129,7 +148,14 @@ impl Description {
         let f = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3}"));
         let mut s = format!(
             "Graph: {} regions, density {:.3}, mean clustering {:.3}, path length {}, global efficiency {:.3}, modularity {:.3}, sigma {}, omega {}\n",
-            g.n_nodes, g.density, g.mean_clustering, f(g.char_path_length), g.global_efficiency, g.modularity, f(g.sigma), f(g.omega)
+            g.n_nodes,
+            g.density,
+            g.mean_clustering,
+            f(g.char_path_length),
+            g.global_efficiency,
+            g.modularity,
+            f(g.sigma),
+            f(g.omega)
         );
         for by in ["degree", "strength", "betweenness"] {
             let list: Vec<String> = self
@@ -153,7 +179,11 @@ impl Description {
                 s.push_str(&format!("  {a}: {}\n", cells.join(", ")));
             }
         }
-        s.push_str(&format!("Links (source, target, weight), {} of {}:\n", max_triplets.min(self.triplets.len()), self.triplets.len()));
+        s.push_str(&format!(
+            "Links (source, target, weight), {} of {}:\n",
+            max_triplets.min(self.triplets.len()),
+            self.triplets.len()
+        ));
         for t in self.triplets.iter().take(max_triplets) {
             s.push_str(&format!("({}, {}, {:.3})\n", t.src, t.dst, t.val));
         }

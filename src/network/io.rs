@@ -47,7 +47,8 @@ fn read_npy(path: &Path) -> Result<Array2<f64>> {
         Ok(a) => Ok(a),
         Err(_) => {
             let f = std::fs::File::open(path)?;
-            let a: Array2<f32> = ndarray_npy::ReadNpyExt::read_npy(f).with_context(|| format!("{name}: not a 2-D float64/float32 .npy array"))?;
+            let a: Array2<f32> = ndarray_npy::ReadNpyExt::read_npy(f)
+                .with_context(|| format!("{name}: not a 2-D float64/float32 .npy array"))?;
             Ok(a.mapv(f64::from))
         }
     }
@@ -61,14 +62,20 @@ fn read_mat(path: &Path) -> Result<RawMatrix> {
     use matfile::NumericData as D;
     let name = path.display();
     let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let mat = matfile::MatFile::parse(f).map_err(|e| anyhow::anyhow!("{name}: not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported"))?;
+    let mat = matfile::MatFile::parse(f).map_err(|e| {
+        anyhow::anyhow!("{name}: not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported")
+    })?;
     let matrices: Vec<&matfile::Array> = mat.arrays().iter().filter(|a| a.ndims() == 2).collect();
     let chosen = match matrices.as_slice() {
         [] => bail!("{name}: no 2-D numeric array"),
         [one] => *one,
         many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.name() == *n)).copied().with_context(|| {
             let names: Vec<&str> = many.iter().map(|a| a.name()).collect();
-            format!("{name}: {} matrices ({}); name one W, CIJ, A, conn, connectivity, corr, Z or M", many.len(), names.join(", "))
+            format!(
+                "{name}: {} matrices ({}); name one W, CIJ, A, conn, connectivity, corr, Z or M",
+                many.len(),
+                names.join(", ")
+            )
         })?,
     };
     let (rows, cols) = (chosen.size()[0], chosen.size()[1]);
@@ -102,7 +109,9 @@ fn read_npz(path: &Path) -> Result<Array2<f64>> {
     match z.by_name::<ndarray::OwnedRepr<f64>, ndarray::Ix2>(&key) {
         Ok(a) => Ok(a),
         Err(_) => {
-            let a: Array2<f32> = z.by_name(&key).with_context(|| format!("{name}: array '{key}' is not a 2-D float64/float32 matrix"))?;
+            let a: Array2<f32> = z
+                .by_name(&key)
+                .with_context(|| format!("{name}: array '{key}' is not a 2-D float64/float32 matrix"))?;
             Ok(a.mapv(f64::from))
         }
     }
@@ -127,7 +136,8 @@ pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
     let mut col_labels = None;
     if rows[0].iter().skip(1).any(|c| !is_num(c)) || (rows[0].len() > 1 && rows[0].iter().all(|c| !is_num(c))) {
         let mut h = rows.remove(0);
-        if h.len() > rows.first().map_or(0, Vec::len).saturating_sub(1) && rows.first().is_some_and(|r| !is_num(&r[0])) {
+        if h.len() > rows.first().map_or(0, Vec::len).saturating_sub(1) && rows.first().is_some_and(|r| !is_num(&r[0]))
+        {
             h.remove(0);
         }
         col_labels = Some(h);
@@ -151,7 +161,9 @@ pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
                 "nan" => f64::NAN,
                 "inf" | "+inf" => f64::INFINITY,
                 "-inf" => f64::NEG_INFINITY,
-                _ => c.parse::<f64>().map_err(|_| anyhow::anyhow!("{name}: row {}, column {}: '{c}' is not a number", i + 1, j + 1))?,
+                _ => c
+                    .parse::<f64>()
+                    .map_err(|_| anyhow::anyhow!("{name}: row {}, column {}: '{c}' is not a number", i + 1, j + 1))?,
             };
             data.push(v);
         }

@@ -235,7 +235,8 @@ impl Graph {
             let b = (rng.next_u32() >> 6) as f64;
             (a * 67_108_864.0 + b) / 9_007_199_254_740_992.0
         };
-        let pick_neighbour = |g: &Graph, v: usize, u: f64| g.adj[v][((u * g.adj[v].len() as f64) as usize).min(g.adj[v].len() - 1)];
+        let pick_neighbour =
+            |g: &Graph, v: usize, u: f64| g.adj[v][((u * g.adj[v].len() as f64) as usize).min(g.adj[v].len() - 1)];
         for _ in 0..niter * nedges {
             let mut attempt = 0;
             while attempt < tries {
@@ -282,7 +283,8 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
         return Err(format!("the graph has {parts} connected components; σ and ω need a connected graph"));
     }
     // Each reference gets its own stream: seed, reference index and kind mixed into one MT19937 seed.
-    let stream = |k: usize, kind: u32| Mt19937::new(p.seed.wrapping_mul(2_654_435_761).wrapping_add(k as u32 * 3 + kind));
+    let stream =
+        |k: usize, kind: u32| Mt19937::new(p.seed.wrapping_mul(2_654_435_761).wrapping_add(k as u32 * 3 + kind));
     let run = |k: usize| {
         let sr = g.rewired(p.niter, &mut stream(k, 0), false);
         progress.fetch_add(1, Ordering::Relaxed);
@@ -300,11 +302,13 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
                 s.spawn(move || (t..p.nrand).step_by(threads).map(|k| (k, run(k))).collect::<Vec<_>>())
             })
             .collect();
-        let mut all: Vec<(usize, (f64, f64, f64, f64))> = handles.into_iter().flat_map(|h| h.join().expect("reference worker")).collect();
+        let mut all: Vec<(usize, (f64, f64, f64, f64))> =
+            handles.into_iter().flat_map(|h| h.join().expect("reference worker")).collect();
         all.sort_by_key(|x| x.0);
         all.into_iter().map(|x| x.1).collect()
     });
-    let mean = |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| results.iter().map(f).sum::<f64>() / results.len().max(1) as f64;
+    let mean =
+        |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| results.iter().map(f).sum::<f64>() / results.len().max(1) as f64;
     let (c, l, cavg) = (g.transitivity(), g.average_path_length(), g.average_clustering());
     let (cr, lr_sigma, lr_omega) = (mean(&|r| r.0), mean(&|r| r.1), mean(&|r| r.2));
     let cl = results.iter().map(|r| r.3).fold(cavg, f64::max);
@@ -351,7 +355,12 @@ mod tests {
         // omega −0.4213, −0.4219, −0.4197; sigma 2.847, 3.380, 2.974.
         assert!((-0.44..=-0.40).contains(&sw.omega), "ω = {}", sw.omega);
         assert!((2.5..=3.8).contains(&sw.sigma), "σ = {}", sw.sigma);
-        let split = Graph::from_matrix(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0], 4);
-        assert!(small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0)).unwrap_err().contains("2 connected components"));
+        let split =
+            Graph::from_matrix(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0], 4);
+        assert!(
+            small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0))
+                .unwrap_err()
+                .contains("2 connected components")
+        );
     }
 }

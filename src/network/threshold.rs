@@ -36,7 +36,8 @@ pub fn proportional(w: &[f64], n: usize, p: f64) -> Vec<f64> {
     for i in 0..n {
         out[i * n + i] = 0.0;
     }
-    let symmetric = (0..n).all(|i| (0..n).all(|j| (out[i * n + j] - out[j * n + i]).abs() <= 1e-8 + 1e-5 * out[j * n + i].abs()));
+    let symmetric =
+        (0..n).all(|i| (0..n).all(|j| (out[i * n + j] - out[j * n + i]).abs() <= 1e-8 + 1e-5 * out[j * n + i].abs()));
     let ud = if symmetric { 2.0 } else { 1.0 };
     if symmetric {
         for i in 0..n {
@@ -101,7 +102,11 @@ mod tests {
             0.5, 0.2, 0.8, 0.0,
         ];
         let t = proportional(&w, 4, 0.5);
-        let kept: Vec<f64> = (0..4).flat_map(|i| (i + 1..4).map(move |j| (i, j))).map(|(i, j)| t[i * 4 + j]).filter(|v| *v != 0.0).collect();
+        let kept: Vec<f64> = (0..4)
+            .flat_map(|i| (i + 1..4).map(move |j| (i, j)))
+            .map(|(i, j)| t[i * 4 + j])
+            .filter(|v| *v != 0.0)
+            .collect();
         assert_eq!(kept, vec![0.9, 0.5, 0.8]);
         assert_eq!(t[3 * 4 + 2], 0.8, "mirrored");
         assert_eq!(teachers_round(2.5), 3);

@@ -50,7 +50,8 @@ pub fn partial(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
     let mut out = vec![0.0; regions * regions];
     for i in 0..regions {
         for j in 0..regions {
-            out[i * regions + j] = if i == j { 1.0 } else { -p[i * regions + j] / (p[i * regions + i] * p[j * regions + j]).sqrt() };
+            out[i * regions + j] =
+                if i == j { 1.0 } else { -p[i * regions + j] / (p[i * regions + i] * p[j * regions + j]).sqrt() };
         }
     }
     Ok(out)
@@ -64,7 +65,9 @@ fn invert_spd(a: &[f64], n: usize) -> Result<Vec<f64>> {
             let s: f64 = a[i * n + j] - (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum::<f64>();
             if i == j {
                 if s <= 1e-12 {
-                    bail!("the correlation matrix is singular (regions are linearly dependent): no partial correlation");
+                    bail!(
+                        "the correlation matrix is singular (regions are linearly dependent): no partial correlation"
+                    );
                 }
                 l[i * n + i] = s.sqrt();
             } else {

@@ -27,11 +27,24 @@ pub enum Montage {
 /// Longitudinal bipolar "double banana" (ACNS guideline 3 order): left temporal, right temporal, left
 /// parasagittal, right parasagittal, midline.
 pub const DOUBLE_BANANA: [(&str, &str); 18] = [
-    ("Fp1", "F7"), ("F7", "T7"), ("T7", "P7"), ("P7", "O1"),
-    ("Fp2", "F8"), ("F8", "T8"), ("T8", "P8"), ("P8", "O2"),
-    ("Fp1", "F3"), ("F3", "C3"), ("C3", "P3"), ("P3", "O1"),
-    ("Fp2", "F4"), ("F4", "C4"), ("C4", "P4"), ("P4", "O2"),
-    ("Fz", "Cz"), ("Cz", "Pz"),
+    ("Fp1", "F7"),
+    ("F7", "T7"),
+    ("T7", "P7"),
+    ("P7", "O1"),
+    ("Fp2", "F8"),
+    ("F8", "T8"),
+    ("T8", "P8"),
+    ("P8", "O2"),
+    ("Fp1", "F3"),
+    ("F3", "C3"),
+    ("C3", "P3"),
+    ("P3", "O1"),
+    ("Fp2", "F4"),
+    ("F4", "C4"),
+    ("C4", "P4"),
+    ("P4", "O2"),
+    ("Fz", "Cz"),
+    ("Cz", "Pz"),
 ];
 
 /// Old 10-20 names of the temporal electrodes and their current ones.
@@ -63,9 +76,12 @@ pub fn electrode_name(label: &str) -> String {
 /// True when a channel is probably not scalp EEG (by label), so it stays out of the average reference.
 pub fn is_non_eeg(label: &str) -> bool {
     let l = label.to_ascii_uppercase();
-    ["EOG", "ECG", "EKG", "EMG", "RESP", "SAO2", "SPO2", "PULSE", "TEMP", "STI", "EVENT", "STATUS", "TRIG", "PLETH", "POS"]
-        .iter()
-        .any(|k| l.contains(k))
+    [
+        "EOG", "ECG", "EKG", "EMG", "RESP", "SAO2", "SPO2", "PULSE", "TEMP", "STI", "EVENT", "STATUS", "TRIG", "PLETH",
+        "POS",
+    ]
+    .iter()
+    .any(|k| l.contains(k))
 }
 
 fn find(channels: &[Channel], name: &str) -> Option<usize> {
@@ -99,7 +115,11 @@ impl Montage {
     pub fn derivations(&self, channels: &[Channel]) -> (Vec<Derivation>, Vec<String>) {
         match self {
             Montage::AsRecorded => (
-                channels.iter().enumerate().map(|(i, c)| Derivation { label: c.label.clone(), terms: vec![(i, 1.0)] }).collect(),
+                channels
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Derivation { label: c.label.clone(), terms: vec![(i, 1.0)] })
+                    .collect(),
                 vec![],
             ),
             Montage::AverageReference => {
@@ -132,7 +152,10 @@ impl Montage {
                             out.push(Derivation { label: format!("{a}-{b}"), terms: vec![(i, 1.0), (j, -1.0)] })
                         }
                         (Some(_), Some(_)) => errors.push(format!("{a}-{b}: sample rates differ")),
-                        _ => errors.push(format!("{a}-{b}: no channel named {}", if find(channels, a).is_none() { a } else { b })),
+                        _ => errors.push(format!(
+                            "{a}-{b}: no channel named {}",
+                            if find(channels, a).is_none() { a } else { b }
+                        )),
                     }
                 }
                 (out, errors)
@@ -148,7 +171,9 @@ pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, String> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|p| match p.split_once('-') {
-            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => Ok((a.trim().to_string(), b.trim().to_string())),
+            Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+                Ok((a.trim().to_string(), b.trim().to_string()))
+            }
             _ => Err(format!("'{p}' is not a pair like Fp1-F3")),
         })
         .collect();
@@ -186,7 +211,10 @@ mod tests {
 
     #[test]
     fn double_banana_needs_ten_twenty_labels() {
-        let names = ["Fp1", "Fp2", "F7", "F8", "T3", "T4", "T5", "T6", "O1", "O2", "F3", "F4", "C3", "C4", "P3", "P4", "Fz", "Cz", "Pz"];
+        let names = [
+            "Fp1", "Fp2", "F7", "F8", "T3", "T4", "T5", "T6", "O1", "O2", "F3", "F4", "C3", "C4", "P3", "P4", "Fz",
+            "Cz", "Pz",
+        ];
         let chans: Vec<Channel> = names.iter().map(|n| ch(n, 256.0)).collect();
         let pairs = double_banana(&chans).unwrap();
         assert_eq!(pairs.len(), 18);

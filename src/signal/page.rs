@@ -58,7 +58,10 @@ pub fn compute_page(
             let lo = ((start_s - seg.onset_s) * fs - 1e-6).ceil().max(0.0) as usize;
             let hi = (((end_s - seg.onset_s) * fs - 1e-6).ceil().max(0.0) as usize).min(y.len());
             if hi > lo {
-                runs.push(TraceRun { onset_s: seg.onset_s + lo as f64 / fs, values: y[lo..hi].iter().map(|&v| v as f32).collect() });
+                runs.push(TraceRun {
+                    onset_s: seg.onset_s + lo as f64 / fs,
+                    values: y[lo..hi].iter().map(|&v| v as f32).collect(),
+                });
             }
         }
         let unit = rec.channels()[d.terms[0].0].physical_dimension.clone();

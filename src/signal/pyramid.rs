@@ -46,7 +46,11 @@ impl Pyramid {
                     let s = &h.signals[ch.signal];
                     let off = h.signal_offset_in_record(ch.signal) as usize;
                     digital.clear();
-                    super::edf::reader::decode_into(&rec_bytes[off..off + s.samples_per_record * bps], bps, &mut digital);
+                    super::edf::reader::decode_into(
+                        &rec_bytes[off..off + s.samples_per_record * bps],
+                        bps,
+                        &mut digital,
+                    );
                     let (lo, hi) = digital.iter().fold((i32::MAX, i32::MIN), |(a, b), &d| (a.min(d), b.max(d)));
                     let (p, q) = if digital.is_empty() { (0.0, 0.0) } else { (s.to_physical(lo), s.to_physical(hi)) };
                     extremes[c].push((p.min(q) as f32, p.max(q) as f32));

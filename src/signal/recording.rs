@@ -51,7 +51,11 @@ impl Recording {
             .map(|(i, s)| Channel {
                 signal: i,
                 label: s.label.clone(),
-                sample_rate: if h.record_duration > 0.0 { s.samples_per_record as f64 / h.record_duration } else { 0.0 },
+                sample_rate: if h.record_duration > 0.0 {
+                    s.samples_per_record as f64 / h.record_duration
+                } else {
+                    0.0
+                },
                 physical_dimension: s.physical_dimension.clone(),
             })
             .collect();
@@ -99,11 +103,7 @@ impl Recording {
 
     /// Onset of record `r` in seconds from the start. Continuous files need no scan.
     fn record_onsets(&self) -> Result<Option<&[f64]>, EdfError> {
-        if self.header().format.is_discontinuous() {
-            Ok(Some(&self.file.scan()?.record_onsets))
-        } else {
-            Ok(None)
-        }
+        if self.header().format.is_discontinuous() { Ok(Some(&self.file.scan()?.record_onsets)) } else { Ok(None) }
     }
 
     /// Seconds from the start to the end of the last record.
@@ -157,8 +157,10 @@ impl Recording {
             .map(|&s| h.signal_offset_in_record(s) + (h.signals[s].samples_per_record * bps) as u64)
             .max()
             .unwrap_or(0);
-        let mut out: Vec<ChannelData> =
-            chans.iter().map(|&c| ChannelData { sample_rate: self.channels[c].sample_rate, ..Default::default() }).collect();
+        let mut out: Vec<ChannelData> = chans
+            .iter()
+            .map(|&c| ChannelData { sample_rate: self.channels[c].sample_rate, ..Default::default() })
+            .collect();
         // Allocated only when a record is read: a bad header can declare huge records that the file
         // does not hold, and then there are no records to read.
         let mut buf = if r1 > r0 { vec![0u8; (span_hi - span_lo) as usize] } else { Vec::new() };
@@ -180,7 +182,9 @@ impl Recording {
                 data.values.extend(digital.iter().map(|&d| s.to_physical(d)));
                 let t0 = onset + lo as f64 / fs;
                 match data.segments.last_mut() {
-                    Some(seg) if ((seg.onset_s + seg.n_samples as f64 / fs) - t0).abs() < 0.5 / fs => seg.n_samples += hi - lo,
+                    Some(seg) if ((seg.onset_s + seg.n_samples as f64 / fs) - t0).abs() < 0.5 / fs => {
+                        seg.n_samples += hi - lo
+                    }
                     _ => data.segments.push(Segment { onset_s: t0, n_samples: hi - lo }),
                 }
             }

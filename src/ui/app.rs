@@ -1,7 +1,7 @@
 //! The application shell: room tabs, menu, status bar with job progress, About box, settings.
 
-use super::placeholder::coming_soon;
 use super::networks::{NetworksRoom, is_network_file};
+use super::placeholder::coming_soon;
 use super::recordings::RecordingsRoom;
 use super::screenshot::{FrameStats, ScreenshotRequest};
 use super::settings::{Settings, Theme};
@@ -82,7 +82,11 @@ impl BrainLensApp {
         egui::CentralPanel::default().show(ui, |ui| match self.room {
             Room::Recordings => self.recordings.show(ui, &mut self.settings),
             Room::Networks => self.networks.show(ui),
-            Room::Bench => coming_soon(ui, "Bench", "BrainBench evaluations, leaderboards and transcripts arrive with their issues."),
+            Room::Bench => coming_soon(
+                ui,
+                "Bench",
+                "BrainBench evaluations, leaderboards and transcripts arrive with their issues.",
+            ),
         });
         if let Some(path) = self.recordings.take_opened() {
             self.settings.remember(path);
@@ -127,7 +131,8 @@ impl BrainLensApp {
                 self.about_open = true;
             }
             ui.separator();
-            for (room, name) in [(Room::Recordings, "Recordings"), (Room::Networks, "Networks"), (Room::Bench, "Bench")] {
+            for (room, name) in [(Room::Recordings, "Recordings"), (Room::Networks, "Networks"), (Room::Bench, "Bench")]
+            {
                 ui.selectable_value(&mut self.room, room, name);
             }
         });

@@ -82,8 +82,15 @@ impl FrameStats {
         }
         let hwm = std::fs::read_to_string("/proc/self/status")
             .ok()
-            .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string()))
+            .and_then(|s| {
+                s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+            })
             .unwrap_or_else(|| "unknown".into());
-        format!("frames {}: app ui {}; eframe frame cpu {}; peak resident memory {hwm}", self.ui_ms.len(), stats(&self.ui_ms), stats(&self.cpu_ms))
+        format!(
+            "frames {}: app ui {}; eframe frame cpu {}; peak resident memory {hwm}",
+            self.ui_ms.len(),
+            stats(&self.ui_ms),
+            stats(&self.cpu_ms)
+        )
     }
 }

@@ -29,7 +29,13 @@ pub const MAX_RECENT: usize = 10;
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { theme: Theme::Dark, recent_files: Vec::new(), page_s: 10.0, epoch_grid: false, display_filter: DisplayFilter::default() }
+        Self {
+            theme: Theme::Dark,
+            recent_files: Vec::new(),
+            page_s: 10.0,
+            epoch_grid: false,
+            display_filter: DisplayFilter::default(),
+        }
     }
 }
 

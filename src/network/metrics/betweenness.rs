@@ -59,16 +59,23 @@ fn brandes_sources(adj: &[Vec<(usize, f64)>], n: usize, first: usize, rows: &mut
         preds.iter_mut().for_each(Vec::clear);
         order.clear();
         sigma[s] = 1.0;
-        dijkstra(adj, s, dist, &mut done, |v| order.push(v), |v, w, alt, old| {
-            if alt < old {
-                sigma[w] = sigma[v];
-                preds[w].clear();
-                preds[w].push(v);
-            } else if alt == old {
-                sigma[w] += sigma[v];
-                preds[w].push(v);
-            }
-        });
+        dijkstra(
+            adj,
+            s,
+            dist,
+            &mut done,
+            |v| order.push(v),
+            |v, w, alt, old| {
+                if alt < old {
+                    sigma[w] = sigma[v];
+                    preds[w].clear();
+                    preds[w].push(v);
+                } else if alt == old {
+                    sigma[w] += sigma[v];
+                    preds[w].push(v);
+                }
+            },
+        );
         delta.iter_mut().for_each(|x| *x = 0.0);
         for &w in order.iter().rev() {
             for &v in &preds[w] {

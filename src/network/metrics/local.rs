@@ -26,6 +26,24 @@ fn inverse_distances(k: usize, len: impl Fn(usize, usize) -> f64) -> Vec<f64> {
     e
 }
 
+/// bctpy's local-efficiency ratio for one node: Σ swₐ sw_b (eₐb + e_bₐ) / 2 over the neighbourhood, divided
+/// by (Σ sa)² − Σ sa² (sa = links to and from the node); 0 when the numerator is 0.
+fn neighbourhood_efficiency(sw: &[f64], sa: &[f64], e: &[f64]) -> f64 {
+    let k = sw.len();
+    let mut numer = 0.0;
+    for a in 0..k {
+        for b in 0..k {
+            numer += sw[a] * sw[b] * (e[a * k + b] + e[b * k + a]);
+        }
+    }
+    numer /= 2.0;
+    if numer == 0.0 {
+        return 0.0;
+    }
+    let total: f64 = sa.iter().sum();
+    numer / (total * total - sa.iter().map(|x| x * x).sum::<f64>())
+}
+
 /// Evaluates `f` for every node, nodes split over the available cores.
 fn per_node(n: usize, f: impl Fn(usize) -> f64 + Sync) -> Vec<f64> {
     let threads = std::thread::available_parallelism().map_or(1, |p| p.get()).clamp(1, 8).min(n.max(1));
@@ -48,44 +66,25 @@ fn per_node(n: usize, f: impl Fn(usize) -> f64 + Sync) -> Vec<f64> {
 pub fn local_efficiency_wei(w: &[f64], n: usize) -> Vec<f64> {
     let lengths: Vec<f64> = w.iter().map(|&x| if x == 0.0 { 0.0 } else { cuberoot(1.0 / x) }).collect();
     per_node(n, |u| {
-            let v: Vec<usize> = (0..n).filter(|&j| w[u * n + j] != 0.0 || w[j * n + u] != 0.0).collect();
-            let k = v.len();
-            let sw: Vec<f64> = v.iter().map(|&j| cuberoot(w[u * n + j]) + cuberoot(w[j * n + u])).collect();
-            let e = inverse_distances(k, |a, b| lengths[v[a] * n + v[b]]);
-            let mut numer = 0.0;
-            for a in 0..k {
-                for b in 0..k {
-                    numer += sw[a] * sw[b] * (e[a * k + b] + e[b * k + a]);
-                }
-            }
-            numer /= 2.0;
-            if numer == 0.0 {
-                return 0.0;
-            }
-            let sa: Vec<f64> = v.iter().map(|&j| f64::from(u8::from(w[u * n + j] != 0.0)) + f64::from(u8::from(w[j * n + u] != 0.0))).collect();
-            let total: f64 = sa.iter().sum();
-            numer / (total * total - sa.iter().map(|x| x * x).sum::<f64>())
+        let v: Vec<usize> = (0..n).filter(|&j| w[u * n + j] != 0.0 || w[j * n + u] != 0.0).collect();
+        let k = v.len();
+        let sw: Vec<f64> = v.iter().map(|&j| cuberoot(w[u * n + j]) + cuberoot(w[j * n + u])).collect();
+        let e = inverse_distances(k, |a, b| lengths[v[a] * n + v[b]]);
+        let sa: Vec<f64> = v
+            .iter()
+            .map(|&j| f64::from(u8::from(w[u * n + j] != 0.0)) + f64::from(u8::from(w[j * n + u] != 0.0)))
+            .collect();
+        neighbourhood_efficiency(&sw, &sa, &e)
     })
 }
 
 /// Binary local efficiency per node: `bct.efficiency_bin(A, local=True)`.
 pub fn local_efficiency_bin(a: &[f64], n: usize) -> Vec<f64> {
     per_node(n, |u| {
-            let v: Vec<usize> = (0..n).filter(|&j| a[u * n + j] != 0.0).collect();
-            let k = v.len();
-            let e = inverse_distances(k, |x, y| if a[v[x] * n + v[y]] != 0.0 { 1.0 } else { 0.0 });
-            let sa: Vec<f64> = v.iter().map(|&j| a[u * n + j] + a[j * n + u]).collect();
-            let mut numer = 0.0;
-            for x in 0..k {
-                for y in 0..k {
-                    numer += sa[x] * sa[y] * (e[x * k + y] + e[y * k + x]);
-                }
-            }
-            numer /= 2.0;
-            if numer == 0.0 {
-                return 0.0;
-            }
-            let total: f64 = sa.iter().sum();
-            numer / (total * total - sa.iter().map(|x| x * x).sum::<f64>())
+        let v: Vec<usize> = (0..n).filter(|&j| a[u * n + j] != 0.0).collect();
+        let k = v.len();
+        let e = inverse_distances(k, |x, y| if a[v[x] * n + v[y]] != 0.0 { 1.0 } else { 0.0 });
+        let sa: Vec<f64> = v.iter().map(|&j| a[u * n + j] + a[j * n + u]).collect();
+        neighbourhood_efficiency(&sa, &sa, &e)
     })
 }

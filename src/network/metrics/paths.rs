@@ -10,7 +10,14 @@ pub fn adjacency(l: &[f64], n: usize) -> Vec<Vec<(usize, f64)>> {
 /// the order nodes become final, and `relax(v, w, alt)` for every candidate path s→…→v→w to an unsettled w.
 /// Each distance is the minimum over the same candidate sums D(v) + l(v, w) that bctpy's `distance_wei`
 /// compares, so results are identical, not merely close.
-pub fn dijkstra(adj: &[Vec<(usize, f64)>], s: usize, dist: &mut [f64], done: &mut [bool], mut settle: impl FnMut(usize), mut relax: impl FnMut(usize, usize, f64, f64)) {
+pub fn dijkstra(
+    adj: &[Vec<(usize, f64)>],
+    s: usize,
+    dist: &mut [f64],
+    done: &mut [bool],
+    mut settle: impl FnMut(usize),
+    mut relax: impl FnMut(usize, usize, f64, f64),
+) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     dist.iter_mut().for_each(|d| *d = f64::INFINITY);

@@ -29,7 +29,16 @@ pub struct MetricsOptions {
 
 impl Default for MetricsOptions {
     fn default() -> Self {
-        Self { negatives: Negatives::default(), proportional: None, absolute: None, binary: false, gamma: 1.0, seed: 0, local_efficiency: false, consensus_runs: 0 }
+        Self {
+            negatives: Negatives::default(),
+            proportional: None,
+            absolute: None,
+            binary: false,
+            gamma: 1.0,
+            seed: 0,
+            local_efficiency: false,
+            consensus_runs: 0,
+        }
     }
 }
 
@@ -84,7 +93,12 @@ pub struct SmallWorldReport {
 }
 
 /// σ and ω of the prepared matrix's binary graph (largest connected component).
-pub fn small_world_of(c: &Connectome, o: &MetricsOptions, p: &crate::network::smallworld::SmallWorldParams, progress: &std::sync::atomic::AtomicU64) -> Result<SmallWorldReport, String> {
+pub fn small_world_of(
+    c: &Connectome,
+    o: &MetricsOptions,
+    p: &crate::network::smallworld::SmallWorldParams,
+    progress: &std::sync::atomic::AtomicU64,
+) -> Result<SmallWorldReport, String> {
     use crate::network::smallworld::{Graph, small_world};
     let w = prepare(c, o);
     let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();

@@ -207,9 +207,7 @@ impl Header {
                 "header bytes",
                 format!("'{v}' but {ns} signals make {header_bytes}; using {header_bytes}"),
             )),
-            Err(e) => {
-                f.repairs.push(Repair::at(184, "header bytes", format!("{}; using {header_bytes}", e.problem)))
-            }
+            Err(e) => f.repairs.push(Repair::at(184, "header bytes", format!("{}; using {header_bytes}", e.problem))),
         }
 
         let plus = reserved.starts_with("EDF+C")
@@ -231,7 +229,11 @@ impl Header {
         f.repairs.extend(sig_repairs);
 
         if format.is_plus() && !signals.iter().any(|s| s.is_annotation) {
-            f.repairs.push(Repair::at(192, "reserved", format!("'{}' but no annotation signal; read as plain", format.name())));
+            f.repairs.push(Repair::at(
+                192,
+                "reserved",
+                format!("'{}' but no annotation signal; read as plain", format.name()),
+            ));
             format = if format.is_bdf() { EdfFormat::Bdf } else { EdfFormat::Edf };
         }
 
@@ -251,7 +253,12 @@ impl Header {
         let samples: usize = signals.iter().map(|s| s.samples_per_record).sum();
         let record_bytes = (samples * format.bytes_per_sample()) as u64;
         if record_bytes == 0 {
-            return Err(EdfError::at(path, 256 + 216 * ns as u64, "samples per record", "every signal has 0 samples per record"));
+            return Err(EdfError::at(
+                path,
+                256 + 216 * ns as u64,
+                "samples per record",
+                "every signal has 0 samples per record",
+            ));
         }
         let available = (file_len - header_bytes) / record_bytes;
         let trailing = (file_len - header_bytes) % record_bytes;
@@ -260,25 +267,42 @@ impl Header {
                 return Err(EdfError::at(path, 236, "number of data records", format!("{n} is negative")));
             }
             Ok(-1) => {
-                f.repairs.push(Repair::at(236, "number of data records", format!("-1 (file not closed); the file holds {available} complete records")));
+                f.repairs.push(Repair::at(
+                    236,
+                    "number of data records",
+                    format!("-1 (file not closed); the file holds {available} complete records"),
+                ));
                 available
             }
             Ok(n) if n as u64 > available => {
-                f.repairs.push(Repair::at(236, "number of data records", format!("{n} but the file holds {available} complete records; reading {available}")));
+                f.repairs.push(Repair::at(
+                    236,
+                    "number of data records",
+                    format!("{n} but the file holds {available} complete records; reading {available}"),
+                ));
                 available
             }
             Ok(n) if (n as u64) < available => {
-                f.repairs.push(Repair::at(236, "number of data records", format!("{n} but the file holds {available} complete records; reading the {n} declared")));
+                f.repairs.push(Repair::at(
+                    236,
+                    "number of data records",
+                    format!("{n} but the file holds {available} complete records; reading the {n} declared"),
+                ));
                 n as u64
             }
             Ok(n) => n as u64,
             Err(e) => {
-                f.repairs.push(Repair::at(236, "number of data records", format!("{}; the file holds {available} complete records", e.problem)));
+                f.repairs.push(Repair::at(
+                    236,
+                    "number of data records",
+                    format!("{}; the file holds {available} complete records", e.problem),
+                ));
                 available
             }
         };
         if trailing != 0 && record_count == available {
-            f.repairs.push(Repair::file("data records", format!("trailing partial record of {trailing} bytes ignored")));
+            f.repairs
+                .push(Repair::file("data records", format!("trailing partial record of {trailing} bytes ignored")));
         }
 
         let start = parse_start(&mut f, &date_text, &time_text, &recording, format);
@@ -298,7 +322,12 @@ impl Header {
 }
 
 /// Parses the 256·ns bytes of signal headers. Offsets in errors are file offsets (256 + field offset).
-fn parse_signals(path: &Path, bytes: &[u8], ns: usize, format: EdfFormat) -> Result<(Vec<SignalHeader>, Vec<Repair>), EdfError> {
+fn parse_signals(
+    path: &Path,
+    bytes: &[u8],
+    ns: usize,
+    format: EdfFormat,
+) -> Result<(Vec<SignalHeader>, Vec<Repair>), EdfError> {
     // Field widths in the order the spec stores them, each block holding ns entries.
     const WIDTHS: [usize; 10] = [16, 80, 8, 8, 8, 8, 8, 80, 8, 32];
     let mut starts = [0usize; 10];
@@ -322,7 +351,12 @@ fn parse_signals(path: &Path, bytes: &[u8], ns: usize, format: EdfFormat) -> Res
         let spr_off = at(8, i);
         let spr = f.integer(spr_off, 8, "samples per record")?;
         if spr < 0 {
-            return Err(EdfError::at(path, spr_off as u64, "samples per record", format!("signal {} '{label}': {spr} is negative", i + 1)));
+            return Err(EdfError::at(
+                path,
+                spr_off as u64,
+                "samples per record",
+                format!("signal {} '{label}': {spr} is negative", i + 1),
+            ));
         }
         let prefilter = f.text(at(7, i), 80, "prefilter").trim().to_string();
         let reserved = f.text(at(9, i), 32, "signal reserved").trim().to_string();
@@ -341,12 +375,21 @@ fn parse_signals(path: &Path, bytes: &[u8], ns: usize, format: EdfFormat) -> Res
                 (dmin, dmax) = (lim_lo, lim_hi);
             }
             if pmin == pmax {
-                f.repairs.push(Repair::at(at(3, i) as u64, "physical minimum", format!(
-                    "signal {} '{label}': physical minimum = maximum = {pmin}; every sample reads as {pmin}", i + 1)));
+                f.repairs.push(Repair::at(
+                    at(3, i) as u64,
+                    "physical minimum",
+                    format!(
+                        "signal {} '{label}': physical minimum = maximum = {pmin}; every sample reads as {pmin}",
+                        i + 1
+                    ),
+                ));
             }
             if physical_dimension.is_empty() {
-                f.repairs.push(Repair::at(at(2, i) as u64, "physical dimension", format!(
-                    "signal {} '{label}': blank; treated as dimensionless", i + 1)));
+                f.repairs.push(Repair::at(
+                    at(2, i) as u64,
+                    "physical dimension",
+                    format!("signal {} '{label}': blank; treated as dimensionless", i + 1),
+                ));
             }
         }
         signals.push(SignalHeader {
@@ -373,7 +416,11 @@ fn parse_start(f: &mut FieldReader, date: &str, time: &str, recording: &str, for
         Some(([d, m, y], standard)) if (1..=31).contains(&d) && (1..=12).contains(&m) => {
             (year, month, day) = (full_year(y), m, d);
             if !standard {
-                f.repairs.push(Repair::at(168, "start date", format!("'{date}' is not dd.mm.yy; read as {year:04}-{month:02}-{day:02}")));
+                f.repairs.push(Repair::at(
+                    168,
+                    "start date",
+                    format!("'{date}' is not dd.mm.yy; read as {year:04}-{month:02}-{day:02}"),
+                ));
             }
         }
         _ => f.repairs.push(Repair::at(168, "start date", format!("'{date}' is not a date; using 1985-01-01"))),
@@ -390,7 +437,11 @@ fn parse_start(f: &mut FieldReader, date: &str, time: &str, recording: &str, for
         Some(([h, m, s], standard)) if h < 24 && m < 60 && s < 60 => {
             (hour, minute, second) = (h, m, s);
             if !standard {
-                f.repairs.push(Repair::at(176, "start time", format!("'{time}' is not hh.mm.ss; read as {h:02}:{m:02}:{s:02}")));
+                f.repairs.push(Repair::at(
+                    176,
+                    "start time",
+                    format!("'{time}' is not hh.mm.ss; read as {h:02}:{m:02}:{s:02}"),
+                ));
             }
         }
         _ => f.repairs.push(Repair::at(176, "start time", format!("'{time}' is not a time; using 00:00:00"))),

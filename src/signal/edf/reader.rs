@@ -51,7 +51,14 @@ impl EdfFile {
             file.read_exact_at(&mut buf, 256).map_err(|e| EdfError::at(path, 256, "signal headers", e.to_string()))?;
             Ok(buf)
         })?;
-        let mut me = EdfFile { path: path.to_path_buf(), file, file_len, header: header.clone(), repairs, scan: OnceLock::new() };
+        let mut me = EdfFile {
+            path: path.to_path_buf(),
+            file,
+            file_len,
+            header: header.clone(),
+            repairs,
+            scan: OnceLock::new(),
+        };
         if header.format.is_plus() && header.record_count > 0 {
             let first = me.annotation_bytes(0).map_err(|e| EdfError::file(path, "data record 0", e.to_string()))?;
             let (tals, _) = parse_tals(&first);
@@ -115,15 +122,15 @@ impl EdfFile {
             }
             let mut tals = tals.into_iter().peekable();
             // The record's first TAL is time-keeping when its first text is empty (EDF+ spec 2.2.4).
-            let tk = if h.format.is_plus() {
-                tals.next_if(|t| t.texts.first().is_some_and(|s| s.is_empty()))
-            } else {
-                None
-            };
+            let tk =
+                if h.format.is_plus() { tals.next_if(|t| t.texts.first().is_some_and(|s| s.is_empty())) } else { None };
             let onset = match (&tk, h.format.is_discontinuous()) {
                 (Some(t), true) => t.onset - sub,
                 (None, true) => {
-                    scan.repairs.push(Repair::file(&format!("record {r}"), "no time-keeping TAL in an EDF+D record; assumed contiguous"));
+                    scan.repairs.push(Repair::file(
+                        &format!("record {r}"),
+                        "no time-keeping TAL in an EDF+D record; assumed contiguous",
+                    ));
                     scan.record_onsets.last().map_or(nominal, |p| p + h.record_duration)
                 }
                 _ => nominal,
@@ -169,7 +176,8 @@ impl EdfFile {
         let h = &self.header;
         let bps = h.format.bytes_per_sample();
         let mut buf = vec![0u8; h.signals[sig].samples_per_record * bps];
-        self.file.read_exact_at(&mut buf, self.record_offset(r) + h.signal_offset_in_record(sig))
+        self.file
+            .read_exact_at(&mut buf, self.record_offset(r) + h.signal_offset_in_record(sig))
             .map_err(|e| EdfError::file(&self.path, &format!("data record {r}"), e.to_string()))?;
         decode_into(&buf, bps, out);
         Ok(())
@@ -177,16 +185,17 @@ impl EdfFile {
 
     /// Fills `buf` from byte `offset` of the data area of the file.
     pub fn read_at_exact(&self, offset: u64, buf: &mut [u8]) -> Result<(), EdfError> {
-        self.file
-            .read_exact_at(buf, offset)
-            .map_err(|e| EdfError::file(&self.path, &format!("bytes {offset}..{}", offset + buf.len() as u64), e.to_string()))
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            EdfError::file(&self.path, &format!("bytes {offset}..{}", offset + buf.len() as u64), e.to_string())
+        })
     }
 
     /// Raw bytes of records `[r0, r1)`, read with one positioned read.
     pub fn read_records(&self, r0: u64, r1: u64) -> Result<Vec<u8>, EdfError> {
         let len = (r1 - r0) * self.header.record_bytes();
         let mut buf = vec![0u8; len as usize];
-        self.file.read_exact_at(&mut buf, self.record_offset(r0))
+        self.file
+            .read_exact_at(&mut buf, self.record_offset(r0))
             .map_err(|e| EdfError::file(&self.path, &format!("data records {r0}..{r1}"), e.to_string()))?;
         Ok(buf)
     }

@@ -76,7 +76,13 @@ pub fn encode_tal(onset: f64, duration: Option<f64>, texts: &[&str]) -> Vec<u8> 
 
 /// Shortest decimal that round-trips `v` exactly (Rust's `Display` for `f64` never uses an exponent).
 pub fn format_seconds(v: f64, signed: bool) -> String {
-    let sign = if v < 0.0 { "-" } else if signed { "+" } else { "" };
+    let sign = if v < 0.0 {
+        "-"
+    } else if signed {
+        "+"
+    } else {
+        ""
+    };
     format!("{sign}{}", v.abs())
 }
 

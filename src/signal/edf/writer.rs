@@ -88,7 +88,12 @@ pub fn write_edf(
             rec.clear();
             for (s, (sig, data)) in spec.signals.iter().zip(&bufs).enumerate() {
                 if data.len() != sig.samples_per_record {
-                    anyhow::bail!("record {r}, signal {s} '{}': {} samples, expected {}", sig.label, data.len(), sig.samples_per_record);
+                    anyhow::bail!(
+                        "record {r}, signal {s} '{}': {} samples, expected {}",
+                        sig.label,
+                        data.len(),
+                        sig.samples_per_record
+                    );
                 }
                 encode_samples(data, bps, sig, &mut rec)?;
             }
@@ -200,7 +205,8 @@ fn header_bytes(spec: &WriteSpec, signals: &[SignalHeader]) -> Vec<u8> {
 /// Appends `text` as a space-padded field of `width` bytes; non-ASCII characters become '?' (EDF header
 /// fields are ASCII), overlong text is cut.
 fn put(out: &mut Vec<u8>, text: &str, width: usize) {
-    let mut bytes: Vec<u8> = text.chars().map(|c| if c.is_ascii() && !c.is_ascii_control() { c as u8 } else { b'?' }).collect();
+    let mut bytes: Vec<u8> =
+        text.chars().map(|c| if c.is_ascii() && !c.is_ascii_control() { c as u8 } else { b'?' }).collect();
     bytes.resize(width, b' ');
     out.extend_from_slice(&bytes);
 }

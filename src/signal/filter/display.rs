@@ -70,14 +70,18 @@ mod tests {
     #[test]
     fn notch_removes_mains_and_keeps_alpha() {
         let fs = 250.0;
-        let x: Vec<f64> = (0..2500).map(|i| {
-            let t = i as f64 / fs;
-            (2.0 * std::f64::consts::PI * 10.0 * t).sin() + (2.0 * std::f64::consts::PI * 50.0 * t).sin()
-        }).collect();
+        let x: Vec<f64> = (0..2500)
+            .map(|i| {
+                let t = i as f64 / fs;
+                (2.0 * std::f64::consts::PI * 10.0 * t).sin() + (2.0 * std::f64::consts::PI * 50.0 * t).sin()
+            })
+            .collect();
         let f = DisplayFilter { notch_hz: Some(50.0), ..Default::default() };
         let y = f.apply(&x, fs);
         // Away from the edges only the 10 Hz sine remains.
-        let err = (500..2000).map(|i| (y[i] - (2.0 * std::f64::consts::PI * 10.0 * i as f64 / fs).sin()).abs()).fold(0.0, f64::max);
+        let err = (500..2000)
+            .map(|i| (y[i] - (2.0 * std::f64::consts::PI * 10.0 * i as f64 / fs).sin()).abs())
+            .fold(0.0, f64::max);
         assert!(err < 0.02, "residual {err}");
     }
 }

@@ -14,7 +14,11 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
     };
     ui.label(format!("Glass brain (schematic outline; links above the 95th percentile) — {}", o.selected_caption()));
     let n = o.connectome.n;
-    let mut weights: Vec<f64> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| o.prepared[i * n + j].abs()).filter(|w| *w > 0.0).collect();
+    let mut weights: Vec<f64> = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .map(|(i, j)| o.prepared[i * n + j].abs())
+        .filter(|w| *w > 0.0)
+        .collect();
     weights.sort_by(f64::total_cmp);
     let cut = weights.get(weights.len() * 95 / 100).copied().unwrap_or(f64::INFINITY);
     let max_strength = o.metrics.nodes.iter().fold(0.0f64, |m, x| m.max(x.strength)).max(1e-12);
@@ -30,21 +34,40 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
                 let fy = ((p[vy] - lim[vy].0) / (lim[vy].1 - lim[vy].0)) as f32;
                 pos2(rect.left() + fx * rect.width(), rect.bottom() - fy * rect.height())
             };
-            painter.add(egui::Shape::ellipse_stroke(rect.center(), rect.size() * 0.47, Stroke::new(1.0, ui.visuals().weak_text_color())));
-            painter.text(rect.left_top() + vec2(3.0, 2.0), egui::Align2::LEFT_TOP, name, egui::FontId::proportional(10.0), ui.visuals().weak_text_color());
+            painter.add(egui::Shape::ellipse_stroke(
+                rect.center(),
+                rect.size() * 0.47,
+                Stroke::new(1.0, ui.visuals().weak_text_color()),
+            ));
+            painter.text(
+                rect.left_top() + vec2(3.0, 2.0),
+                egui::Align2::LEFT_TOP,
+                name,
+                egui::FontId::proportional(10.0),
+                ui.visuals().weak_text_color(),
+            );
             for i in 0..n {
                 for j in i + 1..n {
                     let w = o.prepared[i * n + j].abs();
                     let sel = o.selected == Some(i) || o.selected == Some(j);
                     if w > 0.0 && (w >= cut || sel) {
-                        let c = if sel { Color32::from_rgb(255, 200, 0) } else { Color32::from_rgb(200, 60, 60).gamma_multiply(0.6) };
-                        painter.line_segment([to(coords[i]), to(coords[j])], Stroke::new(if sel { 1.2 } else { 0.8 }, c));
+                        let c = if sel {
+                            Color32::from_rgb(255, 200, 0)
+                        } else {
+                            Color32::from_rgb(200, 60, 60).gamma_multiply(0.6)
+                        };
+                        painter
+                            .line_segment([to(coords[i]), to(coords[j])], Stroke::new(if sel { 1.2 } else { 0.8 }, c));
                     }
                 }
             }
             for i in 0..n {
                 let r = 2.0 + 4.0 * (o.metrics.nodes[i].strength / max_strength) as f32;
-                painter.circle_filled(to(coords[i]), if o.selected == Some(i) { r + 3.0 } else { r }, category(o.metrics.nodes[i].module));
+                painter.circle_filled(
+                    to(coords[i]),
+                    if o.selected == Some(i) { r + 3.0 } else { r },
+                    category(o.metrics.nodes[i].module),
+                );
             }
             if response.clicked()
                 && let Some(p) = response.interact_pointer_pos()

@@ -10,7 +10,9 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     ui.label(format!("Circle (grouped by {grouped_by}) — {}", o.selected_caption()));
     let n = o.connectome.n;
     let mut order: Vec<usize> = (0..n).collect();
-    let group = |i: usize| -> String { o.network_of(i).map_or_else(|| format!("{:03}", o.metrics.nodes[i].module), str::to_string) };
+    let group = |i: usize| -> String {
+        o.network_of(i).map_or_else(|| format!("{:03}", o.metrics.nodes[i].module), str::to_string)
+    };
     order.sort_by_key(|&i| (group(i), i));
     let groups: Vec<String> = {
         let mut g: Vec<String> = order.iter().map(|&i| group(i)).collect();
@@ -32,7 +34,10 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         for j in i + 1..n {
             let w = o.prepared[i * n + j];
             if w != 0.0 && o.selected != Some(i) && o.selected != Some(j) {
-                painter.line_segment([pos[i], pos[j]], Stroke::new(0.6, link.gamma_multiply((0.3 + 0.7 * w.abs().min(1.0)) as f32)));
+                painter.line_segment(
+                    [pos[i], pos[j]],
+                    Stroke::new(0.6, link.gamma_multiply((0.3 + 0.7 * w.abs().min(1.0)) as f32)),
+                );
             }
         }
     }
@@ -49,7 +54,13 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         painter.circle_filled(pos[i], r, category(g));
     }
     for (g, name) in groups.iter().enumerate().take(12) {
-        painter.text(pos2(rect.left() + 4.0, rect.top() + 4.0 + g as f32 * 13.0), egui::Align2::LEFT_TOP, name.trim_start_matches('0'), egui::FontId::proportional(11.0), category(g));
+        painter.text(
+            pos2(rect.left() + 4.0, rect.top() + 4.0 + g as f32 * 13.0),
+            egui::Align2::LEFT_TOP,
+            name.trim_start_matches('0'),
+            egui::FontId::proportional(11.0),
+            category(g),
+        );
     }
     if response.clicked()
         && let Some(p) = response.interact_pointer_pos()

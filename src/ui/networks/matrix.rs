@@ -6,7 +6,15 @@ use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
 /// Draws the heatmap in a square of at most `max_h` points.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
-    ui.label(format!("Matrix ({} order) — {}", match o.order { Order::Atlas => "atlas", Order::Module => "module", Order::Network => "network" }, o.selected_caption()));
+    ui.label(format!(
+        "Matrix ({} order) — {}",
+        match o.order {
+            Order::Atlas => "atlas",
+            Order::Module => "module",
+            Order::Network => "network",
+        },
+        o.selected_caption()
+    ));
     let n = o.connectome.n;
     let order = o.ordered();
     let key = o.generation * 4 + o.order as u64;
@@ -31,8 +39,18 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         && let Some(r) = order.iter().position(|&i| i == sel)
     {
         let stroke = Stroke::new(1.5, Color32::from_rgb(255, 200, 0));
-        painter.rect_stroke(Rect::from_min_size(pos2(rect.left(), rect.top() + r as f32 * cell), vec2(side, cell)), 0.0, stroke, egui::StrokeKind::Outside);
-        painter.rect_stroke(Rect::from_min_size(pos2(rect.left() + r as f32 * cell, rect.top()), vec2(cell, side)), 0.0, stroke, egui::StrokeKind::Outside);
+        painter.rect_stroke(
+            Rect::from_min_size(pos2(rect.left(), rect.top() + r as f32 * cell), vec2(side, cell)),
+            0.0,
+            stroke,
+            egui::StrokeKind::Outside,
+        );
+        painter.rect_stroke(
+            Rect::from_min_size(pos2(rect.left() + r as f32 * cell, rect.top()), vec2(cell, side)),
+            0.0,
+            stroke,
+            egui::StrokeKind::Outside,
+        );
     }
     // Colour scale: the matrix shown is scaled to max |w| = 1 (weighted) or 0/1 (binary).
     ui.horizontal(|ui| {
@@ -40,7 +58,11 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         for k in 0..60 {
             let v = -1.0 + 2.0 * k as f64 / 59.0;
             let x = bar.left() + bar.width() * k as f32 / 60.0;
-            ui.painter().rect_filled(Rect::from_min_size(pos2(x, bar.top()), vec2(bar.width() / 60.0 + 0.5, bar.height())), 0.0, diverging(v));
+            ui.painter().rect_filled(
+                Rect::from_min_size(pos2(x, bar.top()), vec2(bar.width() / 60.0 + 0.5, bar.height())),
+                0.0,
+                diverging(v),
+            );
         }
         ui.label("−1 … 0 … +1 (weights scaled by max |w|)");
     });
@@ -48,7 +70,12 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         let (r, c) = (((p.y - rect.top()) / cell) as usize, ((p.x - rect.left()) / cell) as usize);
         if r < n && c < n {
             let (i, j) = (order[r], order[c]);
-            response.clone().on_hover_text(format!("{} – {}: {:.4}", o.connectome.labels[i], o.connectome.labels[j], o.prepared[i * n + j]));
+            response.clone().on_hover_text(format!(
+                "{} – {}: {:.4}",
+                o.connectome.labels[i],
+                o.connectome.labels[j],
+                o.prepared[i * n + j]
+            ));
             if response.clicked() {
                 o.selected = Some(i);
             }

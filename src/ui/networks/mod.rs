@@ -9,11 +9,13 @@ mod table;
 
 use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
-use crate::network::metrics::summary::{GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize};
+use crate::network::metrics::summary::{
+    GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize,
+};
 use crate::network::smallworld::SmallWorldParams;
 use crate::network::threshold::Negatives;
-use crate::ui::jobs::Job;
 use crate::network::{Connectome, io};
+use crate::ui::jobs::Job;
 use std::path::{Path, PathBuf};
 
 /// How the matrix rows (and the circle) are ordered.
@@ -56,7 +58,10 @@ pub struct NetworksRoom {
 
 /// True for the file types the Networks room opens.
 pub fn is_network_file(path: &Path) -> bool {
-    matches!(path.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref(), Some("npy" | "npz" | "csv" | "tsv" | "txt" | "edge"))
+    matches!(
+        path.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref(),
+        Some("npy" | "npz" | "csv" | "tsv" | "txt" | "edge")
+    )
 }
 
 impl NetworksRoom {
@@ -75,7 +80,8 @@ impl NetworksRoom {
                 {
                     c.labels = a.labels.clone();
                 }
-                let options = MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
+                let options =
+                    MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
                 let prepared = prepare(&c, &options);
                 let metrics = summarize(&c, &options);
                 self.path_field = path.display().to_string();
@@ -134,7 +140,9 @@ impl NetworksRoom {
         let mut open_path = None;
         ui.horizontal(|ui| {
             if ui.button("Open matrix…").clicked()
-                && let Some(p) = rfd::FileDialog::new().add_filter("Connectome", &["npy", "npz", "csv", "tsv", "txt", "edge"]).pick_file()
+                && let Some(p) = rfd::FileDialog::new()
+                    .add_filter("Connectome", &["npy", "npz", "csv", "tsv", "txt", "edge"])
+                    .pick_file()
             {
                 open_path = Some(p);
             }
@@ -190,7 +198,9 @@ impl OpenNetwork {
     pub fn start_small_world(&mut self, nrand: usize) {
         let (c, o) = (self.connectome.clone(), self.options);
         let p = SmallWorldParams { niter: 5, nrand, seed: o.seed };
-        self.sw_job = Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, _| Ok(Some(small_world_of(&c, &o, &p, progress)))));
+        self.sw_job = Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, _| {
+            Ok(Some(small_world_of(&c, &o, &p, progress)))
+        }));
     }
 
     /// Name and progress of the running job, if any.
@@ -283,7 +293,11 @@ impl OpenNetwork {
                 ui.selectable_value(&mut self.order, Order::Network, "network");
             }
             ui.separator();
-            ui.label(format!("{} · {}", self.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), self.atlas_note));
+            ui.label(format!(
+                "{} · {}",
+                self.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                self.atlas_note
+            ));
         });
         for f in &self.connectome.fixes {
             *message = Some(format!("{}: {f}", self.path.display()));
@@ -342,8 +356,16 @@ pub fn diverging(v: f64) -> egui::Color32 {
 /// A colour per module or network index (a qualitative palette).
 pub fn category(k: usize) -> egui::Color32 {
     const P: [(u8, u8, u8); 10] = [
-        (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-        (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+        (31, 119, 180),
+        (255, 127, 14),
+        (44, 160, 44),
+        (214, 39, 40),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
     ];
     let (r, g, b) = P[k % P.len()];
     egui::Color32::from_rgb(r, g, b)

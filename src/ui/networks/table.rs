@@ -79,10 +79,15 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, message: &mut Option<String>
 }
 
 fn export_csv(o: &OpenNetwork, path: &std::path::Path) -> anyhow::Result<()> {
-    let mut s = String::from("region,degree,strength,clustering,betweenness,module,participation,within_module_z,local_efficiency\n");
+    let mut s = String::from(
+        "region,degree,strength,clustering,betweenness,module,participation,within_module_z,local_efficiency\n",
+    );
     for m in &o.metrics.nodes {
         let eloc = m.local_efficiency.map_or(String::new(), |v| v.to_string());
-        s.push_str(&format!("{},{},{},{},{},{},{},{},{eloc}\n", m.label, m.degree, m.strength, m.clustering, m.betweenness, m.module, m.participation, m.within_module_z));
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{eloc}\n",
+            m.label, m.degree, m.strength, m.clustering, m.betweenness, m.module, m.participation, m.within_module_z
+        ));
     }
     std::fs::write(path, s)?;
     Ok(())

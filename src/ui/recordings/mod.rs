@@ -93,7 +93,14 @@ pub fn pick_recording() -> Option<PathBuf> {
 
 impl RecordingsRoom {
     pub fn new(_settings: &Settings) -> Self {
-        Self { current: None, error: None, message: None, path_field: String::new(), commands: Vec::new(), opened: None }
+        Self {
+            current: None,
+            error: None,
+            message: None,
+            path_field: String::new(),
+            commands: Vec::new(),
+            opened: None,
+        }
     }
 
     /// Opens `path`; on failure the error is shown and the current recording stays open. Returns success.
@@ -107,7 +114,8 @@ impl RecordingsRoom {
                 let rec = Arc::new(rec);
                 let (derivations, montage_errors) = Montage::AsRecorded.derivations(rec.channels());
                 let page_s = settings.page_s;
-                let view = ViewState::new(derivations.len(), page_s, settings.display_filter.clone(), settings.epoch_grid);
+                let view =
+                    ViewState::new(derivations.len(), page_s, settings.display_filter.clone(), settings.epoch_grid);
                 let r2 = rec.clone();
                 let total = rec.header().record_count;
                 let pyramid_job = Job::spawn("Overview", total, move |p, c| Ok(Pyramid::build(&r2, p, c)?));
@@ -268,7 +276,8 @@ impl RecordingsRoom {
             Cmd::SetMontage(m) => {
                 let (d, errors) = m.derivations(o.rec.channels());
                 if d.is_empty() {
-                    o.montage_errors = if errors.is_empty() { vec!["the montage has no derivations".into()] } else { errors };
+                    o.montage_errors =
+                        if errors.is_empty() { vec!["the montage has no derivations".into()] } else { errors };
                     return;
                 }
                 o.view.reset_channels(d.len());
@@ -302,7 +311,8 @@ impl RecordingsRoom {
             Cmd::SaveAs(path) => match save_with_annotations(&o.rec, o.annotations.items(), &path) {
                 Ok(()) => {
                     o.annotations.mark_saved();
-                    self.message = Some(format!("Saved {} annotations to {}", o.annotations.items().len(), path.display()));
+                    self.message =
+                        Some(format!("Saved {} annotations to {}", o.annotations.items().len(), path.display()));
                     self.error = None;
                 }
                 Err(e) => self.error = Some(format!("{e:#}")),

@@ -34,16 +34,35 @@ pub fn show(ui: &mut egui::Ui, o: &OpenRecording, cmds: &mut Vec<Cmd>) {
                 }
             }
             let label = o.rec.channels()[c].label.clone();
-            painter.text(rect.left_top() + egui::vec2(4.0, 2.0), egui::Align2::LEFT_TOP, format!("overview: {label}"), egui::FontId::proportional(10.0), visuals.weak_text_color());
+            painter.text(
+                rect.left_top() + egui::vec2(4.0, 2.0),
+                egui::Align2::LEFT_TOP,
+                format!("overview: {label}"),
+                egui::FontId::proportional(10.0),
+                visuals.weak_text_color(),
+            );
         }
         _ => {
-            painter.text(rect.center(), egui::Align2::CENTER_CENTER, "building overview…", egui::FontId::proportional(11.0), visuals.weak_text_color());
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "building overview…",
+                egui::FontId::proportional(11.0),
+                visuals.weak_text_color(),
+            );
         }
     }
     for a in o.annotations.items() {
-        painter.vline(x_of(a.onset_s), rect.top()..=rect.top() + 8.0, Stroke::new(1.0, Color32::from_rgb(240, 160, 40)));
+        painter.vline(
+            x_of(a.onset_s),
+            rect.top()..=rect.top() + 8.0,
+            Stroke::new(1.0, Color32::from_rgb(240, 160, 40)),
+        );
     }
-    let page = Rect::from_min_max(pos2(x_of(o.view.start_s), rect.top()), pos2(x_of(o.view.start_s + o.view.page_s).max(x_of(o.view.start_s) + 2.0), rect.bottom()));
+    let page = Rect::from_min_max(
+        pos2(x_of(o.view.start_s), rect.top()),
+        pos2(x_of(o.view.start_s + o.view.page_s).max(x_of(o.view.start_s) + 2.0), rect.bottom()),
+    );
     painter.rect_filled(page, 0.0, visuals.selection.bg_fill.gamma_multiply(0.35));
     painter.rect_stroke(page, 0.0, Stroke::new(1.5, visuals.selection.stroke.color), egui::StrokeKind::Inside);
     if let Some(p) = response.interact_pointer_pos().filter(|_| response.clicked() || response.dragged()) {

@@ -4,13 +4,16 @@ use super::OpenRecording;
 
 /// A one-line banner saying the file was repaired, with the itemised report on expansion.
 pub fn repair_banner(ui: &mut egui::Ui, o: &OpenRecording) {
-    egui::CollapsingHeader::new(format!("Opened with {} repair(s) — the file violates the EDF spec in recoverable ways", o.repairs.len()))
-        .id_salt("repairs")
-        .show(ui, |ui| {
-            for r in &o.repairs {
-                ui.label(r.to_string());
-            }
-        });
+    egui::CollapsingHeader::new(format!(
+        "Opened with {} repair(s) — the file violates the EDF spec in recoverable ways",
+        o.repairs.len()
+    ))
+    .id_salt("repairs")
+    .show(ui, |ui| {
+        for r in &o.repairs {
+            ui.label(r.to_string());
+        }
+    });
 }
 
 /// The header dialog: file facts, every signal's header fields, repairs.
@@ -38,7 +41,17 @@ pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
         ui.separator();
         egui::ScrollArea::both().max_height(260.0).show(ui, |ui| {
             egui::Grid::new("signals").striped(true).num_columns(8).show(ui, |ui| {
-                for head in ["Label", "Rate (Hz)", "Unit", "Phys min", "Phys max", "Dig min", "Dig max", "Prefilter", "Transducer"] {
+                for head in [
+                    "Label",
+                    "Rate (Hz)",
+                    "Unit",
+                    "Phys min",
+                    "Phys max",
+                    "Dig min",
+                    "Dig max",
+                    "Prefilter",
+                    "Transducer",
+                ] {
                     ui.strong(head);
                 }
                 ui.end_row();

@@ -17,14 +17,28 @@ pub struct Draft {
 
 impl Draft {
     fn of(index: usize, a: &Annotation) -> Self {
-        Draft { index, onset: format!("{}", a.onset_s), duration: a.duration_s.map(|d| d.to_string()).unwrap_or_default(), text: a.text.clone() }
+        Draft {
+            index,
+            onset: format!("{}", a.onset_s),
+            duration: a.duration_s.map(|d| d.to_string()).unwrap_or_default(),
+            text: a.text.clone(),
+        }
     }
 
     fn parse(&self) -> Result<Annotation, String> {
-        let onset_s = self.onset.trim().parse::<f64>().map_err(|_| format!("onset '{}' is not a number of seconds", self.onset))?;
+        let onset_s = self
+            .onset
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("onset '{}' is not a number of seconds", self.onset))?;
         let duration_s = match self.duration.trim() {
             "" => None,
-            d => Some(d.parse::<f64>().ok().filter(|v| *v >= 0.0).ok_or(format!("duration '{d}' is not a non-negative number"))?),
+            d => Some(
+                d.parse::<f64>()
+                    .ok()
+                    .filter(|v| *v >= 0.0)
+                    .ok_or(format!("duration '{d}' is not a non-negative number"))?,
+            ),
         };
         Ok(Annotation { onset_s, duration_s, text: self.text.clone() })
     }
@@ -33,8 +47,12 @@ impl Draft {
 /// Draws the panel.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
     egui::ScrollArea::vertical().id_salt("side").show(ui, |ui| {
-        egui::CollapsingHeader::new(format!("Channels ({})", o.derivations.len())).default_open(false).show(ui, |ui| channels(ui, o, cmds));
-        egui::CollapsingHeader::new(format!("Annotations ({})", o.annotations.items().len())).default_open(true).show(ui, |ui| annotations(ui, o, cmds));
+        egui::CollapsingHeader::new(format!("Channels ({})", o.derivations.len()))
+            .default_open(false)
+            .show(ui, |ui| channels(ui, o, cmds));
+        egui::CollapsingHeader::new(format!("Annotations ({})", o.annotations.items().len()))
+            .default_open(true)
+            .show(ui, |ui| annotations(ui, o, cmds));
     });
 }
 
@@ -70,7 +88,11 @@ fn annotations(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
         let l = ui.label("Text").id;
         ui.add(egui::TextEdit::singleline(&mut o.new_annotation_text).desired_width(110.0)).labelled_by(l);
         if ui.button("Add annotation").on_hover_text("At the page start; or double-click the traces").clicked() {
-            cmds.push(Cmd::AddAnnotation(Annotation { onset_s: o.view.start_s, duration_s: None, text: o.new_annotation_text.clone() }));
+            cmds.push(Cmd::AddAnnotation(Annotation {
+                onset_s: o.view.start_s,
+                duration_s: None,
+                text: o.new_annotation_text.clone(),
+            }));
         }
     });
     ui.horizontal(|ui| {
@@ -87,7 +109,11 @@ fn annotations(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
     ui.horizontal(|ui| {
         let l = ui.label("File").id;
         ui.add(egui::TextEdit::singleline(&mut o.save_path).desired_width(160.0)).labelled_by(l);
-        if ui.button("Save as").on_hover_text("Writes a new EDF+/BDF+ file; the original is never overwritten").clicked() {
+        if ui
+            .button("Save as")
+            .on_hover_text("Writes a new EDF+/BDF+ file; the original is never overwritten")
+            .clicked()
+        {
             cmds.push(Cmd::SaveAs(PathBuf::from(o.save_path.trim())));
         }
     });

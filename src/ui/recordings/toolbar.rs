@@ -21,7 +21,8 @@ pub fn show(ui: &mut egui::Ui, room: &mut RecordingsRoom) {
         {
             room.commands.push(Cmd::Open(p));
         }
-        let field = ui.add(egui::TextEdit::singleline(&mut room.path_field).hint_text("path to .edf/.bdf").desired_width(320.0));
+        let field = ui
+            .add(egui::TextEdit::singleline(&mut room.path_field).hint_text("path to .edf/.bdf").desired_width(320.0));
         let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (ui.button("Open path").clicked() || enter) && !room.path_field.trim().is_empty() {
             room.commands.push(Cmd::Open(PathBuf::from(room.path_field.trim())));

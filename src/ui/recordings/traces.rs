@@ -23,7 +23,13 @@ pub fn clock(t: f64) -> String {
 
 /// The traces of the current page as a texture the size of `plot` in physical pixels, re-rasterised only
 /// when the page, gains, channel selection, size or colour changed.
-fn trace_texture(ctx: &egui::Context, o: &mut OpenRecording, shown: &[usize], plot: Rect, color: Color32) -> egui::TextureId {
+fn trace_texture(
+    ctx: &egui::Context,
+    o: &mut OpenRecording,
+    shown: &[usize],
+    plot: Rect,
+    color: Color32,
+) -> egui::TextureId {
     let ppp = ctx.pixels_per_point();
     let (w, h) = ((plot.width() * ppp).round().max(1.0) as usize, (plot.height() * ppp).round().max(1.0) as usize);
     let key = RasterKey {
@@ -93,7 +99,10 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals().clone();
     painter.rect_filled(rect, 0.0, visuals.extreme_bg_color);
-    let plot = Rect::from_min_max(pos2(rect.left() + LABEL_WIDTH, rect.top()), pos2(rect.right(), rect.bottom() - AXIS_HEIGHT));
+    let plot = Rect::from_min_max(
+        pos2(rect.left() + LABEL_WIDTH, rect.top()),
+        pos2(rect.right(), rect.bottom() - AXIS_HEIGHT),
+    );
     let (t0, page) = (o.view.start_s, o.view.page_s);
     let x_of = |t: f64| plot.left() + ((t - t0) / page) as f32 * plot.width();
     let grid = visuals.widgets.noninteractive.bg_stroke.color;
@@ -125,7 +134,13 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
         let mut e = (t0 / 30.0).ceil() * 30.0;
         while e <= t0 + page {
             painter.vline(x_of(e), plot.y_range(), Stroke::new(1.5, visuals.selection.bg_fill));
-            painter.text(pos2(x_of(e) + 3.0, plot.top() + 14.0), egui::Align2::LEFT_TOP, format!("epoch {}", (e / 30.0) as u64 + 1), egui::FontId::proportional(11.0), visuals.selection.bg_fill);
+            painter.text(
+                pos2(x_of(e) + 3.0, plot.top() + 14.0),
+                egui::Align2::LEFT_TOP,
+                format!("epoch {}", (e / 30.0) as u64 + 1),
+                egui::FontId::proportional(11.0),
+                visuals.selection.bg_fill,
+            );
             e += 30.0;
         }
     }
@@ -138,7 +153,13 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
     for (row, &d) in shown.iter().enumerate() {
         if let Some(trace) = o.traces.get(d) {
             let yc = plot.top() + (row as f32 + 0.5) * row_h;
-            painter.text(pos2(rect.left() + 4.0, yc), egui::Align2::LEFT_CENTER, &trace.label, egui::FontId::monospace(11.0), text_color);
+            painter.text(
+                pos2(rect.left() + 4.0, yc),
+                egui::Align2::LEFT_CENTER,
+                &trace.label,
+                egui::FontId::monospace(11.0),
+                text_color,
+            );
         }
     }
     let texture = trace_texture(ui.ctx(), o, &shown, plot, trace_color);
@@ -161,12 +182,26 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenRecording, cmds: &mut Vec<Cmd>) {
             }
         }
         if response.double_clicked() {
-            let text = if o.new_annotation_text.trim().is_empty() { "Event".to_string() } else { o.new_annotation_text.clone() };
-            cmds.push(Cmd::AddAnnotation(Annotation { onset_s: (t * 1000.0).round() / 1000.0, duration_s: None, text }));
+            let text = if o.new_annotation_text.trim().is_empty() {
+                "Event".to_string()
+            } else {
+                o.new_annotation_text.clone()
+            };
+            cmds.push(Cmd::AddAnnotation(Annotation {
+                onset_s: (t * 1000.0).round() / 1000.0,
+                duration_s: None,
+                text,
+            }));
         }
     }
     if let Some(e) = &o.page_error {
-        painter.text(plot.center(), egui::Align2::CENTER_CENTER, e, egui::FontId::proportional(14.0), visuals.error_fg_color);
+        painter.text(
+            plot.center(),
+            egui::Align2::CENTER_CENTER,
+            e,
+            egui::FontId::proportional(14.0),
+            visuals.error_fg_color,
+        );
     }
 }
 
@@ -198,18 +233,41 @@ fn keyboard(ui: &egui::Ui, cmds: &mut Vec<Cmd>) {
     });
 }
 
-fn time_axis(painter: &egui::Painter, plot: Rect, rect: Rect, t0: f64, page: f64, color: Color32, x_of: &dyn Fn(f64) -> f32) {
+fn time_axis(
+    painter: &egui::Painter,
+    plot: Rect,
+    rect: Rect,
+    t0: f64,
+    page: f64,
+    color: Color32,
+    x_of: &dyn Fn(f64) -> f32,
+) {
     let step = [1.0, 2.0, 5.0, 10.0, 15.0, 30.0].into_iter().find(|s| page / s <= 12.0).unwrap_or(60.0);
     let mut s = (t0 / step).ceil() * step;
     while s <= t0 + page + 1e-9 {
-        painter.text(pos2(x_of(s), rect.bottom() - 2.0), egui::Align2::CENTER_BOTTOM, clock(s), egui::FontId::proportional(11.0), color);
+        painter.text(
+            pos2(x_of(s), rect.bottom() - 2.0),
+            egui::Align2::CENTER_BOTTOM,
+            clock(s),
+            egui::FontId::proportional(11.0),
+            color,
+        );
         s += step;
     }
     painter.hline(plot.x_range(), plot.bottom(), Stroke::new(1.0, color.gamma_multiply(0.4)));
 }
 
 #[allow(clippy::too_many_arguments)]
-fn annotations(painter: &egui::Painter, plot: Rect, items: &[Annotation], selected: Option<usize>, t0: f64, page: f64, x_of: &dyn Fn(f64) -> f32, visuals: &egui::Visuals) {
+fn annotations(
+    painter: &egui::Painter,
+    plot: Rect,
+    items: &[Annotation],
+    selected: Option<usize>,
+    t0: f64,
+    page: f64,
+    x_of: &dyn Fn(f64) -> f32,
+    visuals: &egui::Visuals,
+) {
     let color = Color32::from_rgb(240, 160, 40);
     for (i, a) in items.iter().enumerate() {
         let end = a.onset_s + a.duration_s.unwrap_or(0.0);

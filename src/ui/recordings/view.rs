@@ -74,7 +74,8 @@ impl ViewState {
 
     /// One step more (`+1`, larger traces: smaller µV/mm) or less sensitive (`-1`).
     pub fn step_sensitivity(&mut self, steps: i32) {
-        let i = SENSITIVITIES.iter().position(|&s| s >= self.sensitivity - 1e-9).unwrap_or(SENSITIVITIES.len() - 1) as i32;
+        let i =
+            SENSITIVITIES.iter().position(|&s| s >= self.sensitivity - 1e-9).unwrap_or(SENSITIVITIES.len() - 1) as i32;
         let j = (i - steps).clamp(0, SENSITIVITIES.len() as i32 - 1);
         self.sensitivity = SENSITIVITIES[j as usize];
     }
@@ -97,7 +98,8 @@ pub fn auto_sensitivity(traces: &[Trace], row_mm: f64) -> f64 {
     let mut spans: Vec<f64> = traces
         .iter()
         .filter_map(|t| {
-            let mut v: Vec<f32> = t.runs.iter().flat_map(|r| r.values.iter().copied()).filter(|x| x.is_finite()).collect();
+            let mut v: Vec<f32> =
+                t.runs.iter().flat_map(|r| r.values.iter().copied()).filter(|x| x.is_finite()).collect();
             if v.len() < 2 {
                 return None;
             }

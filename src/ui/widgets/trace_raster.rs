@@ -104,7 +104,8 @@ mod tests {
         // 10 000 samples into 10 columns with one spike: its column spans the spike.
         let mut values = vec![0.0f32; 10_000];
         values[5_500] = 30.0;
-        let rows = [RowSpec { runs: vec![(0.0, &values[..])], sample_rate: 10_000.0, y_center: 40.0, px_per_unit: 1.0 }];
+        let rows =
+            [RowSpec { runs: vec![(0.0, &values[..])], sample_rate: 10_000.0, y_center: 40.0, px_per_unit: 1.0 }];
         let img = rasterize(10, 50, 0.0, 1.0, &rows, Color32::WHITE);
         assert_eq!(img.pixels[10 * 10 + 5], Color32::WHITE, "spike to y = 10 in column 5");
         assert_eq!(img.pixels[10 * 10 + 3], Color32::TRANSPARENT);
