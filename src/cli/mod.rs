@@ -117,6 +117,9 @@ pub enum NetworkCommand {
         /// Also compute σ and ω (networkx definitions) on the binary graph's largest connected component.
         #[arg(long)]
         smallworld: bool,
+        /// σ/ω weighted variant (weights travel with rewired links; weighted clustering and path length).
+        #[arg(long)]
+        smallworld_weighted: bool,
         /// Reference graphs for σ/ω (networkx nrand).
         #[arg(long, default_value_t = 10)]
         nrand: usize,

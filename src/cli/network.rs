@@ -29,6 +29,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             consensus,
             local_efficiency,
             smallworld,
+            smallworld_weighted,
             nrand,
             niter,
             atlas,
@@ -64,8 +65,8 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 consensus_runs: consensus,
             };
             let mut m = summarize(&c, &o);
-            if smallworld {
-                let p = SmallWorldParams { niter, nrand: nrand.max(1), seed };
+            if smallworld || smallworld_weighted {
+                let p = SmallWorldParams { niter, nrand: nrand.max(1), seed, weighted: smallworld_weighted };
                 let report = small_world_of(&c, &o, &p, &AtomicU64::new(0))
                     .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
                 m.small_world = Some(report);

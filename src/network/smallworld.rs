@@ -5,6 +5,8 @@
 //! lattice (`lattice_reference`, including networkx's acceptance rule as written). The connectivity test
 //! after a swap is a breadth-first search (networkx asks `local_edge_connectivity(G, a, b) == 0`, the same
 //! question, with a max-flow). References run in parallel; each has its own seeded MT19937 stream.
+//! The weighted variant (not in networkx) keeps each link's weight on the rewired link and measures
+//! weighted clustering (Onnela) and weighted path length (lengths 1/w) instead.
 
 use super::rng::Mt19937;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,11 +17,14 @@ pub struct SmallWorldParams {
     pub niter: usize,
     pub nrand: usize,
     pub seed: u32,
+    /// The weighted variant: weights travel with rewired links; C is `transitivity_wu` (σ) or mean
+    /// `clustering_coef_wu` (ω) and L the mean shortest path over lengths 1/w.
+    pub weighted: bool,
 }
 
 impl Default for SmallWorldParams {
     fn default() -> Self {
-        Self { niter: 5, nrand: 10, seed: 0 }
+        Self { niter: 5, nrand: 10, seed: 0, weighted: false }
     }
 }
 
@@ -44,33 +49,49 @@ pub struct SmallWorld {
 pub struct Graph {
     n: usize,
     adj: Vec<Vec<usize>>,
-    has: Vec<bool>,
+    /// Link weights (0 = no link); 1 for every link of a binary graph.
+    wt: Vec<f64>,
 }
 
 impl Graph {
     /// The graph of the non-zero off-diagonal entries of a symmetric matrix.
     pub fn from_matrix(w: &[f64], n: usize) -> Graph {
         let adj = (0..n).map(|i| (0..n).filter(|&j| j != i && w[i * n + j] != 0.0).collect()).collect();
-        let has = (0..n * n).map(|k| k / n != k % n && w[k] != 0.0).collect();
-        Graph { n, adj, has }
+        let wt = (0..n * n).map(|k| if k / n != k % n { w[k] } else { 0.0 }).collect();
+        Graph { n, adj, wt }
     }
 
     fn edges(&self) -> usize {
         self.adj.iter().map(Vec::len).sum::<usize>() / 2
     }
 
-    fn add(&mut self, a: usize, b: usize) {
+    fn has(&self, a: usize, b: usize) -> bool {
+        self.wt[a * self.n + b] != 0.0
+    }
+
+    fn add(&mut self, a: usize, b: usize, w: f64) {
         self.adj[a].push(b);
         self.adj[b].push(a);
-        self.has[a * self.n + b] = true;
-        self.has[b * self.n + a] = true;
+        self.wt[a * self.n + b] = w;
+        self.wt[b * self.n + a] = w;
     }
 
     fn remove(&mut self, a: usize, b: usize) {
         self.adj[a].retain(|&x| x != b);
         self.adj[b].retain(|&x| x != a);
-        self.has[a * self.n + b] = false;
-        self.has[b * self.n + a] = false;
+        self.wt[a * self.n + b] = 0.0;
+        self.wt[b * self.n + a] = 0.0;
+    }
+
+    /// Weighted statistics: (`transitivity_wu`, mean `clustering_coef_wu`, mean shortest path over lengths
+    /// 1/w between all ordered pairs) of the weights (normalised to max 1 by the caller).
+    fn weighted_stats(&self) -> (f64, f64, f64) {
+        use super::metrics::{clustering, paths};
+        let n = self.n;
+        let c = clustering::clustering_coef_wu(&self.wt, n).iter().sum::<f64>() / n as f64;
+        let d = paths::distance_wei(&super::threshold::lengths(&self.wt), n);
+        let l = (0..n * n).filter(|&k| k / n != k % n).map(|k| d[k]).sum::<f64>() / (n * (n - 1)) as f64;
+        (clustering::transitivity_wu(&self.wt, n), c, l)
     }
 
     /// True when a path joins a and b.
@@ -121,9 +142,7 @@ impl Graph {
         let mut w = vec![0.0; m * m];
         for (i, &a) in keep.iter().enumerate() {
             for (j, &b) in keep.iter().enumerate() {
-                if self.has[a * self.n + b] {
-                    w[i * m + j] = 1.0;
-                }
+                w[i * m + j] = self.wt[a * self.n + b];
             }
         }
         (Graph::from_matrix(&w, m), keep)
@@ -169,7 +188,7 @@ impl Graph {
         let mut c = 0;
         for (i, &x) in nb.iter().enumerate() {
             for &y in &nb[i + 1..] {
-                if self.has[x * self.n + y] {
+                if self.has(x, y) {
                     c += 2;
                 }
             }
@@ -250,10 +269,12 @@ impl Graph {
                 if b == a || b == c || b == d || d == a || d == c {
                     continue;
                 }
-                if !g.has[a * n + d] && !g.has[c * n + b] {
+                if !g.has(a, d) && !g.has(c, b) {
                     if !lattice || ring(a, b) + ring(c, d) >= ring(a, c) + ring(b, d) {
-                        g.add(a, d);
-                        g.add(c, b);
+                        // Weights travel with their links (as bctpy's randmio_und moves them).
+                        let (wab, wcd) = (g.wt[a * n + b], g.wt[c * n + d]);
+                        g.add(a, d, wab);
+                        g.add(c, b, wcd);
                         g.remove(a, b);
                         g.remove(c, d);
                         if g.connected(a, b) {
@@ -261,8 +282,8 @@ impl Graph {
                         }
                         g.remove(a, d);
                         g.remove(c, b);
-                        g.add(a, b);
-                        g.add(c, d);
+                        g.add(a, b, wab);
+                        g.add(c, d, wcd);
                     }
                 }
                 attempt += 1;
@@ -285,14 +306,22 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
     // Each reference gets its own stream: seed, reference index and kind mixed into one MT19937 seed.
     let stream =
         |k: usize, kind: u32| Mt19937::new(p.seed.wrapping_mul(2_654_435_761).wrapping_add(k as u32 * 3 + kind));
+    // (transitivity, average clustering, path length) of a graph, binary or weighted.
+    let stats = |g: &Graph| {
+        if p.weighted {
+            g.weighted_stats()
+        } else {
+            (g.transitivity(), g.average_clustering(), g.average_path_length())
+        }
+    };
     let run = |k: usize| {
-        let sr = g.rewired(p.niter, &mut stream(k, 0), false);
+        let sr = stats(&g.rewired(p.niter, &mut stream(k, 0), false));
         progress.fetch_add(1, Ordering::Relaxed);
-        let or = g.rewired(p.niter * 2, &mut stream(k, 1), false);
+        let or = stats(&g.rewired(p.niter * 2, &mut stream(k, 1), false));
         progress.fetch_add(1, Ordering::Relaxed);
-        let ol = g.rewired(p.niter, &mut stream(k, 2), true);
+        let ol = stats(&g.rewired(p.niter, &mut stream(k, 2), true));
         progress.fetch_add(1, Ordering::Relaxed);
-        (sr.transitivity(), sr.average_path_length(), or.average_path_length(), ol.average_clustering())
+        (sr.0, sr.2, or.2, ol.1)
     };
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 8);
     let results: Vec<(f64, f64, f64, f64)> = std::thread::scope(|s| {
@@ -309,7 +338,7 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
     });
     let mean =
         |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| results.iter().map(f).sum::<f64>() / results.len().max(1) as f64;
-    let (c, l, cavg) = (g.transitivity(), g.average_path_length(), g.average_clustering());
+    let (c, cavg, l) = stats(g);
     let (cr, lr_sigma, lr_omega) = (mean(&|r| r.0), mean(&|r| r.1), mean(&|r| r.2));
     let cl = results.iter().map(|r| r.3).fold(cavg, f64::max);
     Ok(SmallWorld {
@@ -348,7 +377,9 @@ mod tests {
         let r = g.rewired(5, &mut Mt19937::new(1), false);
         assert_eq!(r.adj.iter().map(Vec::len).collect::<Vec<_>>(), degrees_before, "degrees preserved");
         assert_eq!(r.components(), 1, "still connected");
-        let sw = small_world(&g, &SmallWorldParams { niter: 5, nrand: 4, seed: 3 }, &AtomicU64::new(0)).unwrap();
+        let sw =
+            small_world(&g, &SmallWorldParams { niter: 5, nrand: 4, seed: 3, weighted: false }, &AtomicU64::new(0))
+                .unwrap();
         // Clustering of a ring lattice with k = 3: 3(k−1)/(2(2k−1)) = 0.6.
         assert!((sw.avg_clustering - 0.6).abs() < 1e-12);
         // networkx 3.6.1 on nx.watts_strogatz_graph(40, 6, 0) (this graph), niter=5, nrand=4, seeds 1–3:

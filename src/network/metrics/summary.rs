@@ -90,9 +90,10 @@ pub struct SmallWorldReport {
     pub nrand: usize,
     pub niter: usize,
     pub seed: u32,
+    pub weighted: bool,
 }
 
-/// σ and ω of the prepared matrix's binary graph (largest connected component).
+/// σ and ω of the prepared matrix's graph, binary or weighted (largest connected component).
 pub fn small_world_of(
     c: &Connectome,
     o: &MetricsOptions,
@@ -101,9 +102,17 @@ pub fn small_world_of(
 ) -> Result<SmallWorldReport, String> {
     use crate::network::smallworld::{Graph, small_world};
     let w = prepare(c, o);
+    let w = if p.weighted { w } else { crate::network::threshold::binarize(&w) };
     let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();
     let values = small_world(&g, p, progress)?;
-    Ok(SmallWorldReport { values, nodes_used: keep.len(), nrand: p.nrand, niter: p.niter, seed: p.seed })
+    Ok(SmallWorldReport {
+        values,
+        nodes_used: keep.len(),
+        nrand: p.nrand,
+        niter: p.niter,
+        seed: p.seed,
+        weighted: p.weighted,
+    })
 }
 
 /// The matrix the metrics run on: negatives treated, thresholded, then binarised or normalised.

@@ -197,7 +197,7 @@ impl OpenNetwork {
     /// Starts σ/ω with `nrand` references in the background.
     pub fn start_small_world(&mut self, nrand: usize) {
         let (c, o) = (self.connectome.clone(), self.options);
-        let p = SmallWorldParams { niter: 5, nrand, seed: o.seed };
+        let p = SmallWorldParams { niter: 5, nrand, seed: o.seed, weighted: false };
         self.sw_job = Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, _| {
             Ok(Some(small_world_of(&c, &o, &p, progress)))
         }));
