@@ -17,12 +17,12 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     ));
     let n = o.connectome.n;
     let order = o.ordered();
-    let key = o.generation * 4 + o.order as u64;
+    let key = (o.generation * 4 + o.order as u64) ^ o.color_limit.to_bits().rotate_left(17);
     if o.matrix_texture.as_ref().is_none_or(|(k, _)| *k != key) {
         let mut img = egui::ColorImage::filled([n, n], Color32::WHITE);
         for (r, &i) in order.iter().enumerate() {
             for (c, &j) in order.iter().enumerate() {
-                img.pixels[r * n + c] = diverging(o.prepared[i * n + j]);
+                img.pixels[r * n + c] = diverging(o.prepared[i * n + j] / o.color_limit);
             }
         }
         let tex = ui.ctx().load_texture("network-matrix", img, egui::TextureOptions::NEAREST);
@@ -64,7 +64,11 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
                 diverging(v),
             );
         }
-        ui.label("−1 … 0 … +1 (weights scaled by max |w|)");
+        let id = ui.label(format!("−{0} … 0 … +{0} (weights scaled by max |w|); limit", o.color_limit)).id;
+        let l = ui.add(egui::DragValue::new(&mut o.color_limit).range(0.01..=1.0).speed(0.01)).labelled_by(id);
+        if l.changed() {
+            o.matrix_texture = None;
+        }
     });
     if let Some(p) = response.hover_pos() {
         let (r, c) = (((p.y - rect.top()) / cell) as usize, ((p.x - rect.left()) / cell) as usize);

@@ -40,6 +40,8 @@ pub struct OpenNetwork {
     pub selected: Option<usize>,
     pub order: Order,
     pub sort: table::SortKey,
+    /// Weight shown at full colour in the matrix (values beyond it saturate).
+    pub color_limit: f64,
     matrix_texture: Option<(u64, egui::TextureHandle)>,
     generation: u64,
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
@@ -96,6 +98,7 @@ impl NetworksRoom {
                     selected: None,
                     order: Order::Atlas,
                     sort: table::SortKey::Index,
+                    color_limit: 1.0,
                     matrix_texture: None,
                     generation: 0,
                     small_world: None,
