@@ -102,3 +102,59 @@ fn timeseries_correlations_equal_numpy() {
         }
     }
 }
+
+/// Directed metrics on a real asymmetric matrix: the lag-1 cross-correlation of HCP BOLD
+/// (corr(xᵢ(t), xⱼ(t + 1)), fixtures/networks/sub-100206_REST1_lag1_xcorr.npy; not effective connectivity).
+#[test]
+fn directed_metrics_equal_bctpy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/network_reference.json")).unwrap())
+            .unwrap();
+    for case in expected["directed_cases"].as_array().unwrap() {
+        let kind = case["kind"].as_str().unwrap();
+        let p = case["proportion"].as_f64().unwrap();
+        let c =
+            load(&root.join("fixtures/networks").join(case["file"].as_str().unwrap()), Asymmetry::Directed).unwrap();
+        assert!(c.directed);
+        let o = MetricsOptions {
+            proportional: (p < 1.0).then_some(p),
+            binary: kind == "binary",
+            seed: 7,
+            ..Default::default()
+        };
+        let m = summarize(&c, &o);
+        let what = format!("directed {kind} {p}");
+        for (name, ours) in [
+            ("density", m.density),
+            ("transitivity", m.transitivity),
+            ("global_efficiency", m.global_efficiency),
+            ("modularity", m.modularity),
+        ] {
+            let want = case[name].as_f64().unwrap();
+            assert!(close(ours, want, 0.0), "{what} {name}: {ours} vs {want}");
+        }
+        if let Some(r) = case["assortativity"].as_f64() {
+            assert!(close(m.assortativity, r, 0.0), "{what} assortativity: {} vs {r}", m.assortativity);
+        }
+        match (m.char_path_length, case["char_path_length"].as_f64()) {
+            (Some(a), Some(b)) => assert!(close(a, b, 0.0), "{what} λ: {a} vs {b}"),
+            (a, b) => assert_eq!(a, b, "{what} λ"),
+        }
+        for (name, get) in [
+            ("degree", (|n: &brainlens::network::metrics::summary::NodeMetrics| n.degree) as fn(&_) -> f64),
+            ("strength", |n| n.strength),
+            ("clustering", |n| n.clustering),
+            ("betweenness", |n| n.betweenness),
+            ("module", |n| n.module as f64),
+            ("participation", |n| n.participation),
+            ("within_module_z", |n| n.within_module_z),
+        ] {
+            let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));
+            for (i, (node, w)) in m.nodes.iter().zip(&want).enumerate() {
+                assert!(close(get(node), *w, scale), "{what} {name}[{i}]: {} vs {w}", get(node));
+            }
+        }
+    }
+}

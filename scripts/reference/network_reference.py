@@ -87,6 +87,43 @@ def metrics(W, kind, p):
                 rich_club=bct.rich_club_wu(Wn), **mods)
 
 
+def directed_metrics(W, kind, p):
+    """Directed: negative weights zeroed, bct.threshold_proportional (asymmetric: all n² − n links ranked),
+    then weighted on Wn (normalize) / binary on A: degrees_dir[2], strengths_dir (in + out),
+    clustering_coef_wd/bd, transitivity_wd/bd, efficiency_wei/bin, charpath(distance_wei(L) / distance_bin),
+    betweenness_wei(L)/bin, density_dir, assortativity_bin(M, 1) (binary only), community_louvain(M, seed=7),
+    participation_coef(M, ci), module_degree_zscore(M, ci)."""
+    W = W.copy()
+    np.fill_diagonal(W, 0)
+    W[W < 0] = 0
+    if p < 1:
+        W = bct.threshold_proportional(W, p)
+    if kind == "binary":
+        M = bct.weight_conversion(W, "binarize")
+        C = bct.clustering_coef_bd(M)
+        T = bct.transitivity_bd(M)
+        E = bct.efficiency_bin(M)
+        lam = bct.charpath(bct.distance_bin(M))[0]
+        BC = bct.betweenness_bin(M)
+        r = bct.assortativity_bin(M, 1)
+    else:
+        M = bct.weight_conversion(W, "normalize")
+        L = bct.weight_conversion(M, "lengths")
+        C = bct.clustering_coef_wd(M)
+        T = bct.transitivity_wd(M)
+        E = bct.efficiency_wei(M)
+        lam = bct.charpath(bct.distance_wei(L)[0])[0]
+        BC = bct.betweenness_wei(L)
+        r = None  # bct.assortativity_wei(M, 1) raises in bctpy 0.6.1 (it unpacks strengths_dir's single array)
+    strength = bct.strengths_dir(M)
+    ci, q = bct.community_louvain(M, gamma=1, seed=7)
+    return dict(density=bct.density_dir(M)[0], transitivity=T, global_efficiency=E,
+                char_path_length=None if np.isinf(lam) else lam,
+                assortativity=r, modularity=q, degree=bct.degrees_dir(M)[2], strength=strength, clustering=C,
+                betweenness=BC, module=np.asarray(ci, dtype=float), participation=bct.participation_coef(M, ci),
+                within_module_z=bct.module_degree_zscore(M, ci))
+
+
 def main(out):
     result = {"source": "bctpy 0.6.1 (see the docstring of scripts/reference/network_reference.py)", "cases": []}
     for f in FILES:
@@ -95,6 +132,12 @@ def main(out):
             m = metrics(W, kind, p)
             result["cases"].append({"file": f, "kind": kind, "proportion": p,
                                     **{k: (np.where(np.isnan(v), None, v).tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
+    result["directed_cases"] = []
+    D = np.load(os.path.join(ROOT, "sub-100206_REST1_lag1_xcorr.npy"))
+    for kind, p in [("weighted", 1.0), ("weighted", 0.2), ("binary", 0.2)]:
+        m = directed_metrics(D, kind, p)
+        result["directed_cases"].append({"file": "sub-100206_REST1_lag1_xcorr.npy", "kind": kind, "proportion": p,
+                                         **{k: (v.tolist() if isinstance(v, np.ndarray) else (None if v is None else float(v))) for k, v in m.items()}})
     x = np.load(os.path.join(ROOT, "sub-100206_REST1_LR_bold.npz"))["arr_0"]
     r = np.corrcoef(x)
     P = np.linalg.inv(np.cov(x))

@@ -132,6 +132,9 @@ pub enum NetworkCommand {
         /// Average an asymmetric matrix with its transpose instead of refusing it.
         #[arg(long)]
         symmetrize: bool,
+        /// Treat an asymmetric matrix as a directed network (row → column).
+        #[arg(long, conflicts_with = "symmetrize")]
+        directed: bool,
         #[arg(long)]
         json: bool,
     },

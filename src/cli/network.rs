@@ -34,6 +34,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             niter,
             atlas,
             symmetrize,
+            directed,
             json,
         } => {
             let negatives = match negatives.as_str() {
@@ -47,7 +48,12 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             {
                 bail!("--threshold-proportional {p}: must be between 0 and 1");
             }
-            let mut c = io::load(&file, if symmetrize { Asymmetry::Symmetrize } else { Asymmetry::Error })?;
+            let asym = match (symmetrize, directed) {
+                (true, _) => Asymmetry::Symmetrize,
+                (_, true) => Asymmetry::Directed,
+                _ => Asymmetry::Error,
+            };
+            let mut c = io::load(&file, asym)?;
             if let Some(a) = atlas {
                 c.labels = atlas_labels(&a, c.n, &file)?;
             }

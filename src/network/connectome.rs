@@ -11,14 +11,18 @@ pub enum Asymmetry {
     Error,
     /// Replace W by (W + Wᵀ) / 2 and report it.
     Symmetrize,
+    /// Keep it as a directed network (`w[i * n + j]` is the link i → j).
+    Directed,
 }
 
-/// An undirected weighted network: `w[i * n + j]` is the weight between regions i and j.
+/// A weighted network: `w[i * n + j]` is the weight between regions i and j (from i to j when directed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Connectome {
     pub n: usize,
     pub w: Vec<f64>,
     pub labels: Vec<String>,
+    /// True when loaded with [`Asymmetry::Directed`] from an asymmetric matrix.
+    pub directed: bool,
     /// Fixes applied while loading, in words (shown to the user).
     pub fixes: Vec<String>,
 }
@@ -58,7 +62,7 @@ impl Connectome {
             Some(l) => l,
             None => (1..=n).map(|i| format!("R{i}")).collect(),
         };
-        let mut c = Connectome { n, w, labels, fixes: Vec::new() };
+        let mut c = Connectome { n, w, labels, directed: false, fixes: Vec::new() };
         let mut worst: Option<(usize, usize, f64)> = None;
         for i in 0..n {
             for j in i + 1..n {
@@ -85,6 +89,7 @@ impl Connectome {
                     }
                     c.fixes.push(format!("symmetrised as (W + Wᵀ)/2 (largest difference at [{i}, {j}])"));
                 }
+                Asymmetry::Directed => c.directed = true,
             }
         }
         let diag: Vec<usize> = (0..n).filter(|&i| c.w[i * n + i] != 0.0).collect();
@@ -108,7 +113,7 @@ impl Connectome {
 
     /// A copy with new weights (same labels).
     pub fn with_weights(&self, w: Vec<f64>) -> Self {
-        Connectome { n: self.n, w, labels: self.labels.clone(), fixes: self.fixes.clone() }
+        Connectome { n: self.n, w, labels: self.labels.clone(), directed: self.directed, fixes: self.fixes.clone() }
     }
 }
 

@@ -16,3 +16,23 @@ pub fn density_und(w: &[f64], n: usize) -> f64 {
     let k = (0..n).flat_map(|i| (i..n).map(move |j| (i, j))).filter(|&(i, j)| w[i * n + j] != 0.0).count();
     k as f64 / ((n * n - n) as f64 / 2.0)
 }
+
+/// Total (in + out) degree: `bct.degrees_dir(W)[2]`.
+pub fn degrees_dir(w: &[f64], n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            (0..n).filter(|&j| w[j * n + i] != 0.0).count() as f64
+                + (0..n).filter(|&j| w[i * n + j] != 0.0).count() as f64
+        })
+        .collect()
+}
+
+/// Total (in + out) strength: `bct.strengths_dir(W)` summed (in-strength + out-strength).
+pub fn strengths_dir(w: &[f64], n: usize) -> Vec<f64> {
+    (0..n).map(|i| (0..n).map(|j| w[j * n + i]).sum::<f64>() + (0..n).map(|j| w[i * n + j]).sum::<f64>()).collect()
+}
+
+/// Fraction of possible directed links present: `bct.density_dir(W)[0]` = k / (n² − n).
+pub fn density_dir(w: &[f64], n: usize) -> f64 {
+    w.iter().filter(|&&v| v != 0.0).count() as f64 / (n * n - n) as f64
+}

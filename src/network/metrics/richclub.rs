@@ -70,3 +70,25 @@ pub fn assortativity_bin(a: &[f64], n: usize) -> f64 {
 pub fn assortativity_wei(w: &[f64], n: usize) -> f64 {
     assortativity(w, n, &strengths_und(w, n))
 }
+
+/// Directed assortativity, out-degree (or out-strength) of the source against in-degree (in-strength) of
+/// the target over every directed link: `bct.assortativity_bin(A, 1)` / `bct.assortativity_wei(W, 1)`.
+pub fn assortativity_dir(w: &[f64], n: usize, weighted: bool) -> f64 {
+    let val = |v: f64| if weighted { v } else { f64::from(u8::from(v != 0.0)) };
+    let out: Vec<f64> = (0..n).map(|i| (0..n).map(|j| val(w[i * n + j])).sum()).collect();
+    let inn: Vec<f64> = (0..n).map(|j| (0..n).map(|i| val(w[i * n + j])).sum()).collect();
+    let (mut t1, mut t2, mut t3, mut k) = (0.0, 0.0, 0.0, 0.0);
+    for i in 0..n {
+        for j in 0..n {
+            if w[i * n + j] > 0.0 {
+                let (x, y) = (out[i], inn[j]);
+                t1 += x * y;
+                t2 += 0.5 * (x + y);
+                t3 += 0.5 * (x * x + y * y);
+                k += 1.0;
+            }
+        }
+    }
+    let (t1, t2, t3) = (t1 / k, (t2 / k) * (t2 / k), t3 / k);
+    (t1 - t2) / (t3 - t2)
+}

@@ -63,6 +63,7 @@ pub struct NodeMetrics {
 pub struct GraphMetrics {
     pub n_nodes: usize,
     pub binary: bool,
+    pub directed: bool,
     pub density: f64,
     pub mean_clustering: f64,
     pub transitivity: f64,
@@ -101,6 +102,9 @@ pub fn small_world_of(
     progress: &std::sync::atomic::AtomicU64,
 ) -> Result<SmallWorldReport, String> {
     use crate::network::smallworld::{Graph, small_world};
+    if c.directed {
+        return Err("σ and ω are defined for undirected graphs (as networkx's); this network is directed".into());
+    }
     let w = prepare(c, o);
     let w = if p.weighted { w } else { crate::network::threshold::binarize(&w) };
     let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();
@@ -135,22 +139,36 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
     let lens = if o.binary { betweenness::unit_lengths(&w) } else { threshold::lengths(&w) };
     let (bc, dist) = betweenness::betweenness_and_distance(&lens, n);
     let eff = paths::efficiency_from_distance(&dist, n);
-    let (cl, transitivity, eloc, assortativity, rich) = if o.binary {
-        (
+    let (cl, transitivity, eloc, assortativity, rich) = match (c.directed, o.binary) {
+        (false, true) => (
             clustering::clustering_coef_bu(&w, n),
             clustering::transitivity_bu(&w, n),
             if o.local_efficiency { local::local_efficiency_bin(&w, n) } else { Vec::new() },
             richclub::assortativity_bin(&w, n),
             richclub::rich_club_bu(&w, n),
-        )
-    } else {
-        (
+        ),
+        (false, false) => (
             clustering::clustering_coef_wu(&w, n),
             clustering::transitivity_wu(&w, n),
             if o.local_efficiency { local::local_efficiency_wei(&w, n) } else { Vec::new() },
             richclub::assortativity_wei(&w, n),
             richclub::rich_club_wu(&w, n),
-        )
+        ),
+        // Directed: Fagiolo clustering, out→in assortativity; no rich club (bctpy's directed variants differ).
+        (true, true) => (
+            clustering::clustering_coef_bd(&w, n),
+            clustering::transitivity_bd(&w, n),
+            if o.local_efficiency { local::local_efficiency_bin(&w, n) } else { Vec::new() },
+            richclub::assortativity_dir(&w, n, false),
+            Vec::new(),
+        ),
+        (true, false) => (
+            clustering::clustering_coef_wd(&w, n),
+            clustering::transitivity_wd(&w, n),
+            if o.local_efficiency { local::local_efficiency_wei(&w, n) } else { Vec::new() },
+            richclub::assortativity_dir(&w, n, true),
+            Vec::new(),
+        ),
     };
     let (lambda, _) = paths::charpath(&dist, n);
     let (modules, modularity) = if o.consensus_runs > 1 {
@@ -162,12 +180,16 @@ pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
     };
     let participation = community::participation_coef(&w, n, &modules);
     let z = community::module_degree_zscore(&w, n, &modules);
-    let deg = degree::degrees_und(&w, n);
-    let strength = degree::strengths_und(&w, n);
+    let (deg, strength, density) = if c.directed {
+        (degree::degrees_dir(&w, n), degree::strengths_dir(&w, n), degree::density_dir(&w, n))
+    } else {
+        (degree::degrees_und(&w, n), degree::strengths_und(&w, n), degree::density_und(&w, n))
+    };
     GraphMetrics {
         n_nodes: n,
         binary: o.binary,
-        density: degree::density_und(&w, n),
+        directed: c.directed,
+        density,
         mean_clustering: cl.iter().sum::<f64>() / n as f64,
         transitivity,
         char_path_length: lambda.is_finite().then_some(lambda),

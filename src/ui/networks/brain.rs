@@ -48,7 +48,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
             );
             for i in 0..n {
                 for j in i + 1..n {
-                    let w = o.prepared[i * n + j].abs();
+                    let w = o.prepared[i * n + j].abs().max(o.prepared[j * n + i].abs());
                     let sel = o.selected == Some(i) || o.selected == Some(j);
                     if w > 0.0 && (w >= cut || sel) {
                         let c = if sel {

@@ -32,7 +32,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     let link = ui.visuals().text_color().gamma_multiply(0.35);
     for i in 0..n {
         for j in i + 1..n {
-            let w = o.prepared[i * n + j];
+            let w = o.prepared[i * n + j].abs().max(o.prepared[j * n + i].abs());
             if w != 0.0 && o.selected != Some(i) && o.selected != Some(j) {
                 painter.line_segment(
                     [pos[i], pos[j]],
@@ -43,7 +43,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     }
     if let Some(s) = o.selected {
         for j in 0..n {
-            if o.prepared[s * n + j] != 0.0 {
+            if o.prepared[s * n + j] != 0.0 || o.prepared[j * n + s] != 0.0 {
                 painter.line_segment([pos[s], pos[j]], Stroke::new(1.5, Color32::from_rgb(255, 200, 0)));
             }
         }

@@ -69,7 +69,7 @@ pub fn is_network_file(path: &Path) -> bool {
 impl NetworksRoom {
     /// Opens a connectome; errors are shown and the current network stays open. Returns success.
     pub fn open(&mut self, path: PathBuf) -> bool {
-        match io::load(&path, Asymmetry::Error) {
+        match io::load(&path, Asymmetry::Directed) {
             Ok(mut c) => {
                 let (atlas, note) = match c.n {
                     90 => (Atlas::builtin("aal90").ok(), "AAL-90 assumed from the 90 regions"),
@@ -91,7 +91,7 @@ impl NetworksRoom {
                     path,
                     connectome: c,
                     atlas,
-                    atlas_note: note.to_string(),
+                    atlas_note: note,
                     options,
                     prepared,
                     metrics,
