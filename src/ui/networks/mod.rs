@@ -82,6 +82,11 @@ impl NetworksRoom {
                 {
                     c.labels = a.labels.clone();
                 }
+                let note = if c.directed {
+                    format!("{note}; directed (asymmetric matrix, row → column)")
+                } else {
+                    note.to_string()
+                };
                 let options =
                     MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
                 let prepared = prepare(&c, &options);
