@@ -79,3 +79,13 @@ fn small_world_runs_in_the_background() {
     assert!(r.values.sigma > 1.0 && r.nodes_used == 98, "σ {} on {} nodes", r.values.sigma, r.nodes_used);
     h.get_by_label_contains("largest component of 98 regions, 20 references");
 }
+
+#[test]
+fn an_asymmetric_matrix_opens_as_directed() {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/sub-100206_REST1_lag1_xcorr.npy"));
+    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    assert!(h.state().networks.current.as_ref().unwrap().connectome.directed);
+    h.get_by_label_contains("directed (asymmetric matrix, row to column)");
+}

@@ -83,7 +83,7 @@ impl NetworksRoom {
                     c.labels = a.labels.clone();
                 }
                 let note = if c.directed {
-                    format!("{note}; directed (asymmetric matrix, row → column)")
+                    format!("{note}; directed (asymmetric matrix, row to column)")
                 } else {
                     note.to_string()
                 };
