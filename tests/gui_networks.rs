@@ -84,7 +84,8 @@ fn small_world_runs_in_the_background() {
 fn an_asymmetric_matrix_opens_as_directed() {
     let mut app = BrainLensApp::new(None, false);
     app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/sub-100206_REST1_lag1_xcorr.npy"));
-    let mut h = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(3);
     assert!(h.state().networks.current.as_ref().unwrap().connectome.directed);
     h.get_by_label_contains("directed (asymmetric matrix, row to column)");

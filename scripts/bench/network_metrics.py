@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The metric bundle {weighted clustering, global efficiency, betweenness, Louvain} at 20 % density:
-bctpy 0.6.1 (in-process, after import) against `brainlens network metrics --json` (whole process, which also
-loads the file and computes density, transitivity, path length, strength, participation and z-scores).
+bctpy 0.6.1 (in-process, after import) against BrainLens in-process (examples/metric_bundle.rs, the same
+four functions) and as a whole process (`brainlens network metrics --json`, which also loads the file and
+computes density, transitivity, path length, strength, participation and z-scores).
 
 Graphs: the real HCP group FC (100 nodes) and two SYNTHETIC graphs of 200 and 400 nodes (a random
 symmetric matrix with block structure, seeded) — synthetic because no larger real connectome is shipped.
-usage: network_metrics.py BRAINLENS_BIN [--runs N]
+usage: network_metrics.py BRAINLENS_BIN BUNDLE_BIN [--runs N]
 """
 import argparse, os, statistics, subprocess, sys, tempfile, time
 
@@ -39,6 +40,7 @@ def bundle(W):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
+    ap.add_argument("bundle")
     ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     graphs = [("HCP group FC (real)", np.load(os.path.join(ROOT, "group-train706_fc.npz"))["arr_0"]),
@@ -59,7 +61,9 @@ def main():
                                check=True, stdout=subprocess.DEVNULL)
                 t_rs.append(time.perf_counter() - t0)
             py, rs = statistics.median(t_py), statistics.median(t_rs)
-            print(f"{name:<22} n={len(W):<4} bctpy bundle {py * 1000:9.1f} ms   brainlens {rs * 1000:7.1f} ms   {py / rs:7.1f}x")
+            inproc = float(subprocess.run([a.bundle, path], check=True, capture_output=True, text=True).stdout.split()[1]) / 1000
+            print(f"{name:<22} n={len(W):<4} bctpy bundle {py * 1000:9.1f} ms | brainlens bundle in-process {inproc * 1000:7.2f} ms "
+                  f"({py / inproc:6.0f}x) | whole process, all metrics {rs * 1000:7.1f} ms ({py / rs:5.0f}x)")
 
 
 if __name__ == "__main__":
