@@ -158,3 +158,35 @@ fn directed_metrics_equal_bctpy() {
         }
     }
 }
+
+/// σ and ω fall within networkx's spread: tests/expected/smallworld_reference.json holds networkx 3.6.1
+/// `sigma`/`omega(G, niter=5, nrand=2, seed=s)` for s = 0, 1, 2 on the 96-region largest component of the
+/// HCP group FC at 20 % (scripts/reference/smallworld_reference.py). Ours, with the same niter and nrand over
+/// seeds 0–5, must average inside networkx's range widened by that range's own width.
+#[test]
+fn small_world_within_networkx_spread() {
+    use brainlens::network::metrics::summary::small_world_of;
+    use brainlens::network::smallworld::SmallWorldParams;
+    use std::sync::atomic::AtomicU64;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let nx: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tests/expected/smallworld_reference.json")).unwrap())
+            .unwrap();
+    let c = load(&root.join("fixtures/networks/group-train706_fc.npz"), Asymmetry::Error).unwrap();
+    let o = MetricsOptions { proportional: Some(0.2), binary: true, ..Default::default() };
+    let (mut sigma, mut omega) = (0.0, 0.0);
+    for seed in 0..6 {
+        let p = SmallWorldParams { niter: 5, nrand: 2, seed, weighted: false };
+        let r = small_world_of(&c, &o, &p, &AtomicU64::new(0)).unwrap();
+        assert_eq!(r.nodes_used, nx["nodes"].as_u64().unwrap() as usize);
+        sigma += r.values.sigma / 6.0;
+        omega += r.values.omega / 6.0;
+    }
+    for (name, ours) in [("sigma", sigma), ("omega", omega)] {
+        let v: Vec<f64> = nx[name].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        let (lo, hi) =
+            (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let w = hi - lo;
+        assert!(ours >= lo - w && ours <= hi + w, "{name}: ours {ours} outside networkx {lo}..{hi} ± {w}");
+    }
+}
