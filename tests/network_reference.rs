@@ -6,13 +6,38 @@
 
 use brainlens::network::connectome::Asymmetry;
 use brainlens::network::io::load;
-use brainlens::network::metrics::summary::{MetricsOptions, summarize};
+use brainlens::network::metrics::summary::{MetricsOptions, NodeMetrics, summarize};
 use brainlens::network::threshold::Negatives;
 use serde_json::Value;
 use std::path::Path;
 
 fn close(a: f64, b: f64, scale: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(scale) + 1e-12
+}
+
+/// Every node metric of `case` (bctpy's arrays) equals ours to 1e-9 relative to the array's largest value;
+/// local efficiency only where it was computed.
+fn assert_nodes(case: &Value, nodes: &[NodeMetrics], what: &str, with_local_efficiency: bool) {
+    let mut columns: Vec<(&str, fn(&NodeMetrics) -> f64)> = vec![
+        ("degree", |n| n.degree),
+        ("strength", |n| n.strength),
+        ("clustering", |n| n.clustering),
+        ("betweenness", |n| n.betweenness),
+        ("module", |n| n.module as f64),
+        ("participation", |n| n.participation),
+        ("within_module_z", |n| n.within_module_z),
+    ];
+    if with_local_efficiency {
+        columns.push(("local_efficiency", |n| n.local_efficiency.unwrap_or(f64::NAN)));
+    }
+    for (name, get) in columns {
+        let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(want.len(), nodes.len(), "{what} {name}: node count");
+        let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));
+        for (i, (node, w)) in nodes.iter().zip(&want).enumerate() {
+            assert!(close(get(node), *w, scale), "{what} {name}[{i}]: {} vs {w}", get(node));
+        }
+    }
 }
 
 #[test]
@@ -63,22 +88,7 @@ fn metrics_equal_bctpy_on_hcp_matrices() {
             (Some(a), Some(b)) => assert!(close(a, b, 0.0), "{what} λ: {a} vs {b}"),
             (a, b) => assert_eq!(a, b, "{what} λ"),
         }
-        for (name, get) in [
-            ("degree", (|n: &brainlens::network::metrics::summary::NodeMetrics| n.degree) as fn(&_) -> f64),
-            ("strength", |n| n.strength),
-            ("clustering", |n| n.clustering),
-            ("betweenness", |n| n.betweenness),
-            ("module", |n| n.module as f64),
-            ("participation", |n| n.participation),
-            ("within_module_z", |n| n.within_module_z),
-            ("local_efficiency", |n| n.local_efficiency.unwrap_or(f64::NAN)),
-        ] {
-            let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-            let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-            for (i, (node, w)) in m.nodes.iter().zip(&want).enumerate() {
-                assert!(close(get(node), *w, scale), "{what} {name}[{i}]: {} vs {w}", get(node));
-            }
-        }
+        assert_nodes(case, &m.nodes, &what, true);
     }
 }
 
@@ -141,21 +151,7 @@ fn directed_metrics_equal_bctpy() {
             (Some(a), Some(b)) => assert!(close(a, b, 0.0), "{what} λ: {a} vs {b}"),
             (a, b) => assert_eq!(a, b, "{what} λ"),
         }
-        for (name, get) in [
-            ("degree", (|n: &brainlens::network::metrics::summary::NodeMetrics| n.degree) as fn(&_) -> f64),
-            ("strength", |n| n.strength),
-            ("clustering", |n| n.clustering),
-            ("betweenness", |n| n.betweenness),
-            ("module", |n| n.module as f64),
-            ("participation", |n| n.participation),
-            ("within_module_z", |n| n.within_module_z),
-        ] {
-            let want: Vec<f64> = case[name].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-            let scale = want.iter().fold(0.0f64, |a, b| a.max(b.abs()));
-            for (i, (node, w)) in m.nodes.iter().zip(&want).enumerate() {
-                assert!(close(get(node), *w, scale), "{what} {name}[{i}]: {} vs {w}", get(node));
-            }
-        }
+        assert_nodes(case, &m.nodes, &what, false);
     }
 }
 

@@ -3,6 +3,13 @@
 pub mod network;
 pub mod recording;
 
+/// Prints `value` as indented JSON followed by a newline (every `--json` output).
+pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, value: &T) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 

@@ -6,7 +6,7 @@ use crate::network::atlas::{Atlas, write_node};
 use crate::network::connectome::Asymmetry;
 use crate::network::describe::describe;
 use crate::network::io;
-use crate::network::metrics::summary::{MetricsOptions, prepare, small_world_of, summarize};
+use crate::network::metrics::summary::{MetricsOptions, prepare, small_world_of, summarize, summarize_prepared};
 use crate::network::smallworld::SmallWorldParams;
 use crate::network::threshold;
 use crate::network::threshold::Negatives;
@@ -78,8 +78,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 m.small_world = Some(report);
             }
             if json {
-                serde_json::to_writer_pretty(&mut *out, &m)?;
-                writeln!(out)?;
+                super::write_json(out, &m)?;
             } else {
                 writeln!(
                     out,
@@ -131,8 +130,8 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 proportional: (threshold_proportional < 1.0).then_some(threshold_proportional),
                 ..Default::default()
             };
-            let m = summarize(&c, &o);
             let w = prepare(&c, &o);
+            let m = summarize_prepared(&c, &w, &o);
             let sw = if smallworld {
                 Some(
                     small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicU64::new(0))
@@ -143,8 +142,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             };
             let d = describe(&c, &w, &m, atlas.as_ref(), sw.as_ref());
             if json {
-                serde_json::to_writer_pretty(&mut *out, &d)?;
-                writeln!(out)?;
+                super::write_json(out, &d)?;
             } else {
                 write!(out, "{}", d.to_text(max_links))?;
             }

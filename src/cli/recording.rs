@@ -85,8 +85,7 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     let rec = Recording::open(file)?;
     let info = file_info(&rec)?;
     if json {
-        serde_json::to_writer_pretty(&mut *out, &info)?;
-        writeln!(out)?;
+        super::write_json(out, &info)?;
         return Ok(());
     }
     writeln!(out, "{}  {}", info.path, info.format)?;
@@ -166,8 +165,7 @@ pub fn annotations(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     let rec = Recording::open(file)?;
     let list: &[Annotation] = rec.annotations()?;
     if json {
-        serde_json::to_writer_pretty(&mut *out, list)?;
-        writeln!(out)?;
+        super::write_json(out, list)?;
     } else {
         for a in list {
             let d = a.duration_s.map_or(String::from("-"), |d| d.to_string());

@@ -26,15 +26,23 @@ fn cycles3(w: &[f64], n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Weighted clustering coefficient per node: `bct.clustering_coef_wu(W)`; 0 where a node closes no triangle.
-pub fn clustering_coef_wu(w: &[f64], n: usize) -> Vec<f64> {
+/// Weighted clustering per node and weighted transitivity from one count of weighted triangles:
+/// (`bct.clustering_coef_wu(W)`, `bct.transitivity_wu(W)`).
+pub fn clustering_transitivity_wu(w: &[f64], n: usize) -> (Vec<f64>, f64) {
     let cyc3 = cycles3(w, n);
-    (0..n)
+    let kk: Vec<f64> = (0..n)
         .map(|i| {
             let k = (0..n).filter(|&j| w[i * n + j] != 0.0).count() as f64;
-            if cyc3[i] == 0.0 { 0.0 } else { cyc3[i] / (k * (k - 1.0)) }
+            k * (k - 1.0)
         })
-        .collect()
+        .collect();
+    let c = cyc3.iter().zip(&kk).map(|(&c, &k)| if c == 0.0 { 0.0 } else { c / k }).collect();
+    (c, cyc3.iter().sum::<f64>() / kk.iter().sum::<f64>())
+}
+
+/// Weighted clustering coefficient per node: `bct.clustering_coef_wu(W)`; 0 where a node closes no triangle.
+pub fn clustering_coef_wu(w: &[f64], n: usize) -> Vec<f64> {
+    clustering_transitivity_wu(w, n).0
 }
 
 /// Binary clustering coefficient per node: `bct.clustering_coef_bu(A)`.
@@ -54,14 +62,7 @@ pub fn clustering_coef_bu(a: &[f64], n: usize) -> Vec<f64> {
 
 /// Weighted transitivity: `bct.transitivity_wu(W)` = Σ cyc3 / Σ k(k − 1).
 pub fn transitivity_wu(w: &[f64], n: usize) -> f64 {
-    let cyc3: f64 = cycles3(w, n).iter().sum();
-    let kk: f64 = (0..n)
-        .map(|i| {
-            let k = (0..n).filter(|&j| w[i * n + j] != 0.0).count() as f64;
-            k * (k - 1.0)
-        })
-        .sum();
-    cyc3 / kk
+    clustering_transitivity_wu(w, n).1
 }
 
 /// Binary transitivity: `bct.transitivity_bu(A)` = trace(A³) / (ΣA² − trace(A²)).

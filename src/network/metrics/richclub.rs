@@ -44,31 +44,33 @@ pub fn rich_club_wu(w: &[f64], n: usize) -> Vec<f64> {
         .collect()
 }
 
-fn assortativity(a: &[f64], n: usize, value: &[f64]) -> f64 {
+/// Newman's assortativity over link end-point values (x = source, y = target), the formula bctpy uses:
+/// (⟨xy⟩ − ⟨(x + y)/2⟩²) / (⟨(x² + y²)/2⟩ − ⟨(x + y)/2⟩²).
+fn newman_r(pairs: impl Iterator<Item = (f64, f64)>) -> f64 {
     let (mut t1, mut t2, mut t3, mut k) = (0.0, 0.0, 0.0, 0.0);
-    for i in 0..n {
-        for j in i + 1..n {
-            if a[i * n + j] > 0.0 {
-                let (x, y) = (value[i], value[j]);
-                t1 += x * y;
-                t2 += 0.5 * (x + y);
-                t3 += 0.5 * (x * x + y * y);
-                k += 1.0;
-            }
-        }
+    for (x, y) in pairs {
+        t1 += x * y;
+        t2 += 0.5 * (x + y);
+        t3 += 0.5 * (x * x + y * y);
+        k += 1.0;
     }
     let (t1, t2, t3) = (t1 / k, (t2 / k) * (t2 / k), t3 / k);
     (t1 - t2) / (t3 - t2)
 }
 
+/// Links i < j of an undirected matrix with their end-point values.
+fn undirected_pairs<'a>(a: &'a [f64], n: usize, value: &'a [f64]) -> impl Iterator<Item = (f64, f64)> + 'a {
+    (0..n).flat_map(move |i| (i + 1..n).filter(move |&j| a[i * n + j] > 0.0).map(move |j| (value[i], value[j])))
+}
+
 /// Degree assortativity: `bct.assortativity_bin(A, 0)`.
 pub fn assortativity_bin(a: &[f64], n: usize) -> f64 {
-    assortativity(a, n, &degrees_und(a, n))
+    newman_r(undirected_pairs(a, n, &degrees_und(a, n)))
 }
 
 /// Strength assortativity: `bct.assortativity_wei(W, 0)`.
 pub fn assortativity_wei(w: &[f64], n: usize) -> f64 {
-    assortativity(w, n, &strengths_und(w, n))
+    newman_r(undirected_pairs(w, n, &strengths_und(w, n)))
 }
 
 /// Directed assortativity, out-degree (or out-strength) of the source against in-degree (in-strength) of
@@ -77,18 +79,6 @@ pub fn assortativity_dir(w: &[f64], n: usize, weighted: bool) -> f64 {
     let val = |v: f64| if weighted { v } else { f64::from(u8::from(v != 0.0)) };
     let out: Vec<f64> = (0..n).map(|i| (0..n).map(|j| val(w[i * n + j])).sum()).collect();
     let inn: Vec<f64> = (0..n).map(|j| (0..n).map(|i| val(w[i * n + j])).sum()).collect();
-    let (mut t1, mut t2, mut t3, mut k) = (0.0, 0.0, 0.0, 0.0);
-    for i in 0..n {
-        for j in 0..n {
-            if w[i * n + j] > 0.0 {
-                let (x, y) = (out[i], inn[j]);
-                t1 += x * y;
-                t2 += 0.5 * (x + y);
-                t3 += 0.5 * (x * x + y * y);
-                k += 1.0;
-            }
-        }
-    }
-    let (t1, t2, t3) = (t1 / k, (t2 / k) * (t2 / k), t3 / k);
-    (t1 - t2) / (t3 - t2)
+    let links = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| w[i * n + j] > 0.0);
+    newman_r(links.map(|(i, j)| (out[i], inn[j])))
 }

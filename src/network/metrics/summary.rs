@@ -134,56 +134,63 @@ pub fn prepare(c: &Connectome, o: &MetricsOptions) -> Vec<f64> {
 
 /// Computes the metric set of `c`.
 pub fn summarize(c: &Connectome, o: &MetricsOptions) -> GraphMetrics {
+    summarize_prepared(c, &prepare(c, o), o)
+}
+
+/// The metric set of `c` from its already [`prepare`]d matrix `w` (callers that also show `w`).
+pub fn summarize_prepared(c: &Connectome, w: &[f64], o: &MetricsOptions) -> GraphMetrics {
     let n = c.n;
-    let w = prepare(c, o);
     let lens = if o.binary { betweenness::unit_lengths(&w) } else { threshold::lengths(&w) };
     let (bc, dist) = betweenness::betweenness_and_distance(&lens, n);
     let eff = paths::efficiency_from_distance(&dist, n);
     let (cl, transitivity, eloc, assortativity, rich) = match (c.directed, o.binary) {
         (false, true) => (
-            clustering::clustering_coef_bu(&w, n),
-            clustering::transitivity_bu(&w, n),
-            if o.local_efficiency { local::local_efficiency_bin(&w, n) } else { Vec::new() },
-            richclub::assortativity_bin(&w, n),
-            richclub::rich_club_bu(&w, n),
+            clustering::clustering_coef_bu(w, n),
+            clustering::transitivity_bu(w, n),
+            if o.local_efficiency { local::local_efficiency_bin(w, n) } else { Vec::new() },
+            richclub::assortativity_bin(w, n),
+            richclub::rich_club_bu(w, n),
         ),
-        (false, false) => (
-            clustering::clustering_coef_wu(&w, n),
-            clustering::transitivity_wu(&w, n),
-            if o.local_efficiency { local::local_efficiency_wei(&w, n) } else { Vec::new() },
-            richclub::assortativity_wei(&w, n),
-            richclub::rich_club_wu(&w, n),
-        ),
+        (false, false) => {
+            let (cl, t) = clustering::clustering_transitivity_wu(w, n);
+            (
+                cl,
+                t,
+                if o.local_efficiency { local::local_efficiency_wei(w, n) } else { Vec::new() },
+                richclub::assortativity_wei(w, n),
+                richclub::rich_club_wu(w, n),
+            )
+        }
         // Directed: Fagiolo clustering, out→in assortativity; no rich club (bctpy's directed variants differ).
         (true, true) => (
-            clustering::clustering_coef_bd(&w, n),
-            clustering::transitivity_bd(&w, n),
-            if o.local_efficiency { local::local_efficiency_bin(&w, n) } else { Vec::new() },
-            richclub::assortativity_dir(&w, n, false),
+            clustering::clustering_coef_bd(w, n),
+            clustering::transitivity_bd(w, n),
+            if o.local_efficiency { local::local_efficiency_bin(w, n) } else { Vec::new() },
+            richclub::assortativity_dir(w, n, false),
             Vec::new(),
         ),
         (true, false) => (
-            clustering::clustering_coef_wd(&w, n),
-            clustering::transitivity_wd(&w, n),
-            if o.local_efficiency { local::local_efficiency_wei(&w, n) } else { Vec::new() },
-            richclub::assortativity_dir(&w, n, true),
+            clustering::clustering_coef_wd(w, n),
+            clustering::transitivity_wd(w, n),
+            if o.local_efficiency { local::local_efficiency_wei(w, n) } else { Vec::new() },
+            richclub::assortativity_dir(w, n, true),
             Vec::new(),
         ),
     };
     let (lambda, _) = paths::charpath(&dist, n);
     let (modules, modularity) = if o.consensus_runs > 1 {
-        let ci = community::consensus_modules(&w, n, o.gamma, o.consensus_runs, o.seed);
-        let q = community::modularity(&w, n, &ci, o.gamma);
+        let ci = community::consensus_modules(w, n, o.gamma, o.consensus_runs, o.seed);
+        let q = community::modularity(w, n, &ci, o.gamma);
         (ci, q)
     } else {
-        community::community_louvain(&w, n, o.gamma, o.seed)
+        community::community_louvain(w, n, o.gamma, o.seed)
     };
-    let participation = community::participation_coef(&w, n, &modules);
-    let z = community::module_degree_zscore(&w, n, &modules);
+    let participation = community::participation_coef(w, n, &modules);
+    let z = community::module_degree_zscore(w, n, &modules);
     let (deg, strength, density) = if c.directed {
-        (degree::degrees_dir(&w, n), degree::strengths_dir(&w, n), degree::density_dir(&w, n))
+        (degree::degrees_dir(w, n), degree::strengths_dir(w, n), degree::density_dir(w, n))
     } else {
-        (degree::degrees_und(&w, n), degree::strengths_und(&w, n), degree::density_und(&w, n))
+        (degree::degrees_und(w, n), degree::strengths_und(w, n), degree::density_und(w, n))
     };
     GraphMetrics {
         n_nodes: n,

@@ -10,7 +10,7 @@ mod table;
 use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
 use crate::network::metrics::summary::{
-    GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize,
+    GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize_prepared,
 };
 use crate::network::smallworld::SmallWorldParams;
 use crate::network::threshold::Negatives;
@@ -90,7 +90,9 @@ impl NetworksRoom {
                 let options =
                     MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
                 let prepared = prepare(&c, &options);
-                let metrics = summarize(&c, &options);
+                let metrics = summarize_prepared(&c, &prepared, &options);
+                // Loading fixes (diagonal zeroed, …) are reported once, when the file opens.
+                self.message = (!c.fixes.is_empty()).then(|| format!("{}: {}", path.display(), c.fixes.join("; ")));
                 self.path_field = path.display().to_string();
                 self.current = Some(OpenNetwork {
                     path,
@@ -175,7 +177,7 @@ impl NetworksRoom {
             return;
         };
         o.poll(ui.ctx());
-        o.controls(ui, &mut self.message);
+        o.controls(ui);
         egui::Panel::right("net_table").default_size(430.0).show(ui, |ui| table::show(ui, o, &mut self.message));
         egui::CentralPanel::default().show(ui, |ui| {
             let h = ui.available_height();
@@ -196,7 +198,7 @@ impl OpenNetwork {
     /// Recomputes the prepared matrix and the metrics after an option change.
     pub fn recompute(&mut self) {
         self.prepared = prepare(&self.connectome, &self.options);
-        self.metrics = summarize(&self.connectome, &self.options);
+        self.metrics = summarize_prepared(&self.connectome, &self.prepared, &self.options);
         self.generation += 1;
         self.small_world = None;
         self.sw_job = None;
@@ -257,7 +259,7 @@ impl OpenNetwork {
         }
     }
 
-    fn controls(&mut self, ui: &mut egui::Ui, message: &mut Option<String>) {
+    fn controls(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
             let mut density = self.options.proportional.unwrap_or(1.0) * 100.0;
             let changed = ui.add(egui::Slider::new(&mut density, 1.0..=100.0).step_by(1.0).text("Density %")).changed();
@@ -307,9 +309,6 @@ impl OpenNetwork {
                 self.atlas_note
             ));
         });
-        for f in &self.connectome.fixes {
-            *message = Some(format!("{}: {f}", self.path.display()));
-        }
         summary_card(ui, &self.metrics);
         ui.horizontal(|ui| {
             let running = self.sw_job.is_some();
