@@ -254,3 +254,31 @@ fn from_timeseries_windows() {
     assert_eq!(code, 1);
     assert!(err.contains("window 1100..1500 outside the 1200 time points"), "{err}");
 }
+
+#[test]
+fn network_files_that_cannot_be_read_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // A MATLAB v7.3 file is HDF5: refused with a clear message, not misread.
+    let mat = dir.path().join("v73.mat");
+    let mut bytes =
+        b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Mon Jan  1 00:00:00 2024 HDF5 schema 1.00 .".to_vec();
+    bytes.resize(512, 0);
+    bytes.extend_from_slice(b"\x89HDF\r\n\x1a\n");
+    std::fs::write(&mat, &bytes).unwrap();
+    let (code, _, err) = run(&["network", "metrics", mat.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("v73.mat: not a MATLAB v5 .mat file") && err.contains("v7.3 (HDF5) files are not supported"),
+        "{err}"
+    );
+    let npz = dir.path().join("bad.npz");
+    std::fs::write(&npz, b"not a zip").unwrap();
+    let (code, _, err) = run(&["network", "metrics", npz.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.npz: not a .npz archive"), "{err}");
+    let ragged = dir.path().join("ragged.csv");
+    std::fs::write(&ragged, "0,1,2\n1,0\n2,3,0\n").unwrap();
+    let (code, _, err) = run(&["network", "metrics", ragged.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("ragged.csv: row 2 has 2 values, the first row has 3"), "{err}");
+}

@@ -11,16 +11,28 @@ import bct
 import networkx as nx
 
 ROOT = os.path.join(os.path.dirname(__file__), "../../fixtures/networks")
-W = np.load(os.path.join(ROOT, "group-train706_fc.npz"))["arr_0"].copy()
-np.fill_diagonal(W, 0)
-W[W < 0] = 0
-A = (bct.threshold_proportional(W, 0.2) != 0).astype(int)
-G = nx.from_numpy_array(A)
-G = G.subgraph(max(nx.connected_components(G), key=len)).copy()
-out = {"source": __doc__.strip().splitlines()[0] + " ...", "nodes": G.number_of_nodes(), "sigma": [], "omega": []}
-for s in (0, 1, 2):
-    out["sigma"].append(nx.sigma(G, niter=5, nrand=2, seed=s))
-    out["omega"].append(nx.omega(G, niter=5, nrand=2, seed=s))
-    print(s, out["sigma"][-1], out["omega"][-1], flush=True)
-with open(sys.argv[1], "w") as fh:
-    json.dump(out, fh, indent=1)
+
+
+def hcp_graph():
+    """The HCP group FC, negatives zeroed, bct.threshold_proportional(W, 0.2), binarised, largest component."""
+    W = np.load(os.path.join(ROOT, "group-train706_fc.npz"))["arr_0"].copy()
+    np.fill_diagonal(W, 0)
+    W[W < 0] = 0
+    A = (bct.threshold_proportional(W, 0.2) != 0).astype(int)
+    G = nx.from_numpy_array(A)
+    return G.subgraph(max(nx.connected_components(G), key=len)).copy()
+
+
+def main(out_path):
+    G = hcp_graph()
+    out = {"source": __doc__.strip().splitlines()[0] + " ...", "nodes": G.number_of_nodes(), "sigma": [], "omega": []}
+    for s in (0, 1, 2):
+        out["sigma"].append(nx.sigma(G, niter=5, nrand=2, seed=s))
+        out["omega"].append(nx.omega(G, niter=5, nrand=2, seed=s))
+        print(s, out["sigma"][-1], out["omega"][-1], flush=True)
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -215,4 +215,29 @@ mod tests {
         assert_eq!(s.labels[99], "RH_Default_11");
         assert_eq!(s.networks.as_ref().unwrap()[37], "Default");
     }
+
+    #[test]
+    fn csv_and_node_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("atlas.csv");
+        std::fs::write(&csv, "label,x,y,z,network\nA,1,2,3,DMN\nB,-1,0.5,4,Vis\n").unwrap();
+        let a = Atlas::load(csv.to_str().unwrap()).unwrap();
+        assert_eq!(a.labels, vec!["A", "B"]);
+        assert_eq!(a.coords.as_ref().unwrap()[1], [-1.0, 0.5, 4.0]);
+        assert_eq!(a.networks.as_ref().unwrap()[0], "DMN");
+        std::fs::write(&csv, "label,x,y,z\nA,1,two,3\n").unwrap();
+        let e = Atlas::load(csv.to_str().unwrap()).unwrap_err().to_string();
+        assert!(e.contains("line 2: 'two' is not a coordinate"), "{e}");
+        // A .node written from an atlas reads back with the same coordinates, labels and colours.
+        let node = dir.path().join("out.node");
+        let aal = Atlas::builtin("aal90").unwrap();
+        write_node(&node, &aal, &aal.labels, &vec![3; 90], &vec![1.5; 90]).unwrap();
+        let back = Atlas::load(node.to_str().unwrap()).unwrap();
+        assert_eq!(back.labels, aal.labels);
+        assert_eq!(back.coords, aal.coords);
+        assert!(back.networks.unwrap().iter().all(|c| c == "3"));
+        let s100 = Atlas::builtin("schaefer100").unwrap();
+        let e = write_node(&node, &s100, &s100.labels, &vec![1; 100], &vec![1.0; 100]).unwrap_err().to_string();
+        assert!(e.contains("has no coordinates"), "{e}");
+    }
 }
