@@ -1,0 +1,203 @@
+//! Scoring a case's metrics for one instance, and re-applying the rules to a stored result file.
+
+use super::case::Case;
+use super::results::{Instance, MetricDetail, ResultFile};
+use super::scoring::{ScoreContext, resolve_artifact, score_metric};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+/// The metric part of an instance: details, totals, metric errors and the artifact manifest.
+#[derive(Debug, Clone, Default)]
+pub struct CaseScore {
+    pub details: indexmap::IndexMap<String, MetricDetail>,
+    pub total_score: f64,
+    pub max_score: f64,
+    /// `"<metric_id>: <error>"` and `"artifact_path_violation: <message>"`.
+    pub errors: Vec<String>,
+    pub artifact_manifest: Vec<Value>,
+}
+
+/// Scores every metric of `case` against the parser output and report, as the reference evaluator does.
+pub fn score_case(case: &Case, parsed: &Value, report: &str, ctx: &ScoreContext) -> CaseScore {
+    let mut out = CaseScore { max_score: case.metrics.iter().map(|m| m.weight).sum(), ..Default::default() };
+    let mut violations: Vec<String> = Vec::new();
+    for m in &case.metrics {
+        let s = score_metric(parsed, report, m, ctx);
+        out.total_score += s.weighted_score;
+        if let Some(e) = &s.error {
+            out.errors.push(format!("{}: {e}", m.metric_id));
+        }
+        for v in &s.violations {
+            if !violations.contains(v) {
+                violations.push(v.clone());
+            }
+        }
+        let weight = case.raw["eval_config"]["metrics"]
+            .as_array()
+            .and_then(|all| all.iter().find(|x| x["metric_id"] == json!(m.metric_id)))
+            .map(|x| x["weight"].clone())
+            .unwrap_or(json!(m.weight));
+        out.details.insert(
+            m.metric_id.clone(),
+            MetricDetail {
+                raw_score: s.raw_score,
+                weighted_score: s.weighted_score,
+                error: s.error,
+                evidence: (!s.evidence.is_empty()).then_some(Value::Object(s.evidence)),
+                metric_type: Some(m.kind.clone()),
+                target_key: m.target_key.clone(),
+                weight,
+                extra: Default::default(),
+            },
+        );
+        if m.kind == "file_status_check" {
+            if let Some(entry) = manifest_entry(&m.metric_id, parsed.get(m.target_key.as_deref().unwrap_or("")), ctx) {
+                if !out.artifact_manifest.contains(&entry) {
+                    out.artifact_manifest.push(entry);
+                }
+            }
+        }
+    }
+    out.errors.extend(violations.into_iter().map(|v| format!("artifact_path_violation: {v}")));
+    out
+}
+
+fn manifest_entry(metric_id: &str, reported: Option<&Value>, ctx: &ScoreContext) -> Option<Value> {
+    let reported = reported?.as_str()?;
+    let file = resolve_artifact(&json!(reported), ctx).ok()??;
+    let meta = file.path.symlink_metadata().ok().filter(|m| m.is_file())?;
+    let mut hasher = Sha256::new();
+    let mut f = std::fs::File::open(&file.path).ok()?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Some(json!({
+        "metric_id": metric_id, "reported_path": reported,
+        "file_name": file.path.file_name().map(|n| n.to_string_lossy().to_string()),
+        "size_bytes": meta.len(), "sha256": digest, "score_completed": true, "retained": false,
+    }))
+}
+
+/// Cases indexed the ways an instance can name its case.
+pub struct CaseIndex<'a> {
+    by_instance_id: HashMap<String, &'a Case>,
+    by_tail: HashMap<(String, String), &'a Case>,
+}
+
+/// `case12/case12_3.json` from a path.
+fn tail(path: &str) -> Option<String> {
+    let p = Path::new(path);
+    Some(format!("{}/{}", p.parent()?.file_name()?.to_string_lossy(), p.file_name()?.to_string_lossy()))
+}
+
+impl<'a> CaseIndex<'a> {
+    pub fn new(cases: &'a [Case]) -> CaseIndex<'a> {
+        let mut by_instance_id = HashMap::new();
+        let mut by_tail = HashMap::new();
+        for c in cases {
+            by_instance_id.insert(c.instance_id(), c);
+            if let Some(t) = c.path.as_ref().and_then(|p| tail(&p.to_string_lossy())) {
+                by_tail.insert((c.bench_subset.clone(), t), c);
+            }
+        }
+        CaseIndex { by_instance_id, by_tail }
+    }
+
+    pub fn find(&self, inst: &Instance) -> Option<&'a Case> {
+        self.by_instance_id.get(&inst.instance_id).copied().or_else(|| {
+            let t = tail(inst.source_json.as_deref()?)?;
+            self.by_tail.get(&(inst.bench_subset.clone().unwrap_or_default(), t)).copied()
+        })
+    }
+}
+
+/// What a rescore did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct RescoreStats {
+    pub instances: usize,
+    pub rescored: usize,
+    /// Instances whose total score changed (by more than 1e-9).
+    pub changed: Vec<String>,
+    /// Instances with no matching case (left as stored).
+    pub unmatched: Vec<String>,
+    /// Instances the target never answered (no metrics were scored; left as stored).
+    pub not_answered: usize,
+}
+
+/// Which metric kinds keep their stored scores.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Keep {
+    /// Judged units keep their stored score (no judge given).
+    pub judged: bool,
+    /// `file_status_check` keeps its stored score (no workspace given: the artifacts are not at hand).
+    pub files: bool,
+}
+
+fn is_judged(kind: &str) -> bool {
+    matches!(kind, "semantic_consistency" | "safety_compliance" | "factual_qa_check")
+}
+
+/// Re-applies the rules to every instance's stored `parser_output`, then recomputes the summary.
+pub fn rescore(result: &mut ResultFile, index: &CaseIndex, ctx: &ScoreContext, keep: Keep) -> RescoreStats {
+    let mut stats = RescoreStats { instances: result.instances.len(), ..Default::default() };
+    for inst in &mut result.instances {
+        let Some(case) = index.find(inst) else {
+            stats.unmatched.push(inst.instance_id.clone());
+            continue;
+        };
+        if inst.vrr <= 0.0 && inst.metric_details.is_empty() {
+            stats.not_answered += 1;
+            continue;
+        }
+        let scored = score_case(case, &inst.parser_output, inst.report(), ctx);
+        let mut details = scored.details;
+        for (id, d) in details.iter_mut() {
+            let kind = d.metric_type.as_deref().unwrap_or("");
+            let kept = (keep.judged && is_judged(kind)) || (keep.files && kind == "file_status_check");
+            if let (true, Some(stored)) = (kept, inst.metric_details.get(id)) {
+                *d = stored.clone();
+            }
+        }
+        let total: f64 = details.values().map(|d| d.weighted_score).sum();
+        let metric_ids: Vec<&str> = case.metrics.iter().map(|m| m.metric_id.as_str()).collect();
+        let mut errors: Vec<String> = inst
+            .errors
+            .iter()
+            .filter(|e| {
+                let head = e.split(':').next().unwrap_or("");
+                head != "artifact_path_violation" && !metric_ids.contains(&head)
+            })
+            .cloned()
+            .collect();
+        for (id, d) in &details {
+            if let Some(e) = &d.error {
+                errors.push(format!("{id}: {e}"));
+            }
+        }
+        if !keep.files {
+            errors.extend(scored.errors.into_iter().filter(|e| e.starts_with("artifact_path_violation:")));
+            inst.artifact_manifest = Value::Array(scored.artifact_manifest);
+        } else {
+            errors.extend(inst.errors.iter().filter(|e| e.starts_with("artifact_path_violation:")).cloned());
+        }
+        if (total - inst.total_score).abs() > 1e-9 {
+            stats.changed.push(inst.instance_id.clone());
+        }
+        inst.total_score = total;
+        inst.max_score = scored.max_score;
+        inst.metric_details = details;
+        inst.errors = errors;
+        stats.rescored += 1;
+    }
+    result.refresh_summary();
+    stats
+}
