@@ -1,6 +1,7 @@
 //! `brainlens`: parse the command line; no subcommand opens the GUI.
 
-use brainlens::cli::{Cli, Command, NetworkCommand, network, recording};
+use brainlens::bench::aggregate::Levels;
+use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, network, recording};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -12,6 +13,21 @@ fn gui(file: Option<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
         page_s: cli.page,
     };
     brainlens::ui::run(file, options)
+}
+
+#[cfg(feature = "gui")]
+fn gui_bench(results: Vec<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
+    let options = brainlens::ui::RunOptions {
+        screenshot: cli.screenshot.clone(),
+        frame_stats: cli.frame_stats,
+        page_s: cli.page,
+    };
+    brainlens::ui::run_bench(results, cli.bench_view.clone(), options)
+}
+
+#[cfg(not(feature = "gui"))]
+fn gui_bench(_: Vec<std::path::PathBuf>, _: &Cli) -> anyhow::Result<()> {
+    anyhow::bail!("this brainlens was built without the `gui` feature; use `bench report` instead")
 }
 
 #[cfg(not(feature = "gui"))]
@@ -38,6 +54,17 @@ fn main() -> ExitCode {
         }
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
+        Some(Command::Bench { command }) => match command {
+            BenchCommand::Validate { cases, json } => bench::validate(&cases, json, &mut stdout),
+            BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
+                bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
+            }
+            BenchCommand::Report { results, easy_max, medium_max, json, csv, html } => {
+                let levels = Levels { easy_max, medium_max };
+                bench::report(&results, levels, json, csv.as_deref(), html.as_deref(), &mut stdout)
+            }
+            BenchCommand::Open { results } => gui_bench(results, &cli),
+        },
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),
     };

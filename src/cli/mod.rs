@@ -1,5 +1,6 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
+pub mod bench;
 pub mod network;
 pub mod recording;
 
@@ -26,6 +27,10 @@ pub struct Cli {
     /// Page through the recording for N frames, print frame times and exit (performance check).
     #[arg(long, global = true, value_name = "N", hide = true)]
     pub frame_stats: Option<u32>,
+    /// GUI, `bench open`: the view to show first (leaderboard, instances, files, radar, mode-gap, tasks,
+    /// agreement, difficulty, mpad, histograms, tokens).
+    #[arg(long, global = true, value_name = "VIEW", hide = true)]
+    pub bench_view: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -87,8 +92,66 @@ pub enum Command {
         #[command(subcommand)]
         command: NetworkCommand,
     },
+    /// BrainBench cases and results: validate, rescore, report, open the Bench room.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// Open the GUI on a file.
     Open { file: PathBuf },
+}
+
+/// `brainlens bench …`.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Validate case files (a case JSON, a subset folder or a suite); errors name the file and JSON path.
+    Validate {
+        cases: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-apply the scoring rules to a result file's stored parser output.
+    Rescore {
+        result: PathBuf,
+        /// The cases the result was produced from (file, subset folder or suite).
+        #[arg(long)]
+        cases: PathBuf,
+        /// Write the rescored result file here (atomically); without it only the summary is printed.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Instance workspace to re-check artifacts in (file_status_check keeps its stored score without it).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// Sandboxed confinement: absolute paths outside /workspace, escapes and symbolic links are violations.
+        #[arg(long)]
+        strict: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Leaderboard, difficulty/DAI, units and mode gap, MPAD, consistency, tokens of result files or folders.
+    Report {
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Difficulty values up to this are "easy".
+        #[arg(long, default_value_t = 1.0)]
+        easy_max: f64,
+        /// Difficulty values up to this (above easy) are "medium"; above it "hard".
+        #[arg(long, default_value_t = 2.0)]
+        medium_max: f64,
+        #[arg(long)]
+        json: bool,
+        /// Write every table as CSV into this folder.
+        #[arg(long, value_name = "DIR")]
+        csv: Option<PathBuf>,
+        /// Write a self-contained HTML report.
+        #[arg(long, value_name = "OUT.html")]
+        html: Option<PathBuf>,
+    },
+    /// Open the Bench room on result files or folders.
+    Open {
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+    },
 }
 
 /// `brainlens network …`.

@@ -1,7 +1,7 @@
 //! The application shell: room tabs, menu, status bar with job progress, About box, settings.
 
+use super::bench::BenchRoom;
 use super::networks::{NetworksRoom, is_network_file};
-use super::placeholder::coming_soon;
 use super::recordings::RecordingsRoom;
 use super::screenshot::{FrameStats, ScreenshotRequest};
 use super::settings::{Settings, Theme};
@@ -23,6 +23,7 @@ pub struct BrainLensApp {
     pub room: Room,
     pub recordings: RecordingsRoom,
     pub networks: NetworksRoom,
+    pub bench: BenchRoom,
     pub about_open: bool,
     pub screenshot: Option<ScreenshotRequest>,
     pub frame_stats: Option<FrameStats>,
@@ -39,6 +40,7 @@ impl BrainLensApp {
         Self {
             recordings: RecordingsRoom::new(&settings),
             networks: NetworksRoom::default(),
+            bench: BenchRoom::default(),
             settings,
             persist,
             room: Room::Recordings,
@@ -63,6 +65,15 @@ impl BrainLensApp {
         }
     }
 
+    /// Opens BrainBench result files or folders in the Bench room (loaded in the background).
+    pub fn open_bench(&mut self, paths: Vec<PathBuf>) {
+        self.room = Room::Bench;
+        for p in &paths {
+            self.settings.remember(p.clone());
+        }
+        self.bench.open(paths);
+    }
+
     /// Draws one frame into `ui` (the whole window) and applies the commands it collected.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -74,7 +85,9 @@ impl BrainLensApp {
             self.applied_theme = Some(self.settings.theme);
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
-        if let Some(p) = dropped.into_iter().next() {
+        if self.room == Room::Bench && !dropped.is_empty() {
+            self.open_bench(dropped);
+        } else if let Some(p) = dropped.into_iter().next() {
             self.open(p);
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
@@ -82,11 +95,7 @@ impl BrainLensApp {
         egui::CentralPanel::default().show(ui, |ui| match self.room {
             Room::Recordings => self.recordings.show(ui, &mut self.settings),
             Room::Networks => self.networks.show(ui),
-            Room::Bench => coming_soon(
-                ui,
-                "Bench",
-                "BrainBench evaluations, leaderboards and transcripts arrive with their issues.",
-            ),
+            Room::Bench => self.bench.show(ui),
         });
         if let Some(path) = self.recordings.take_opened() {
             self.settings.remember(path);
@@ -122,6 +131,10 @@ impl BrainLensApp {
                     ui.close();
                     self.open(super::sample_network());
                 }
+                if ui.button("Open demo benchmark results (simulated)").clicked() {
+                    ui.close();
+                    self.open_bench(vec![super::bench::demo_results()]);
+                }
             });
             ui.menu_button("View", |ui| {
                 ui.radio_value(&mut self.settings.theme, Theme::Dark, "Dark theme");
@@ -143,11 +156,12 @@ impl BrainLensApp {
             ui.label(match self.room {
                 Room::Recordings => self.recordings.status_line(),
                 Room::Networks => self.networks.status_line(),
-                Room::Bench => String::from("Bench: not built yet"),
+                Room::Bench => self.bench.status_line(),
             });
             let job = match self.room {
                 Room::Networks => self.networks.current.as_ref().and_then(|o| o.job_progress()),
-                _ => self.recordings.job_progress(),
+                Room::Recordings => self.recordings.job_progress(),
+                Room::Bench => None,
             };
             if let Some((name, frac)) = job {
                 ui.separator();
@@ -174,7 +188,10 @@ impl BrainLensApp {
 
     /// True when nothing is loading: used to decide when a screenshot may be taken.
     pub fn settled(&self) -> bool {
-        self.recordings.settled()
+        match self.room {
+            Room::Bench => !self.bench.loading(),
+            _ => self.recordings.settled(),
+        }
     }
 }
 

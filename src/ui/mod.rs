@@ -2,9 +2,9 @@
 //! (and later `network`, `bench`) functions that the CLI also exposes.
 
 pub mod app;
+pub mod bench;
 pub mod jobs;
 pub mod networks;
-pub mod placeholder;
 pub mod recordings;
 pub mod screenshot;
 pub mod settings;
@@ -43,6 +43,27 @@ pub struct RunOptions {
 /// Opens the main window on `file` (or the sample workspace).
 pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
+    launch(opts, move |app| app.open(file))
+}
+
+/// Opens the main window in the Bench room on result files or folders (the sample recording stays open in
+/// the Recordings room).
+pub fn run_bench(results: Vec<PathBuf>, view: Option<String>, opts: RunOptions) -> anyhow::Result<()> {
+    if let Some(v) = &view
+        && !bench::BenchRoom::default().select_view(v)
+    {
+        anyhow::bail!("unknown Bench view {v:?}");
+    }
+    launch(opts, move |app| {
+        app.open(sample_workspace());
+        app.open_bench(results);
+        if let Some(v) = view {
+            app.bench.select_view(&v);
+        }
+    })
+}
+
+fn launch(opts: RunOptions, setup: impl FnOnce(&mut app::BrainLensApp) + 'static) -> anyhow::Result<()> {
     let RunOptions { screenshot, frame_stats, page_s } = opts;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -60,7 +81,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
             if let Some(p) = page_s.filter(|p| p.is_finite() && *p > 0.0) {
                 app.settings.page_s = p;
             }
-            app.open(file);
+            setup(&mut app);
             app.screenshot = screenshot.map(screenshot::ScreenshotRequest::new);
             app.frame_stats = frame_stats.map(screenshot::FrameStats::new);
             Ok(Box::new(app))

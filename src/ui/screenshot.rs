@@ -94,3 +94,21 @@ impl FrameStats {
         )
     }
 }
+
+/// Saves the part of a window screenshot under `rect` (points) as a PNG (chart export).
+pub fn save_png_region(
+    path: &std::path::Path,
+    image: &egui::ColorImage,
+    rect: egui::Rect,
+    pixels_per_point: f32,
+) -> Result<(), String> {
+    let bounds = egui::Rect::from_min_size(
+        egui::Pos2::ZERO,
+        egui::vec2(image.size[0] as f32, image.size[1] as f32) / pixels_per_point,
+    );
+    let rect = rect.intersect(bounds);
+    if rect.width() < 1.0 || rect.height() < 1.0 {
+        return Err("the chart is not on screen".into());
+    }
+    save_png(path, &image.region(&rect, Some(pixels_per_point)))
+}

@@ -1,0 +1,163 @@
+//! The report as CSV tables (one file per table) and as one self-contained HTML page.
+
+use super::{Cell, Gap, Report};
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+/// One CSV text from a header and rows.
+pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut out = header.join(",") + "\n";
+    for r in rows {
+        out += &r.iter().map(|f| field(f)).collect::<Vec<_>>().join(",");
+        out.push('\n');
+    }
+    out
+}
+
+fn cells_csv(key_name: &str, cells: &[Cell]) -> String {
+    csv(
+        &["model", "paradigm", key_name, "value", "n"],
+        cells
+            .iter()
+            .map(|c| vec![c.model.clone(), c.paradigm.clone(), c.key.clone(), c.value.to_string(), c.n.to_string()]),
+    )
+}
+
+fn gaps_csv(key_name: &str, gaps: &[Gap]) -> String {
+    csv(
+        &["model", key_name, "brainagent_minus_codeact"],
+        gaps.iter().map(|g| vec![g.model.clone(), g.key.clone(), g.value.to_string()]),
+    )
+}
+
+/// Every table of the report as `(file name, CSV text)`.
+pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
+    vec![
+        ("leaderboard.csv", cells_csv("subset", &r.leaderboard)),
+        ("difficulty.csv", cells_csv("level", &r.difficulty)),
+        ("difficulty_delta.csv", gaps_csv("level", &r.difficulty_delta)),
+        ("dai.csv", csv(&["model", "dai"], r.dai.iter().map(|d| vec![d.model.clone(), opt(d.dai)]))),
+        ("units.csv", cells_csv("unit", &r.units)),
+        ("mode_gap.csv", gaps_csv("unit", &r.mode_gap)),
+        (
+            "tasks.csv",
+            csv(
+                &["model", "paradigm", "task", "n", "mean", "mpad"],
+                r.tasks.iter().map(|t| {
+                    vec![
+                        t.model.clone(),
+                        t.paradigm.clone(),
+                        t.task.clone(),
+                        t.n.to_string(),
+                        t.mean.to_string(),
+                        opt(t.mpad),
+                    ]
+                }),
+            ),
+        ),
+        ("mpad.csv", cells_csv("statistic", &r.mpad)),
+        (
+            "consistency.csv",
+            csv(
+                &["model", "paradigm", "runs", "matched_instances", "changed_share", "mean_abs_diff", "aggregate_std"],
+                r.consistency.iter().map(|c| {
+                    vec![
+                        c.model.clone(),
+                        c.paradigm.clone(),
+                        c.runs.to_string(),
+                        c.matched_instances.to_string(),
+                        c.changed_share.to_string(),
+                        c.mean_abs_diff.to_string(),
+                        opt(c.aggregate_std),
+                    ]
+                }),
+            ),
+        ),
+        ("tokens.csv", cells_csv("role", &r.tokens)),
+        ("timing.csv", cells_csv("role", &r.timing)),
+        ("failures.csv", cells_csv("category", &r.failures)),
+    ]
+}
+
+pub fn write_csv_tables(r: &Report, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for (name, text) in csv_tables(r) {
+        let p = dir.join(name);
+        std::fs::write(&p, text)?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Diverging background for a value in [−span, span]: blue below 0, red above, white at 0.
+fn diverging(v: f64, span: f64) -> String {
+    let t = (v / span.max(1e-12)).clamp(-1.0, 1.0);
+    let (r, g, b) = if t >= 0.0 {
+        (255.0, 255.0 - 140.0 * t, 255.0 - 140.0 * t)
+    } else {
+        (255.0 + 140.0 * t, 255.0 + 140.0 * t, 255.0)
+    };
+    format!("rgb({},{},{})", r as u8, g as u8, b as u8)
+}
+
+fn table(out: &mut String, title: &str, csv_text: &str, color: Option<(usize, f64)>) {
+    let _ = write!(out, "<h2>{}</h2><table>", esc(title));
+    for (i, line) in csv_text.lines().enumerate() {
+        out.push_str("<tr>");
+        for (j, f) in line.split(',').enumerate() {
+            let tag = if i == 0 { "th" } else { "td" };
+            let style = match (color, f.parse::<f64>()) {
+                (Some((col, span)), Ok(v)) if i > 0 && j == col => {
+                    format!(" style=\"background:{}\"", diverging(v, span))
+                }
+                _ => String::new(),
+            };
+            let text =
+                f.parse::<f64>().ok().filter(|_| i > 0).map(|v| format!("{v:.3}")).unwrap_or_else(|| f.to_string());
+            let _ = write!(out, "<{tag}{style}>{}</{tag}>", esc(&text));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
+/// A self-contained HTML page (no scripts, no external files) with every table; gaps shaded blue–red.
+pub fn write_html(r: &Report, path: &Path) -> std::io::Result<()> {
+    let mut out = String::from(
+        "<!doctype html><meta charset=utf-8><title>BrainLens benchmark report</title><style>body{font:14px sans-serif;margin:2em}\
+         table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}\
+         .sim{background:#fde68a;padding:.5em;font-weight:bold}</style><h1>BrainLens benchmark report</h1>",
+    );
+    if r.simulated {
+        out.push_str("<p class=sim>Simulated results: this collection was generated by a seeded simulation, not by running a model.</p>");
+    }
+    let _ = write!(
+        out,
+        "<p>{} result files; models: {}; paradigms: {}.</p>",
+        r.runs.len(),
+        esc(&r.models.join(", ")),
+        esc(&r.paradigms.join(", "))
+    );
+    let tables = csv_tables(r);
+    for (name, text) in &tables {
+        let color = match *name {
+            "difficulty_delta.csv" | "mode_gap.csv" => Some((2, if *name == "mode_gap.csv" { 0.5 } else { 30.0 })),
+            _ => None,
+        };
+        table(&mut out, name.trim_end_matches(".csv"), text, color);
+    }
+    std::fs::write(path, out)
+}

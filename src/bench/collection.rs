@@ -1,0 +1,148 @@
+//! A collection of result files: each a (model, paradigm, run) triple read from its experiment block, editable
+//! when absent.
+
+use super::results::{ResultError, ResultFile};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One result file in a collection.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub path: PathBuf,
+    pub model: String,
+    /// `BrainAgent`, `CodeAct`, or the file's own `evaluation_mode`.
+    pub paradigm: String,
+    /// 1-based repeat index among files of the same model and paradigm.
+    pub run: u32,
+    /// The experiment block says `"simulated": true` (the demo collection); shown as "simulated results".
+    pub simulated: bool,
+    pub result: ResultFile,
+}
+
+pub const BRAINAGENT: &str = "BrainAgent";
+pub const CODEACT: &str = "CodeAct";
+
+/// `experiment.evaluation_mode` as a paradigm name.
+pub fn paradigm_of(mode: Option<&str>) -> String {
+    match mode.map(|m| m.trim().to_lowercase()) {
+        Some(m) if m == "codeact" => CODEACT.into(),
+        Some(m) if m == "agent" || m == "brainagent" || m == "brain_agent" => BRAINAGENT.into(),
+        Some(m) if !m.is_empty() => m,
+        _ => "unknown".into(),
+    }
+}
+
+/// Result files under `path`: the file itself, or every `.json`/`.jsonl` below a folder (sorted).
+pub fn result_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "json" || e == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Runs of a collection plus the files that could not be read (reported, never aborting the rest).
+#[derive(Debug, Default, Clone)]
+pub struct Collection {
+    pub runs: Vec<Run>,
+    pub problems: Vec<String>,
+}
+
+impl Collection {
+    /// Loads every result file under `paths` (files or folders), two files at a time per core.
+    pub fn load(paths: &[PathBuf]) -> Collection {
+        let mut files = Vec::new();
+        let mut problems = Vec::new();
+        for p in paths {
+            match result_files(p) {
+                Ok(f) => files.extend(f),
+                Err(e) => problems.push(format!("{}: cannot list: {e}", p.display())),
+            }
+        }
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
+        let chunks: Vec<&[PathBuf]> = files.chunks(files.len().div_ceil(threads).max(1)).collect();
+        let loaded: Vec<(PathBuf, Result<ResultFile, ResultError>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|chunk| {
+                    s.spawn(move || chunk.iter().map(|p| (p.clone(), ResultFile::load(p))).collect::<Vec<_>>())
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        });
+        let mut c = Collection { runs: Vec::new(), problems };
+        for (path, r) in loaded {
+            match r {
+                Ok(result) => c.add(path, result),
+                Err(e) => c.problems.push(e.to_string()),
+            }
+        }
+        c.renumber();
+        c
+    }
+
+    /// Adds a loaded file; model and paradigm come from its experiment block (file stem when absent).
+    pub fn add(&mut self, path: PathBuf, result: ResultFile) {
+        let model = result
+            .target_model()
+            .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default());
+        let paradigm = paradigm_of(result.experiment_str("evaluation_mode"));
+        let simulated = result.experiment.get("simulated").and_then(Value::as_bool).unwrap_or(false);
+        self.runs.push(Run { path, model, paradigm, run: 0, simulated, result });
+    }
+
+    /// Gives runs without an explicit `experiment.run` their repeat index by start time within (model, paradigm).
+    pub fn renumber(&mut self) {
+        let mut order: Vec<usize> = (0..self.runs.len()).collect();
+        let started = |r: &Run| r.result.experiment_str("started_at").unwrap_or("").to_string();
+        order.sort_by_key(|&i| {
+            (
+                self.runs[i].model.clone(),
+                self.runs[i].paradigm.clone(),
+                started(&self.runs[i]),
+                self.runs[i].path.clone(),
+            )
+        });
+        let mut counts: std::collections::HashMap<(String, String), u32> = Default::default();
+        for i in order {
+            let r = &mut self.runs[i];
+            let n = counts.entry((r.model.clone(), r.paradigm.clone())).or_default();
+            *n += 1;
+            r.run = r.result.experiment.get("run").and_then(Value::as_u64).map_or(*n, |v| v as u32);
+        }
+    }
+
+    pub fn models(&self) -> Vec<String> {
+        let mut m: Vec<String> = self.runs.iter().map(|r| r.model.clone()).collect();
+        m.sort();
+        m.dedup();
+        m
+    }
+
+    pub fn paradigms(&self) -> Vec<String> {
+        let mut p: Vec<String> = self.runs.iter().map(|r| r.paradigm.clone()).collect();
+        p.sort();
+        p.dedup();
+        p
+    }
+
+    pub fn any_simulated(&self) -> bool {
+        self.runs.iter().any(|r| r.simulated)
+    }
+
+    pub fn instance_count(&self) -> usize {
+        self.runs.iter().map(|r| r.result.instances.len()).sum()
+    }
+}

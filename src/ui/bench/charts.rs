@@ -1,0 +1,509 @@
+//! The BrainBench paper's analyses drawn locally: radar over the six validation units, model × unit mode-gap
+//! heatmap, model × task scores, model agreement, difficulty table with Δ and DAI, MPAD strips, score
+//! histograms and token usage. Each chart exports as PNG (and the radar and heatmaps as SVG).
+
+use super::Loaded;
+use crate::bench::aggregate::{LEVEL_NAMES, Report, svg};
+use crate::bench::collection::{BRAINAGENT, CODEACT};
+use crate::bench::scoring::UNIT_TYPES;
+use crate::ui::networks::category;
+use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Chart {
+    #[default]
+    Radar,
+    ModeGap,
+    Tasks,
+    Agreement,
+    Difficulty,
+    Mpad,
+    Histograms,
+    Tokens,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Overlay {
+    #[default]
+    Models,
+    Paradigms,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub chart: Chart,
+    pub overlay: Overlay,
+    /// Paradigm shown when overlaying models; model shown when overlaying paradigms.
+    pub paradigm: String,
+    pub model: String,
+    /// Screen rectangle of the chart last drawn (PNG export crops the window to it).
+    chart_rect: Option<Rect>,
+    png_result: Arc<Mutex<Option<String>>>,
+}
+
+const CHARTS: [(Chart, &str); 8] = [
+    (Chart::Radar, "Unit radar"),
+    (Chart::ModeGap, "Mode gap"),
+    (Chart::Tasks, "Tasks"),
+    (Chart::Agreement, "Agreement"),
+    (Chart::Difficulty, "Difficulty"),
+    (Chart::Mpad, "MPAD"),
+    (Chart::Histograms, "Histograms"),
+    (Chart::Tokens, "Tokens"),
+];
+
+pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Option<String>) {
+    let r = &data.report;
+    if let Some(m) = st.png_result.lock().ok().and_then(|mut s| s.take()) {
+        *message = Some(m);
+    }
+    ui.horizontal_wrapped(|ui| {
+        for (c, name) in CHARTS {
+            ui.selectable_value(&mut st.chart, c, name);
+        }
+        ui.separator();
+        if ui.button("Export PNG").clicked() {
+            if let (Some(rect), Some(path)) =
+                (st.chart_rect, rfd::FileDialog::new().set_file_name("chart.png").save_file())
+            {
+                request_png(ui.ctx(), rect, path, st.png_result.clone());
+            }
+        }
+        if let Some(text) = svg_of(r, st) {
+            if ui.button("Export SVG").clicked() {
+                if let Some(p) = rfd::FileDialog::new().set_file_name("chart.svg").save_file() {
+                    *message = Some(match std::fs::write(&p, text) {
+                        Ok(()) => format!("wrote {}", p.display()),
+                        Err(e) => format!("{}: cannot write: {e}", p.display()),
+                    });
+                }
+            }
+        }
+    });
+    if st.paradigm.is_empty() || !r.paradigms.contains(&st.paradigm) {
+        st.paradigm = r.paradigms.first().cloned().unwrap_or_default();
+    }
+    if st.model.is_empty() || !r.models.contains(&st.model) {
+        st.model = r.models.first().cloned().unwrap_or_default();
+    }
+    egui::ScrollArea::both().id_salt("bench_chart").show(ui, |ui| {
+        let rect = match st.chart {
+            Chart::Radar => radar(ui, r, st),
+            Chart::ModeGap => mode_gap(ui, r),
+            Chart::Tasks => tasks(ui, r),
+            Chart::Agreement => agreement(ui, r),
+            Chart::Difficulty => difficulty(ui, r),
+            Chart::Mpad => mpad(ui, r),
+            Chart::Histograms => histograms(ui, r),
+            Chart::Tokens => tokens(ui, r),
+        };
+        st.chart_rect = Some(rect);
+    });
+}
+
+fn svg_of(r: &Report, st: &State) -> Option<String> {
+    match st.chart {
+        Chart::Radar => Some(svg::radar(&radar_series(r, st), &unit_labels())),
+        Chart::ModeGap => {
+            let (rows, cols, vals) = mode_gap_grid(r);
+            Some(svg::heatmap(&rows, &cols, &vals, true, 2))
+        }
+        Chart::Agreement => {
+            let (rows, vals) = agreement_grid(r);
+            Some(svg::heatmap(&rows, &rows, &vals, true, 2))
+        }
+        _ => None,
+    }
+}
+
+fn request_png(ctx: &egui::Context, rect: Rect, path: PathBuf, slot: Arc<Mutex<Option<String>>>) {
+    let ppp = ctx.pixels_per_point();
+    ctx.request_screenshot(move |image| {
+        let msg = match crate::ui::screenshot::save_png_region(&path, &image, rect, ppp) {
+            Ok(()) => format!("wrote {}", path.display()),
+            Err(e) => format!("PNG export failed: {e}"),
+        };
+        if let Ok(mut s) = slot.lock() {
+            *s = Some(msg);
+        }
+    });
+    ctx.request_repaint();
+}
+
+fn unit_labels() -> Vec<String> {
+    UNIT_TYPES.iter().map(|u| u.trim_end_matches("_check").replace('_', " ")).collect()
+}
+
+/// (series name, value per unit in [0, 1]).
+fn radar_series(r: &Report, st: &State) -> Vec<(String, Vec<Option<f64>>)> {
+    let values = |m: &str, p: &str| -> Vec<Option<f64>> {
+        UNIT_TYPES.iter().map(|u| Report::find(&r.units, m, p, u).map(|c| c.value)).collect()
+    };
+    match st.overlay {
+        Overlay::Models => r.models.iter().map(|m| (m.clone(), values(m, &st.paradigm))).collect(),
+        Overlay::Paradigms => r.paradigms.iter().map(|p| (p.clone(), values(&st.model, p))).collect(),
+    }
+}
+
+fn legend(ui: &mut egui::Ui, names: &[String]) {
+    ui.horizontal_wrapped(|ui| {
+        for (k, n) in names.iter().enumerate() {
+            let (rect, _) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::hover());
+            ui.painter().rect_filled(rect, 2.0, category(k));
+            ui.label(n);
+        }
+    });
+}
+
+fn radar(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
+    ui.horizontal(|ui| {
+        ui.radio_value(&mut st.overlay, Overlay::Models, "overlay models, paradigm:");
+        egui::ComboBox::from_id_salt("radar_paradigm").selected_text(&st.paradigm).show_ui(ui, |ui| {
+            for p in &r.paradigms {
+                ui.selectable_value(&mut st.paradigm, p.clone(), p);
+            }
+        });
+        ui.radio_value(&mut st.overlay, Overlay::Paradigms, "overlay paradigms, model:");
+        egui::ComboBox::from_id_salt("radar_model").selected_text(&st.model).show_ui(ui, |ui| {
+            for m in &r.models {
+                ui.selectable_value(&mut st.model, m.clone(), m);
+            }
+        });
+    });
+    let series = radar_series(r, st);
+    let outer = ui
+        .vertical(|ui| {
+            ui.label("Mean raw score per validation unit (0 at the centre, 1 at the rim)");
+            legend(ui, &series.iter().map(|s| s.0.clone()).collect::<Vec<_>>());
+            let side = ui.available_width().clamp(300.0, 520.0);
+            let (rect, _) = ui.allocate_exact_size(vec2(side, side), Sense::hover());
+            let p = ui.painter_at(rect);
+            let c = rect.center();
+            let rad = side * 0.34;
+            let labels = unit_labels();
+            let n = labels.len();
+            let at = |k: usize, v: f64| -> Pos2 {
+                let a = -std::f32::consts::FRAC_PI_2 + k as f32 * std::f32::consts::TAU / n as f32;
+                c + vec2(a.cos(), a.sin()) * rad * v as f32
+            };
+            let grid = Stroke::new(0.7, ui.visuals().weak_text_color());
+            for ring in [0.25, 0.5, 0.75, 1.0] {
+                p.add(Shape::closed_line((0..n).map(|k| at(k, ring)).collect(), grid));
+            }
+            for (k, l) in labels.iter().enumerate() {
+                p.line_segment([c, at(k, 1.0)], grid);
+                let pos = at(k, 1.16);
+                p.text(pos, Align2::CENTER_CENTER, l, FontId::proportional(12.0), ui.visuals().text_color());
+            }
+            for (s, (_, vals)) in series.iter().enumerate() {
+                let col = category(s);
+                let pts: Vec<Pos2> = vals.iter().enumerate().map(|(k, v)| at(k, v.unwrap_or(0.0))).collect();
+                p.add(Shape::convex_polygon(pts.clone(), col.gamma_multiply(0.12), Stroke::NONE));
+                p.add(Shape::closed_line(pts.clone(), Stroke::new(2.0, col)));
+                for q in pts {
+                    p.circle_filled(q, 3.0, col);
+                }
+            }
+        })
+        .response
+        .rect;
+    outer
+}
+
+/// Models × units, BrainAgent − CodeAct mean raw score.
+fn mode_gap_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
+    let cols = unit_labels();
+    let vals = r
+        .models
+        .iter()
+        .flat_map(|m| {
+            UNIT_TYPES.iter().map(move |u| r.mode_gap.iter().find(|g| &g.model == m && g.key == *u).map(|g| g.value))
+        })
+        .collect();
+    (r.models.clone(), cols, vals)
+}
+
+fn mode_gap(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label(format!(
+            "Mode gap: {BRAINAGENT} − {CODEACT} mean raw score per unit (red: BrainAgent ahead, blue: CodeAct ahead)"
+        ));
+        if r.mode_gap.is_empty() {
+            ui.weak("needs both paradigms for at least one model");
+        }
+        let (rows, cols, vals) = mode_gap_grid(r);
+        let span = vals.iter().flatten().fold(0.05f64, |a, v| a.max(v.abs()));
+        Heatmap {
+            rows: &rows,
+            cols: &cols,
+            values: &vals,
+            color: &|v| diverging(v, span),
+            decimals: 3,
+            cell_w: 110.0,
+            cell_h: 26.0,
+        }
+        .show(ui);
+    })
+    .response
+    .rect
+}
+
+fn tasks(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label("Mean instance score (0–100) per task; rows are model · paradigm");
+        let mut task_names: Vec<String> = r.tasks.iter().map(|t| t.task.clone()).collect();
+        task_names.sort();
+        task_names.dedup();
+        let rows: Vec<String> =
+            r.models.iter().flat_map(|m| r.paradigms.iter().map(move |p| format!("{m} · {p}"))).collect();
+        let vals: Vec<Option<f64>> = r
+            .models
+            .iter()
+            .flat_map(|m| r.paradigms.iter().map(move |p| (m, p)))
+            .flat_map(|(m, p)| {
+                task_names.iter().map(move |t| {
+                    r.tasks.iter().find(|x| &x.model == m && &x.paradigm == p && &x.task == t).map(|x| x.mean)
+                })
+            })
+            .collect();
+        let w = if task_names.len() > 24 { 14.0 } else { 44.0 };
+        Heatmap {
+            rows: &rows,
+            cols: &task_names,
+            values: &vals,
+            color: &|v| sequential(v, 0.0, 100.0),
+            decimals: 0,
+            cell_w: w,
+            cell_h: 22.0,
+        }
+        .show(ui);
+    })
+    .response
+    .rect
+}
+
+fn agreement_grid(r: &Report) -> (Vec<String>, Vec<Option<f64>>) {
+    let vals = r
+        .models
+        .iter()
+        .flat_map(|a| {
+            r.models.iter().map(move |b| r.agreement.iter().find(|x| &x.a == a && &x.b == b).and_then(|x| x.r))
+        })
+        .collect();
+    (r.models.clone(), vals)
+}
+
+fn agreement(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label("Model agreement: Pearson correlation of per-task mean scores (both paradigms pooled)");
+        let (rows, vals) = agreement_grid(r);
+        Heatmap {
+            rows: &rows,
+            cols: &rows,
+            values: &vals,
+            color: &|v| diverging(v, 1.0),
+            decimals: 2,
+            cell_w: 110.0,
+            cell_h: 26.0,
+        }
+        .show(ui);
+    })
+    .response
+    .rect
+}
+
+fn difficulty(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label(format!(
+            "Score per difficulty level (easy ≤ {}, medium ≤ {}, hard above); Δ = {BRAINAGENT} − {CODEACT}; \
+             DAI = least-squares slope of Δ over levels 1–3 (points per level)",
+            r.levels.easy_max, r.levels.medium_max
+        ));
+        egui::Grid::new("difficulty_table").striped(true).min_col_width(60.0).show(ui, |ui| {
+            ui.strong("model");
+            for l in LEVEL_NAMES {
+                ui.strong(format!("{l} BA"));
+                ui.strong(format!("{l} CA"));
+                ui.strong(format!("{l} Δ"));
+            }
+            ui.strong("DAI");
+            ui.end_row();
+            for m in &r.models {
+                ui.label(m);
+                for l in LEVEL_NAMES {
+                    for p in [BRAINAGENT, CODEACT] {
+                        ui.label(
+                            Report::find(&r.difficulty, m, p, l).map_or("–".into(), |c| format!("{:.2}", c.value)),
+                        );
+                    }
+                    match r.difficulty_delta.iter().find(|g| &g.model == m && g.key == l) {
+                        Some(g) => {
+                            let bg = diverging(g.value, 20.0);
+                            egui::Frame::new().fill(bg).inner_margin(2.0).show(ui, |ui| {
+                                ui.colored_label(Color32::BLACK, format!("{:+.2}", g.value));
+                            });
+                        }
+                        None => {
+                            ui.label("–");
+                        }
+                    }
+                }
+                ui.label(
+                    r.dai
+                        .iter()
+                        .find(|d| &d.model == m)
+                        .and_then(|d| d.dai)
+                        .map_or("–".into(), |v| format!("{v:+.2}")),
+                );
+                ui.end_row();
+            }
+        });
+    })
+    .response
+    .rect
+}
+
+fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        let x = f * (v.len() - 1) as f64;
+        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+    };
+    (q(0.25), q(0.5), q(0.75))
+}
+
+fn mpad(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label("MPAD per task (mean pairwise |difference| of normalised instance scores): one dot per task, box = quartiles");
+        let w = ui.available_width().clamp(300.0, 700.0);
+        let label_w = 220.0;
+        let rows: Vec<(String, String)> = r.models.iter().flat_map(|m| r.paradigms.iter().map(move |p| (m.clone(), p.clone()))).collect();
+        let (rect, _) = ui.allocate_exact_size(vec2(w, 26.0 * rows.len() as f32 + 24.0), Sense::hover());
+        let p = ui.painter_at(rect);
+        let text = ui.visuals().text_color();
+        let x_of = |v: f64| rect.left() + label_w + (w - label_w - 10.0) * v.clamp(0.0, 1.0) as f32;
+        for (k, (m, pa)) in rows.iter().enumerate() {
+            let y = rect.top() + 13.0 + 26.0 * k as f32;
+            let mean = Report::find(&r.mpad, m, pa, "mean_task_mpad").map_or(String::new(), |c| format!(" ({:.3})", c.value));
+            p.text(pos2(rect.left() + label_w - 8.0, y), Align2::RIGHT_CENTER, format!("{m} · {pa}{mean}"), FontId::proportional(12.0), text);
+            let mut vals: Vec<f64> = r.tasks.iter().filter(|t| &t.model == m && &t.paradigm == pa).filter_map(|t| t.mpad).collect();
+            if vals.is_empty() {
+                continue;
+            }
+            let (q1, q2, q3) = quartiles(&mut vals);
+            let col = category(k % 10);
+            p.rect_stroke(Rect::from_x_y_ranges(x_of(q1)..=x_of(q3), y - 8.0..=y + 8.0), 2.0, Stroke::new(1.0, col), egui::StrokeKind::Inside);
+            p.line_segment([pos2(x_of(q2), y - 8.0), pos2(x_of(q2), y + 8.0)], Stroke::new(2.0, col));
+            for (i, v) in vals.iter().enumerate() {
+                let jitter = ((i * 7919) % 11) as f32 - 5.0;
+                p.circle_filled(pos2(x_of(*v), y + jitter), 2.2, col.gamma_multiply(0.8));
+            }
+        }
+        let yb = rect.bottom() - 8.0;
+        for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+            p.text(pos2(x_of(t), yb), Align2::CENTER_CENTER, format!("{t}"), FontId::proportional(11.0), text);
+        }
+    })
+    .response
+    .rect
+}
+
+fn histograms(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label("Instance score distribution (normalised score in tenths)");
+        ui.horizontal_wrapped(|ui| {
+            for (k, h) in r.histograms.iter().enumerate() {
+                ui.vertical(|ui| {
+                    ui.label(format!("{} · {}", h.model, h.paradigm));
+                    let (rect, _) = ui.allocate_exact_size(vec2(220.0, 90.0), Sense::hover());
+                    let p = ui.painter_at(rect);
+                    let max = h.bins.iter().copied().max().unwrap_or(1).max(1) as f32;
+                    let bw = rect.width() / 10.0;
+                    for (b, n) in h.bins.iter().enumerate() {
+                        let hh = (rect.height() - 14.0) * *n as f32 / max;
+                        let x = rect.left() + b as f32 * bw;
+                        p.rect_filled(
+                            Rect::from_min_max(
+                                pos2(x + 1.0, rect.bottom() - 14.0 - hh),
+                                pos2(x + bw - 1.0, rect.bottom() - 14.0),
+                            ),
+                            0.0,
+                            category(k % 10),
+                        );
+                    }
+                    p.text(
+                        rect.left_bottom(),
+                        Align2::LEFT_BOTTOM,
+                        "0",
+                        FontId::proportional(10.0),
+                        ui.visuals().text_color(),
+                    );
+                    p.text(
+                        rect.right_bottom(),
+                        Align2::RIGHT_BOTTOM,
+                        "1",
+                        FontId::proportional(10.0),
+                        ui.visuals().text_color(),
+                    );
+                });
+            }
+        });
+    })
+    .response
+    .rect
+}
+
+fn tokens(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label("Mean tokens per instance by role, and mean seconds per instance");
+        let roles = ["target", "parser", "semantic", "vlm"];
+        legend(ui, &roles.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let rows: Vec<(String, String)> =
+            r.models.iter().flat_map(|m| r.paradigms.iter().map(move |p| (m.clone(), p.clone()))).collect();
+        let max = rows
+            .iter()
+            .map(|(m, p)| {
+                roles.iter().filter_map(|role| Report::find(&r.tokens, m, p, role)).map(|c| c.value).sum::<f64>()
+            })
+            .fold(1.0f64, f64::max);
+        let w = ui.available_width().clamp(300.0, 760.0);
+        let label_w = 220.0;
+        let (rect, _) = ui.allocate_exact_size(vec2(w, 24.0 * rows.len() as f32), Sense::hover());
+        let p = ui.painter_at(rect);
+        let text = ui.visuals().text_color();
+        let scale = (w - label_w - 140.0) as f64 / max;
+        for (k, (m, pa)) in rows.iter().enumerate() {
+            let y = rect.top() + 24.0 * k as f32;
+            p.text(
+                pos2(rect.left() + label_w - 8.0, y + 12.0),
+                Align2::RIGHT_CENTER,
+                format!("{m} · {pa}"),
+                FontId::proportional(12.0),
+                text,
+            );
+            let mut x = rect.left() + label_w;
+            let mut total = 0.0;
+            for (ri, role) in roles.iter().enumerate() {
+                let v = Report::find(&r.tokens, m, pa, role).map_or(0.0, |c| c.value);
+                total += v;
+                let wv = (v * scale) as f32;
+                p.rect_filled(Rect::from_min_size(pos2(x, y + 4.0), vec2(wv, 16.0)), 0.0, category(ri));
+                x += wv;
+            }
+            let secs = Report::find(&r.timing, m, pa, "total").map_or(0.0, |c| c.value);
+            p.text(
+                pos2(x + 6.0, y + 12.0),
+                Align2::LEFT_CENTER,
+                format!("{total:.0} tok · {secs:.1} s"),
+                FontId::proportional(11.0),
+                text,
+            );
+        }
+    })
+    .response
+    .rect
+}

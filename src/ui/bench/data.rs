@@ -1,0 +1,66 @@
+//! What the Bench room holds once a collection is loaded: the runs, the report, and the case each instance
+//! came from (found beside the result files) for its instruction and ground truths.
+
+use crate::bench::aggregate::{Levels, Report};
+use crate::bench::case::Case;
+use crate::bench::collection::Collection;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub struct Loaded {
+    pub paths: Vec<PathBuf>,
+    pub collection: Collection,
+    pub report: Report,
+    /// Case by the `source_json` string instances give (None: not found beside the results).
+    pub cases: HashMap<String, Option<Case>>,
+    pub load_seconds: f64,
+}
+
+/// Where a relative `source_json` may live: beside the result file, one or two folders up, the experiment's
+/// `subset_root`, the working directory.
+fn find_case(source: &str, result_path: &Path, subset_root: Option<&str>) -> Option<Case> {
+    let p = Path::new(source);
+    let mut candidates = vec![p.to_path_buf()];
+    if p.is_relative() {
+        let mut dir = result_path.parent();
+        for _ in 0..3 {
+            let Some(d) = dir else { break };
+            candidates.push(d.join(p));
+            dir = d.parent();
+        }
+        if let Some(root) = subset_root {
+            candidates.push(Path::new(root).join(p));
+        }
+    }
+    candidates.into_iter().find(|c| c.is_file()).and_then(|c| Case::load(&c).ok())
+}
+
+impl Loaded {
+    pub fn load(paths: Vec<PathBuf>, levels: Levels) -> Loaded {
+        let t0 = std::time::Instant::now();
+        let collection = Collection::load(&paths);
+        let report = Report::build(&collection, levels);
+        let mut cases: HashMap<String, Option<Case>> = HashMap::new();
+        for run in &collection.runs {
+            let root = run.result.experiment_str("subset_root");
+            for i in &run.result.instances {
+                if let Some(src) = &i.source_json {
+                    if !cases.contains_key(src) {
+                        cases.insert(src.clone(), find_case(src, &run.path, root));
+                    }
+                }
+            }
+        }
+        Loaded { paths, collection, report, cases, load_seconds: t0.elapsed().as_secs_f64() }
+    }
+
+    pub fn rebuild_report(&mut self, levels: Levels) {
+        self.collection.renumber();
+        self.report = Report::build(&self.collection, levels);
+    }
+
+    pub fn case_of(&self, run: usize, inst: usize) -> Option<&Case> {
+        let src = self.collection.runs[run].result.instances[inst].source_json.as_ref()?;
+        self.cases.get(src)?.as_ref()
+    }
+}

@@ -1,0 +1,250 @@
+//! The Bench room: open BrainBench result files or folders, then read the leaderboard, the charts of the
+//! BrainBench paper (unit radar, mode-gap and task heatmaps, difficulty table with Δ and DAI, MPAD, score
+//! histograms, tokens), and browse instances down to each metric's ground truth and prediction.
+
+mod charts;
+mod data;
+mod files;
+mod instances;
+mod leaderboard;
+
+pub use data::Loaded;
+
+use crate::bench::aggregate::Levels;
+use crate::ui::jobs::Job;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Leaderboard,
+    Charts,
+    Instances,
+    Files,
+}
+
+/// State of the Bench room.
+pub struct BenchRoom {
+    pub data: Option<Loaded>,
+    job: Option<Job<Loaded>>,
+    pub error: Option<String>,
+    pub message: Option<String>,
+    pub view: View,
+    pub path_field: String,
+    pub levels: Levels,
+    pub leaderboard: leaderboard::State,
+    pub charts: charts::State,
+    pub instances: instances::State,
+    pub files: files::State,
+    /// The demo collection is opened the first time the room is shown with nothing loaded.
+    demo_offered: bool,
+}
+
+impl Default for BenchRoom {
+    fn default() -> Self {
+        BenchRoom {
+            data: None,
+            job: None,
+            error: None,
+            message: None,
+            view: View::Leaderboard,
+            path_field: String::new(),
+            levels: Levels::default(),
+            leaderboard: Default::default(),
+            charts: Default::default(),
+            instances: Default::default(),
+            files: Default::default(),
+            demo_offered: false,
+        }
+    }
+}
+
+/// The demo collection shipped with the sample workspace (simulated results).
+pub fn demo_results() -> PathBuf {
+    let rel = std::path::Path::new("fixtures/bench/demo/results");
+    let in_source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if in_source.exists() { in_source } else { rel.to_path_buf() }
+}
+
+impl BenchRoom {
+    /// Loads result files or folders in the background; the current collection stays until it is done.
+    pub fn open(&mut self, paths: Vec<PathBuf>) {
+        self.demo_offered = true;
+        let levels = self.levels;
+        self.error = None;
+        self.job = Some(Job::spawn("Loading results", 1, move |_, _| Ok(Some(Loaded::load(paths, levels)))));
+    }
+
+    /// Blocks until a pending load has finished (tests and screenshots).
+    /// Selects a view by name (`leaderboard`, `instances`, `files`, or a chart: `radar`, `mode-gap`, `tasks`,
+    /// `agreement`, `difficulty`, `mpad`, `histograms`, `tokens`); false for an unknown name.
+    pub fn select_view(&mut self, name: &str) -> bool {
+        let chart = |c| (View::Charts, Some(c));
+        let (view, c) = match name {
+            "leaderboard" => (View::Leaderboard, None),
+            "instances" => (View::Instances, None),
+            "files" => (View::Files, None),
+            "radar" => chart(charts::Chart::Radar),
+            "mode-gap" => chart(charts::Chart::ModeGap),
+            "tasks" => chart(charts::Chart::Tasks),
+            "agreement" => chart(charts::Chart::Agreement),
+            "difficulty" => chart(charts::Chart::Difficulty),
+            "mpad" => chart(charts::Chart::Mpad),
+            "histograms" => chart(charts::Chart::Histograms),
+            "tokens" => chart(charts::Chart::Tokens),
+            _ => return false,
+        };
+        self.view = view;
+        if let Some(c) = c {
+            self.charts.chart = c;
+        }
+        true
+    }
+
+    pub fn finish_loading(&mut self) {
+        while self.job.is_some() {
+            self.poll();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    fn poll(&mut self) {
+        let Some(job) = &mut self.job else { return };
+        let Some(result) = job.poll() else { return };
+        self.job = None;
+        match result {
+            Ok(Some(loaded)) => {
+                if loaded.collection.runs.is_empty() {
+                    self.error = Some(format!(
+                        "no readable result files in {}{}",
+                        loaded.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+                        loaded.collection.problems.first().map(|p| format!(" — {p}")).unwrap_or_default()
+                    ));
+                    return;
+                }
+                self.message = Some(format!(
+                    "{} result files, {} instances loaded in {:.2} s{}",
+                    loaded.collection.runs.len(),
+                    loaded.collection.instance_count(),
+                    loaded.load_seconds,
+                    if loaded.collection.problems.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; {} file(s) skipped: {}",
+                            loaded.collection.problems.len(),
+                            loaded.collection.problems.join("; ")
+                        )
+                    }
+                ));
+                self.instances = Default::default();
+                self.data = Some(loaded);
+            }
+            Ok(None) => {}
+            Err(e) => self.error = Some(format!("{e:#}")),
+        }
+    }
+
+    pub fn loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    pub fn status_line(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("Error: {e}");
+        }
+        if self.loading() {
+            return "Loading result files…".into();
+        }
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.data {
+            Some(d) => format!("{} result files, {} instances", d.collection.runs.len(), d.collection.instance_count()),
+            None => "Open BrainBench result files (.json / .jsonl) or a folder of them".into(),
+        }
+    }
+
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        if !self.demo_offered && self.data.is_none() && self.job.is_none() {
+            self.demo_offered = true;
+            if demo_results().is_dir() {
+                self.open(vec![demo_results()]);
+            }
+        }
+        self.poll();
+        if self.loading() {
+            ui.ctx().request_repaint_after(std::time::Duration::from_millis(30));
+        }
+        self.toolbar(ui);
+        if let Some(e) = &self.error {
+            ui.colored_label(egui::Color32::from_rgb(220, 60, 60), format!("Error: {e}"));
+        }
+        let Some(data) = &mut self.data else {
+            ui.add_space(20.0);
+            ui.label(
+                "No results open. Use Open files…, Open folder…, drop result files here, or open the demo collection.",
+            );
+            return;
+        };
+        if data.report.simulated {
+            egui::Frame::new().fill(egui::Color32::from_rgb(253, 230, 138)).inner_margin(4.0).show(ui, |ui| {
+                ui.colored_label(
+                    egui::Color32::BLACK,
+                    "Simulated results: this collection comes from a seeded simulation (scripts/bench/make_demo.py); no model was run.",
+                );
+            });
+        }
+        ui.separator();
+        match self.view {
+            View::Leaderboard => leaderboard::show(ui, data, &mut self.leaderboard, &mut self.message),
+            View::Charts => charts::show(ui, data, &mut self.charts, &mut self.message),
+            View::Instances => instances::show(ui, data, &mut self.instances),
+            View::Files => {
+                if files::show(ui, data, &mut self.files) {
+                    data.rebuild_report(self.levels);
+                }
+            }
+        }
+    }
+
+    fn toolbar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            if ui.button("Open files…").clicked() {
+                if let Some(files) =
+                    rfd::FileDialog::new().add_filter("BrainBench results", &["json", "jsonl"]).pick_files()
+                {
+                    self.open(files);
+                }
+            }
+            if ui.button("Open folder…").clicked() {
+                if let Some(dir) = rfd::FileDialog::new().pick_folder() {
+                    self.open(vec![dir]);
+                }
+            }
+            if ui.button("Open demo (simulated)").clicked() {
+                self.open(vec![demo_results()]);
+            }
+            let label = ui.label("Path:");
+            let field =
+                ui.add(egui::TextEdit::singleline(&mut self.path_field).desired_width(220.0)).labelled_by(label.id);
+            if (field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))) || ui.button("Open path").clicked()
+            {
+                if !self.path_field.trim().is_empty() {
+                    self.open(vec![PathBuf::from(self.path_field.trim())]);
+                }
+            }
+            ui.separator();
+            for (v, name) in [
+                (View::Leaderboard, "Leaderboard"),
+                (View::Charts, "Charts"),
+                (View::Instances, "Instances"),
+                (View::Files, "Files"),
+            ] {
+                ui.selectable_value(&mut self.view, v, name);
+            }
+            if self.loading() {
+                ui.spinner();
+            }
+        });
+    }
+}
