@@ -79,16 +79,14 @@ pub fn filtered<'a>(data: &Loaded, st: &'a mut State) -> &'a [(usize, usize)] {
 }
 
 fn combo(ui: &mut egui::Ui, label: &str, value: &mut String, options: &[String]) {
-    ui.label(label);
-    egui::ComboBox::from_id_salt(label).selected_text(if value.is_empty() { "any" } else { value.as_str() }).show_ui(
-        ui,
-        |ui| {
-            ui.selectable_value(value, String::new(), "any");
-            for o in options {
-                ui.selectable_value(value, o.clone(), o);
-            }
-        },
-    );
+    let any = format!("any {label}");
+    let shown = if value.is_empty() { any.clone() } else { value.clone() };
+    egui::ComboBox::from_id_salt(label).selected_text(shown).show_ui(ui, |ui| {
+        ui.selectable_value(value, String::new(), &any);
+        for o in options {
+            ui.selectable_value(value, o.clone(), o);
+        }
+    });
 }
 
 fn filters(ui: &mut egui::Ui, data: &Loaded, f: &mut Filter) {
@@ -109,11 +107,10 @@ fn filters(ui: &mut egui::Ui, data: &Loaded, f: &mut Filter) {
             t
         };
         combo(ui, "metric type", &mut f.metric_type, &types);
-        ui.label("difficulty");
         egui::ComboBox::from_id_salt("difficulty")
-            .selected_text(if f.level == 0 { "any" } else { LEVEL_NAMES[f.level - 1] })
+            .selected_text(if f.level == 0 { "any difficulty" } else { LEVEL_NAMES[f.level - 1] })
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut f.level, 0, "any");
+                ui.selectable_value(&mut f.level, 0, "any difficulty");
                 for (k, name) in LEVEL_NAMES.iter().enumerate() {
                     ui.selectable_value(&mut f.level, k + 1, *name);
                 }

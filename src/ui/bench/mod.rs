@@ -9,6 +9,7 @@ mod instances;
 mod leaderboard;
 
 pub use data::Loaded;
+pub use leaderboard::{columns as leaderboard_columns, sorted_models as leaderboard_order};
 
 use crate::bench::aggregate::Levels;
 use crate::ui::jobs::Job;

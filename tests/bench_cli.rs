@@ -1,0 +1,250 @@
+//! `brainlens bench …` as users script it: validate (errors name file and JSON path, bad cases never abort the
+//! rest), rescore (the demo collection's stored scores are reproduced exactly), report (numbers equal a small
+//! example computed by hand below), and clear errors for broken result files.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo")
+}
+
+#[test]
+fn validate_reports_bad_cases_and_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(demo().join("cases/foundational_analysis/cases/case1/case1_1.json")).unwrap();
+    let mut bad: Value = serde_json::from_str(&good).unwrap();
+    bad["eval_config"]["metrics"][0]["params"]["tolerance"] = json!("0.5%");
+    for (name, text) in
+        [("case1_1.json", good.clone()), ("case1_2.json", bad.to_string()), ("case1_3.json", "{not json".into())]
+    {
+        let p = d.path().join("cases/case1").join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let root = d.path().to_str().unwrap();
+    let (code, out, err) = run(&["bench", "validate", root, "--json"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("2 of 3 case files are invalid"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["valid"], 1);
+    assert_eq!(v["invalid"], 2);
+    let problems = v["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["json_path"] == "eval_config.metrics[0].params.tolerance"
+        && p["message"] == "expected a non-negative number, got \"0.5%\""
+        && p["file"].as_str().unwrap().ends_with("case1_2.json")));
+    assert!(problems.iter().any(|p| p["file"].as_str().unwrap().ends_with("case1_3.json")
+        && p["message"].as_str().unwrap().starts_with("not valid JSON")));
+    let (code, out, _) = run(&["bench", "validate", demo().join("cases").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("80 valid case(s), 0 invalid"), "{out}");
+}
+
+#[test]
+fn rescore_reproduces_every_stored_score_of_the_demo() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = demo().join("cases");
+    let files: Vec<PathBuf> = std::fs::read_dir(demo().join("results")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 12);
+    for f in files {
+        let out = d.path().join("rescored.json");
+        let (code, stdout, err) = run(&[
+            "bench",
+            "rescore",
+            f.to_str().unwrap(),
+            "--cases",
+            cases.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let stats: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(stats["stats"]["changed"], json!([]), "{}", f.display());
+        assert_eq!(stats["stats"]["unmatched"], json!([]));
+        let before: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let after: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        for (a, b) in before["instances"].as_array().unwrap().iter().zip(after["instances"].as_array().unwrap()) {
+            assert_eq!(a["metric_details"], b["metric_details"], "{}", a["instance_id"]);
+            assert_eq!(a["total_score"], b["total_score"]);
+            assert_eq!(a["errors"], b["errors"]);
+        }
+        let (s0, s1) =
+            (before["summary"]["total_score"].as_f64().unwrap(), after["summary"]["total_score"].as_f64().unwrap());
+        assert!((s0 - s1).abs() < 1e-9, "{s0} vs {s1}");
+        assert_eq!(before["experiment"], after["experiment"]);
+    }
+}
+
+fn instance(id: &str, case: &str, difficulty: f64, total: f64, unit: &str, raw: f64, errors: &[&str]) -> Value {
+    let details = if errors.iter().any(|e| e.starts_with("api_infrastructure_error")) {
+        json!({})
+    } else {
+        json!({"m": {"raw_score": raw, "weighted_score": raw * 100.0, "metric_type": unit, "target_key": "k", "weight": 100}})
+    };
+    json!({"instance_id": id, "bench_subset": "S", "difficulty": difficulty, "source_json": format!("S/cases/{case}"),
+           "total_score": total, "max_score": 100.0, "vrr": if errors.is_empty() { 1.0 } else { 0.0 },
+           "metric_details": details, "agent_output": "report", "parser_output": {}, "errors": errors,
+           "token_usage": {"target": 10, "parser": 2, "semantic": 0, "vlm": 0, "total": 12}})
+}
+
+fn result_file(dir: &Path, name: &str, model: &str, mode: &str, run_no: u32, instances: Vec<Value>) -> PathBuf {
+    let p = dir.join(name);
+    let v = json!({"experiment": {"models": {"target": {"model": model}}, "evaluation_mode": mode, "run": run_no},
+                   "instances": instances, "summary": {}});
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+#[test]
+fn report_numbers_equal_a_hand_computed_example() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    // Model m-a, BrainAgent run 1: i3 failed for infrastructure reasons and is excluded.
+    result_file(
+        dir,
+        "ba1.json",
+        "m-a",
+        "brainagent",
+        1,
+        vec![
+            instance("i1", "case1/case1_1.json", 1.0, 100.0, "numeric_check", 1.0, &[]),
+            instance("i2", "case1/case1_2.json", 3.0, 50.0, "set_match_check", 0.5, &[]),
+            instance(
+                "i3",
+                "case1/case1_3.json",
+                2.0,
+                0.0,
+                "numeric_check",
+                0.0,
+                &["api_infrastructure_error: timeout"],
+            ),
+        ],
+    );
+    result_file(
+        dir,
+        "ba2.json",
+        "m-a",
+        "brainagent",
+        2,
+        vec![
+            instance("i1", "case1/case1_1.json", 1.0, 100.0, "numeric_check", 1.0, &[]),
+            instance("i2", "case1/case1_2.json", 3.0, 100.0, "set_match_check", 1.0, &[]),
+        ],
+    );
+    result_file(
+        dir,
+        "ca1.json",
+        "m-a",
+        "codeact",
+        1,
+        vec![
+            instance("i1", "case1/case1_1.json", 1.0, 40.0, "sequence_match_check", 0.4, &[]),
+            instance("i2", "case1/case1_2.json", 3.0, 100.0, "set_match_check", 1.0, &[]),
+        ],
+    );
+    std::fs::write(dir.join("broken.json"), "{\"instances\": [").unwrap();
+    let (code, out, err) = run(&["bench", "report", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("broken.json") && err.contains("not valid JSON"), "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let cell = |table: &str, p: &str, key: &str| -> f64 {
+        r[table]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["model"] == "m-a" && c["paradigm"] == p && c["key"] == key)
+            .unwrap_or_else(|| panic!("{table} {p} {key}"))["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9, "{a} != {b}");
+    // Subset score = 100·Σ(total·d)/Σ(max·d): run 1 (100·1 + 50·3)/(100·1 + 100·3) = 62.5; run 2 = 100;
+    // leaderboard = mean over runs = 81.25. CodeAct: (40 + 300)/400 = 85.
+    close(cell("leaderboard", "BrainAgent", "S"), 81.25);
+    close(cell("leaderboard", "CodeAct", "S"), 85.0);
+    // Levels (pooled over runs): BA easy 200/200 = 100, hard 150/200 = 75; CA easy 40, hard 100.
+    close(cell("difficulty", "BrainAgent", "easy"), 100.0);
+    close(cell("difficulty", "BrainAgent", "hard"), 75.0);
+    close(cell("difficulty", "CodeAct", "easy"), 40.0);
+    // Δ easy = 60, Δ hard = −25; DAI = slope over levels 1 and 3 = −85 / 2.
+    close(r["dai"][0]["dai"].as_f64().unwrap(), -42.5);
+    // Units: BA set match mean raw (0.5 + 1)/2 = 0.75, CA 1 → gap −0.25; numeric only BrainAgent → no gap.
+    close(cell("units", "BrainAgent", "set_match_check"), 0.75);
+    let gaps = r["mode_gap"].as_array().unwrap();
+    assert_eq!(gaps.len(), 1);
+    close(gaps[0]["value"].as_f64().unwrap(), -0.25);
+    // Task S/case1, BA: run 1 scores {1, 0.5} → MPAD 0.5, run 2 {1, 1} → 0; mean 0.25; mean score 87.5.
+    let task = r["tasks"].as_array().unwrap().iter().find(|t| t["paradigm"] == "BrainAgent").unwrap();
+    assert_eq!(task["task"], "S/case1");
+    close(task["mpad"].as_f64().unwrap(), 0.25);
+    close(task["mean"].as_f64().unwrap(), 87.5);
+    // Consistency BA: i2 changed (0.5 → 1) of 2 matched → 0.5; mean |Δ| = (0 + 50)/2 = 25 points;
+    // std of overall scores {62.5, 100} (n − 1) = 37.5/√2.
+    let c = &r["consistency"][0];
+    close(c["changed_share"].as_f64().unwrap(), 0.5);
+    close(c["mean_abs_diff"].as_f64().unwrap(), 25.0);
+    close(c["aggregate_std"].as_f64().unwrap(), 37.5 / 2f64.sqrt());
+    close(cell("failures", "BrainAgent", "api_infrastructure_error"), 1.0);
+    // CSV and HTML exports.
+    let csv = dir.join("csv");
+    let html = dir.join("report.html");
+    let (code, _, err) = run(&[
+        "bench",
+        "report",
+        dir.join("ba1.json").to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lb = std::fs::read_to_string(csv.join("leaderboard.csv")).unwrap();
+    assert!(lb.starts_with("model,paradigm,subset,value,n\nm-a,BrainAgent,Overall,62.5,1\n"), "{lb}");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<h2>leaderboard</h2>"));
+}
+
+#[test]
+fn unreadable_results_fail_with_the_file_named() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("notes.json");
+    std::fs::write(&p, "[1, 2, 3]").unwrap();
+    let (code, _, err) = run(&["bench", "report", p.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("notes.json") && err.contains("not a BrainBench result file"), "{err}");
+    let (code, _, err) =
+        run(&["bench", "rescore", p.to_str().unwrap(), "--cases", demo().join("cases").to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("notes.json"), "{err}");
+}
+
+#[test]
+fn result_files_round_trip_field_for_field() {
+    let d = tempfile::tempdir().unwrap();
+    let src = demo().join("results/simulated-small_codeact_run1.json");
+    let f = brainlens::bench::results::ResultFile::load(&src).unwrap();
+    let out = d.path().join("copy.json");
+    f.save(&out).unwrap();
+    let a: Value = serde_json::from_str(&std::fs::read_to_string(&src).unwrap()).unwrap();
+    let b: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(a, b);
+    assert!(!d.path().join("copy.json.tmp").exists());
+    // A JSONL stream of the same instances reads back with a recomputed summary.
+    let jsonl = d.path().join("stream.jsonl");
+    let lines: Vec<String> = a["instances"].as_array().unwrap().iter().map(|i| i.to_string()).collect();
+    std::fs::write(&jsonl, lines.join("\n")).unwrap();
+    let s = brainlens::bench::results::ResultFile::load(&jsonl).unwrap();
+    assert_eq!(s.instances.len(), 80);
+    let (x, y) = (s.summary["total_score"].as_f64().unwrap(), a["summary"]["total_score"].as_f64().unwrap());
+    assert!((x - y).abs() < 1e-9);
+}

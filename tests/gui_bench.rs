@@ -1,0 +1,99 @@
+//! GUI behaviour of the Bench room with egui_kittest on the demo collection (simulated results): the
+//! leaderboard sorts, an instance opens with its metrics, the browser filters by metric type.
+#![cfg(feature = "gui")]
+
+use brainlens::ui::app::{BrainLensApp, Room};
+use brainlens::ui::bench::View;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::Path;
+
+fn harness() -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open_bench(vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo/results")]);
+    app.bench.finish_loading();
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+#[test]
+fn opens_the_demo_collection_labelled_simulated() {
+    let h = harness();
+    assert_eq!(h.state().room, Room::Bench);
+    let data = h.state().bench.data.as_ref().expect("collection loaded");
+    assert_eq!(data.collection.runs.len(), 12);
+    assert_eq!(data.collection.instance_count(), 960);
+    assert!(data.report.simulated);
+    h.get_by_label_contains("Simulated results");
+}
+
+#[test]
+fn the_leaderboard_sorts_by_a_column() {
+    let mut h = harness();
+    let order = |h: &Harness<'static, BrainLensApp>| {
+        let d = h.state().bench.data.as_ref().unwrap();
+        let cols = brainlens::ui::bench::leaderboard_columns(&d.report);
+        brainlens::ui::bench::leaderboard_order(&d.report, &cols, &h.state().bench.leaderboard)
+    };
+    assert_eq!(order(&h), ["simulated-large", "simulated-medium", "simulated-small"]);
+    // Foundational Analysis · CodeAct: small (62.09) > medium (64.35)? Sort descending and check the values.
+    h.get_by_label_contains("Foundational\nCodeAct").click();
+    h.run_steps(2);
+    assert_eq!(h.state().bench.leaderboard.sort, Some(1));
+    let d = h.state().bench.data.as_ref().unwrap();
+    let v = |m: &str| {
+        brainlens::bench::aggregate::Report::find(&d.report.leaderboard, m, "CodeAct", "Foundational Analysis")
+            .unwrap()
+            .value
+    };
+    let sorted = order(&h);
+    assert!(v(&sorted[0]) >= v(&sorted[1]) && v(&sorted[1]) >= v(&sorted[2]), "{sorted:?}");
+    // A second click reverses the order.
+    h.get_by_label_contains("Foundational\nCodeAct").click();
+    h.run_steps(2);
+    let reversed = order(&h);
+    assert_eq!(reversed.iter().rev().collect::<Vec<_>>(), sorted.iter().collect::<Vec<_>>());
+}
+
+#[test]
+fn an_instance_opens_with_its_metrics() {
+    let mut h = harness();
+    h.get_by_label("Instances").click();
+    h.run_steps(2);
+    assert_eq!(h.state().bench.view, View::Instances);
+    h.get_by_label("960 of 960 instances");
+    h.get_by_label("Foundational Analysis-case2-case2_1").click();
+    h.run_steps(3);
+    assert!(h.state().bench.instances.selected.is_some());
+    // Detail: the case's instruction (from the case file beside the results), the metric with its ground truth.
+    h.get_by_label_contains("Instruction:\nExclude channels whose variance");
+    h.get_by_label("alpha_channels");
+    h.get_by_label("set_match_check");
+}
+
+#[test]
+fn the_browser_filters_by_metric_type() {
+    let mut h = harness();
+    h.state_mut().bench.view = View::Instances;
+    h.run_steps(2);
+    h.get_by(|n| n.role() == egui::accesskit::Role::ComboBox && n.value().as_deref() == Some("any metric type"))
+        .click();
+    h.run_steps(2);
+    h.get_by_label("file_status_check").click();
+    h.run_steps(3);
+    assert_eq!(h.state().bench.instances.filter.metric_type, "file_status_check");
+    // Task 4 of Foundational Analysis has the artifact metric: 5 cases × 12 files, minus instances that never
+    // answered (their metric details are empty).
+    let d = h.state().bench.data.as_ref().unwrap();
+    let expected = d
+        .collection
+        .runs
+        .iter()
+        .flat_map(|r| &r.result.instances)
+        .filter(|i| i.metric_details.values().any(|m| m.metric_type.as_deref() == Some("file_status_check")))
+        .count();
+    assert!(expected > 50 && expected <= 60, "{expected}");
+    h.get_by_label(&format!("{expected} of 960 instances"));
+}
