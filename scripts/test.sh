@@ -13,6 +13,13 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne,
 fi
 cargo build --quiet --bin brainlens
 
+# The committed Bench test data must be what its scripts make (no third-party packages needed).
+python3 scripts/reference/bench_scoring.py --n 12000 --seed 7 --out target/bench_scoring.jsonl
+cmp target/bench_scoring.jsonl tests/expected/bench_scoring.jsonl
+rm -rf target/bench-demo && python3 scripts/bench/make_demo.py --out target/bench-demo
+diff -r target/bench-demo fixtures/bench/demo
+echo "Bench: differential test data and the simulated demo collection are reproduced by their scripts"
+
 # A real window under Xvfb (Mesa llvmpipe): the sample workspace renders and is written as a PNG.
 if command -v xvfb-run >/dev/null; then
     rm -f target/smoke.png

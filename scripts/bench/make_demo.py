@@ -98,11 +98,12 @@ def task_specs(subset, r):
     ]
 
 
-def write_cases(out, r):
+def write_cases(out, r, repeat=1, per_task=5):
     cases = []
     for subset, folder in SUBSETS.items():
-        for t, (instruction, build) in enumerate(task_specs(subset, r), start=1):
-            for k in range(1, 6):
+        specs = [spec for _ in range(repeat) for spec in task_specs(subset, r)]
+        for t, (instruction, build) in enumerate(specs, start=1):
+            for k in range(1, per_task + 1):
                 difficulty = [1.0, 2.0, 3.0][(t + k) % 3]
                 case = {
                     "meta_info": {"case_id": "%s_%02d_%d" % (folder, t, k), "bench_subset": subset,
@@ -145,6 +146,14 @@ def answer(metric, skill, r):
 UNIT_BIAS = {"numeric_check": 0.0, "categorical_check": 0.05, "set_match_check": -0.05, "sequence_match_check": -0.1,
              "semantic_consistency": 0.05, "safety_compliance": 0.0, "file_status_check": -0.15}
 MODELS = {"simulated-large": 0.78, "simulated-medium": 0.62, "simulated-small": 0.45}
+
+
+def set_models(n):
+    """n simulated models with skills spread over 0.35-0.85 (the default three when n == 3)."""
+    if n != 3:
+        MODELS.clear()
+        for i in range(n):
+            MODELS["simulated-model-%02d" % (i + 1)] = 0.35 + 0.5 * i / max(1, n - 1)
 
 
 def simulate_instance(rel, case, model, paradigm, run, r):
@@ -254,12 +263,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=20261130)
+    ap.add_argument("--repeat-tasks", type=int, default=1, help="task templates per subset = 4 x this")
+    ap.add_argument("--per-task", type=int, default=5, help="instances per task")
+    ap.add_argument("--models", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=2)
     a = ap.parse_args()
     r = random.Random(a.seed)
-    cases = write_cases(a.out, r)
+    set_models(a.models)
+    cases = write_cases(a.out, r, a.repeat_tasks, a.per_task)
     for model in MODELS:
         for paradigm in ("brainagent", "codeact"):
-            for run in (1, 2):
+            for run in range(1, a.runs + 1):
                 rr = random.Random("%s-%s-%d-%d" % (model, paradigm, run, a.seed))
                 instances = [simulate_instance(rel, case, model, paradigm, run, rr) for rel, case in cases]
                 result = {

@@ -10,7 +10,7 @@ pub mod svg;
 pub use export::{csv, csv_tables, write_csv_tables, write_html};
 
 use super::collection::{BRAINAGENT, CODEACT, Collection, Run};
-use super::results::{Instance, summarize};
+use super::results::Instance;
 use super::scoring::unit_of;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -166,8 +166,15 @@ fn subset_of(i: &Instance) -> String {
     i.bench_subset.clone().unwrap_or_else(|| "Unknown".into())
 }
 
-fn score_of(instances: &[Instance]) -> f64 {
-    summarize(instances, 0.0)["total_score"].as_f64().unwrap_or(0.0)
+/// The reference summary's total score, 100·Σ(total·difficulty)/Σ(max·difficulty), without building the summary.
+pub fn weighted_score<'a>(instances: impl IntoIterator<Item = &'a Instance>) -> f64 {
+    let (mut ws, mut wm) = (0.0, 0.0);
+    for i in instances {
+        let d = i.difficulty_weight();
+        ws += i.total_score * d;
+        wm += (if i.max_score != 0.0 { i.max_score } else { 100.0 }) * d;
+    }
+    if wm > 0.0 { 100.0 * ws / wm } else { 0.0 }
 }
 
 type Key = (String, String);
@@ -186,15 +193,16 @@ impl Report {
         let mut runs = Vec::new();
         let mut board: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
         for r in &c.runs {
-            let kept: Vec<Instance> = scored(r).cloned().collect();
+            let kept: Vec<&Instance> = scored(r).collect();
             let mut scores = BTreeMap::new();
             for s in &subsets {
-                let of: Vec<Instance> = kept.iter().filter(|i| &subset_of(i) == s).cloned().collect();
+                let of: Vec<&Instance> =
+                    kept.iter().copied().filter(|i| i.bench_subset.as_deref().unwrap_or("Unknown") == s).collect();
                 if !of.is_empty() {
-                    scores.insert(s.clone(), score_of(&of));
+                    scores.insert(s.clone(), weighted_score(of));
                 }
             }
-            scores.insert("Overall".into(), score_of(&kept));
+            scores.insert("Overall".into(), weighted_score(kept.iter().copied()));
             for (s, v) in &scores {
                 board.entry((r.model.clone(), r.paradigm.clone(), s.clone())).or_default().push(*v);
             }
@@ -396,7 +404,7 @@ fn consistency(c: &Collection) -> Vec<Consistency> {
                 diffs.push(100.0 * pairs.iter().map(|(x, y)| (x - y).abs()).sum::<f64>() / pairs.len() as f64);
             }
         }
-        let overall: Vec<f64> = runs.iter().map(|r| score_of(&scored(r).cloned().collect::<Vec<_>>())).collect();
+        let overall: Vec<f64> = runs.iter().map(|r| weighted_score(scored(r))).collect();
         out.push(Consistency {
             model,
             paradigm,

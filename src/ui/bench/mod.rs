@@ -38,6 +38,7 @@ pub struct BenchRoom {
     pub files: files::State,
     /// The demo collection is opened the first time the room is shown with nothing loaded.
     demo_offered: bool,
+    cycle: usize,
 }
 
 impl Default for BenchRoom {
@@ -55,6 +56,7 @@ impl Default for BenchRoom {
             instances: Default::default(),
             files: Default::default(),
             demo_offered: false,
+            cycle: 0,
         }
     }
 }
@@ -99,6 +101,28 @@ impl BenchRoom {
             self.charts.chart = c;
         }
         true
+    }
+
+    /// Frame-time measurement: shows the next view each call; the instance browser re-filters every time it
+    /// comes round.
+    pub fn cycle_view(&mut self) {
+        const ORDER: [&str; 10] = [
+            "leaderboard",
+            "radar",
+            "mode-gap",
+            "tasks",
+            "agreement",
+            "difficulty",
+            "mpad",
+            "histograms",
+            "tokens",
+            "instances",
+        ];
+        self.cycle = (self.cycle + 1) % ORDER.len();
+        self.select_view(ORDER[self.cycle]);
+        if ORDER[self.cycle] == "instances" {
+            self.instances.filter.errors_only = !self.instances.filter.errors_only;
+        }
     }
 
     pub fn finish_loading(&mut self) {

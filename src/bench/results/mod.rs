@@ -1,50 +1,30 @@
 //! BrainBench result files (experiment / instances / summary) and JSONL instance streams: read, written back
 //! field for field (unknown fields kept), rewritten atomically, summarised as the reference does.
 
-use serde::{Deserialize, Deserializer, Serialize};
+mod de;
+
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-/// A number that may arrive as null, a string or be missing (read as 0).
-fn lenient_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = Value::deserialize(d)?;
-    Ok(crate::bench::canon::number(&v).unwrap_or(0.0))
-}
-
-fn lenient_strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Array(items) => {
-            items.into_iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).collect()
-        }
-        Value::Null => Vec::new(),
-        other => vec![other.as_str().map(str::to_string).unwrap_or_else(|| other.to_string())],
-    })
-}
-
-/// One metric's stored score.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+/// One metric's stored score (read leniently, see `de.rs`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct MetricDetail {
-    #[serde(default, deserialize_with = "lenient_f64")]
     pub raw_score: f64,
-    #[serde(default, deserialize_with = "lenient_f64")]
     pub weighted_score: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Value>,
-    #[serde(default)]
     pub metric_type: Option<String>,
-    #[serde(default)]
     pub target_key: Option<String>,
-    #[serde(default)]
     pub weight: Value,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
-/// One scored instance.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
+/// One scored instance (read leniently, see `de.rs`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Instance {
     pub instance_id: String,
     pub recording_id: Value,
@@ -52,11 +32,8 @@ pub struct Instance {
     pub bench_subset: Option<String>,
     pub difficulty: Value,
     pub source_json: Option<String>,
-    #[serde(deserialize_with = "lenient_f64")]
     pub total_score: f64,
-    #[serde(deserialize_with = "lenient_f64")]
     pub max_score: f64,
-    #[serde(deserialize_with = "lenient_f64")]
     pub vrr: f64,
     pub metric_details: indexmap::IndexMap<String, MetricDetail>,
     pub agent_output: Value,
@@ -67,7 +44,6 @@ pub struct Instance {
     pub timing_sec: Map<String, Value>,
     pub started_at: Value,
     pub finished_at: Value,
-    #[serde(deserialize_with = "lenient_strings")]
     pub errors: Vec<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -124,9 +100,8 @@ impl Instance {
     }
 }
 
-/// A whole result file.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
+/// A whole result file (read by `de.rs`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ResultFile {
     pub experiment: Map<String, Value>,
     pub instances: Vec<Instance>,
@@ -159,11 +134,13 @@ impl ResultFile {
             let summary = summarize(&instances, 0.0);
             return Ok(ResultFile { instances, summary, ..Default::default() });
         }
-        let value: Value = crate::bench::json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
-        if !value.is_object() || value.get("instances").is_none_or(|i| !i.is_array()) {
-            return Err(fail("not a BrainBench result file (an object with an 'instances' list expected)".into()));
-        }
-        serde_json::from_value(value).map_err(|e| fail(format!("unexpected result structure: {e}")))
+        crate::bench::json::from_str::<ResultFile>(&text).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                fail(format!("not valid JSON: {e}"))
+            } else {
+                fail(format!("not a BrainBench result file (an object with an 'instances' list expected): {e}"))
+            }
+        })
     }
 
     /// Writes the file atomically: a temporary file beside it, checked, then renamed over it.
