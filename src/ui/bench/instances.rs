@@ -196,6 +196,12 @@ fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
         inst.max_score,
         if run.simulated { " · SIMULATED" } else { "" }
     ));
+    if inst.is_infrastructure_failure() {
+        ui.colored_label(
+            egui::Color32::from_rgb(220, 140, 40),
+            "infrastructure failure: excluded from every score (rerun it)",
+        );
+    }
     egui::CollapsingHeader::new("Instruction").default_open(true).show(ui, |ui| match case {
         Some(c) => {
             ui.label(c.query());
@@ -213,22 +219,43 @@ fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
                 ui.strong(h);
             }
             ui.end_row();
-            for (id, d) in &inst.metric_details {
-                let metric = case.and_then(|c| c.metrics.iter().find(|m| &m.metric_id == id));
-                let key = d.target_key.as_deref().unwrap_or("");
+            // Every metric of the case, scored or not (an instance the target never answered has none scored).
+            let mut ids: Vec<&str> = inst.metric_details.keys().map(String::as_str).collect();
+            for m in case.map(|c| c.metrics.as_slice()).unwrap_or_default() {
+                if !ids.contains(&m.metric_id.as_str()) {
+                    ids.push(&m.metric_id);
+                }
+            }
+            for id in ids {
+                let metric = case.and_then(|c| c.metrics.iter().find(|m| m.metric_id == id));
+                let d = inst.metric_details.get(id);
+                let key = d
+                    .and_then(|d| d.target_key.as_deref())
+                    .or_else(|| metric.and_then(|m| m.target_key.as_deref()))
+                    .unwrap_or("");
                 let pred = if key == "full_text" {
                     "(full report)".to_string()
                 } else {
                     json_text(inst.parser_output.get(key).unwrap_or(&Value::Null))
                 };
                 ui.label(id);
-                ui.label(d.metric_type.as_deref().unwrap_or("?"));
+                ui.label(
+                    d.and_then(|d| d.metric_type.as_deref()).or_else(|| metric.map(|m| m.kind.as_str())).unwrap_or("?"),
+                );
                 ui.label(metric.map_or("(case not found)".into(), |m| json_text(m.param("gt_value"))));
                 ui.label(pred);
-                ui.label(format!("{:.3}", d.raw_score));
-                ui.label(format!("{:.2} / {}", d.weighted_score, json_text(&d.weight)));
+                match d {
+                    Some(d) => {
+                        ui.label(format!("{:.3}", d.raw_score));
+                        ui.label(format!("{:.2} / {}", d.weighted_score, json_text(&d.weight)));
+                    }
+                    None => {
+                        ui.weak("not scored");
+                        ui.label(metric.map_or(String::new(), |m| format!("– / {}", m.weight)));
+                    }
+                }
                 ui.end_row();
-                if let Some(e) = &d.error {
+                if let Some(e) = d.and_then(|d| d.error.as_ref()) {
                     ui.label("");
                     ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e);
                     ui.end_row();
