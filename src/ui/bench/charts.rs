@@ -259,16 +259,14 @@ fn tasks(ui: &mut egui::Ui, r: &Report) -> Rect {
         task_names.dedup();
         let rows: Vec<String> =
             r.models.iter().flat_map(|m| r.paradigms.iter().map(move |p| format!("{m} · {p}"))).collect();
-        let vals: Vec<Option<f64>> = r
-            .models
-            .iter()
-            .flat_map(|m| r.paradigms.iter().map(move |p| (m, p)))
-            .flat_map(|(m, p)| {
-                task_names.iter().map(move |t| {
-                    r.tasks.iter().find(|x| &x.model == m && &x.paradigm == p && &x.task == t).map(|x| x.mean)
-                })
-            })
-            .collect();
+        let by_key: std::collections::HashMap<(&str, &str, &str), f64> =
+            r.tasks.iter().map(|t| ((t.model.as_str(), t.paradigm.as_str(), t.task.as_str()), t.mean)).collect();
+        let mut vals: Vec<Option<f64>> = Vec::with_capacity(rows.len() * task_names.len());
+        for m in &r.models {
+            for p in &r.paradigms {
+                vals.extend(task_names.iter().map(|t| by_key.get(&(m.as_str(), p.as_str(), t.as_str())).copied()));
+            }
+        }
         let w = if task_names.len() > 24 { 14.0 } else { 44.0 };
         Heatmap {
             rows: &rows,
