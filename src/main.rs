@@ -6,23 +6,18 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[cfg(feature = "gui")]
+fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
+    brainlens::ui::RunOptions { screenshot: cli.screenshot.clone(), frame_stats: cli.frame_stats, page_s: cli.page }
+}
+
+#[cfg(feature = "gui")]
 fn gui(file: Option<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
-    let options = brainlens::ui::RunOptions {
-        screenshot: cli.screenshot.clone(),
-        frame_stats: cli.frame_stats,
-        page_s: cli.page,
-    };
-    brainlens::ui::run(file, options)
+    brainlens::ui::run(file, run_options(cli))
 }
 
 #[cfg(feature = "gui")]
 fn gui_bench(results: Vec<std::path::PathBuf>, cli: &Cli) -> anyhow::Result<()> {
-    let options = brainlens::ui::RunOptions {
-        screenshot: cli.screenshot.clone(),
-        frame_stats: cli.frame_stats,
-        page_s: cli.page,
-    };
-    brainlens::ui::run_bench(results, cli.bench_view.clone(), options)
+    brainlens::ui::run_bench(results, cli.bench_view.clone(), run_options(cli))
 }
 
 #[cfg(not(feature = "gui"))]

@@ -315,25 +315,7 @@ pub fn is_case_file(path: &Path) -> bool {
 
 /// The case files under `root` (a case file, a subset folder, or a suite of subsets), sorted by path.
 pub fn find_case_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    if root.is_file() {
-        return Ok(vec![root.to_path_buf()]);
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let path = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() && is_case_file(&path) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
+    super::files_under(root, is_case_file)
 }
 
 /// Cases of a file, subset or suite; a bad case is reported and skipped, never aborting the rest.

@@ -34,23 +34,7 @@ pub fn paradigm_of(mode: Option<&str>) -> String {
 
 /// Result files under `path`: the file itself, or every `.json`/`.jsonl` below a folder (sorted).
 pub fn result_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
-    if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let p = entry?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "json" || e == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    super::files_under(path, |p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
 }
 
 /// Runs of a collection plus the files that could not be read (reported, never aborting the rest).
