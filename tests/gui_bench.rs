@@ -97,3 +97,24 @@ fn the_browser_filters_by_metric_type() {
     assert!(expected > 50 && expected <= 60, "{expected}");
     h.get_by_label(&format!("{expected} of 960 instances"));
 }
+
+#[test]
+fn a_result_file_opened_from_the_file_menu_goes_to_the_bench_room() {
+    let mut app = BrainLensApp::new(None, false);
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo/results/simulated-large_codeact_run1.json");
+    app.open(file);
+    app.bench.finish_loading();
+    assert_eq!(app.room, Room::Bench);
+    let data = app.bench.data.as_ref().unwrap();
+    assert_eq!((data.collection.runs.len(), data.collection.runs[0].paradigm.as_str()), (1, "CodeAct"));
+    // A broken file is reported with its name, and nothing is lost.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"instances\": 3}").unwrap();
+    app.open(bad);
+    app.bench.finish_loading();
+    let err = app.bench.error.clone().expect("error shown");
+    assert!(err.contains("bad.json"), "{err}");
+    assert_eq!(app.bench.data.as_ref().unwrap().collection.runs.len(), 1, "the open collection stays");
+}

@@ -53,6 +53,11 @@ impl BrainLensApp {
 
     /// Opens a file in the room that reads it: connectome matrices in Networks, recordings in Recordings.
     pub fn open(&mut self, path: PathBuf) {
+        if path.is_dir()
+            || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonl"))
+        {
+            return self.open_bench(vec![path]);
+        }
         let ok = if is_network_file(&path) {
             self.room = Room::Networks;
             self.networks.open(path.clone())

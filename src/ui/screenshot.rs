@@ -112,3 +112,27 @@ pub fn save_png_region(
     }
     save_png(path, &image.region(&rect, Some(pixels_per_point)))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn chart_region_is_cropped_at_the_pixel_scale() {
+        // A 200 × 100 px window at 2 px per point; the chart covers points (10, 5)–(60, 45).
+        let mut img = egui::ColorImage::filled([200, 100], egui::Color32::BLACK);
+        for y in 10..90 {
+            for x in 20..120 {
+                img.pixels[y * 200 + x] = egui::Color32::WHITE;
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("chart.png");
+        let rect = egui::Rect::from_min_max(egui::pos2(10.0, 5.0), egui::pos2(60.0, 45.0));
+        super::save_png_region(&p, &img, rect, 2.0).unwrap();
+        let png = image::open(&p).unwrap().to_rgba8();
+        assert_eq!(png.dimensions(), (100, 80));
+        assert!(png.pixels().all(|px| px.0 == [255, 255, 255, 255]));
+        // Entirely off screen: a clear error, no file.
+        let off = egui::Rect::from_min_max(egui::pos2(500.0, 500.0), egui::pos2(600.0, 600.0));
+        assert!(super::save_png_region(&dir.path().join("x.png"), &img, off, 2.0).is_err());
+    }
+}

@@ -121,3 +121,18 @@ pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], divergi
     }
     s + "</svg>"
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn radar_and_heatmap_svg() {
+        let axes: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let s = super::radar(&[("m<1>".into(), vec![Some(1.0), Some(0.5), None])], &axes);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains("m&lt;1&gt;"));
+        assert_eq!(s.matches("<polygon").count(), 4 + 1, "four rings and one series");
+        let h = super::heatmap(&["r".into()], &axes, &[Some(-0.5), None, Some(0.25)], true, 2);
+        assert!(h.contains(">-0.50<") && h.contains(">0.25<"));
+        assert_eq!(h.matches("fill=\"none\" stroke=\"#ccc\"").count(), 1, "the empty cell");
+    }
+}

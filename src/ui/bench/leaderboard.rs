@@ -77,6 +77,23 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
         .collect();
     let models = sorted_models(r, &cols, st);
     egui::ScrollArea::both().id_salt("leaderboard").show(ui, |ui| {
+        table(ui, r, &cols, &models, &ranks, st);
+        ui.add_space(12.0);
+        repeated_runs(ui, r);
+        ui.add_space(12.0);
+        failures(ui, r);
+    });
+}
+
+fn table(
+    ui: &mut egui::Ui,
+    r: &Report,
+    cols: &[(String, String)],
+    models: &[String],
+    ranks: &[(f64, f64)],
+    st: &mut State,
+) {
+    {
         egui::Grid::new("leaderboard_grid").striped(true).min_col_width(70.0).show(ui, |ui| {
             if ui.selectable_label(st.sort.is_none(), "model").clicked() {
                 st.ascending = st.sort.is_none() && !st.ascending;
@@ -92,7 +109,7 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
                 }
             }
             ui.end_row();
-            for m in &models {
+            for m in models {
                 ui.label(m);
                 for (c, (s, p)) in cols.iter().enumerate() {
                     match Report::find(&r.leaderboard, m, p, s) {
@@ -113,5 +130,52 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
                 ui.end_row();
             }
         });
+    }
+}
+
+/// Repeated-run consistency per model and paradigm.
+fn repeated_runs(ui: &mut egui::Ui, r: &Report) {
+    ui.strong("Repeated runs");
+    if r.consistency.is_empty() {
+        ui.weak("no model × paradigm has more than one run");
+        return;
+    }
+    egui::Grid::new("consistency_grid").striped(true).show(ui, |ui| {
+        for h in ["model", "paradigm", "runs", "matched", "changed instances", "mean |Δ| (points)", "std of score"] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for c in &r.consistency {
+            ui.label(&c.model);
+            ui.label(&c.paradigm);
+            ui.label(c.runs.to_string());
+            ui.label(c.matched_instances.to_string());
+            ui.label(format!("{:.1} %", 100.0 * c.changed_share));
+            ui.label(format!("{:.2}", c.mean_abs_diff));
+            ui.label(c.aggregate_std.map_or("–".into(), |s| format!("{s:.2}")));
+            ui.end_row();
+        }
+    });
+}
+
+/// Failure categories (`category: message` errors) per model and paradigm.
+fn failures(ui: &mut egui::Ui, r: &Report) {
+    ui.strong("Failures by category");
+    if r.failures.is_empty() {
+        ui.weak("no errors recorded");
+        return;
+    }
+    egui::Grid::new("failure_grid").striped(true).show(ui, |ui| {
+        for h in ["model", "paradigm", "category", "count"] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for f in &r.failures {
+            ui.label(&f.model);
+            ui.label(&f.paradigm);
+            ui.label(&f.key);
+            ui.label(f.n.to_string());
+            ui.end_row();
+        }
     });
 }

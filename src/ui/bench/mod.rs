@@ -258,6 +258,18 @@ impl BenchRoom {
                     self.open(vec![PathBuf::from(self.path_field.trim())]);
                 }
             }
+            if let Some(data) = &self.data
+                && ui
+                    .button("Export tables (CSV)…")
+                    .on_hover_text("every table of the report as CSV files in a folder")
+                    .clicked()
+                && let Some(dir) = rfd::FileDialog::new().pick_folder()
+            {
+                self.message = Some(match crate::bench::aggregate::write_csv_tables(&data.report, &dir) {
+                    Ok(files) => format!("wrote {} CSV tables to {}", files.len(), dir.display()),
+                    Err(e) => format!("{}: cannot write: {e}", dir.display()),
+                });
+            }
             ui.separator();
             for (v, name) in [
                 (View::Leaderboard, "Leaderboard"),
