@@ -222,7 +222,12 @@ impl BenchRoom {
         ui.separator();
         match self.view {
             View::Leaderboard => leaderboard::show(ui, data, &mut self.leaderboard, &mut self.message),
-            View::Charts => charts::show(ui, data, &mut self.charts, &mut self.message),
+            View::Charts => {
+                if self.charts.chart == charts::Chart::Difficulty && levels_editor(ui, &mut self.levels) {
+                    data.rebuild_report(self.levels);
+                }
+                charts::show(ui, data, &mut self.charts, &mut self.message)
+            }
             View::Instances => instances::show(ui, data, &mut self.instances),
             View::Files => {
                 if files::show(ui, data, &mut self.files) {
@@ -284,4 +289,20 @@ impl BenchRoom {
             }
         });
     }
+}
+
+/// The difficulty mapping (case `difficult` value → easy / medium / hard); true when it changed.
+fn levels_editor(ui: &mut egui::Ui, levels: &mut Levels) -> bool {
+    let before = (levels.easy_max, levels.medium_max);
+    ui.horizontal(|ui| {
+        let l = ui.label("easy up to");
+        ui.add(egui::DragValue::new(&mut levels.easy_max).speed(0.1).range(0.0..=100.0)).labelled_by(l.id);
+        let l = ui.label("medium up to");
+        ui.add(egui::DragValue::new(&mut levels.medium_max).speed(0.1).range(0.0..=100.0)).labelled_by(l.id);
+        ui.weak("(difficulty values above are hard)");
+    });
+    if levels.medium_max < levels.easy_max {
+        levels.medium_max = levels.easy_max;
+    }
+    before != (levels.easy_max, levels.medium_max)
 }
