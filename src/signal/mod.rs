@@ -7,5 +7,6 @@ pub mod montage;
 pub mod page;
 pub mod pyramid;
 pub mod recording;
+pub mod spectrum;
 
 pub use recording::{Channel, ChannelData, Recording, Segment};
