@@ -1,7 +1,7 @@
 //! `brainlens`: parse the command line; no subcommand opens the GUI.
 
 use brainlens::bench::aggregate::Levels;
-use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, network, recording};
+use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, network, recording, spectrum};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -47,6 +47,10 @@ fn main() -> ExitCode {
             };
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
+        Some(Command::Psd { file, channel, welch, json }) => spectrum::psd(&file, &channel, &welch, json, &mut stdout),
+        Some(Command::Bandpower { file, band, welch, json }) => {
+            spectrum::bandpower(&file, &band, &welch, json, &mut stdout)
+        }
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
         Some(Command::Bench { command }) => match command {
@@ -65,12 +69,19 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) => {
-            ExitCode::SUCCESS
-        }
+        Err(e) if broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("brainlens: error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A reader that stopped reading (`brainlens … | head`) is not an error.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>().and_then(|j| j.io_error_kind())
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
 }

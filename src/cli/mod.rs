@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod network;
 pub mod recording;
+pub mod spectrum;
 
 /// Prints `value` as indented JSON followed by a newline (every `--json` output).
 pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, value: &T) -> anyhow::Result<()> {
@@ -84,6 +85,26 @@ pub enum Command {
         /// Mains notch in Hz (50 or 60; harmonics included).
         #[arg(long)]
         notch: Option<f64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Welch power spectral density of one channel (scipy.signal.welch's definition).
+    Psd {
+        file: PathBuf,
+        #[arg(long)]
+        channel: String,
+        #[command(flatten)]
+        welch: spectrum::WelchArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Band power of channels (absolute or relative), streamed from the file.
+    Bandpower {
+        file: PathBuf,
+        #[command(flatten)]
+        band: spectrum::BandpowerArgs,
+        #[command(flatten)]
+        welch: spectrum::WelchArgs,
         #[arg(long)]
         json: bool,
     },

@@ -1,6 +1,7 @@
 //! Spectra: Welch PSD (scipy's definition), band power, peak frequency, spectral edge and entropy.
 
 pub mod bandpower;
+pub mod file;
 pub mod welch;
 pub mod window;
 

@@ -1,0 +1,180 @@
+//! `brainlens psd` and `brainlens bandpower`: the Recordings room's spectra from the command line.
+
+use super::write_json;
+use crate::signal::Recording;
+use crate::signal::spectrum::file::channel_psds;
+use crate::signal::spectrum::{Average, Detrend, Integration, Scaling, WelchParams, Window, band_power};
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// Welch options shared by `psd` and `bandpower`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WelchArgs {
+    /// Samples per segment (scipy default 256, capped at the signal length).
+    #[arg(long)]
+    pub nperseg: Option<usize>,
+    /// Overlapping samples (default nperseg/2).
+    #[arg(long)]
+    pub noverlap: Option<usize>,
+    /// FFT length (default nperseg).
+    #[arg(long)]
+    pub nfft: Option<usize>,
+    /// hann, hamming, blackman, boxcar, bartlett, flattop (periodic, as scipy.signal.get_window).
+    #[arg(long, default_value = "hann")]
+    pub window: String,
+    /// mean or median (bias-corrected, as scipy).
+    #[arg(long, default_value = "mean")]
+    pub average: String,
+    /// constant, linear or none.
+    #[arg(long, default_value = "constant")]
+    pub detrend: String,
+    /// density (V²/Hz) or spectrum (V²).
+    #[arg(long, default_value = "density")]
+    pub scaling: String,
+    /// Seconds from the recording start.
+    #[arg(long, default_value_t = 0.0)]
+    pub start: f64,
+    /// Seconds to analyse (default: to the end).
+    #[arg(long)]
+    pub duration: Option<f64>,
+}
+
+impl WelchArgs {
+    pub fn params(&self) -> Result<WelchParams> {
+        Ok(WelchParams {
+            nperseg: self.nperseg,
+            noverlap: self.noverlap,
+            nfft: self.nfft,
+            window: Window::parse(&self.window).map_err(|e| anyhow!(e))?,
+            detrend: Detrend::parse(&self.detrend).map_err(|e| anyhow!(e))?,
+            scaling: Scaling::parse(&self.scaling).map_err(|e| anyhow!(e))?,
+            average: Average::parse(&self.average).map_err(|e| anyhow!(e))?,
+        })
+    }
+}
+
+fn channel(rec: &Recording, file: &Path, label: &str) -> Result<usize> {
+    rec.channel_index(label).with_context(|| {
+        let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
+        format!("{}: no channel '{label}'; channels are: {}", file.display(), labels.join(", "))
+    })
+}
+
+/// `LO-HI` in Hz.
+pub fn parse_band(s: &str) -> Result<(f64, f64)> {
+    let (a, b) = s.split_once('-').with_context(|| format!("band {s:?}: expected LO-HI, e.g. 8-12"))?;
+    let (lo, hi): (f64, f64) =
+        (a.trim().parse().context("band low edge")?, b.trim().parse().context("band high edge")?);
+    if !(lo >= 0.0 && hi > lo && hi.is_finite()) {
+        bail!("band {s:?}: need 0 ≤ LO < HI");
+    }
+    Ok((lo, hi))
+}
+
+/// `brainlens psd FILE --channel L`.
+pub fn psd(file: &Path, label: &str, w: &WelchArgs, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let c = channel(&rec, file, label)?;
+    let p = channel_psds(&rec, &[c], w.start, w.duration, &w.params()?, &AtomicBool::new(false), &|_| {})
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?
+        .remove(0);
+    if json {
+        return write_json(
+            out,
+            &json!({"channel": rec.channels()[c].label, "sample_rate": p.sample_rate, "freqs": p.freqs,
+            "psd": p.psd, "nperseg": p.nperseg, "noverlap": p.noverlap, "nfft": p.nfft, "segments": p.segments}),
+        );
+    }
+    writeln!(
+        out,
+        "# {} at {} Hz: nperseg {}, noverlap {}, nfft {}, {} segments",
+        rec.channels()[c].label,
+        p.sample_rate,
+        p.nperseg,
+        p.noverlap,
+        p.nfft,
+        p.segments
+    )?;
+    for (f, v) in p.freqs.iter().zip(&p.psd) {
+        writeln!(out, "{f}\t{v}")?;
+    }
+    Ok(())
+}
+
+/// Options of `brainlens bandpower`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BandpowerArgs {
+    /// The band, LO-HI in Hz (both edges included).
+    #[arg(long)]
+    pub band: String,
+    /// Divide by the power over --total.
+    #[arg(long)]
+    pub relative: bool,
+    /// Total range for --relative, LO-HI in Hz.
+    #[arg(long, default_value = "0.5-40")]
+    pub total: String,
+    /// Channel labels, comma-separated (default: every signal channel).
+    #[arg(long, value_delimiter = ',')]
+    pub channels: Vec<String>,
+    /// trapezoid (numpy.trapezoid over the bin frequencies) or simpson (scipy.integrate.simpson, dx = bin width).
+    #[arg(long, default_value = "trapezoid")]
+    pub integration: String,
+    /// YASA's convention: Hamming window, median averaging, 4-s segments (unless --nperseg), Simpson's rule.
+    #[arg(long)]
+    pub yasa: bool,
+}
+
+/// `brainlens bandpower FILE --band LO-HI`.
+pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let (lo, hi) = parse_band(&b.band)?;
+    let total = parse_band(&b.total)?;
+    let chans: Vec<usize> = if b.channels.is_empty() {
+        (0..rec.channels().len()).collect()
+    } else {
+        b.channels.iter().map(|l| channel(&rec, file, l.trim())).collect::<Result<_>>()?
+    };
+    if chans.is_empty() {
+        bail!("{}: no signal channels", file.display());
+    }
+    let mut p = w.params()?;
+    let mut integ = Integration::parse(&b.integration).map_err(|e| anyhow!(e))?;
+    if b.yasa {
+        p.window = Window::Hamming;
+        p.average = Average::Median;
+        if w.nperseg.is_none() {
+            p.nperseg = Some((4.0 * rec.channels()[chans[0]].sample_rate) as usize);
+        }
+        integ = Integration::Simpson;
+    }
+    let psds = channel_psds(&rec, &chans, w.start, w.duration, &p, &AtomicBool::new(false), &|_| {})
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let mut values = serde_json::Map::new();
+    let mut sum = 0.0;
+    for (&c, psd) in chans.iter().zip(&psds) {
+        let label = &rec.channels()[c].label;
+        let mut v = band_power(psd, lo, hi, integ).map_err(|e| anyhow!("{label}: {e}"))?;
+        if b.relative {
+            v /= band_power(psd, total.0, total.1, integ).map_err(|e| anyhow!("{label}: total {e}"))?;
+        }
+        sum += v;
+        values.insert(label.clone(), json!(v));
+    }
+    let mean = sum / chans.len() as f64;
+    if json {
+        return write_json(
+            out,
+            &json!({"band": [lo, hi], "relative": b.relative, "total": if b.relative { Some([total.0, total.1]) } else { None },
+            "integration": integ, "window": p.window.name(), "average": p.average, "nperseg": psds[0].nperseg,
+            "channels": values, "mean": mean}),
+        );
+    }
+    for (label, v) in &values {
+        writeln!(out, "{label}\t{}", v.as_f64().unwrap_or(f64::NAN))?;
+    }
+    writeln!(out, "mean\t{mean}")?;
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! `brainlens psd` / `brainlens bandpower` as users script them; numbers against the scipy/yasa reference
+//! values in tests/expected/spectrum_reference.json (1e-6 relative), errors on stderr with exit code 1.
+
+use serde_json::Value;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn reference() -> Value {
+    serde_json::from_str(&std::fs::read_to_string("tests/expected/spectrum_reference.json").unwrap()).unwrap()
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
+}
+
+#[test]
+fn psd_json_equals_scipy_welch() {
+    // Reference case 1: nperseg 512, noverlap 100, nfft 1024, hamming, linear detrend, spectrum scaling, median.
+    let r = reference();
+    let want = &r["welch"][1];
+    let v = json(&[
+        "psd",
+        "fixtures/eeg/test_subsecond.edf",
+        "--channel",
+        "Fp1",
+        "--nperseg",
+        "512",
+        "--noverlap",
+        "100",
+        "--nfft",
+        "1024",
+        "--window",
+        "hamming",
+        "--detrend",
+        "linear",
+        "--scaling",
+        "spectrum",
+        "--average",
+        "median",
+        "--json",
+    ]);
+    assert_eq!(v["sample_rate"], 128.0);
+    assert_eq!(v["nfft"], 1024);
+    assert_eq!(v["freqs"].as_array().unwrap().len(), 513);
+    assert_eq!(v["freqs"][2], 0.25);
+    for (a, b) in v["psd"].as_array().unwrap().iter().zip(want["psd"].as_array().unwrap()) {
+        close(a.as_f64().unwrap(), b.as_f64().unwrap());
+    }
+}
+
+#[test]
+fn bandpower_equals_the_references() {
+    let r = reference();
+    let bp = &r["bandpower"];
+    let v = json(&[
+        "bandpower",
+        "fixtures/eeg/mne_sample_eeg60.edf",
+        "--band",
+        "8-12",
+        "--relative",
+        "--total",
+        "1-40",
+        "--nperseg",
+        "500",
+        "--json",
+    ]);
+    let chans = v["channels"].as_object().unwrap();
+    assert_eq!(chans.len(), 61);
+    for (label, value) in chans {
+        close(value.as_f64().unwrap(), bp["trapezoid_rel"][label].as_f64().unwrap());
+    }
+    let mean: f64 = chans.values().map(|x| x.as_f64().unwrap()).sum::<f64>() / 61.0;
+    close(v["mean"].as_f64().unwrap(), mean);
+    // YASA's convention (yasa.bandpower, win_sec=4): absolute alpha of two channels.
+    let v = json(&[
+        "bandpower",
+        "fixtures/eeg/mne_sample_eeg60.edf",
+        "--band",
+        "8-12",
+        "--yasa",
+        "--channels",
+        "EEG 001,EOG 061",
+        "--json",
+    ]);
+    for label in ["EEG 001", "EOG 061"] {
+        close(v["channels"][label].as_f64().unwrap(), bp["yasa_alpha_abs"][label].as_f64().unwrap());
+    }
+    assert_eq!(v["integration"], "simpson");
+    assert_eq!(v["nperseg"], 1000);
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let (code, _, err) = run(&["psd", "fixtures/eeg/test_subsecond.edf", "--channel", "Cz"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no channel 'Cz'") && err.contains("Fp1"), "{err}");
+    let (code, _, err) = run(&["bandpower", "fixtures/eeg/test_subsecond.edf", "--band", "12-8"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("need 0 ≤ LO < HI"), "{err}");
+    let (code, _, err) = run(&["bandpower", "fixtures/eeg/test_subsecond.edf", "--band", "10-10.2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds 1 frequency bin") || err.contains("holds 0 frequency bin"), "{err}");
+    let (code, _, err) =
+        run(&["psd", "fixtures/eeg/test_subsecond.edf", "--channel", "Fp1", "--noverlap", "300", "--nperseg", "256"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("noverlap=300 must be less than nperseg=256"), "{err}");
+    let (code, _, err) = run(&["psd", "fixtures/eeg/test_subsecond.edf", "--channel", "Fp1", "--window", "kaiser"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown window"), "{err}");
+}
