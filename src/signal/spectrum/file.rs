@@ -48,7 +48,7 @@ pub fn channel_psds(
         }
         return Ok(out);
     }
-    let mut streams: Vec<WelchStream> = chans
+    let streams: Vec<WelchStream> = chans
         .iter()
         .map(|&c| {
             let fs = channels[c].sample_rate;
@@ -56,21 +56,69 @@ pub fn channel_psds(
                 .map_err(|e| format!("{}: {e}", channels[c].label))
         })
         .collect::<Result<_, _>>()?;
-    let mut t = t0;
-    while t < t1 {
-        if cancel.load(Ordering::Relaxed) {
-            return Err("cancelled".into());
-        }
-        let len = BLOCK_S.min(t1 - t);
-        for (s, d) in streams.iter_mut().zip(rec.read(chans, t, len).map_err(|e| e.to_string())?) {
-            s.push(&d.values);
-        }
-        t += len;
-        progress((t - t0) / (t1 - t0));
+    // The main thread reads blocks; worker threads (one per core) each own a share of the channels' streams
+    // and take every block from a small bounded queue, so reading and FFTs overlap.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, chans.len());
+    let mut groups: Vec<Vec<(usize, WelchStream)>> = (0..workers).map(|_| Vec::new()).collect();
+    for (k, s) in streams.into_iter().enumerate() {
+        groups[k % workers].push((k, s));
     }
-    streams
+    let finished: Vec<Vec<(usize, WelchStream)>> = std::thread::scope(|scope| {
+        let mut senders = Vec::new();
+        let mut handles = Vec::new();
+        for mut group in groups {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<std::sync::Arc<Vec<crate::signal::ChannelData>>>(2);
+            senders.push(tx);
+            handles.push(scope.spawn(move || {
+                for block in rx {
+                    for (k, s) in group.iter_mut() {
+                        s.push(&block[*k].values);
+                    }
+                }
+                group
+            }));
+        }
+        let mut t = t0;
+        let mut failure = None;
+        while t < t1 {
+            if cancel.load(Ordering::Relaxed) {
+                failure = Some("cancelled".to_string());
+                break;
+            }
+            let len = BLOCK_S.min(t1 - t);
+            match rec.read(chans, t, len) {
+                Ok(block) => {
+                    let block = std::sync::Arc::new(block);
+                    for tx in &senders {
+                        let _ = tx.send(block.clone());
+                    }
+                }
+                Err(e) => {
+                    failure = Some(e.to_string());
+                    break;
+                }
+            }
+            t += len;
+            progress((t - t0) / (t1 - t0));
+        }
+        drop(senders);
+        let groups: Vec<_> = handles.into_iter().map(|h| h.join().unwrap_or_default()).collect();
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(groups),
+        }
+    })?;
+    let mut ordered: Vec<Option<WelchStream>> = (0..chans.len()).map(|_| None).collect();
+    for (k, s) in finished.into_iter().flatten() {
+        ordered[k] = Some(s);
+    }
+    ordered
         .into_iter()
         .zip(chans)
-        .map(|(s, &c)| s.finish().map_err(|e| format!("{}: {e}", channels[c].label)))
+        .map(|(s, &c)| {
+            s.ok_or_else(|| format!("{}: worker stopped unexpectedly", channels[c].label))?
+                .finish()
+                .map_err(|e| format!("{}: {e}", channels[c].label))
+        })
         .collect()
 }
