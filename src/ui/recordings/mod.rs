@@ -4,6 +4,7 @@
 mod overview;
 mod properties;
 mod side_panel;
+pub mod spectrum;
 mod toolbar;
 mod traces;
 pub mod view;
@@ -74,6 +75,8 @@ pub struct OpenRecording {
     pub draft_error: Option<String>,
     /// Time and value under the mouse: (seconds, trace label, value, unit).
     pub cursor: Option<(f64, String, f64, String)>,
+    /// The spectrum panel, when open.
+    pub spectrum: Option<spectrum::SpectrumPanel>,
 }
 
 /// State of the Recordings room.
@@ -144,6 +147,7 @@ impl RecordingsRoom {
                     draft: None,
                     draft_error: None,
                     cursor: None,
+                    spectrum: None,
                 };
                 open.refresh_page();
                 // Rows share roughly 600 points of height in the default window.
@@ -203,6 +207,9 @@ impl RecordingsRoom {
     /// Name and progress of a running background job.
     pub fn job_progress(&self) -> Option<(String, f32)> {
         let o = self.current.as_ref()?;
+        if let Some(p) = o.spectrum.as_ref().and_then(|s| s.progress()) {
+            return Some(p);
+        }
         let j = o.pyramid_job.as_ref().filter(|j| j.is_running())?;
         Some((j.name.clone(), j.fraction()))
     }
@@ -212,11 +219,16 @@ impl RecordingsRoom {
         if let Some(j) = self.current.as_ref().and_then(|o| o.pyramid_job.as_ref()) {
             j.cancel();
         }
+        if let Some(s) = self.current.as_ref().and_then(|o| o.spectrum.as_ref()) {
+            s.cancel();
+        }
     }
 
     /// True when the page is drawn and no job runs.
     pub fn settled(&self) -> bool {
-        self.current.as_ref().is_none_or(|o| o.pyramid_job.is_none() && o.page_key.is_some())
+        self.current.as_ref().is_none_or(|o| {
+            o.pyramid_job.is_none() && o.page_key.is_some() && o.spectrum.as_ref().is_none_or(|s| !s.busy())
+        })
     }
 
     /// Draws the room and applies the commands collected while drawing.
@@ -236,6 +248,14 @@ impl RecordingsRoom {
                 }
                 egui::Panel::right("rec_side").default_size(300.0).show(ui, |ui| side_panel::show(ui, o, &mut cmds));
                 egui::Panel::bottom("rec_overview").exact_size(56.0).show(ui, |ui| overview::show(ui, o, &mut cmds));
+                if let Some(sp) = &mut o.spectrum {
+                    sp.refresh(&o.rec, (o.view.start_s, o.view.page_s), ui.ctx());
+                    let rec = o.rec.clone();
+                    egui::Panel::bottom("rec_spectrum")
+                        .resizable(true)
+                        .default_size(270.0)
+                        .show(ui, |ui| spectrum::show(ui, &rec, sp, &mut self.message));
+                }
                 egui::CentralPanel::default().show(ui, |ui| traces::show(ui, o, &mut cmds));
                 properties::window(ui.ctx(), o);
             }

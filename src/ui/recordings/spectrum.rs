@@ -1,0 +1,351 @@
+//! Spectrum panel of the Recordings room: Welch PSD of the recorded channels over the current page or the
+//! whole recording (a background job with progress and cancel), drawn on a log power axis with the bands
+//! shaded, and a band-power table (absolute µV², or relative % of a total range) exportable as CSV.
+//! Channels are as recorded (before montage and display filters), as `brainlens psd/bandpower` compute them.
+
+use crate::signal::Recording;
+use crate::signal::spectrum::file::channel_psds;
+use crate::signal::spectrum::{Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency};
+use crate::ui::jobs::Job;
+use crate::ui::networks::category;
+use egui::{Align2, Color32, FontId, Rect, Sense, Shape, Stroke, pos2, vec2};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// The conventional EEG bands (Hz), both edges included.
+pub const BANDS: [(&str, f64, f64); 6] =
+    [("delta", 0.5, 4.0), ("theta", 4.0, 8.0), ("alpha", 8.0, 12.0), ("sigma", 12.0, 15.0), ("beta", 15.0, 30.0), ("gamma", 30.0, 45.0)];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Page,
+    Recording,
+}
+
+/// What the PSDs were computed over (recomputed when it changes).
+#[derive(Debug, Clone, PartialEq)]
+struct Key {
+    start: f64,
+    duration: Option<f64>,
+    segment_s: f64,
+    window: Window,
+    average: Average,
+}
+
+pub struct SpectrumPanel {
+    pub scope: Scope,
+    /// Welch segment length in seconds (nperseg = segment × rate; 50 % overlap).
+    pub segment_s: f64,
+    pub window: Window,
+    pub average: Average,
+    pub relative: bool,
+    pub integration: Integration,
+    /// Total range of relative power.
+    pub total: (f64, f64),
+    pub log_power: bool,
+    pub max_hz: f64,
+    /// Channels drawn (indices into the recording's channels).
+    pub shown: Vec<usize>,
+    key: Option<Key>,
+    job: Option<(Key, Job<Vec<Psd>>)>,
+    pub psds: Option<Arc<Vec<Psd>>>,
+    pub error: Option<String>,
+}
+
+impl SpectrumPanel {
+    pub fn new(rec: &Recording) -> SpectrumPanel {
+        SpectrumPanel {
+            scope: Scope::Page,
+            segment_s: 2.0,
+            window: Window::Hann,
+            average: Average::Mean,
+            relative: false,
+            integration: Integration::Trapezoid,
+            total: (0.5, 45.0),
+            log_power: true,
+            max_hz: rec.channels().iter().map(|c| c.sample_rate / 2.0).fold(0.0, f64::max).min(60.0),
+            shown: (0..rec.channels().len().min(3)).collect(),
+            key: None,
+            job: None,
+            psds: None,
+            error: None,
+        }
+    }
+
+    pub fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    pub fn progress(&self) -> Option<(String, f32)> {
+        self.job.as_ref().map(|(_, j)| (j.name.clone(), j.fraction()))
+    }
+
+    pub fn cancel(&self) {
+        if let Some((_, j)) = &self.job {
+            j.cancel();
+        }
+    }
+
+    /// Starts a job when the window or parameters changed; collects a finished one.
+    pub fn refresh(&mut self, rec: &Arc<Recording>, page: (f64, f64), ctx: &egui::Context) {
+        let (start, duration) = match self.scope {
+            Scope::Page => (page.0, Some(page.1)),
+            Scope::Recording => (0.0, None),
+        };
+        let key = Key { start, duration, segment_s: self.segment_s, window: self.window, average: self.average };
+        if let Some((k, job)) = &mut self.job {
+            if let Some(result) = job.poll() {
+                let k = k.clone();
+                self.job = None;
+                match result {
+                    Ok(Some(p)) => {
+                        self.psds = Some(Arc::new(p));
+                        self.error = None;
+                        self.key = Some(k);
+                    }
+                    Ok(None) => self.key = Some(k),
+                    Err(e) => {
+                        self.error = Some(format!("{e:#}"));
+                        self.key = Some(k);
+                    }
+                }
+            } else {
+                ctx.request_repaint_after(std::time::Duration::from_millis(30));
+            }
+        }
+        let pending = self.job.as_ref().map(|(k, _)| k);
+        if self.key.as_ref() == Some(&key) || pending == Some(&key) {
+            return;
+        }
+        if let Some((_, j)) = &self.job {
+            j.cancel();
+        }
+        let rec = rec.clone();
+        let k2 = key.clone();
+        let chans: Vec<usize> = (0..rec.channels().len()).collect();
+        let job = Job::spawn("Spectrum", 1000, move |progress, cancel| {
+            let fs = rec.channels().first().map_or(1.0, |c| c.sample_rate);
+            let p = WelchParams {
+                nperseg: Some(((k2.segment_s * fs).round() as usize).max(2)),
+                window: k2.window,
+                average: k2.average,
+                ..Default::default()
+            };
+            match channel_psds(&rec, &chans, k2.start, k2.duration, &p, cancel, &|f| {
+                progress.store((f * 1000.0) as u64, Ordering::Relaxed)
+            }) {
+                Ok(v) => Ok(Some(v)),
+                Err(e) if cancel.load(Ordering::Relaxed) && e == "cancelled" => Ok(None),
+                Err(e) => Err(anyhow::anyhow!(e)),
+            }
+        });
+        self.job = Some((key, job));
+        ctx.request_repaint_after(std::time::Duration::from_millis(30));
+    }
+
+    /// Band power of channel `c` in band `b` as shown (absolute, or relative in %).
+    pub fn value(&self, c: usize, lo: f64, hi: f64) -> Result<f64, String> {
+        let psd = &self.psds.as_ref().ok_or("not computed")?[c];
+        let v = band_power(psd, lo, hi, self.integration)?;
+        Ok(if self.relative { 100.0 * v / band_power(psd, self.total.0, self.total.1, self.integration)? } else { v })
+    }
+
+    /// The band-power table as CSV (channel, one column per band, peak alpha frequency).
+    pub fn table_csv(&self, rec: &Recording) -> String {
+        let unit = if self.relative { "%" } else { "abs" };
+        let mut out = String::from("channel");
+        for (name, lo, hi) in BANDS {
+            out += &format!(",{name} {lo}-{hi} Hz ({unit})");
+        }
+        out += ",peak 7-13 Hz\n";
+        for (c, ch) in rec.channels().iter().enumerate() {
+            out += &ch.label.replace(',', " ");
+            for (_, lo, hi) in BANDS {
+                out += &format!(",{}", self.value(c, lo, hi).map_or(String::new(), |v| v.to_string()));
+            }
+            let peak = self.psds.as_ref().and_then(|p| peak_frequency(&p[c], 7.0, 13.0));
+            out += &format!(",{}\n", peak.map_or(String::new(), |v| v.to_string()));
+        }
+        out
+    }
+}
+
+/// Draws the panel: controls, the PSD plot and the band-power table.
+pub fn show(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &mut Option<String>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Spectrum");
+        ui.radio_value(&mut sp.scope, Scope::Page, "page");
+        ui.radio_value(&mut sp.scope, Scope::Recording, "whole recording");
+        ui.add(egui::Slider::new(&mut sp.segment_s, 0.5..=8.0).step_by(0.5).text("segment s"));
+        egui::ComboBox::from_id_salt("psd_window").selected_text(sp.window.name()).show_ui(ui, |ui| {
+            for w in [Window::Hann, Window::Hamming, Window::Blackman, Window::Boxcar] {
+                ui.selectable_value(&mut sp.window, w, w.name());
+            }
+        });
+        ui.radio_value(&mut sp.average, Average::Mean, "mean");
+        ui.radio_value(&mut sp.average, Average::Median, "median");
+        ui.checkbox(&mut sp.log_power, "log power");
+        ui.add(egui::Slider::new(&mut sp.max_hz, 5.0..=250.0).logarithmic(true).text("max Hz"));
+        if sp.busy() {
+            ui.spinner();
+            if ui.small_button("Cancel").clicked() {
+                sp.cancel();
+            }
+        }
+    });
+    if let Some(e) = &sp.error {
+        ui.colored_label(ui.visuals().error_fg_color, format!("Spectrum: {e}"));
+    }
+    let Some(psds) = sp.psds.clone() else {
+        ui.label("computing…");
+        return;
+    };
+    ui.horizontal_top(|ui| {
+        ui.vertical(|ui| {
+            channel_picker(ui, rec, sp);
+        });
+        let plot_w = (ui.available_width() * 0.5).max(260.0);
+        ui.vertical(|ui| {
+            ui.set_width(plot_w);
+            plot(ui, rec, sp, &psds, plot_w);
+        });
+        ui.vertical(|ui| table(ui, rec, sp, message));
+    });
+}
+
+fn channel_picker(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel) {
+    ui.label("channels");
+    egui::ScrollArea::vertical().id_salt("psd_channels").max_height(170.0).show(ui, |ui| {
+        for (c, ch) in rec.channels().iter().enumerate() {
+            let mut on = sp.shown.contains(&c);
+            if ui.checkbox(&mut on, &ch.label).changed() {
+                if on {
+                    sp.shown.push(c);
+                } else {
+                    sp.shown.retain(|&x| x != c);
+                }
+            }
+        }
+    });
+}
+
+fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w: f32) {
+    let (rect, response) = ui.allocate_exact_size(vec2(w, 190.0), Sense::hover());
+    let p = ui.painter_at(rect);
+    let text = ui.visuals().text_color();
+    let inner = Rect::from_min_max(rect.min + vec2(46.0, 6.0), rect.max - vec2(6.0, 18.0));
+    let fmax = sp.max_hz;
+    let y_of = |v: f64| if sp.log_power { v.max(1e-30).log10() } else { v };
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for &c in &sp.shown {
+        for (f, v) in psds[c].freqs.iter().zip(&psds[c].psd) {
+            if *f > 0.0 && *f <= fmax {
+                lo = lo.min(y_of(*v));
+                hi = hi.max(y_of(*v));
+            }
+        }
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        p.text(inner.center(), Align2::CENTER_CENTER, "pick a channel", FontId::proportional(12.0), text);
+        return;
+    }
+    if hi - lo < 1e-9 {
+        hi = lo + 1.0;
+    }
+    let x = |f: f64| inner.left() + inner.width() * (f / fmax) as f32;
+    let y = |v: f64| inner.bottom() - inner.height() * ((y_of(v) - lo) / (hi - lo)) as f32;
+    for (k, (name, b0, b1)) in BANDS.iter().enumerate() {
+        if *b0 >= fmax {
+            continue;
+        }
+        let band = Rect::from_x_y_ranges(x(*b0)..=x(b1.min(fmax)), inner.y_range());
+        p.rect_filled(band, 0.0, if k % 2 == 0 { Color32::from_rgba_unmultiplied(120, 160, 255, 28) } else { Color32::from_rgba_unmultiplied(255, 200, 120, 24) });
+        p.text(pos2(band.center().x, inner.top() + 2.0), Align2::CENTER_TOP, *name, FontId::proportional(10.0), text);
+    }
+    p.rect_stroke(inner, 0.0, Stroke::new(0.5, ui.visuals().weak_text_color()), egui::StrokeKind::Inside);
+    let step = if fmax > 60.0 { 20.0 } else if fmax > 20.0 { 10.0 } else { 2.0 };
+    let mut f = 0.0;
+    while f <= fmax + 1e-9 {
+        p.text(pos2(x(f), inner.bottom() + 2.0), Align2::CENTER_TOP, format!("{f}"), FontId::proportional(10.0), text);
+        f += step;
+    }
+    let unit = rec.channels().first().map_or("", |c| c.physical_dimension.as_str());
+    let ylabel = |v: f64| if sp.log_power { format!("1e{v:.0}") } else { format!("{v:.3}") };
+    p.text(pos2(inner.left() - 4.0, inner.top()), Align2::RIGHT_TOP, ylabel(hi), FontId::proportional(10.0), text);
+    p.text(pos2(inner.left() - 4.0, inner.bottom()), Align2::RIGHT_BOTTOM, ylabel(lo), FontId::proportional(10.0), text);
+    p.text(pos2(rect.left(), inner.center().y), Align2::LEFT_CENTER, format!("{unit}²/Hz"), FontId::proportional(9.0), text);
+    for (k, &c) in sp.shown.iter().enumerate() {
+        let pts: Vec<egui::Pos2> = psds[c]
+            .freqs
+            .iter()
+            .zip(&psds[c].psd)
+            .filter(|(f, _)| **f <= fmax && (!sp.log_power || **f > 0.0))
+            .map(|(f, v)| pos2(x(*f), y(*v)))
+            .collect();
+        p.add(Shape::line(pts, Stroke::new(1.3, category(k))));
+    }
+    if let Some(pos) = response.hover_pos().filter(|q| inner.contains(*q)) {
+        let f = (pos.x - inner.left()) as f64 / inner.width() as f64 * fmax;
+        let lines: Vec<String> = sp
+            .shown
+            .iter()
+            .map(|&c| {
+                let psd = &psds[c];
+                let k = ((f / (psd.freqs.get(1).copied().unwrap_or(1.0))).round() as usize).min(psd.psd.len() - 1);
+                format!("{}: {:.4e} at {:.2} Hz", rec.channels()[c].label, psd.psd[k], psd.freqs[k])
+            })
+            .collect();
+        response.on_hover_text(lines.join("\n"));
+    }
+}
+
+fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &mut Option<String>) {
+    ui.horizontal(|ui| {
+        ui.strong("Band power");
+        ui.radio_value(&mut sp.relative, false, "absolute");
+        ui.radio_value(&mut sp.relative, true, format!("relative % of {}–{} Hz", sp.total.0, sp.total.1));
+        egui::ComboBox::from_id_salt("bp_integration")
+            .selected_text(match sp.integration {
+                Integration::Trapezoid => "trapezoid",
+                Integration::Simpson => "simpson",
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut sp.integration, Integration::Trapezoid, "trapezoid");
+                ui.selectable_value(&mut sp.integration, Integration::Simpson, "simpson");
+            });
+        if ui.button("Export CSV").clicked() {
+            let default = rec.path().with_extension("bandpower.csv");
+            let name = default.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            if let Some(p) = rfd::FileDialog::new().set_file_name(name).save_file() {
+                *message = Some(match std::fs::write(&p, sp.table_csv(rec)) {
+                    Ok(()) => format!("wrote {}", p.display()),
+                    Err(e) => format!("{}: cannot write: {e}", p.display()),
+                });
+            }
+        }
+    });
+    egui::ScrollArea::both().id_salt("bandpower_table").max_height(170.0).show(ui, |ui| {
+        egui::Grid::new("bandpower_grid").striped(true).show(ui, |ui| {
+            ui.strong("channel");
+            for (name, lo, hi) in BANDS {
+                ui.strong(name).on_hover_text(format!("{lo}–{hi} Hz"));
+            }
+            ui.strong("peak α");
+            ui.end_row();
+            for (c, ch) in rec.channels().iter().enumerate() {
+                ui.label(&ch.label);
+                for (_, lo, hi) in BANDS {
+                    match sp.value(c, lo, hi) {
+                        Ok(v) if sp.relative => ui.label(format!("{v:.1}")),
+                        Ok(v) => ui.label(format!("{v:.3}")),
+                        Err(e) => ui.weak("–").on_hover_text(e),
+                    };
+                }
+                let peak = sp.psds.as_ref().and_then(|p| peak_frequency(&p[c], 7.0, 13.0));
+                ui.label(peak.map_or("–".into(), |f| format!("{f:.2} Hz")));
+                ui.end_row();
+            }
+        });
+    });
+}
