@@ -7,7 +7,12 @@ use std::process::ExitCode;
 
 #[cfg(feature = "gui")]
 fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
-    brainlens::ui::RunOptions { screenshot: cli.screenshot.clone(), frame_stats: cli.frame_stats, page_s: cli.page }
+    brainlens::ui::RunOptions {
+        screenshot: cli.screenshot.clone(),
+        frame_stats: cli.frame_stats,
+        page_s: cli.page,
+        spectrum: cli.spectrum,
+    }
 }
 
 #[cfg(feature = "gui")]

@@ -32,6 +32,9 @@ pub struct Cli {
     /// agreement, difficulty, mpad, histograms, tokens).
     #[arg(long, global = true, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,
+    /// GUI: open the Recordings room's spectrum panel.
+    #[arg(long, global = true)]
+    pub spectrum: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -38,12 +38,20 @@ pub struct RunOptions {
     pub frame_stats: Option<u32>,
     /// Initial page length in seconds.
     pub page_s: Option<f64>,
+    /// Open the Recordings room's spectrum panel.
+    pub spectrum: bool,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
 pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
-    launch(opts, move |app| app.open(file))
+    let spectrum = opts.spectrum;
+    launch(opts, move |app| {
+        app.open(file);
+        if spectrum {
+            app.recordings.open_spectrum();
+        }
+    })
 }
 
 /// Opens the main window in the Bench room on result files or folders (the sample recording stays open in
@@ -64,7 +72,7 @@ pub fn run_bench(results: Vec<PathBuf>, view: Option<String>, opts: RunOptions) 
 }
 
 fn launch(opts: RunOptions, setup: impl FnOnce(&mut app::BrainLensApp) + 'static) -> anyhow::Result<()> {
-    let RunOptions { screenshot, frame_stats, page_s } = opts;
+    let RunOptions { screenshot, frame_stats, page_s, .. } = opts;
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("BrainLens")

@@ -224,6 +224,15 @@ impl RecordingsRoom {
         }
     }
 
+    /// Opens the spectrum panel of the current recording.
+    pub fn open_spectrum(&mut self) {
+        if let Some(o) = &mut self.current
+            && o.spectrum.is_none()
+        {
+            o.spectrum = Some(spectrum::SpectrumPanel::new(&o.rec));
+        }
+    }
+
     /// True when the page is drawn and no job runs.
     pub fn settled(&self) -> bool {
         self.current.as_ref().is_none_or(|o| {

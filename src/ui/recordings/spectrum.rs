@@ -13,8 +13,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// The conventional EEG bands (Hz), both edges included.
-pub const BANDS: [(&str, f64, f64); 6] =
-    [("delta", 0.5, 4.0), ("theta", 4.0, 8.0), ("alpha", 8.0, 12.0), ("sigma", 12.0, 15.0), ("beta", 15.0, 30.0), ("gamma", 30.0, 45.0)];
+pub const BANDS: [(&str, f64, f64); 6] = [
+    ("delta", 0.5, 4.0),
+    ("theta", 4.0, 8.0),
+    ("alpha", 8.0, 12.0),
+    ("sigma", 12.0, 15.0),
+    ("beta", 15.0, 30.0),
+    ("gamma", 30.0, 45.0),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -260,11 +266,25 @@ fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w:
             continue;
         }
         let band = Rect::from_x_y_ranges(x(*b0)..=x(b1.min(fmax)), inner.y_range());
-        p.rect_filled(band, 0.0, if k % 2 == 0 { Color32::from_rgba_unmultiplied(120, 160, 255, 28) } else { Color32::from_rgba_unmultiplied(255, 200, 120, 24) });
+        p.rect_filled(
+            band,
+            0.0,
+            if k % 2 == 0 {
+                Color32::from_rgba_unmultiplied(120, 160, 255, 28)
+            } else {
+                Color32::from_rgba_unmultiplied(255, 200, 120, 24)
+            },
+        );
         p.text(pos2(band.center().x, inner.top() + 2.0), Align2::CENTER_TOP, *name, FontId::proportional(10.0), text);
     }
     p.rect_stroke(inner, 0.0, Stroke::new(0.5, ui.visuals().weak_text_color()), egui::StrokeKind::Inside);
-    let step = if fmax > 60.0 { 20.0 } else if fmax > 20.0 { 10.0 } else { 2.0 };
+    let step = if fmax > 60.0 {
+        20.0
+    } else if fmax > 20.0 {
+        10.0
+    } else {
+        2.0
+    };
     let mut f = 0.0;
     while f <= fmax + 1e-9 {
         p.text(pos2(x(f), inner.bottom() + 2.0), Align2::CENTER_TOP, format!("{f}"), FontId::proportional(10.0), text);
@@ -273,8 +293,20 @@ fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w:
     let unit = rec.channels().first().map_or("", |c| c.physical_dimension.as_str());
     let ylabel = |v: f64| if sp.log_power { format!("1e{v:.0}") } else { format!("{v:.3}") };
     p.text(pos2(inner.left() - 4.0, inner.top()), Align2::RIGHT_TOP, ylabel(hi), FontId::proportional(10.0), text);
-    p.text(pos2(inner.left() - 4.0, inner.bottom()), Align2::RIGHT_BOTTOM, ylabel(lo), FontId::proportional(10.0), text);
-    p.text(pos2(rect.left(), inner.center().y), Align2::LEFT_CENTER, format!("{unit}²/Hz"), FontId::proportional(9.0), text);
+    p.text(
+        pos2(inner.left() - 4.0, inner.bottom()),
+        Align2::RIGHT_BOTTOM,
+        ylabel(lo),
+        FontId::proportional(10.0),
+        text,
+    );
+    p.text(
+        pos2(rect.left(), inner.center().y),
+        Align2::LEFT_CENTER,
+        format!("{unit}²/Hz"),
+        FontId::proportional(9.0),
+        text,
+    );
     for (k, &c) in sp.shown.iter().enumerate() {
         let pts: Vec<egui::Pos2> = psds[c]
             .freqs

@@ -82,7 +82,11 @@ pub fn show(ui: &mut egui::Ui, room: &mut RecordingsRoom) {
         }
         ui.separator();
         let mut spectrum = o.spectrum.is_some();
-        if ui.toggle_value(&mut spectrum, "Spectrum").on_hover_text("Welch PSD and band power of the recorded channels").changed() {
+        if ui
+            .toggle_value(&mut spectrum, "Spectrum")
+            .on_hover_text("Welch PSD and band power of the recorded channels")
+            .changed()
+        {
             o.spectrum = spectrum.then(|| super::spectrum::SpectrumPanel::new(&o.rec));
         }
         if ui.button("Properties").clicked() {

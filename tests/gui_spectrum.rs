@@ -1,0 +1,82 @@
+//! GUI behaviour of the Recordings room's spectrum panel with egui_kittest on the real 60-channel sample:
+//! the panel computes the page's Welch PSD (the same numbers as the core function), the band-power table
+//! shows them absolute and relative, channels can be picked for the plot.
+#![cfg(feature = "gui")]
+
+use brainlens::signal::spectrum::file::channel_psds;
+use brainlens::signal::spectrum::{Integration, WelchParams, band_power};
+use brainlens::ui::app::BrainLensApp;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+fn harness() -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"));
+    let mut h =
+        Harness::builder().with_size([1280.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("Spectrum").click();
+    settle(&mut h);
+    h
+}
+
+/// Steps frames until the spectrum job has finished.
+fn settle(h: &mut Harness<'static, BrainLensApp>) {
+    // A change made by a click is seen by the panel on the next frame, which then starts the job.
+    h.run_steps(2);
+    for _ in 0..400 {
+        h.run_steps(1);
+        let busy = h.state().recordings.current.as_ref().and_then(|o| o.spectrum.as_ref()).is_some_and(|s| s.busy());
+        if !busy {
+            h.run_steps(2);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("spectrum job did not finish");
+}
+
+#[test]
+fn the_panel_shows_the_pages_welch_psd_and_band_power() {
+    let mut h = harness();
+    let (alpha, rel) = {
+        let o = h.state().recordings.current.as_ref().unwrap();
+        let sp = o.spectrum.as_ref().unwrap();
+        let psds = sp.psds.as_ref().expect("computed");
+        assert_eq!(psds.len(), 61);
+        // The same page through the core: 10-s page at 0 s, 2-s Hann segments, 50 % overlap.
+        let p = WelchParams { nperseg: Some(500), ..Default::default() };
+        let core = channel_psds(&o.rec, &[0], 0.0, Some(o.view.page_s), &p, &AtomicBool::new(false), &|_| {}).unwrap();
+        assert_eq!(psds[0].psd, core[0].psd);
+        let alpha = band_power(&core[0], 8.0, 12.0, Integration::Trapezoid).unwrap();
+        let total = band_power(&core[0], 0.5, 45.0, Integration::Trapezoid).unwrap();
+        (alpha, 100.0 * alpha / total)
+    };
+    h.get_by_label(&format!("{alpha:.3}"));
+    h.get_by_label("relative % of 0.5–45 Hz").click();
+    h.run_steps(2);
+    let sp = h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap();
+    assert!(sp.relative);
+    assert!((sp.value(0, 8.0, 12.0).unwrap() - rel).abs() < 1e-9);
+    assert!(h.query_all_by_label(&format!("{rel:.1}")).count() >= 1, "the table shows {rel:.1}");
+}
+
+#[test]
+fn channels_are_picked_for_the_plot_and_the_whole_recording_can_be_analysed() {
+    let mut h = harness();
+    h.get_by_role_and_label(egui::accesskit::Role::CheckBox, "EEG 005").click();
+    h.run_steps(2);
+    let shown = h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap().shown.clone();
+    assert_eq!(shown, [0, 1, 2, 4]);
+    h.get_by_label("whole recording").click();
+    settle(&mut h);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    let sp = o.spectrum.as_ref().unwrap();
+    // 24 s at 250 Hz in 500-sample segments with 250 overlap: (6000 − 250) / 250 = 23 segments.
+    assert_eq!(sp.psds.as_ref().unwrap()[0].segments, 23);
+    let csv = sp.table_csv(&o.rec);
+    assert!(csv.starts_with("channel,delta 0.5-4 Hz (abs),theta 4-8 Hz (abs)"), "{csv}");
+    assert_eq!(csv.lines().count(), 62);
+}
