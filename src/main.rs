@@ -1,7 +1,7 @@
 //! `brainlens`: parse the command line; no subcommand opens the GUI.
 
 use brainlens::bench::aggregate::Levels;
-use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, network, recording, spectrum};
+use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, network, recording, sleep, spectrum};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         Some(Command::Bandpower { file, band, welch, json }) => {
             spectrum::bandpower(&file, &band, &welch, json, &mut stdout)
         }
+        Some(Command::Sleep { command }) => sleep::run(command, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
         Some(Command::Bench { command }) => match command {

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod network;
 pub mod recording;
+pub mod sleep;
 pub mod spectrum;
 
 /// Prints `value` as indented JSON followed by a newline (every `--json` output).
@@ -110,6 +111,11 @@ pub enum Command {
         welch: spectrum::WelchArgs,
         #[arg(long)]
         json: bool,
+    },
+    /// Sleep: statistics of a hypnogram, agreement of two scorings.
+    Sleep {
+        #[command(subcommand)]
+        command: sleep::SleepCommand,
     },
     /// Brain networks: graph metrics of a connectome.
     Network {

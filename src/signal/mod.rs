@@ -7,6 +7,7 @@ pub mod montage;
 pub mod page;
 pub mod pyramid;
 pub mod recording;
+pub mod sleep;
 pub mod spectrum;
 
 pub use recording::{Channel, ChannelData, Recording, Segment};

@@ -1,0 +1,99 @@
+//! `brainlens sleep …`: sleep statistics of a hypnogram and agreement of two scorings.
+
+use super::write_json;
+use crate::signal::sleep::{Codes, Hypnogram, agreement, sleep_statistics};
+use anyhow::{Result, anyhow, bail};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `brainlens sleep …`.
+#[derive(Debug, clap::Subcommand)]
+pub enum SleepCommand {
+    /// YASA's sleep statistics (TIB, SPT, WASO, TST, stage minutes and %, SE, SME, SOL, latencies), awakenings,
+    /// fragmentation index and stage transitions of a hypnogram (EDF+ stage annotations, or a label file).
+    Stats {
+        hypnogram: PathBuf,
+        /// CSV column holding the stages (default: the first one that does).
+        #[arg(long)]
+        column: Option<String>,
+        /// Only the rows of this subject (a CSV with a `subject` column).
+        #[arg(long)]
+        subject: Option<String>,
+        /// Integer codes: yasa (−2 UNS, −1 ART, 0 W, 1 N1, 2 N2, 3 N3, 4 R) or sri (0 W, 1 Light→N2, 2 Deep→N3, 3 REM).
+        #[arg(long, default_value = "yasa")]
+        codes: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Cohen's kappa and confusion matrix of two scorings: two files, or two --column of one CSV.
+    Agreement {
+        #[arg(required = true, num_args = 1..=2)]
+        hypnograms: Vec<PathBuf>,
+        /// Column(s): two for one CSV file, at most one (used for both) with two files.
+        #[arg(long)]
+        column: Vec<String>,
+        #[arg(long)]
+        subject: Option<String>,
+        #[arg(long, default_value = "yasa")]
+        codes: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
+    match cmd {
+        SleepCommand::Stats { hypnogram, column, subject, codes, json } => {
+            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
+            let h =
+                Hypnogram::load(&hypnogram, column.as_deref(), subject.as_deref(), codes).map_err(|e| anyhow!(e))?;
+            let s = sleep_statistics(&h).map_err(|e| anyhow!("{}: {e}", hypnogram.display()))?;
+            if json {
+                return write_json(out, &s);
+            }
+            let v = serde_json::to_value(&s)?;
+            for (k, val) in v.as_object().into_iter().flatten() {
+                if k.starts_with("transition") {
+                    continue;
+                }
+                writeln!(out, "{k:<18} {}", if val.is_null() { "–".into() } else { val.to_string() })?;
+            }
+            writeln!(out, "transitions (rows from, columns to: {}):", s.transition_stages.join(" "))?;
+            for (name, row) in s.transition_stages.iter().zip(&s.transition_counts) {
+                writeln!(out, "  {name:<4} {}", row.iter().map(|c| format!("{c:>5}")).collect::<String>())?;
+            }
+            Ok(())
+        }
+        SleepCommand::Agreement { hypnograms, column, subject, codes, json } => {
+            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
+            let (a, b) = match (hypnograms.as_slice(), column.as_slice()) {
+                ([f], [c1, c2]) => (
+                    Hypnogram::load(f, Some(c1), subject.as_deref(), codes),
+                    Hypnogram::load(f, Some(c2), subject.as_deref(), codes),
+                ),
+                ([f1, f2], cols) if cols.len() <= 1 => (
+                    Hypnogram::load(f1, cols.first().map(String::as_str), subject.as_deref(), codes),
+                    Hypnogram::load(f2, cols.first().map(String::as_str), subject.as_deref(), codes),
+                ),
+                _ => bail!("give two hypnogram files, or one CSV file and two --column"),
+            };
+            let (a, b) = (a.map_err(|e| anyhow!(e))?, b.map_err(|e| anyhow!(e))?);
+            let ag = agreement(&a, &b).map_err(|e| anyhow!(e))?;
+            if json {
+                return write_json(out, &ag);
+            }
+            writeln!(
+                out,
+                "epochs {}  agreement {:.2} %  Cohen's kappa {:.4}",
+                ag.epochs,
+                100.0 * ag.accuracy,
+                ag.kappa
+            )?;
+            writeln!(out, "confusion (rows first scoring, columns second): {}", ag.labels.join(" "))?;
+            for (name, row) in ag.labels.iter().zip(&ag.confusion) {
+                writeln!(out, "  {name:<4} {}", row.iter().map(|c| format!("{c:>6}")).collect::<String>())?;
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Sleep: hypnograms, YASA's sleep statistics, scorer agreement.
+
+pub mod agreement;
+pub mod hypnogram;
+pub mod stats;
+
+pub use agreement::{Agreement, agreement};
+pub use hypnogram::{Codes, Hypnogram, Stage};
+pub use stats::{SleepStats, sleep_statistics};
