@@ -2,4 +2,5 @@
 //! `display`: the Recordings room's display filters built on them.
 
 pub mod display;
+pub mod fir;
 pub mod iir;
