@@ -40,3 +40,46 @@ fn fir_equals_mne_filter_data() {
         assert!(diff / rms < 1e-6, "case {k} {file} {ch} {lo:?}-{hi:?}: relative RMS difference {:e}", diff / rms);
     }
 }
+
+/// `brainlens filter` writes an EDF+ whose samples are MNE's output up to 16-bit quantisation, whose
+/// prefilter field names the band (read back by the Bench's artifact check), and which keeps the annotations.
+#[test]
+fn the_filter_command_writes_what_mne_computes() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("filtered.edf");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args([
+            "filter",
+            "fixtures/eeg/mne_sample_eeg60.edf",
+            "--l-freq",
+            "0.5",
+            "--h-freq",
+            "40",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rec = Recording::open(&out).unwrap();
+    assert_eq!(rec.channels().len(), 61);
+    assert_eq!(rec.annotations().unwrap().len(), 32);
+    let c = rec.channel_index("EEG 001").unwrap();
+    let y = rec.read(&[c], 0.0, 25.0).unwrap().remove(0).values;
+    let mut npz = NpzReader::new(std::fs::File::open("tests/expected/filter_reference.npz").unwrap()).unwrap();
+    let want: Array1<f64> = npz.by_name("case3").unwrap();
+    let got: Vec<f64> = y.iter().step_by(3).copied().collect();
+    let diff = (got.iter().zip(want.iter()).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / got.len() as f64).sqrt();
+    let rms = (want.iter().map(|v| v * v).sum::<f64>() / want.len() as f64).sqrt();
+    // 16-bit samples over the filtered range: about 1e-4 of the RMS.
+    assert!(diff / rms < 1e-3, "relative RMS difference {:e}", diff / rms);
+    let art = brainlens::bench::signal_file::SignalFile::load(&out).unwrap();
+    assert_eq!(art.bandpass, Some((0.5, 40.0)));
+    // Refuses to overwrite its input.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args(["filter", out.to_str().unwrap(), "--h-freq", "30", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("refusing to overwrite"));
+}

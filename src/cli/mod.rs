@@ -1,6 +1,7 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
 pub mod bench;
+pub mod filter;
 pub mod network;
 pub mod recording;
 pub mod sleep;
@@ -111,6 +112,12 @@ pub enum Command {
         welch: spectrum::WelchArgs,
         #[arg(long)]
         json: bool,
+    },
+    /// Band-pass/high-pass/low-pass filter (MNE's default FIR) written to a new EDF+/BDF+ file.
+    Filter {
+        file: PathBuf,
+        #[command(flatten)]
+        args: filter::FilterArgs,
     },
     /// Sleep: statistics of a hypnogram, agreement of two scorings.
     Sleep {

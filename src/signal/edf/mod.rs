@@ -1,5 +1,6 @@
 //! EDF, EDF+ and BDF(+) files: lenient reader with repair report, lossless writer.
 
+pub mod derive;
 pub mod error;
 pub mod fields;
 pub mod header;

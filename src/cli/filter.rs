@@ -1,0 +1,94 @@
+//! `brainlens filter FILE --l-freq --h-freq --out OUT.edf`: MNE's default FIR filter applied to every signal
+//! channel (or the listed ones), written as a new EDF+/BDF+ file whose prefilter field records the band.
+
+use crate::signal::Recording;
+use crate::signal::edf::derive::{DerivedChannel, write_derived};
+use crate::signal::filter::fir::{FirFilter, FirWindow};
+use anyhow::{Context, Result, anyhow, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct FilterArgs {
+    /// High-pass edge in Hz (MNE's l_freq).
+    #[arg(long)]
+    pub l_freq: Option<f64>,
+    /// Low-pass edge in Hz (MNE's h_freq).
+    #[arg(long)]
+    pub h_freq: Option<f64>,
+    /// fir: MNE's filter_data default (firwin, Hamming, zero phase). The only method for now.
+    #[arg(long, default_value = "fir")]
+    pub method: String,
+    /// FIR window: hamming (MNE's default), hann or blackman.
+    #[arg(long, default_value = "hamming")]
+    pub fir_window: String,
+    /// Channel labels, comma-separated (default: every signal channel).
+    #[arg(long, value_delimiter = ',')]
+    pub channels: Vec<String>,
+    /// The new file (EDF+ or BDF+, as the source).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// The prefilter text of a band: `HP:0.5Hz LP:40Hz`, `HP:1Hz`, `LP:30Hz`.
+pub fn prefilter_text(l: Option<f64>, h: Option<f64>) -> String {
+    let mut parts = Vec::new();
+    if let Some(l) = l {
+        parts.push(format!("HP:{l}Hz"));
+    }
+    if let Some(h) = h {
+        parts.push(format!("LP:{h}Hz"));
+    }
+    parts.join(" ")
+}
+
+pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
+    if a.method != "fir" {
+        bail!("--method {}: only fir (MNE's default FIR design) is available", a.method);
+    }
+    let window = FirWindow::parse(&a.fir_window).map_err(|e| anyhow!(e))?;
+    let rec = Recording::open(file)?;
+    let chans: Vec<usize> = if a.channels.is_empty() {
+        (0..rec.channels().len()).collect()
+    } else {
+        a.channels
+            .iter()
+            .map(|l| {
+                rec.channel_index(l.trim()).with_context(|| format!("{}: no channel '{}'", file.display(), l.trim()))
+            })
+            .collect::<Result<_>>()?
+    };
+    if chans.is_empty() {
+        bail!("{}: no signal channels", file.display());
+    }
+    let duration = rec.duration_s()?;
+    let mut derived = Vec::new();
+    for &c in &chans {
+        let ch = &rec.channels()[c];
+        let f =
+            FirFilter::design(ch.sample_rate, a.l_freq, a.h_freq, window).map_err(|e| anyhow!("{}: {e}", ch.label))?;
+        let d = rec.read(&[c], 0.0, duration + 1.0)?.remove(0);
+        // Each contiguous run (EDF+D) is filtered on its own; gaps are never bridged.
+        let mut values = Vec::with_capacity(d.values.len());
+        let mut at = 0;
+        for seg in &d.segments {
+            values.extend(f.apply(&d.values[at..at + seg.n_samples]));
+            at += seg.n_samples;
+        }
+        let original = rec.header().signals[ch.signal].prefilter.trim().to_string();
+        let band = prefilter_text(a.l_freq, a.h_freq);
+        let prefilter = if original.is_empty() { band } else { format!("{band} ({original})") };
+        derived.push(DerivedChannel { label: ch.label.clone(), source: c, values, prefilter });
+        writeln!(
+            out,
+            "{}: {} taps, transition {} / {} Hz",
+            ch.label,
+            f.length,
+            f.l_trans_bandwidth.map_or("–".into(), |v| v.to_string()),
+            f.h_trans_bandwidth.map_or("–".into(), |v| v.to_string())
+        )?;
+    }
+    write_derived(&rec, &derived, &a.out)?;
+    writeln!(out, "wrote {}", a.out.display())?;
+    Ok(())
+}

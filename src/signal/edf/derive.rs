@@ -1,0 +1,94 @@
+//! Writing a processed copy of a recording (filtered, re-referenced, …): new physical samples per channel,
+//! same records and annotations, physical range refitted to the new values (16-bit EDF or 24-bit BDF
+//! resolution), and a prefilter field that says what was done (`HP:0.5Hz LP:40Hz`).
+
+use super::header::{EdfFormat, SignalHeader};
+use super::writer::{WriteSpec, write_edf};
+use crate::signal::Recording;
+use anyhow::{Context, bail};
+use std::path::Path;
+
+/// One output channel: a label, the source channel whose header and record layout it takes, its samples
+/// (as many as the source channel has) and its prefilter text.
+pub struct DerivedChannel {
+    pub label: String,
+    pub source: usize,
+    pub values: Vec<f64>,
+    pub prefilter: String,
+}
+
+/// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
+pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> anyhow::Result<()> {
+    if let (Ok(a), Ok(b)) = (rec.path().canonicalize(), out.canonicalize())
+        && a == b
+    {
+        bail!("{}: refusing to overwrite the recording being read; choose a new file name", out.display());
+    }
+    let h = rec.header();
+    let format = match h.format {
+        EdfFormat::Edf | EdfFormat::EdfPlusC => EdfFormat::EdfPlusC,
+        EdfFormat::EdfPlusD => EdfFormat::EdfPlusD,
+        EdfFormat::Bdf | EdfFormat::BdfPlusC => EdfFormat::BdfPlusC,
+        EdfFormat::BdfPlusD => EdfFormat::BdfPlusD,
+    };
+    let (dmin, dmax) = format.digital_limits();
+    let mut headers = Vec::new();
+    for c in channels {
+        let src = &h.signals[rec.channels()[c.source].signal];
+        let expected = src.samples_per_record * h.record_count as usize;
+        if c.values.len() != expected {
+            bail!("{}: {} samples for {} expected", c.label, c.values.len(), expected);
+        }
+        let (lo, hi) = c.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), v| (l.min(*v), u.max(*v)));
+        if !lo.is_finite() || !hi.is_finite() {
+            bail!("{}: the processed signal holds NaN or infinite values", c.label);
+        }
+        // A symmetric margin keeps the extremes representable after rounding the header's 8-character fields.
+        let span = (hi - lo).max(1e-6);
+        let (pmin, pmax) = (lo - span * 1e-4, hi + span * 1e-4);
+        headers.push(SignalHeader {
+            label: c.label.clone(),
+            physical_min: pmin,
+            physical_max: pmax,
+            digital_min: dmin,
+            digital_max: dmax,
+            prefilter: c.prefilter.clone(),
+            ..src.clone()
+        });
+    }
+    let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
+    let spec = WriteSpec {
+        format,
+        patient: h.patient.clone(),
+        recording: h.recording.clone(),
+        start: h.start,
+        record_duration: h.record_duration,
+        record_count: h.record_count,
+        signals: headers,
+        annotations: rec.annotations()?.to_vec(),
+        record_onsets,
+    };
+    // The writer formats the physical range into 8 characters: quantise against the values it writes.
+    let written: Vec<(f64, f64)> = spec
+        .signals
+        .iter()
+        .map(|s| {
+            let f = |v: f64| super::fields::format_number(v, 8).trim().parse::<f64>().unwrap_or(v);
+            (f(s.physical_min), f(s.physical_max))
+        })
+        .collect();
+    write_edf(out, &spec, |r, bufs| {
+        for ((buf, c), (s, &(pmin, pmax))) in bufs.iter_mut().zip(channels).zip(spec.signals.iter().zip(&written)) {
+            let n = s.samples_per_record;
+            let gain = (pmax - pmin) / (dmax - dmin) as f64;
+            let first = r as usize * n;
+            buf.extend(
+                c.values[first..first + n]
+                    .iter()
+                    .map(|v| (((v - pmin) / gain).round() as i64 + dmin).clamp(dmin, dmax) as i32),
+            );
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", out.display()))
+}
