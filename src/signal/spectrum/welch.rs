@@ -188,8 +188,26 @@ impl Periodogram {
         self.nfft / 2 + 1
     }
 
+    /// The one-sided FFT of the detrended, windowed segment (unscaled).
+    pub fn spectrum(&mut self, seg: &[f64]) -> &[Complex<f64>] {
+        self.transform(seg);
+        &self.spectrum
+    }
+
     /// Adds (or writes, when `out` is cleared) the one-sided scaled periodogram of `seg` into `out`.
     pub fn accumulate(&mut self, seg: &[f64], out: &mut [f64]) {
+        self.transform(seg);
+        let last = self.bins() - 1;
+        for (k, c) in self.spectrum.iter().enumerate() {
+            let mut p = c.norm_sqr() * self.scale;
+            if k != 0 && !(k == last && self.nfft % 2 == 0) {
+                p *= 2.0;
+            }
+            out[k] += p;
+        }
+    }
+
+    fn transform(&mut self, seg: &[f64]) {
         let n = seg.len();
         let mean = seg.iter().sum::<f64>() / n as f64;
         let slope = match self.detrend {
@@ -212,14 +230,6 @@ impl Periodogram {
         self.fft
             .process_with_scratch(&mut self.input, &mut self.spectrum, &mut self.scratch)
             .expect("FFT sizes match the plan");
-        let last = self.bins() - 1;
-        for (k, c) in self.spectrum.iter().enumerate() {
-            let mut p = c.norm_sqr() * self.scale;
-            if k != 0 && !(k == last && self.nfft % 2 == 0) {
-                p *= 2.0;
-            }
-            out[k] += p;
-        }
     }
 }
 
