@@ -1,7 +1,9 @@
 //! `brainlens`: parse the command line; no subcommand opens the GUI.
 
 use brainlens::bench::aggregate::Levels;
-use brainlens::cli::{BenchCommand, Cli, Command, NetworkCommand, bench, filter, network, recording, sleep, spectrum};
+use brainlens::cli::{
+    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, recording, sleep, spectrum,
+};
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Sleep { command }) => sleep::run(command, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
+        Some(Command::Connectivity { file, args }) => connectivity::run(&file, &args, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
         Some(Command::Bench { command }) => match command {

@@ -90,3 +90,33 @@ fn an_asymmetric_matrix_opens_as_directed() {
     assert!(h.state().networks.current.as_ref().unwrap().connectome.directed);
     h.get_by_label_contains("directed (asymmetric matrix, row to column)");
 }
+
+#[test]
+fn an_eeg_connectivity_matrix_opens_with_its_electrode_positions() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("plv.csv");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args([
+            "connectivity",
+            "fixtures/eeg/mne_sample_eeg60.edf",
+            "--method",
+            "plv",
+            "--band",
+            "8-12",
+            "--positions",
+            "fixtures/eeg/mne_sample_eeg60_positions.csv",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut app = BrainLensApp::new(None, false);
+    app.open(out);
+    assert_eq!(app.room, Room::Networks);
+    let net = app.networks.current.as_ref().unwrap();
+    assert_eq!(net.connectome.n, 60);
+    let atlas = net.atlas.as_ref().expect("the atlas beside the matrix");
+    assert_eq!(atlas.coords.as_ref().unwrap().len(), 60);
+    assert!(net.atlas_note.contains("beside the matrix"));
+}

@@ -1,6 +1,7 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
 pub mod bench;
+pub mod connectivity;
 pub mod filter;
 pub mod network;
 pub mod recording;
@@ -118,6 +119,12 @@ pub enum Command {
         file: PathBuf,
         #[command(flatten)]
         args: filter::FilterArgs,
+    },
+    /// Channel × channel connectivity (corr, coh, plv, wpli) as a matrix the Networks room opens.
+    Connectivity {
+        file: PathBuf,
+        #[command(flatten)]
+        args: connectivity::ConnectivityArgs,
     },
     /// Sleep: statistics of a hypnogram, agreement of two scorings.
     Sleep {

@@ -160,6 +160,13 @@ pub fn write_node(path: &Path, atlas: &Atlas, labels: &[String], colour: &[usize
     std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
 }
 
+/// `M.csv` → `M.atlas.csv`: the atlas written beside a matrix (e.g. electrode positions of an EEG
+/// connectivity matrix), which the Networks room uses when it exists.
+pub fn sibling_path(matrix: &Path) -> std::path::PathBuf {
+    let stem = matrix.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    matrix.with_file_name(format!("{stem}.atlas.csv"))
+}
+
 fn from_csv(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
