@@ -60,6 +60,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Sleep { command }) => sleep::run(command, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
+        Some(Command::Stats { file, channels, line, json }) => {
+            spectrum::stats(&file, &channels, line, json, &mut stdout)
+        }
         Some(Command::Connectivity { file, args }) => connectivity::run(&file, &args, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),

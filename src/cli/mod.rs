@@ -114,6 +114,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Channel statistics: variance, RMS, kurtosis, line-noise ratio, flat/noisy channels by the IQR rule.
+    Stats {
+        file: PathBuf,
+        /// Channel labels, comma-separated (default: every signal channel).
+        #[arg(long, value_delimiter = ',')]
+        channels: Vec<String>,
+        /// Mains frequency for the line-noise ratio (50 or 60).
+        #[arg(long, default_value_t = 50.0)]
+        line: f64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Band-pass/high-pass/low-pass filter (MNE's default FIR) written to a new EDF+/BDF+ file.
     Filter {
         file: PathBuf,

@@ -178,3 +178,45 @@ pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out:
     writeln!(out, "mean\t{mean}")?;
     Ok(())
 }
+
+/// `brainlens stats FILE`: per-channel variance, RMS, kurtosis, line-noise ratio, IQR flat/noisy flags and
+/// region means.
+pub fn stats(file: &Path, channels: &[String], line_hz: f64, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let chans: Vec<usize> = if channels.is_empty() {
+        (0..rec.channels().len()).collect()
+    } else {
+        channels.iter().map(|l| channel(&rec, file, l.trim())).collect::<Result<_>>()?
+    };
+    let duration = rec.duration_s()?;
+    let data = rec.read(&chans, 0.0, duration + 1.0)?;
+    let input: Vec<(String, Vec<f64>, f64)> =
+        chans.iter().zip(data).map(|(&c, d)| (rec.channels()[c].label.clone(), d.values, d.sample_rate)).collect();
+    let r =
+        crate::signal::channel_stats::channel_stats(&input, line_hz).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    if json {
+        return write_json(out, &r);
+    }
+    writeln!(out, "{:<16} {:>14} {:>12} {:>10} {:>10}  status", "channel", "variance", "rms", "kurtosis", "line")?;
+    for c in &r.channels {
+        writeln!(
+            out,
+            "{:<16} {:>14.4} {:>12.4} {:>10.3} {:>10}  {}",
+            c.label,
+            c.variance,
+            c.rms,
+            c.kurtosis,
+            c.line_noise_ratio.map_or("–".into(), |v| format!("{v:.4}")),
+            c.status
+        )?;
+    }
+    writeln!(out, "IQR rule on variance: flat < {:.4}, noisy > {:.4}", r.lower, r.upper)?;
+    for g in &r.regions {
+        writeln!(
+            out,
+            "{:<10} {} channels: variance {:.4}, rms {:.4}, kurtosis {:.3}",
+            g.region, g.channels, g.variance, g.rms, g.kurtosis
+        )?;
+    }
+    Ok(())
+}
