@@ -2,7 +2,8 @@
 
 use brainlens::bench::aggregate::Levels;
 use brainlens::cli::{
-    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, recording, sleep, spectrum,
+    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, physio, recording, sleep,
+    spectrum,
 };
 use clap::Parser;
 use std::process::ExitCode;
@@ -59,6 +60,10 @@ fn main() -> ExitCode {
             spectrum::bandpower(&file, &band, &welch, json, &mut stdout)
         }
         Some(Command::Sleep { command }) => sleep::run(command, &mut stdout),
+        Some(Command::Hrv { file, channel, key, fs, powerline, json }) => {
+            physio::hrv_cmd(&file, channel.as_deref(), key.as_deref(), fs, powerline, json, &mut stdout)
+        }
+        Some(Command::Eog { file, channel, k, json }) => physio::eog_cmd(&file, &channel, k, json, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
         Some(Command::Stats { file, channels, line, json }) => {
             spectrum::stats(&file, &channels, line, json, &mut stdout)

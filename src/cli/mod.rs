@@ -4,6 +4,7 @@ pub mod bench;
 pub mod connectivity;
 pub mod filter;
 pub mod network;
+pub mod physio;
 pub mod recording;
 pub mod sleep;
 pub mod spectrum;
@@ -137,6 +138,35 @@ pub enum Command {
         file: PathBuf,
         #[command(flatten)]
         args: connectivity::ConnectivityArgs,
+    },
+    /// ECG R-peaks, heart rate and time-domain HRV (neurokit2's default pipeline).
+    Hrv {
+        /// An EDF/BDF recording or an .npz holding the ECG array.
+        file: PathBuf,
+        /// ECG channel (default: the first whose label contains ECG or EKG).
+        #[arg(long)]
+        channel: Option<String>,
+        /// Array name in an .npz (default: the first).
+        #[arg(long)]
+        key: Option<String>,
+        /// Sampling rate of an .npz array in Hz.
+        #[arg(long)]
+        fs: Option<f64>,
+        /// Mains frequency removed by the cleaning step.
+        #[arg(long, default_value_t = 50.0)]
+        powerline: f64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// EOG activity of a channel: RMS and blink/saccade deflections beyond k × the median absolute value.
+    Eog {
+        file: PathBuf,
+        #[arg(long)]
+        channel: String,
+        #[arg(long, default_value_t = 5.0)]
+        k: f64,
+        #[arg(long)]
+        json: bool,
     },
     /// Sleep: statistics of a hypnogram, agreement of two scorings.
     Sleep {

@@ -7,6 +7,7 @@ pub mod edf;
 pub mod filter;
 pub mod montage;
 pub mod page;
+pub mod physio;
 pub mod pyramid;
 pub mod recording;
 pub mod sleep;
