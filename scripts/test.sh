@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 cargo test --all-targets
 
 VENV=target/ref-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2" 2>/dev/null; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements.txt
 fi

@@ -83,3 +83,40 @@ fn the_filter_command_writes_what_mne_computes() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("refusing to overwrite"));
 }
+
+/// Zero-phase Butterworth (any order) and mains notch against scipy 1.17.1 `sosfiltfilt` of `butter(...,
+/// output='sos')` and of stacked `iirnotch` sections (same reference file), 1e-6 relative RMS.
+#[test]
+fn iir_and_notch_equal_scipy() {
+    use brainlens::signal::filter::butter::{butter_filtfilt, notch_filtfilt};
+    let mut npz = NpzReader::new(std::fs::File::open("tests/expected/filter_reference.npz").unwrap()).unwrap();
+    let read = |file: &str, ch: &str| {
+        let rec = Recording::open(&Path::new("fixtures/eeg").join(file)).unwrap();
+        let c = rec.channel_index(ch).unwrap();
+        let d = rec.read(&[c], 0.0, rec.duration_s().unwrap() + 1.0).unwrap().remove(0);
+        (d.values, d.sample_rate)
+    };
+    let cases: [(&str, &str, usize, Option<f64>, Option<f64>); 4] = [
+        ("test_subsecond.edf", "Fp1", 4, Some(0.5), Some(40.0)),
+        ("test_subsecond.edf", "Fp1", 5, Some(1.0), None),
+        ("mne_sample_eeg60.edf", "EEG 001", 2, None, Some(30.0)),
+        ("mne_sample_eeg60.edf", "EEG 030", 3, Some(8.0), Some(12.0)),
+    ];
+    let check = |got: Vec<f64>, want: Array1<f64>, what: &str| {
+        let got: Vec<f64> = got.iter().step_by(3).copied().collect();
+        assert_eq!(got.len(), want.len());
+        let diff = (got.iter().zip(want.iter()).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / got.len() as f64).sqrt();
+        let rms = (want.iter().map(|v| v * v).sum::<f64>() / want.len() as f64).sqrt();
+        assert!(diff / rms < 1e-6, "{what}: relative RMS difference {:e}", diff / rms);
+    };
+    for (k, (file, ch, order, l, h)) in cases.iter().enumerate() {
+        let (x, fs) = read(file, ch);
+        check(
+            butter_filtfilt(&x, fs, *l, *h, *order).unwrap(),
+            npz.by_name(&format!("iir{k}")).unwrap(),
+            &format!("iir case {k}"),
+        );
+    }
+    let (x, fs) = read("mne_sample_eeg60.edf", "EEG 001");
+    check(notch_filtfilt(&x, fs, 50.0, 30.0).unwrap(), npz.by_name("notch50").unwrap(), "notch 50 Hz + harmonics");
+}

@@ -3,6 +3,7 @@
 
 use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
+use crate::signal::filter::butter::{butter_filtfilt, notch_filtfilt};
 use crate::signal::filter::fir::{FirFilter, FirWindow};
 use anyhow::{Context, Result, anyhow, bail};
 use std::io::Write;
@@ -16,9 +17,17 @@ pub struct FilterArgs {
     /// Low-pass edge in Hz (MNE's h_freq).
     #[arg(long)]
     pub h_freq: Option<f64>,
-    /// fir: MNE's filter_data default (firwin, Hamming, zero phase). The only method for now.
+    /// fir: MNE's filter_data default (firwin, Hamming, zero phase); iir: Butterworth SOS, zero phase
+    /// (scipy.signal.sosfiltfilt).
     #[arg(long, default_value = "fir")]
     pub method: String,
+    /// Butterworth order for --method iir (a band-pass has twice as many poles).
+    #[arg(long, default_value_t = 4)]
+    pub order: usize,
+    /// Mains notch in Hz (50 or 60) with its harmonics (scipy.signal.iirnotch, Q 30, zero phase), applied
+    /// after the band.
+    #[arg(long)]
+    pub notch: Option<f64>,
     /// FIR window: hamming (MNE's default), hann or blackman.
     #[arg(long, default_value = "hamming")]
     pub fir_window: String,
@@ -43,8 +52,11 @@ pub fn prefilter_text(l: Option<f64>, h: Option<f64>) -> String {
 }
 
 pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
-    if a.method != "fir" {
-        bail!("--method {}: only fir (MNE's default FIR design) is available", a.method);
+    if a.method != "fir" && a.method != "iir" {
+        bail!("--method {}: fir or iir", a.method);
+    }
+    if a.l_freq.is_none() && a.h_freq.is_none() && a.notch.is_none() {
+        bail!("give --l-freq and/or --h-freq, or --notch");
     }
     let window = FirWindow::parse(&a.fir_window).map_err(|e| anyhow!(e))?;
     let rec = Recording::open(file)?;
@@ -65,28 +77,48 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
     let mut derived = Vec::new();
     for &c in &chans {
         let ch = &rec.channels()[c];
-        let f =
-            FirFilter::design(ch.sample_rate, a.l_freq, a.h_freq, window).map_err(|e| anyhow!("{}: {e}", ch.label))?;
+        let fs = ch.sample_rate;
+        let band_given = a.l_freq.is_some() || a.h_freq.is_some();
+        let fir = (band_given && a.method == "fir")
+            .then(|| FirFilter::design(fs, a.l_freq, a.h_freq, window))
+            .transpose()
+            .map_err(|e| anyhow!("{}: {e}", ch.label))?;
         let d = rec.read(&[c], 0.0, duration + 1.0)?.remove(0);
         // Each contiguous run (EDF+D) is filtered on its own; gaps are never bridged.
         let mut values = Vec::with_capacity(d.values.len());
         let mut at = 0;
         for seg in &d.segments {
-            values.extend(f.apply(&d.values[at..at + seg.n_samples]));
+            let mut y = d.values[at..at + seg.n_samples].to_vec();
+            if let Some(f) = &fir {
+                y = f.apply(&y);
+            } else if band_given {
+                y = butter_filtfilt(&y, fs, a.l_freq, a.h_freq, a.order).map_err(|e| anyhow!("{}: {e}", ch.label))?;
+            }
+            if let Some(n) = a.notch {
+                y = notch_filtfilt(&y, fs, n, 30.0).map_err(|e| anyhow!("{}: {e}", ch.label))?;
+            }
+            values.extend(y);
             at += seg.n_samples;
         }
         let original = rec.header().signals[ch.signal].prefilter.trim().to_string();
-        let band = prefilter_text(a.l_freq, a.h_freq);
+        let mut band = prefilter_text(a.l_freq, a.h_freq);
+        if let Some(n) = a.notch {
+            band = format!("{band} N:{n}Hz").trim().to_string();
+        }
         let prefilter = if original.is_empty() { band } else { format!("{band} ({original})") };
         derived.push(DerivedChannel { label: ch.label.clone(), source: c, values, prefilter });
-        writeln!(
-            out,
-            "{}: {} taps, transition {} / {} Hz",
-            ch.label,
-            f.length,
-            f.l_trans_bandwidth.map_or("–".into(), |v| v.to_string()),
-            f.h_trans_bandwidth.map_or("–".into(), |v| v.to_string())
-        )?;
+        match &fir {
+            Some(f) => writeln!(
+                out,
+                "{}: FIR {} taps, transition {} / {} Hz",
+                ch.label,
+                f.length,
+                f.l_trans_bandwidth.map_or("–".into(), |v| v.to_string()),
+                f.h_trans_bandwidth.map_or("–".into(), |v| v.to_string())
+            )?,
+            None if band_given => writeln!(out, "{}: Butterworth order {}, zero phase", ch.label, a.order)?,
+            None => writeln!(out, "{}: notch only", ch.label)?,
+        }
     }
     write_derived(&rec, &derived, &a.out)?;
     writeln!(out, "wrote {}", a.out.display())?;

@@ -144,3 +144,26 @@ mod tests {
         }
     }
 }
+
+/// Zero-phase Butterworth filtering of `x` (`scipy.signal.sosfiltfilt(butter(order, …, output='sos'), x)`):
+/// band-pass with both edges, high-pass with `l` only, low-pass with `h` only.
+pub fn butter_filtfilt(x: &[f64], fs: f64, l: Option<f64>, h: Option<f64>, order: usize) -> Result<Vec<f64>, String> {
+    let sos = match (l, h) {
+        (Some(l), Some(h)) => butter(order, &[l, h], BandType::Bandpass, fs)?,
+        (Some(l), None) => butter(order, &[l], BandType::Highpass, fs)?,
+        (None, Some(h)) => butter(order, &[h], BandType::Lowpass, fs)?,
+        (None, None) => return Err("give a high-pass and/or a low-pass frequency".into()),
+    };
+    Ok(super::iir::sosfiltfilt(&sos, x, super::iir::default_padlen(&sos)))
+}
+
+/// Notch at `f0` and its harmonics below Nyquist (`scipy.signal.iirnotch(f, q, fs)` each, zero phase with
+/// `filtfilt`'s padding of the combined sections).
+pub fn notch_filtfilt(x: &[f64], fs: f64, f0: f64, q: f64) -> Result<Vec<f64>, String> {
+    if !(f0 > 0.0 && f0 < fs / 2.0) {
+        return Err(format!("notch {f0} Hz must lie between 0 and Nyquist ({} Hz)", fs / 2.0));
+    }
+    let sos: Vec<Section> =
+        (1..).map(|k| k as f64 * f0).take_while(|f| *f < fs / 2.0).map(|f| super::iir::iirnotch(f, q, fs)).collect();
+    Ok(super::iir::sosfiltfilt(&sos, x, super::iir::default_padlen(&sos)))
+}
