@@ -6,6 +6,7 @@ pub mod filter;
 pub mod network;
 pub mod physio;
 pub mod recording;
+pub mod reref;
 pub mod sleep;
 pub mod spectrum;
 
@@ -132,6 +133,12 @@ pub enum Command {
         file: PathBuf,
         #[command(flatten)]
         args: filter::FilterArgs,
+    },
+    /// Re-reference (average, one channel, bipolar pairs) and write a new EDF+/BDF+ file.
+    Reref {
+        file: PathBuf,
+        #[command(flatten)]
+        args: reref::RerefArgs,
     },
     /// Channel × channel connectivity (corr, coh, plv, wpli) as a matrix the Networks room opens.
     Connectivity {
