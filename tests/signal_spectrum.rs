@@ -100,3 +100,40 @@ fn band_power_peak_edge_and_entropy_equal_their_references() {
         check(alpha / band_power(&y, 1.0, 30.0, Integration::Simpson).unwrap(), "yasa_alpha_rel");
     }
 }
+
+/// `scipy.signal.spectrogram` (tests/expected/spectrogram_reference.npz): segment times exactly, every kept
+/// segment's PSD within 1e-6 relative (bins at rounding-level zero against 1e-12 of the peak).
+#[test]
+fn spectrogram_equals_scipy() {
+    use brainlens::signal::spectrum::spectrogram::spectrogram;
+    use ndarray::{Array1, Array2};
+    let mut npz =
+        ndarray_npy::NpzReader::new(std::fs::File::open("tests/expected/spectrogram_reference.npz").unwrap()).unwrap();
+    let (fs, x) = channel("test_subsecond.edf", "Fp1");
+    let cases = [
+        WelchParams { window: Window::Tukey25, ..Default::default() },
+        WelchParams {
+            window: Window::Hann,
+            nperseg: Some(512),
+            noverlap: Some(256),
+            detrend: Detrend::Linear,
+            ..Default::default()
+        },
+    ];
+    for (k, p) in cases.iter().enumerate() {
+        let s = spectrogram(&x, fs, p).unwrap();
+        let times: Array1<f64> = npz.by_name(&format!("case{k}_times")).unwrap();
+        assert_eq!(s.times.len(), times.len(), "case {k}");
+        for (a, b) in s.times.iter().zip(times.iter()) {
+            assert!((a - b).abs() < 1e-9, "case {k}: time {a} vs {b}");
+        }
+        let sxx: Array2<f64> = npz.by_name(&format!("case{k}_sxx")).unwrap();
+        for (r, want) in sxx.outer_iter().enumerate() {
+            let got = s.row(r * 5);
+            let floor = 1e-12 * want.iter().cloned().fold(0.0, f64::max);
+            for (a, b) in got.iter().zip(want.iter()) {
+                assert!((a - b).abs() <= 1e-6 * b.abs().max(floor), "case {k} segment {}: {a} vs {b}", r * 5);
+            }
+        }
+    }
+}

@@ -11,6 +11,8 @@ pub enum Window {
     Boxcar,
     Bartlett,
     Flattop,
+    /// Tukey with α = 0.25 (`scipy.signal.spectrogram`'s default window).
+    Tukey25,
 }
 
 impl Window {
@@ -24,6 +26,7 @@ impl Window {
             "boxcar" | "rect" | "rectangular" | "ones" | "boxcar_periodic" => Window::Boxcar,
             "bartlett" | "bartlett_periodic" => Window::Bartlett,
             "flattop" | "flattop_periodic" => Window::Flattop,
+            "tukey" | "tukey25" | "tukey_periodic" => Window::Tukey25,
             other => {
                 return Err(format!("unknown window {other:?} (hann, hamming, blackman, boxcar, bartlett, flattop)"));
             }
@@ -38,6 +41,7 @@ impl Window {
             Window::Boxcar => "boxcar",
             Window::Bartlett => "bartlett",
             Window::Flattop => "flattop",
+            Window::Tukey25 => "tukey",
         }
     }
 
@@ -65,6 +69,24 @@ impl Window {
             Window::Blackman => cosine(&[0.42, 0.50, 0.08]),
             Window::Flattop => cosine(&[0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368]),
             Window::Boxcar => vec![1.0; n],
+            Window::Tukey25 => {
+                // scipy.signal.windows.tukey(M = n + 1, 0.25), last point dropped.
+                let alpha = 0.25;
+                let width = (alpha * (m - 1) as f64 / 2.0).floor() as usize;
+                (0..n)
+                    .map(|i| {
+                        let x = i as f64;
+                        let mm = (m - 1) as f64;
+                        if i <= width {
+                            0.5 * (1.0 + (PI * (-1.0 + 2.0 * x / alpha / mm)).cos())
+                        } else if i < m - width - 1 {
+                            1.0
+                        } else {
+                            0.5 * (1.0 + (PI * (-2.0 / alpha + 1.0 + 2.0 * x / alpha / mm)).cos())
+                        }
+                    })
+                    .collect()
+            }
             Window::Bartlett => (0..n)
                 .map(|i| {
                     let i = i as f64;
