@@ -56,6 +56,9 @@ fn main() -> ExitCode {
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
         Some(Command::Psd { file, channel, welch, json }) => spectrum::psd(&file, &channel, &welch, json, &mut stdout),
+        Some(Command::Spectrogram { file, channel, welch, max_columns, json }) => {
+            spectrum::spectrogram_cmd(&file, &channel, &welch, max_columns, json, &mut stdout)
+        }
         Some(Command::Bandpower { file, band, welch, json }) => {
             spectrum::bandpower(&file, &band, &welch, json, &mut stdout)
         }

@@ -60,3 +60,15 @@ env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_TH
 st, n = subprocess.run([sys.executable, "-c", ONE, path, "EEG 001"], stdout=subprocess.PIPE, check=True, env=env).stdout.decode().split()
 print(f"Welch of one channel in memory ({int(n)} samples): brainlens {rs['seconds'] * 1e3:.1f} ms, scipy {float(st) * 1e3:.1f} ms "
       f"({float(st) / rs['seconds']:.1f}x)")
+
+SPEC = r"""
+import sys, numpy as np, mne, scipy.signal as ss
+raw = mne.io.read_raw_edf(sys.argv[1], preload=False, verbose="error")
+x = raw.get_data(picks=[sys.argv[2]])[0] * 1e6
+f, t, s = ss.spectrogram(x, raw.info["sfreq"], window="hann", nperseg=1000, noverlap=0)
+print(s.shape[1])
+"""
+st, _, sout = measure([brainlens, "spectrogram", path, "--channel", "EEG 001", "--json"])
+pt2, _, pout2 = measure([sys.executable, "-c", SPEC, path, "EEG 001"])
+print(f"whole-night spectrogram of one channel (4-s Hann segments, JSON to a pipe): brainlens {st:.2f} s, "
+      f"mne read + scipy.signal.spectrogram {pt2:.2f} s ({pt2 / st:.1f}x); {int(pout2)} segments")

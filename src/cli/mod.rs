@@ -106,6 +106,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Spectrogram of one channel (per-segment Welch PSD; whole recording by default, 4-s Hann segments).
+    Spectrogram {
+        file: PathBuf,
+        #[arg(long)]
+        channel: String,
+        #[command(flatten)]
+        welch: spectrum::WelchArgs,
+        /// Average neighbouring segments down to at most this many time columns.
+        #[arg(long, default_value_t = 2000)]
+        max_columns: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Band power of channels (absolute or relative), streamed from the file.
     Bandpower {
         file: PathBuf,
