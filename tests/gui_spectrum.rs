@@ -76,6 +76,9 @@ fn channels_are_picked_for_the_plot_and_the_whole_recording_can_be_analysed() {
     let sp = o.spectrum.as_ref().unwrap();
     // 24 s at 250 Hz in 500-sample segments with 250 overlap: (6000 − 250) / 250 = 23 segments.
     assert_eq!(sp.psds.as_ref().unwrap()[0].segments, 23);
+    // The whole-recording spectrogram of the first shown channel: 24 s in 4-s segments → 6 columns.
+    let (c, sg) = sp.spectrogram.as_ref().expect("spectrogram computed");
+    assert_eq!((*c, sg.times.len(), sg.freqs.len()), (0, 6, 501));
     let csv = sp.table_csv(&o.rec);
     assert!(csv.starts_with("channel,delta 0.5-4 Hz (abs),theta 4-8 Hz (abs)"), "{csv}");
     assert_eq!(csv.lines().count(), 62);

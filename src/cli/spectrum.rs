@@ -223,7 +223,14 @@ pub fn stats(file: &Path, channels: &[String], line_hz: f64, json: bool, out: &m
 
 /// `brainlens spectrogram FILE --channel L`: per-segment PSD over a window of the recording (defaults for
 /// whole nights: 4-s Hann segments without overlap), averaged down to at most `max_columns` time columns.
-pub fn spectrogram_cmd(file: &Path, label: &str, w: &WelchArgs, max_columns: usize, json: bool, out: &mut dyn Write) -> Result<()> {
+pub fn spectrogram_cmd(
+    file: &Path,
+    label: &str,
+    w: &WelchArgs,
+    max_columns: usize,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     use crate::signal::spectrum::spectrogram::{downsample_rows, spectrogram};
     let rec = Recording::open(file)?;
     let c = channel(&rec, file, label)?;
@@ -241,10 +248,19 @@ pub fn spectrogram_cmd(file: &Path, label: &str, w: &WelchArgs, max_columns: usi
     let s = spectrogram(&x, fs, &p).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let s = downsample_rows(&s, max_columns);
     if json {
-        return write_json(out, &json!({"channel": rec.channels()[c].label, "sample_rate": fs, "start": w.start,
-            "times": s.times, "freqs": s.freqs, "power": s.power}));
+        return write_json(
+            out,
+            &json!({"channel": rec.channels()[c].label, "sample_rate": fs, "start": w.start,
+            "times": s.times, "freqs": s.freqs, "power": s.power}),
+        );
     }
-    writeln!(out, "# {} at {fs} Hz: {} columns × {} frequencies (rows: time s, then power per frequency)", rec.channels()[c].label, s.times.len(), s.freqs.len())?;
+    writeln!(
+        out,
+        "# {} at {fs} Hz: {} columns × {} frequencies (rows: time s, then power per frequency)",
+        rec.channels()[c].label,
+        s.times.len(),
+        s.freqs.len()
+    )?;
     for (t, time) in s.times.iter().enumerate() {
         let row: Vec<String> = s.row(t).iter().map(|v| format!("{v:.6e}")).collect();
         writeln!(out, "{:.3}\t{}", w.start + time, row.join("\t"))?;

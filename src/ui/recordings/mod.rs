@@ -260,10 +260,9 @@ impl RecordingsRoom {
                 if let Some(sp) = &mut o.spectrum {
                     sp.refresh(&o.rec, (o.view.start_s, o.view.page_s), ui.ctx());
                     let rec = o.rec.clone();
-                    egui::Panel::bottom("rec_spectrum")
-                        .resizable(true)
-                        .default_size(270.0)
-                        .show(ui, |ui| spectrum::show(ui, &rec, sp, &mut self.message));
+                    egui::Panel::bottom("rec_spectrum").resizable(true).default_size(270.0).show(ui, |ui| {
+                        spectrum::show(ui, &rec, sp, (o.view.start_s, o.view.page_s), &mut self.message)
+                    });
                 }
                 egui::CentralPanel::default().show(ui, |ui| traces::show(ui, o, &mut cmds));
                 properties::window(ui.ctx(), o);

@@ -5,6 +5,7 @@
 
 use crate::signal::Recording;
 use crate::signal::spectrum::file::channel_psds;
+use crate::signal::spectrum::spectrogram::{Spectrogram, downsample_rows, spectrogram};
 use crate::signal::spectrum::{Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency};
 use crate::ui::jobs::Job;
 use crate::ui::networks::category;
@@ -56,6 +57,10 @@ pub struct SpectrumPanel {
     job: Option<(Key, Job<Vec<Psd>>)>,
     pub psds: Option<Arc<Vec<Psd>>>,
     pub error: Option<String>,
+    /// Whole-recording spectrogram of one channel (4-s Hann segments), drawn as a texture.
+    pub spectrogram: Option<(usize, Arc<Spectrogram>)>,
+    sg_job: Option<(usize, Job<Spectrogram>)>,
+    sg_texture: Option<(usize, egui::TextureHandle)>,
 }
 
 impl SpectrumPanel {
@@ -75,11 +80,52 @@ impl SpectrumPanel {
             job: None,
             psds: None,
             error: None,
+            spectrogram: None,
+            sg_job: None,
+            sg_texture: None,
         }
     }
 
     pub fn busy(&self) -> bool {
-        self.job.is_some()
+        self.job.is_some() || self.sg_job.is_some()
+    }
+
+    /// The channel the spectrogram shows: the first one drawn in the PSD plot.
+    pub fn spectrogram_channel(&self) -> Option<usize> {
+        self.shown.first().copied()
+    }
+
+    /// Starts the spectrogram job for the first shown channel when it changed; collects a finished one.
+    fn refresh_spectrogram(&mut self, rec: &Arc<Recording>, ctx: &egui::Context) {
+        if let Some((c, job)) = &mut self.sg_job {
+            match job.poll() {
+                Some(Ok(Some(s))) => {
+                    self.spectrogram = Some((*c, Arc::new(s)));
+                    self.sg_job = None;
+                }
+                Some(Ok(None)) => self.sg_job = None,
+                Some(Err(e)) => {
+                    self.error = Some(format!("spectrogram: {e:#}"));
+                    self.sg_job = None;
+                }
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
+            }
+        }
+        let Some(want) = self.spectrogram_channel() else { return };
+        let have = self.spectrogram.as_ref().map(|(c, _)| *c);
+        let pending = self.sg_job.as_ref().map(|(c, _)| *c);
+        if have == Some(want) || pending == Some(want) {
+            return;
+        }
+        let rec = rec.clone();
+        let job = Job::spawn("Spectrogram", 1, move |_, _| {
+            let fs = rec.channels()[want].sample_rate;
+            let d = rec.read(&[want], 0.0, rec.duration_s()? + 1.0)?.remove(0);
+            let p = WelchParams { nperseg: Some((4.0 * fs) as usize), noverlap: Some(0), ..Default::default() };
+            let s = spectrogram(&d.values, fs, &p).map_err(|e| anyhow::anyhow!(e))?;
+            Ok(Some(downsample_rows(&s, 1500)))
+        });
+        self.sg_job = Some((want, job));
     }
 
     pub fn progress(&self) -> Option<(String, f32)> {
@@ -94,6 +140,7 @@ impl SpectrumPanel {
 
     /// Starts a job when the window or parameters changed; collects a finished one.
     pub fn refresh(&mut self, rec: &Arc<Recording>, page: (f64, f64), ctx: &egui::Context) {
+        self.refresh_spectrogram(rec, ctx);
         let (start, duration) = match self.scope {
             Scope::Page => (page.0, Some(page.1)),
             Scope::Recording => (0.0, None),
@@ -177,7 +224,13 @@ impl SpectrumPanel {
 }
 
 /// Draws the panel: controls, the PSD plot and the band-power table.
-pub fn show(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &mut Option<String>) {
+pub fn show(
+    ui: &mut egui::Ui,
+    rec: &Recording,
+    sp: &mut SpectrumPanel,
+    page: (f64, f64),
+    message: &mut Option<String>,
+) {
     ui.horizontal_wrapped(|ui| {
         ui.strong("Spectrum");
         ui.radio_value(&mut sp.scope, Scope::Page, "page");
@@ -217,6 +270,64 @@ pub fn show(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message:
         });
         ui.vertical(|ui| table(ui, rec, sp, message));
     });
+    spectrogram_strip(ui, rec, sp, page);
+}
+
+/// Perceptual dark-blue → yellow colour for t in [0, 1] (viridis-like, 5 anchors).
+fn colormap(t: f32) -> Color32 {
+    const A: [(f32, f32, f32); 5] =
+        [(68.0, 1.0, 84.0), (59.0, 82.0, 139.0), (33.0, 145.0, 140.0), (94.0, 201.0, 98.0), (253.0, 231.0, 37.0)];
+    let x = t.clamp(0.0, 1.0) * 4.0;
+    let i = (x.floor() as usize).min(3);
+    let f = x - i as f32;
+    let (a, b) = (A[i], A[i + 1]);
+    Color32::from_rgb((a.0 + (b.0 - a.0) * f) as u8, (a.1 + (b.1 - a.1) * f) as u8, (a.2 + (b.2 - a.2) * f) as u8)
+}
+
+/// The whole recording's spectrogram of the first shown channel (log power, 0 to the plot's max Hz), with
+/// the current page outlined.
+fn spectrogram_strip(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, page: (f64, f64)) {
+    let Some((c, s)) = sp.spectrogram.clone() else {
+        if sp.sg_job.is_some() {
+            ui.label("computing the spectrogram…");
+        }
+        return;
+    };
+    let nf_show = s.freqs.iter().take_while(|f| **f <= sp.max_hz).count().max(2);
+    let key = (Arc::as_ptr(&s) as usize) ^ nf_show.rotate_left(40);
+    if sp.sg_texture.as_ref().is_none_or(|(k, _)| *k != key) {
+        let cols = s.times.len();
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let logs: Vec<f64> = s.power.iter().map(|v| v.max(1e-30).log10()).collect();
+        let mut sorted: Vec<f64> = logs.iter().copied().filter(|v| v.is_finite()).collect();
+        sorted.sort_by(f64::total_cmp);
+        if !sorted.is_empty() {
+            lo = sorted[sorted.len() / 50];
+            hi = sorted[sorted.len() - 1 - sorted.len() / 200];
+        }
+        let nf = s.freqs.len();
+        let mut img = egui::ColorImage::filled([cols, nf_show], Color32::BLACK);
+        for t in 0..cols {
+            for f in 0..nf_show {
+                let v = ((logs[t * nf + f] - lo) / (hi - lo).max(1e-9)) as f32;
+                img.pixels[(nf_show - 1 - f) * cols + t] = colormap(v);
+            }
+        }
+        sp.sg_texture = Some((key, ui.ctx().load_texture("spectrogram", img, egui::TextureOptions::LINEAR)));
+    }
+    ui.label(format!(
+        "Spectrogram of {} (whole recording, 4-s Hann segments, log power, 0–{:.0} Hz)",
+        rec.channels()[c].label,
+        s.freqs[nf_show - 1]
+    ));
+    let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 80.0), Sense::hover());
+    if let Some((_, tex)) = &sp.sg_texture {
+        ui.painter().image(tex.id(), rect, Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)), Color32::WHITE);
+    }
+    let total = s.times.last().copied().unwrap_or(1.0) + s.times.first().copied().unwrap_or(0.0);
+    let x = |t: f64| rect.left() + rect.width() * (t / total.max(1e-9)) as f32;
+    let page_rect = Rect::from_x_y_ranges(x(page.0)..=x(page.0 + page.1).max(x(page.0) + 2.0), rect.y_range());
+    ui.painter().rect_stroke(page_rect, 0.0, Stroke::new(1.5, Color32::WHITE), egui::StrokeKind::Inside);
 }
 
 fn channel_picker(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel) {
