@@ -59,6 +59,9 @@ fn main() -> ExitCode {
         Some(Command::Spectrogram { file, channel, welch, max_columns, json }) => {
             spectrum::spectrogram_cmd(&file, &channel, &welch, max_columns, json, &mut stdout)
         }
+        Some(Command::Topomap { file, band, welch, positions, png, json }) => {
+            spectrum::topomap_cmd(&file, &band, &welch, positions.as_deref(), png.as_deref(), json, &mut stdout)
+        }
         Some(Command::Bandpower { file, band, welch, json }) => {
             spectrum::bandpower(&file, &band, &welch, json, &mut stdout)
         }

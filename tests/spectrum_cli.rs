@@ -122,3 +122,21 @@ fn errors_name_the_problem() {
     assert_eq!(code, 1);
     assert!(err.contains("unknown window"), "{err}");
 }
+
+#[test]
+fn topomap_uses_the_recordings_positions_and_band_power() {
+    let v = json(&["topomap", "fixtures/eeg/mne_sample_eeg60.edf", "--band", "8-12", "--nperseg", "500", "--json"]);
+    // 60 EEG electrodes in mne_sample_eeg60_positions.csv; the EOG channel has no position.
+    let labels = v["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 60);
+    assert!(!labels.iter().any(|l| l == "EOG 061"));
+    let bp = json(&["bandpower", "fixtures/eeg/mne_sample_eeg60.edf", "--band", "8-12", "--nperseg", "500", "--json"]);
+    for (l, val) in labels.iter().zip(v["values"].as_array().unwrap()) {
+        assert_eq!(val, &bp["channels"][l.as_str().unwrap()]);
+    }
+    // Projected positions lie about the unit head circle.
+    assert!(v["xy"].as_array().unwrap().iter().all(|p| p[0].as_f64().unwrap().hypot(p[1].as_f64().unwrap()) < 1.4));
+    let (code, _, err) = run(&["topomap", "fixtures/eeg/test_subsecond.edf", "--band", "8-12"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("fewer than 3 channels have electrode positions"), "{err}");
+}

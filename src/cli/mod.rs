@@ -119,6 +119,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Scalp map of a band's power (electrode positions projected on the head, interpolated).
+    Topomap {
+        file: PathBuf,
+        #[command(flatten)]
+        band: spectrum::BandpowerArgs,
+        #[command(flatten)]
+        welch: spectrum::WelchArgs,
+        /// Electrode positions CSV (channel,x,y,z in metres); default: FILE's `<stem>_positions.csv`, else the
+        /// standard 10-20 positions for 10-20 labels.
+        #[arg(long)]
+        positions: Option<PathBuf>,
+        /// Also draw the map to this PNG.
+        #[arg(long)]
+        png: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Band power of channels (absolute or relative), streamed from the file.
     Bandpower {
         file: PathBuf,

@@ -267,3 +267,68 @@ pub fn spectrogram_cmd(
     }
     Ok(())
 }
+
+/// `brainlens topomap FILE --band LO-HI`: band power per electrode over the scalp (positions from
+/// `--positions`, the recording's `<stem>_positions.csv`, or the standard 10-20 table), as JSON or a PNG.
+#[allow(clippy::too_many_arguments)]
+pub fn topomap_cmd(
+    file: &Path,
+    b: &BandpowerArgs,
+    w: &WelchArgs,
+    positions: Option<&Path>,
+    png: Option<&Path>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use crate::signal::topomap::{load_positions, positions_for, project, sibling_positions, topomap};
+    let rec = Recording::open(file)?;
+    let own = match positions.map(Path::to_path_buf).or_else(|| sibling_positions(file)) {
+        Some(p) => Some(load_positions(&p).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
+    let labels: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
+    let pos = positions_for(&labels, own.as_deref());
+    let chans: Vec<usize> = (0..labels.len()).filter(|&c| pos[c].is_some()).collect();
+    if chans.len() < 3 {
+        bail!("{}: fewer than 3 channels have electrode positions (give --positions channel,x,y,z)", file.display());
+    }
+    let (lo, hi) = parse_band(&b.band)?;
+    let total = parse_band(&b.total)?;
+    let integ = Integration::parse(&b.integration).map_err(|e| anyhow!(e))?;
+    let psds = channel_psds(&rec, &chans, w.start, w.duration, &w.params()?, &AtomicBool::new(false), &|_| {})
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let mut values = Vec::new();
+    for (psd, &c) in psds.iter().zip(&chans) {
+        let mut v = band_power(psd, lo, hi, integ).map_err(|e| anyhow!("{}: {e}", labels[c]))?;
+        if b.relative {
+            v /= band_power(psd, total.0, total.1, integ).map_err(|e| anyhow!("{}: {e}", labels[c]))?;
+        }
+        values.push(v);
+    }
+    let xy = project(&chans.iter().map(|&c| pos[c].expect("filtered")).collect::<Vec<_>>());
+    let map = topomap(chans.iter().map(|&c| labels[c].clone()).collect(), xy, values, 128).map_err(|e| anyhow!(e))?;
+    if let Some(p) = png {
+        write_png(p, &map)?;
+    }
+    if json {
+        return write_json(
+            out,
+            &json!({"band": [lo, hi], "relative": b.relative, "labels": map.labels, "xy": map.xy, "values": map.values}),
+        );
+    }
+    for ((l, xy), v) in map.labels.iter().zip(&map.xy).zip(&map.values) {
+        writeln!(out, "{l}\t{:.4}\t{:.4}\t{v}", xy[0], xy[1])?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "gui")]
+fn write_png(path: &Path, map: &crate::signal::topomap::TopoMap) -> Result<()> {
+    let img = image::RgbaImage::from_raw(map.size as u32, map.size as u32, map.rgba()).context("image size")?;
+    img.save(path).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+#[cfg(not(feature = "gui"))]
+fn write_png(path: &Path, _: &crate::signal::topomap::TopoMap) -> Result<()> {
+    bail!("{}: PNG output needs the gui feature (image encoding)", path.display())
+}

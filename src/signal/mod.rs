@@ -12,5 +12,6 @@ pub mod pyramid;
 pub mod recording;
 pub mod sleep;
 pub mod spectrum;
+pub mod topomap;
 
 pub use recording::{Channel, ChannelData, Recording, Segment};

@@ -61,6 +61,11 @@ pub struct SpectrumPanel {
     pub spectrogram: Option<(usize, Arc<Spectrogram>)>,
     sg_job: Option<(usize, Job<Spectrogram>)>,
     sg_texture: Option<(usize, egui::TextureHandle)>,
+    /// Band index (into `BANDS`) the scalp map shows.
+    pub topo_band: usize,
+    /// Electrode positions: the recording's `<stem>_positions.csv`, else standard 10-20 (None: unknown).
+    positions: Vec<Option<[f64; 3]>>,
+    topo_texture: Option<(u64, egui::TextureHandle, crate::signal::topomap::TopoMap)>,
 }
 
 impl SpectrumPanel {
@@ -83,6 +88,14 @@ impl SpectrumPanel {
             spectrogram: None,
             sg_job: None,
             sg_texture: None,
+            topo_band: 2,
+            positions: {
+                let labels: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
+                let own = crate::signal::topomap::sibling_positions(rec.path())
+                    .and_then(|p| crate::signal::topomap::load_positions(&p).ok());
+                crate::signal::topomap::positions_for(&labels, own.as_deref())
+            },
+            topo_texture: None,
         }
     }
 
@@ -259,16 +272,28 @@ pub fn show(
         ui.label("computing…");
         return;
     };
+    let avail = ui.available_width();
+    let map_w = 170.0;
+    let picker_w = 110.0;
+    let plot_w = ((avail - map_w - picker_w) * 0.5).max(240.0);
+    let table_w = (avail - map_w - picker_w - plot_w - 30.0).max(200.0);
     ui.horizontal_top(|ui| {
         ui.vertical(|ui| {
+            ui.set_width(picker_w);
             channel_picker(ui, rec, sp);
         });
-        let plot_w = (ui.available_width() * 0.5).max(260.0);
         ui.vertical(|ui| {
             ui.set_width(plot_w);
             plot(ui, rec, sp, &psds, plot_w);
         });
-        ui.vertical(|ui| table(ui, rec, sp, message));
+        ui.vertical(|ui| {
+            ui.set_width(map_w - 10.0);
+            scalp_map(ui, sp)
+        });
+        ui.vertical(|ui| {
+            ui.set_width(table_w);
+            table(ui, rec, sp, message)
+        });
     });
     spectrogram_strip(ui, rec, sp, page);
 }
@@ -491,4 +516,57 @@ fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &m
             }
         });
     });
+}
+
+/// Scalp map of one band's power (absolute or relative, as the table) over the channels with positions.
+fn scalp_map(ui: &mut egui::Ui, sp: &mut SpectrumPanel) {
+    use crate::signal::topomap::{project, topomap};
+    let chans: Vec<usize> = (0..sp.positions.len()).filter(|&c| sp.positions[c].is_some()).collect();
+    if chans.len() < 3 {
+        ui.weak("no scalp map: fewer than 3 channels with electrode positions");
+        return;
+    }
+    egui::ComboBox::from_id_salt("topo_band").selected_text(BANDS[sp.topo_band].0).show_ui(ui, |ui| {
+        for (k, (name, _, _)) in BANDS.iter().enumerate() {
+            ui.selectable_value(&mut sp.topo_band, k, *name);
+        }
+    });
+    let (_, lo, hi) = BANDS[sp.topo_band];
+    let Some(psds) = sp.psds.clone() else { return };
+    let key = (Arc::as_ptr(&psds) as u64) ^ ((sp.topo_band as u64) << 56) ^ (u64::from(sp.relative) << 60);
+    if sp.topo_texture.as_ref().is_none_or(|(k, _, _)| *k != key) {
+        let values: Vec<Option<f64>> = chans.iter().map(|&c| sp.value(c, lo, hi).ok()).collect();
+        let kept: Vec<(usize, f64)> = chans.iter().zip(&values).filter_map(|(&c, v)| v.map(|v| (c, v))).collect();
+        let xy = project(&kept.iter().map(|(c, _)| sp.positions[*c].expect("filtered")).collect::<Vec<_>>());
+        match topomap(kept.iter().map(|(c, _)| c.to_string()).collect(), xy, kept.iter().map(|k| k.1).collect(), 96) {
+            Ok(map) => {
+                let img = egui::ColorImage::from_rgba_unmultiplied([map.size, map.size], &map.rgba());
+                let tex = ui.ctx().load_texture("topomap", img, egui::TextureOptions::LINEAR);
+                sp.topo_texture = Some((key, tex, map));
+            }
+            Err(e) => {
+                ui.weak(e);
+                return;
+            }
+        }
+    }
+    let Some((_, tex, map)) = &sp.topo_texture else { return };
+    let (rect, _) = ui.allocate_exact_size(vec2(150.0, 150.0), Sense::hover());
+    let p = ui.painter_at(rect.expand(4.0));
+    p.image(tex.id(), rect, Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)), Color32::WHITE);
+    let c = rect.center();
+    let scale = rect.width() / 2.0 / map.extent as f32;
+    let ink = ui.visuals().text_color();
+    p.circle_stroke(c, scale, Stroke::new(1.2, ink));
+    p.line_segment([c + vec2(-8.0, -scale), c + vec2(0.0, -scale - 9.0)], Stroke::new(1.2, ink));
+    p.line_segment([c + vec2(8.0, -scale), c + vec2(0.0, -scale - 9.0)], Stroke::new(1.2, ink));
+    for xy in &map.xy {
+        p.circle_filled(c + vec2(xy[0] as f32 * scale, -(xy[1] as f32) * scale), 1.5, Color32::BLACK);
+    }
+    let (min, max) = map.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+    ui.label(format!(
+        "{} {lo}–{hi} Hz: {min:.3} … {max:.3}{}",
+        BANDS[sp.topo_band].0,
+        if sp.relative { " %" } else { "" }
+    ));
 }
