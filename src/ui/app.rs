@@ -102,6 +102,9 @@ impl BrainLensApp {
             Room::Networks => self.networks.show(ui),
             Room::Bench => self.bench.show(ui),
         });
+        if let Some(path) = self.recordings.take_network_to_open() {
+            self.open(path);
+        }
         if let Some(path) = self.recordings.take_opened() {
             self.settings.remember(path);
         }

@@ -1,9 +1,12 @@
 //! The Recordings room: open EDF/BDF files, page through stacked traces, montages, display filters,
 //! annotations with undo/redo, overview strip, header dialog with the repair report.
 
+pub mod connectivity_window;
+pub mod hrv_window;
 mod overview;
 mod properties;
 mod side_panel;
+pub mod sleep_window;
 pub mod spectrum;
 mod toolbar;
 mod traces;
@@ -77,6 +80,9 @@ pub struct OpenRecording {
     pub cursor: Option<(f64, String, f64, String)>,
     /// The spectrum panel, when open.
     pub spectrum: Option<spectrum::SpectrumPanel>,
+    pub sleep: sleep_window::SleepWindow,
+    pub hrv: hrv_window::HrvWindow,
+    pub connectivity: connectivity_window::ConnectivityWindow,
 }
 
 /// State of the Recordings room.
@@ -148,6 +154,9 @@ impl RecordingsRoom {
                     draft_error: None,
                     cursor: None,
                     spectrum: None,
+                    sleep: Default::default(),
+                    hrv: Default::default(),
+                    connectivity: Default::default(),
                 };
                 open.refresh_page();
                 // Rows share roughly 600 points of height in the default window.
@@ -170,6 +179,11 @@ impl RecordingsRoom {
     /// The path opened since the last call (for the recent-files list).
     pub fn take_opened(&mut self) -> Option<PathBuf> {
         self.opened.take()
+    }
+
+    /// A connectivity matrix the user asked to open in the Networks room (taken once).
+    pub fn take_network_to_open(&mut self) -> Option<PathBuf> {
+        self.current.as_mut().and_then(|o| o.connectivity.to_open.take())
     }
 
     /// Next page, back to the start after the last (used by the frame-time measurement).
@@ -266,6 +280,16 @@ impl RecordingsRoom {
                 }
                 egui::CentralPanel::default().show(ui, |ui| traces::show(ui, o, &mut cmds));
                 properties::window(ui.ctx(), o);
+                let page = (o.view.start_s, o.view.page_s);
+                if o.sleep.open {
+                    sleep_window::show(ui.ctx(), &mut o.sleep, &o.rec, page);
+                }
+                if o.hrv.open {
+                    hrv_window::show(ui.ctx(), &mut o.hrv, &o.rec);
+                }
+                if o.connectivity.open {
+                    connectivity_window::show(ui.ctx(), &mut o.connectivity, &o.rec, page);
+                }
             }
             None => {
                 ui.vertical_centered(|ui| {

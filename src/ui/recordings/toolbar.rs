@@ -89,6 +89,9 @@ pub fn show(ui: &mut egui::Ui, room: &mut RecordingsRoom) {
         {
             o.spectrum = spectrum.then(|| super::spectrum::SpectrumPanel::new(&o.rec));
         }
+        ui.toggle_value(&mut o.sleep.open, "Sleep");
+        ui.toggle_value(&mut o.hrv.open, "HRV");
+        ui.toggle_value(&mut o.connectivity.open, "Connectivity");
         if ui.button("Properties").clicked() {
             o.properties_open = true;
         }

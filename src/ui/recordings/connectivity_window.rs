@@ -1,0 +1,141 @@
+//! Connectivity window: a channel × channel matrix (corr, coh, PLV, wPLI) over the current page or the whole
+//! recording, drawn as a heatmap, and "Open in Networks": the matrix and an electrode-position atlas are
+//! written beside each other in the cache folder and opened in the Networks room.
+
+use crate::network::Connectome;
+use crate::signal::Recording;
+use crate::signal::connectivity::{Method, connectivity};
+use crate::signal::spectrum::WelchParams;
+use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
+use std::path::PathBuf;
+
+pub struct ConnectivityWindow {
+    pub open: bool,
+    pub method: Method,
+    pub band: (f64, f64),
+    pub whole: bool,
+    pub result: Option<Result<(Vec<String>, Vec<f64>, Method), String>>,
+    /// Set when the user asks to open the matrix in the Networks room (taken by the app).
+    pub to_open: Option<PathBuf>,
+}
+
+impl Default for ConnectivityWindow {
+    fn default() -> Self {
+        ConnectivityWindow {
+            open: false,
+            method: Method::Plv,
+            band: (8.0, 12.0),
+            whole: false,
+            result: None,
+            to_open: None,
+        }
+    }
+}
+
+impl ConnectivityWindow {
+    /// Channels at the first channel's rate, over the page or the whole recording.
+    pub fn compute(&mut self, rec: &Recording, page: (f64, f64)) {
+        let run = || -> Result<(Vec<String>, Vec<f64>, Method), String> {
+            let fs = rec.channels().first().ok_or("no channels")?.sample_rate;
+            let chans: Vec<usize> =
+                (0..rec.channels().len()).filter(|&c| rec.channels()[c].sample_rate == fs).collect();
+            let (start, dur) =
+                if self.whole { (0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0) } else { page };
+            let data: Vec<Vec<f64>> =
+                rec.read(&chans, start, dur).map_err(|e| e.to_string())?.into_iter().map(|d| d.values).collect();
+            let welch = WelchParams { nperseg: Some(((2.0 * fs) as usize).min(data[0].len())), ..Default::default() };
+            let m = connectivity(&data, fs, self.method, Some(self.band), &welch)?;
+            Ok((chans.iter().map(|&c| rec.channels()[c].label.clone()).collect(), m, self.method))
+        };
+        self.result = Some(run());
+    }
+
+    /// Writes the matrix (and an atlas with electrode positions when every channel has one) to the cache
+    /// folder; returns the matrix path.
+    fn write_for_networks(
+        &self,
+        rec: &Recording,
+        labels: &[String],
+        m: &[f64],
+        method: Method,
+    ) -> Result<PathBuf, String> {
+        let dir = std::env::temp_dir().join("brainlens");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let stem = rec.path().file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let path = dir.join(format!("{stem}_{method:?}_{}-{}Hz.csv", self.band.0, self.band.1).to_lowercase());
+        let c =
+            Connectome { n: labels.len(), w: m.to_vec(), labels: labels.to_vec(), directed: false, fixes: Vec::new() };
+        crate::network::io::write_csv(&path, &c).map_err(|e| e.to_string())?;
+        let own = crate::signal::topomap::sibling_positions(rec.path())
+            .and_then(|p| crate::signal::topomap::load_positions(&p).ok());
+        let pos = crate::signal::topomap::positions_for(labels, own.as_deref());
+        let atlas = crate::network::atlas::sibling_path(&path);
+        if pos.iter().all(Option::is_some) {
+            let mut s = String::from("label,x,y,z\n");
+            for (l, p) in labels.iter().zip(&pos) {
+                let p = p.expect("checked");
+                s += &format!("{l},{:.3},{:.3},{:.3}\n", p[0] * 1000.0, p[1] * 1000.0, p[2] * 1000.0);
+            }
+            std::fs::write(&atlas, s).map_err(|e| format!("{}: {e}", atlas.display()))?;
+        } else {
+            let _ = std::fs::remove_file(&atlas);
+        }
+        Ok(path)
+    }
+}
+
+pub fn show(ctx: &egui::Context, w: &mut ConnectivityWindow, rec: &Recording, page: (f64, f64)) {
+    let mut open = w.open;
+    egui::Window::new("Connectivity").open(&mut open).default_width(520.0).show(ctx, |ui| {
+        ui.horizontal(|ui| {
+            for (m, name) in
+                [(Method::Corr, "Pearson"), (Method::Coh, "coherence"), (Method::Plv, "PLV"), (Method::Wpli, "wPLI")]
+            {
+                ui.radio_value(&mut w.method, m, name);
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(&mut w.band.0).speed(0.5).range(0.1..=500.0).prefix("band ").suffix(" Hz"));
+            ui.add(egui::DragValue::new(&mut w.band.1).speed(0.5).range(0.2..=500.0).prefix("– ").suffix(" Hz"));
+            ui.checkbox(&mut w.whole, "whole recording (else the page)");
+            if ui.button("Compute").clicked() {
+                w.compute(rec, page);
+            }
+        });
+        match &w.result {
+            None => {
+                ui.weak("A channel × channel matrix of the recorded channels; band used by coherence, PLV and wPLI.");
+            }
+            Some(Err(e)) => {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+            }
+            Some(Ok((labels, m, method))) => {
+                let (labels, m, method) = (labels.clone(), m.clone(), *method);
+                if ui.button("Open in Networks").clicked() {
+                    match w.write_for_networks(rec, &labels, &m, method) {
+                        Ok(p) => w.to_open = Some(p),
+                        Err(e) => w.result = Some(Err(e)),
+                    }
+                }
+                let vals: Vec<Option<f64>> = m.iter().map(|v| Some(*v)).collect();
+                let empty: Vec<String> = labels.iter().map(|_| String::new()).collect();
+                let color: &dyn Fn(f64) -> egui::Color32 =
+                    if method == Method::Corr { &|v| diverging(v, 1.0) } else { &|v| sequential(v, 0.0, 1.0) };
+                let cell = (420.0 / labels.len().max(1) as f32).clamp(3.0, 30.0);
+                egui::ScrollArea::both().max_height(460.0).show(ui, |ui| {
+                    Heatmap {
+                        rows: &labels,
+                        cols: &empty,
+                        values: &vals,
+                        color,
+                        decimals: 2,
+                        cell_w: cell,
+                        cell_h: cell,
+                    }
+                    .show(ui);
+                });
+            }
+        }
+    });
+    w.open = open;
+}
