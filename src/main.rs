@@ -2,8 +2,8 @@
 
 use brainlens::bench::aggregate::Levels;
 use brainlens::cli::{
-    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, physio, recording, reref, sleep,
-    spectrum,
+    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, physio, recording, reref,
+    resample, sleep, spectrum,
 };
 use clap::Parser;
 use std::process::ExitCode;
@@ -72,6 +72,7 @@ fn main() -> ExitCode {
         Some(Command::Eog { file, channel, k, json }) => physio::eog_cmd(&file, &channel, k, json, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
         Some(Command::Reref { file, args }) => reref::run(&file, &args, &mut stdout),
+        Some(Command::Resample { file, sfreq, out }) => resample::run(&file, sfreq, &out, &mut stdout),
         Some(Command::Stats { file, channels, line, json }) => {
             spectrum::stats(&file, &channels, line, json, &mut stdout)
         }

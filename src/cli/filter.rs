@@ -106,7 +106,13 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
             band = format!("{band} N:{n}Hz").trim().to_string();
         }
         let prefilter = if original.is_empty() { band } else { format!("{band} ({original})") };
-        derived.push(DerivedChannel { label: ch.label.clone(), source: c, values, prefilter });
+        derived.push(DerivedChannel {
+            label: ch.label.clone(),
+            source: c,
+            values,
+            prefilter,
+            samples_per_record: None,
+        });
         match &fir {
             Some(f) => writeln!(
                 out,

@@ -7,6 +7,7 @@ pub mod network;
 pub mod physio;
 pub mod recording;
 pub mod reref;
+pub mod resample;
 pub mod sleep;
 pub mod spectrum;
 
@@ -163,6 +164,15 @@ pub enum Command {
         file: PathBuf,
         #[command(flatten)]
         args: filter::FilterArgs,
+    },
+    /// Resample every channel (scipy's resample_poly) and write a new EDF+/BDF+ file.
+    Resample {
+        file: PathBuf,
+        /// The new sampling rate in Hz.
+        #[arg(long)]
+        sfreq: f64,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Re-reference (average, one channel, bipolar pairs) and write a new EDF+/BDF+ file.
     Reref {

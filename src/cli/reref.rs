@@ -76,6 +76,7 @@ pub fn run(file: &Path, a: &RerefArgs, out: &mut dyn Write) -> Result<()> {
                 "as recorded"
             };
             DerivedChannel {
+                samples_per_record: None,
                 label: d.label.clone(),
                 source: d.terms[0].0,
                 values,

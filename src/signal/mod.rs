@@ -10,6 +10,7 @@ pub mod page;
 pub mod physio;
 pub mod pyramid;
 pub mod recording;
+pub mod resample;
 pub mod sleep;
 pub mod spectrum;
 pub mod topomap;

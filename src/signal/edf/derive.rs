@@ -15,6 +15,8 @@ pub struct DerivedChannel {
     pub source: usize,
     pub values: Vec<f64>,
     pub prefilter: String,
+    /// Samples per record when they differ from the source channel's (a resampled channel).
+    pub samples_per_record: Option<usize>,
 }
 
 /// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
@@ -35,7 +37,8 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
     let mut headers = Vec::new();
     for c in channels {
         let src = &h.signals[rec.channels()[c.source].signal];
-        let expected = src.samples_per_record * h.record_count as usize;
+        let spr = c.samples_per_record.unwrap_or(src.samples_per_record);
+        let expected = spr * h.record_count as usize;
         if c.values.len() != expected {
             bail!("{}: {} samples for {} expected", c.label, c.values.len(), expected);
         }
@@ -53,6 +56,7 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
             digital_min: dmin,
             digital_max: dmax,
             prefilter: c.prefilter.clone(),
+            samples_per_record: spr,
             ..src.clone()
         });
     }
