@@ -55,9 +55,12 @@ fn main() -> ExitCode {
             };
             recording::page(&file, start, duration, &montage, &filter, json, &mut stdout)
         }
-        Some(Command::Psd { file, channel, welch, json }) => spectrum::psd(&file, &channel, &welch, json, &mut stdout),
-        Some(Command::Spectrogram { file, channel, welch, max_columns, json }) => {
-            spectrum::spectrogram_cmd(&file, &channel, &welch, max_columns, json, &mut stdout)
+        Some(Command::Psd { file, channel, welch, method, bandwidth, json }) => {
+            spectrum::psd(&file, &channel, &welch, &method, bandwidth, json, &mut stdout)
+        }
+        Some(Command::Spectrogram { file, channel, welch, max_columns, cdsa, epoch, bandwidth, json }) => {
+            let cdsa = cdsa.then_some((epoch, bandwidth.or(Some(1.0))));
+            spectrum::spectrogram_cmd(&file, &channel, &welch, max_columns, cdsa, json, &mut stdout)
         }
         Some(Command::Topomap { file, band, welch, positions, png, json }) => {
             spectrum::topomap_cmd(&file, &band, &welch, positions.as_deref(), png.as_deref(), json, &mut stdout)

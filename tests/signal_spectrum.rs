@@ -137,3 +137,60 @@ fn spectrogram_equals_scipy() {
         }
     }
 }
+
+/// DPSS tapers and concentration ratios = `scipy.signal.windows.dpss(1280, 4, 8, sym=False,
+/// return_ratios=True)` (1e-9), and multitaper PSDs = MNE 1.13.2 `psd_array_multitaper(adaptive=False,
+/// normalization='length')` on real segments (1e-6 relative per bin) — tests/expected/multitaper_reference.npz.
+#[test]
+fn multitaper_equals_mne() {
+    use brainlens::signal::spectrum::multitaper::{dpss, multitaper_psd};
+    use ndarray::{Array1, Array2};
+    let mut npz =
+        ndarray_npy::NpzReader::new(std::fs::File::open("tests/expected/multitaper_reference.npz").unwrap()).unwrap();
+    let (tapers, ratios) = dpss(1280, 4.0, 8);
+    let want_t: Array2<f64> = npz.by_name("dpss_tapers").unwrap();
+    let want_r: Array1<f64> = npz.by_name("dpss_ratios").unwrap();
+    for k in 0..8 {
+        assert!((ratios[k] - want_r[k]).abs() < 1e-9, "ratio {k}: {} vs {}", ratios[k], want_r[k]);
+        for i in 0..1280 {
+            assert!(
+                (tapers[k][i] - want_t[[k, i]]).abs() < 1e-9,
+                "taper {k}[{i}]: {} vs {}",
+                tapers[k][i],
+                want_t[[k, i]]
+            );
+        }
+    }
+    for (k, (file, ch, start, dur, bw)) in [
+        ("test_subsecond.edf", "Fp1", 0.0, 10.0, None),
+        ("test_subsecond.edf", "Fp1", 100.0, 30.0, Some(1.0)),
+        ("mne_sample_eeg60.edf", "EEG 001", 0.0, 24.0, Some(2.0)),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (fs, x) = channel(file, ch);
+        let seg = &x[(start * fs) as usize..((start + dur) * fs) as usize];
+        let p = multitaper_psd(seg, fs, *bw).unwrap();
+        let want: Array1<f64> = npz.by_name(&format!("case{k}")).unwrap();
+        assert_eq!(p.psd.len(), want.len());
+        let floor = 1e-12 * want.iter().cloned().fold(0.0, f64::max);
+        for (a, b) in p.psd.iter().zip(want.iter()) {
+            assert!((a - b).abs() <= 1e-6 * b.abs().max(floor), "case {k}: {a} vs {b}");
+        }
+    }
+}
+
+/// The compressed spectral array is the multitaper PSD of each epoch.
+#[test]
+fn cdsa_is_the_multitaper_psd_of_each_epoch() {
+    use brainlens::signal::spectrum::multitaper::multitaper_psd;
+    use brainlens::signal::spectrum::spectrogram::multitaper_cdsa;
+    let (fs, x) = channel("mne_sample_eeg60.edf", "EEG 001");
+    let c = multitaper_cdsa(&x, fs, 6.0, Some(2.0)).unwrap();
+    assert_eq!(c.times, [3.0, 9.0, 15.0, 21.0]);
+    for e in 0..4 {
+        let p = multitaper_psd(&x[e * 1500..(e + 1) * 1500], fs, Some(2.0)).unwrap();
+        assert_eq!(c.row(e), &p.psd[..]);
+    }
+}

@@ -104,6 +104,12 @@ pub enum Command {
         channel: String,
         #[command(flatten)]
         welch: spectrum::WelchArgs,
+        /// welch, or multitaper (MNE's psd_array_multitaper, adaptive=False, normalization 'length').
+        #[arg(long, default_value = "welch")]
+        method: String,
+        /// Multitaper bandwidth in Hz (default: MNE's half-bandwidth of 4 frequency bins).
+        #[arg(long)]
+        bandwidth: Option<f64>,
         #[arg(long)]
         json: bool,
     },
@@ -117,6 +123,15 @@ pub enum Command {
         /// Average neighbouring segments down to at most this many time columns.
         #[arg(long, default_value_t = 2000)]
         max_columns: usize,
+        /// Compressed spectral array: the multitaper PSD of each --epoch seconds (whole nights).
+        #[arg(long)]
+        cdsa: bool,
+        /// Epoch length for --cdsa, seconds.
+        #[arg(long, default_value_t = 30.0)]
+        epoch: f64,
+        /// Multitaper bandwidth for --cdsa, Hz (default 1 Hz: time-half-bandwidth 15 for 30-s epochs).
+        #[arg(long)]
+        bandwidth: Option<f64>,
         #[arg(long)]
         json: bool,
     },

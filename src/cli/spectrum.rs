@@ -75,9 +75,45 @@ pub fn parse_band(s: &str) -> Result<(f64, f64)> {
 }
 
 /// `brainlens psd FILE --channel L`.
-pub fn psd(file: &Path, label: &str, w: &WelchArgs, json: bool, out: &mut dyn Write) -> Result<()> {
+pub fn psd(
+    file: &Path,
+    label: &str,
+    w: &WelchArgs,
+    method: &str,
+    bandwidth: Option<f64>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     let rec = Recording::open(file)?;
     let c = channel(&rec, file, label)?;
+    if method == "multitaper" {
+        let fs = rec.channels()[c].sample_rate;
+        let dur = w.duration.unwrap_or(rec.duration_s()? - w.start);
+        let x = rec.read(&[c], w.start, dur)?.remove(0).values;
+        let p = crate::signal::spectrum::multitaper::multitaper_psd(&x, fs, bandwidth)
+            .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+        if json {
+            return write_json(
+                out,
+                &json!({"channel": rec.channels()[c].label, "sample_rate": fs, "method": "multitaper",
+                "tapers": p.tapers, "half_bandwidth": p.half_bandwidth, "freqs": p.freqs, "psd": p.psd}),
+            );
+        }
+        writeln!(
+            out,
+            "# {} at {fs} Hz: multitaper, {} tapers, half-bandwidth {} bins",
+            rec.channels()[c].label,
+            p.tapers,
+            p.half_bandwidth
+        )?;
+        for (f, v) in p.freqs.iter().zip(&p.psd) {
+            writeln!(out, "{f}\t{v}")?;
+        }
+        return Ok(());
+    }
+    if method != "welch" {
+        bail!("--method {method}: welch or multitaper");
+    }
     let p = channel_psds(&rec, &[c], w.start, w.duration, &w.params()?, &AtomicBool::new(false), &|_| {})
         .map_err(|e| anyhow!("{}: {e}", file.display()))?
         .remove(0);
@@ -228,6 +264,7 @@ pub fn spectrogram_cmd(
     label: &str,
     w: &WelchArgs,
     max_columns: usize,
+    cdsa: Option<(f64, Option<f64>)>,
     json: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
@@ -245,7 +282,11 @@ pub fn spectrogram_cmd(
             p.noverlap = Some(0);
         }
     }
-    let s = spectrogram(&x, fs, &p).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let s = match cdsa {
+        Some((epoch, bw)) => crate::signal::spectrum::spectrogram::multitaper_cdsa(&x, fs, epoch, bw),
+        None => spectrogram(&x, fs, &p),
+    }
+    .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let s = downsample_rows(&s, max_columns);
     if json {
         return write_json(

@@ -2,6 +2,7 @@
 
 pub mod bandpower;
 pub mod file;
+pub mod multitaper;
 pub mod spectrogram;
 pub mod welch;
 pub mod window;

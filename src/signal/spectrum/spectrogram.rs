@@ -74,3 +74,27 @@ pub fn downsample_rows(s: &Spectrogram, max_rows: usize) -> Spectrogram {
     }
     Spectrogram { sample_rate: s.sample_rate, freqs: s.freqs.clone(), times, power }
 }
+
+/// Compressed spectral array of a whole night: the multitaper PSD (MNE's definition) of each `epoch_s`-second
+/// epoch, times at epoch centres.
+pub fn multitaper_cdsa(x: &[f64], fs: f64, epoch_s: f64, bandwidth: Option<f64>) -> Result<Spectrogram, String> {
+    let n = (epoch_s * fs).round() as usize;
+    if n < 2 || x.len() < n {
+        return Err(format!("the signal is shorter than one {epoch_s}-s epoch"));
+    }
+    let plan = super::multitaper::MultitaperPlan::new(n, fs, bandwidth)?;
+    let epochs = x.len() / n;
+    let mut power = Vec::new();
+    let mut fr = Vec::new();
+    for e in 0..epochs {
+        let p = plan.psd(&x[e * n..(e + 1) * n])?;
+        power.extend(p.psd);
+        fr = p.freqs;
+    }
+    Ok(Spectrogram {
+        sample_rate: fs,
+        freqs: fr,
+        times: (0..epochs).map(|e| (e as f64 + 0.5) * epoch_s).collect(),
+        power,
+    })
+}
