@@ -73,6 +73,7 @@ fn main() -> ExitCode {
             physio::hrv_cmd(&file, channel.as_deref(), key.as_deref(), fs, powerline, json, &mut stdout)
         }
         Some(Command::Eog { file, channel, k, json }) => physio::eog_cmd(&file, &channel, k, json, &mut stdout),
+        Some(Command::Spo2 { file, channel, drop, json }) => physio::spo2_cmd(&file, &channel, drop, json, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
         Some(Command::Reref { file, args }) => reref::run(&file, &args, &mut stdout),
         Some(Command::Resample { file, sfreq, out }) => resample::run(&file, sfreq, &out, &mut stdout),

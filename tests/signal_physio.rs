@@ -68,3 +68,18 @@ fn eog_blinks_are_counted() {
     let a = brainlens::signal::physio::eog_activity(&x, fs, 5.0).unwrap();
     assert_eq!(a.events, 5, "{a:?}");
 }
+
+/// Synthetic SpO2 (labelled so): 97 % baseline at 1 Hz for 30 min with three dips — to 92 % for 20 s (an
+/// event), to 93.5 % for 30 s (an event), to 95 % for 60 s (only 2 points: not an event).
+#[test]
+fn desaturations_of_three_points_are_counted() {
+    let mut x = vec![97.0; 1800];
+    x[300..320].fill(92.0);
+    x[800..830].fill(93.5);
+    x[1200..1260].fill(95.0);
+    x[1500] = 0.0; // a dropout, ignored
+    let s = brainlens::signal::physio::saturation_summary(&x, 1.0, 3.0).unwrap();
+    assert_eq!(s.desaturations, 2);
+    assert_eq!(s.min, 92.0);
+    assert!((s.odi - 4.0).abs() < 1e-12, "2 events in 0.5 h");
+}

@@ -111,3 +111,31 @@ fn edf_stage_annotations_through_the_cli() {
     );
     assert_eq!((v["SOL"].as_f64(), v["Lat_REM"].as_f64(), v["awakenings"].as_u64()), (Some(1.0), Some(3.5), Some(1)));
 }
+
+/// Band power per stage = yasa 0.8.1 `bandpower(data, sf, hypno=…)` on the real EEG of test_subsecond.edf
+/// with a SYNTHETIC hypnogram (tests/expected/stage_power_reference.json), 1e-6 relative.
+#[test]
+fn stage_band_power_equals_yasa() {
+    use brainlens::signal::Recording;
+    use brainlens::signal::sleep::stage_power::stage_band_power;
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/stage_power_reference.json").unwrap()).unwrap();
+    let codes: Vec<i64> = r["stages"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    let stages = codes.iter().map(|&c| brainlens::signal::sleep::Stage::ALL[(c + 2) as usize]).collect();
+    let h = Hypnogram { epoch_s: 30.0, stages };
+    let rec = Recording::open(Path::new("fixtures/eeg/test_subsecond.edf")).unwrap();
+    let d = rec.read(&[0], 0.0, 700.0).unwrap().remove(0);
+    for (key, rel) in [("absolute", false), ("relative", true)] {
+        let got = stage_band_power(&d.values, d.sample_rate, &h, &[(1.0, 4.0), (8.0, 12.0)], rel).unwrap();
+        let want = r[key].as_object().unwrap();
+        assert_eq!(got.len(), want.len(), "{key}");
+        for sp in &got {
+            let code = brainlens::signal::sleep::Stage::ALL.iter().find(|s| s.label() == sp.stage).unwrap().code();
+            let w = &want[&code.to_string()];
+            for (b, v) in sp.values.iter().enumerate() {
+                let wv = w[b].as_f64().unwrap();
+                assert!((v - wv).abs() <= 1e-6 * wv.abs(), "{key} {} band {b}: {v} vs {wv}", sp.stage);
+            }
+        }
+    }
+}

@@ -230,6 +230,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// SpO2 (or respiration) channel: mean, minimum, desaturations of at least --drop points lasting 10 s.
+    Spo2 {
+        file: PathBuf,
+        #[arg(long)]
+        channel: String,
+        #[arg(long, default_value_t = 3.0)]
+        drop: f64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Sleep: statistics of a hypnogram, agreement of two scorings.
     Sleep {
         #[command(subcommand)]

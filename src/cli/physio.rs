@@ -86,3 +86,22 @@ pub fn eog_cmd(file: &Path, channel: &str, k: f64, json: bool, out: &mut dyn Wri
     writeln!(out, "{channel}: RMS {:.3}, {} events beyond {:.3}", a.rms, a.events, a.threshold)?;
     Ok(())
 }
+
+/// `brainlens spo2 FILE --channel L`: mean, minimum and ≥ 3 % desaturations of a saturation channel (or mean
+/// and minimum of any slow channel, e.g. respiration).
+pub fn spo2_cmd(file: &Path, channel: &str, drop: f64, json: bool, out: &mut dyn Write) -> Result<()> {
+    let rec = Recording::open(file)?;
+    let c = rec.channel_index(channel).with_context(|| format!("{}: no channel '{channel}'", file.display()))?;
+    let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
+    let s = crate::signal::physio::saturation_summary(&d.values, d.sample_rate, drop)
+        .map_err(|e| anyhow!("{}: {channel}: {e}", file.display()))?;
+    if json {
+        return write_json(out, &s);
+    }
+    writeln!(
+        out,
+        "{channel}: mean {:.2}, min {:.2}, {} desaturations ≥ {drop} points (ODI {:.2}/h)",
+        s.mean, s.min, s.desaturations, s.odi
+    )?;
+    Ok(())
+}

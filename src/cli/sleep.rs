@@ -25,6 +25,30 @@ pub enum SleepCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Band power per sleep stage of one channel (yasa.bandpower with a hypnogram: Hamming, median, 4-s
+    /// windows, Simpson).
+    Bandpower {
+        /// The recording.
+        file: PathBuf,
+        /// The hypnogram (a label file; default: the recording's own stage annotations).
+        #[arg(long)]
+        hypnogram: Option<PathBuf>,
+        #[arg(long)]
+        channel: String,
+        /// Bands LO-HI (repeatable; default delta 0.5-4, theta 4-8, alpha 8-12, sigma 12-16, beta 16-30).
+        #[arg(long)]
+        band: Vec<String>,
+        #[arg(long)]
+        relative: bool,
+        #[arg(long)]
+        column: Option<String>,
+        #[arg(long)]
+        subject: Option<String>,
+        #[arg(long, default_value = "yasa")]
+        codes: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Cohen's kappa and confusion matrix of two scorings: two files, or two --column of one CSV.
     Agreement {
         #[arg(required = true, num_args = 1..=2)]
@@ -61,6 +85,43 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "transitions (rows from, columns to: {}):", s.transition_stages.join(" "))?;
             for (name, row) in s.transition_stages.iter().zip(&s.transition_counts) {
                 writeln!(out, "  {name:<4} {}", row.iter().map(|c| format!("{c:>5}")).collect::<String>())?;
+            }
+            Ok(())
+        }
+        SleepCommand::Bandpower { file, hypnogram, channel, band, relative, column, subject, codes, json } => {
+            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
+            let h =
+                Hypnogram::load(hypnogram.as_deref().unwrap_or(&file), column.as_deref(), subject.as_deref(), codes)
+                    .map_err(|e| anyhow!(e))?;
+            let rec = crate::signal::Recording::open(&file)?;
+            let c = rec.channel_index(&channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
+            let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
+            let bands: Vec<(f64, f64)> = if band.is_empty() {
+                vec![(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)]
+            } else {
+                band.iter().map(|b| super::spectrum::parse_band(b)).collect::<Result<_>>()?
+            };
+            let r = crate::signal::sleep::stage_power::stage_band_power(&d.values, d.sample_rate, &h, &bands, relative)
+                .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+            if json {
+                return write_json(
+                    out,
+                    &serde_json::json!({"channel": channel, "bands": bands, "relative": relative, "stages": r}),
+                );
+            }
+            writeln!(
+                out,
+                "stage  seconds  {}",
+                bands.iter().map(|(l, h)| format!("{l}-{h} Hz")).collect::<Vec<_>>().join("  ")
+            )?;
+            for s in &r {
+                writeln!(
+                    out,
+                    "{:<5} {:>8.0}  {}",
+                    s.stage,
+                    s.seconds,
+                    s.values.iter().map(|v| format!("{v:.4}")).collect::<Vec<_>>().join("  ")
+                )?;
             }
             Ok(())
         }

@@ -193,3 +193,61 @@ pub fn eog_activity(x: &[f64], fs: f64, k: f64) -> Result<EogActivity, String> {
     }
     Ok(EogActivity { rms, events, threshold })
 }
+
+/// Oxygen saturation (or any slow physiological channel) summary: mean, minimum, and desaturation events —
+/// drops of at least `drop` (3 percentage points by default) below the highest value of the preceding
+/// 120 s, lasting at least 10 s — with the oxygen desaturation index (events per hour).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SaturationSummary {
+    pub mean: f64,
+    pub min: f64,
+    pub desaturations: usize,
+    pub odi: f64,
+}
+
+pub fn saturation_summary(x: &[f64], fs: f64, drop: f64) -> Result<SaturationSummary, String> {
+    let valid: Vec<f64> = x.iter().copied().filter(|v| v.is_finite() && *v > 0.0).collect();
+    if valid.is_empty() {
+        return Err("no valid samples (all zero or missing)".into());
+    }
+    let mean = valid.iter().sum::<f64>() / valid.len() as f64;
+    let min = valid.iter().copied().fold(f64::INFINITY, f64::min);
+    let look = (120.0 * fs) as usize;
+    let min_len = (10.0 * fs) as usize;
+    let mut events = 0;
+    let mut run = 0usize;
+    let mut in_event = false;
+    // Running maximum of the preceding window (monotonic deque).
+    let mut deque: std::collections::VecDeque<usize> = Default::default();
+    for i in 0..x.len() {
+        let v = x[i];
+        let baseline = deque.front().map(|&j| x[j]);
+        let low = baseline.is_some_and(|b| v.is_finite() && v > 0.0 && v <= b - drop);
+        if low {
+            run += 1;
+            if run >= min_len && !in_event {
+                events += 1;
+                in_event = true;
+            }
+        } else {
+            run = 0;
+            in_event = false;
+        }
+        if v.is_finite() && v > 0.0 {
+            while deque.back().is_some_and(|&j| x[j] <= v) {
+                deque.pop_back();
+            }
+            deque.push_back(i);
+        }
+        while deque.front().is_some_and(|&j| j + look < i + 1) {
+            deque.pop_front();
+        }
+    }
+    let hours = x.len() as f64 / fs / 3600.0;
+    Ok(SaturationSummary {
+        mean,
+        min,
+        desaturations: events,
+        odi: if hours > 0.0 { events as f64 / hours } else { 0.0 },
+    })
+}

@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod hypnogram;
+pub mod stage_power;
 pub mod stats;
 
 pub use agreement::{Agreement, agreement};

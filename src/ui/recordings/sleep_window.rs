@@ -19,6 +19,9 @@ pub struct SleepWindow {
     pub agreement: Option<Agreement>,
     pub error: Option<String>,
     pub source: String,
+    /// Channel for the per-stage band power.
+    pub channel: Option<usize>,
+    pub stage_power: Option<Result<Vec<crate::signal::sleep::stage_power::StagePower>, String>>,
 }
 
 impl SleepWindow {
@@ -169,6 +172,58 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Recording, page: (f6
                 }
             });
             ui.weak("minutes unless %; latencies from the start of the recording (YASA's definitions)");
+        }
+        ui.separator();
+        ui.horizontal(|ui| {
+            ui.label("band power per stage of");
+            let shown = w.channel.map_or("a channel".to_string(), |c| rec.channels()[c].label.clone());
+            egui::ComboBox::from_id_salt("stage_power_channel").selected_text(shown).show_ui(ui, |ui| {
+                for (i, c) in rec.channels().iter().enumerate() {
+                    ui.selectable_value(&mut w.channel, Some(i), &c.label);
+                }
+            });
+            if ui.add_enabled(w.channel.is_some(), egui::Button::new("Compute per stage")).clicked() {
+                let c = w.channel.expect("enabled");
+                let bands = [(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)];
+                w.stage_power = Some(
+                    rec.read(&[c], 0.0, rec.duration_s().unwrap_or(0.0) + 1.0).map_err(|e| e.to_string()).and_then(
+                        |mut d| {
+                            let d = d.remove(0);
+                            crate::signal::sleep::stage_power::stage_band_power(
+                                &d.values,
+                                d.sample_rate,
+                                h,
+                                &bands,
+                                true,
+                            )
+                        },
+                    ),
+                );
+            }
+        });
+        match &w.stage_power {
+            Some(Ok(rows)) => {
+                egui::Grid::new("stage_power").striped(true).show(ui, |ui| {
+                    for head in ["stage", "minutes", "δ 0.5–4", "θ 4–8", "α 8–12", "σ 12–16", "β 16–30"]
+                    {
+                        ui.strong(head);
+                    }
+                    ui.end_row();
+                    for r in rows {
+                        ui.label(r.stage);
+                        ui.label(format!("{:.1}", r.seconds / 60.0));
+                        for v in &r.values {
+                            ui.label(format!("{:.1} %", 100.0 * v));
+                        }
+                        ui.end_row();
+                    }
+                });
+                ui.weak("relative to 0.5–30 Hz; YASA's convention (Hamming, median, 4-s windows, Simpson)");
+            }
+            Some(Err(e)) => {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+            }
+            None => {}
         }
         if let Some(a) = &w.agreement {
             ui.separator();

@@ -1,0 +1,57 @@
+//! Band power per sleep stage as `yasa.bandpower(data, sf, hypno=…, include=…)`: the samples of each stage
+//! (hypnogram upsampled to the signal, epochs of `epoch_s`), concatenated, Welch with YASA's convention
+//! (Hamming, median, 4-s windows), Simpson band power; relative to the bands' range. Stages shorter than one
+//! window are skipped (as YASA does).
+
+use super::hypnogram::{Hypnogram, Stage};
+use crate::signal::spectrum::{Average, Integration, WelchParams, Window, band_power, welch};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StagePower {
+    pub stage: &'static str,
+    pub seconds: f64,
+    /// Band power per requested band (same order).
+    pub values: Vec<f64>,
+}
+
+/// `bands` as (lo, hi); `relative` divides by the power from the lowest to the highest band edge.
+pub fn stage_band_power(
+    x: &[f64],
+    fs: f64,
+    h: &Hypnogram,
+    bands: &[(f64, f64)],
+    relative: bool,
+) -> Result<Vec<StagePower>, String> {
+    if bands.is_empty() {
+        return Err("no bands".into());
+    }
+    let win = (4.0 * fs) as usize;
+    let per_epoch = h.epoch_s * fs;
+    let p = WelchParams { nperseg: Some(win), window: Window::Hamming, average: Average::Median, ..Default::default() };
+    let (lo_all, hi_all) =
+        bands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, u)| (a.min(*l), b.max(*u)));
+    let mut out = Vec::new();
+    for stage in [Stage::Wake, Stage::N1, Stage::N2, Stage::N3, Stage::Rem] {
+        let samples: Vec<f64> = x
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| h.stages.get((*i as f64 / per_epoch) as usize) == Some(&stage))
+            .map(|(_, v)| *v)
+            .collect();
+        if samples.len() < win {
+            continue;
+        }
+        let psd = welch(&samples, fs, &p)?;
+        let total = if relative { band_power(&psd, lo_all, hi_all, Integration::Simpson)? } else { 1.0 };
+        let values = bands
+            .iter()
+            .map(|(l, u)| band_power(&psd, *l, *u, Integration::Simpson).map(|v| v / total))
+            .collect::<Result<_, _>>()?;
+        out.push(StagePower { stage: stage.label(), seconds: samples.len() as f64 / fs, values });
+    }
+    if out.is_empty() {
+        return Err("every stage is shorter than the 4-s Welch window".into());
+    }
+    Ok(out)
+}
