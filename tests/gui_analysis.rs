@@ -17,6 +17,20 @@ fn harness(file: &Path) -> Harness<'static, BrainLensApp> {
     h
 }
 
+/// Steps frames until the room's background jobs are done.
+fn settle(h: &mut Harness<'static, BrainLensApp>) {
+    h.run_steps(2);
+    for _ in 0..500 {
+        if h.state().recordings.settled() {
+            h.run_steps(2);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.run_steps(1);
+    }
+    panic!("jobs did not finish");
+}
+
 fn sample() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf")
 }
@@ -95,7 +109,7 @@ fn hrv_window_finds_the_real_ecg_beats() {
     h.get_by_label("HRV").click();
     h.run_steps(2);
     h.get_by_label("Compute").click();
-    h.run_steps(2);
+    settle(&mut h);
     let w = &h.state().recordings.current.as_ref().unwrap().hrv;
     let r = w.result.as_ref().unwrap().as_ref().unwrap();
     // neurokit2 finds 503 R-peaks in this record (tests/expected/hrv_reference.json).
@@ -109,7 +123,7 @@ fn a_connectivity_matrix_opens_in_the_networks_room() {
     h.get_by_label("Connectivity").click();
     h.run_steps(2);
     h.get_by_label("Compute").click();
-    h.run_steps(2);
+    settle(&mut h);
     {
         let w = &h.state().recordings.current.as_ref().unwrap().connectivity;
         let (labels, m, _) = w.result.as_ref().unwrap().as_ref().unwrap();
@@ -122,4 +136,22 @@ fn a_connectivity_matrix_opens_in_the_networks_room() {
     let net = h.state().networks.current.as_ref().unwrap();
     assert_eq!(net.connectome.n, 61);
     assert_eq!(net.connectome.labels[0], "EEG 001");
+}
+
+#[test]
+fn channel_statistics_flag_outliers_of_the_recording() {
+    let mut h = harness(&sample());
+    h.get_by_label("Channel stats").click();
+    h.run_steps(2);
+    h.state_mut().recordings.current.as_mut().unwrap().stats.whole = true;
+    h.get_by_label("Compute statistics").click();
+    settle(&mut h);
+    let w = &h.state().recordings.current.as_ref().unwrap().stats;
+    let r = w.result.as_ref().unwrap().as_ref().unwrap();
+    assert_eq!(r.channels.len(), 61);
+    // The same flags as numpy/scipy give on the whole sample (tests/expected/stats_reference.json): EEG 053
+    // flat, nine channels noisy.
+    let flat: Vec<&str> = r.channels.iter().filter(|c| c.status == "flat").map(|c| c.label.as_str()).collect();
+    assert_eq!(flat, ["EEG 053"]);
+    assert_eq!(r.channels.iter().filter(|c| c.status == "noisy").count(), 9);
 }

@@ -6,17 +6,22 @@ use crate::network::Connectome;
 use crate::signal::Recording;
 use crate::signal::connectivity::{Method, connectivity};
 use crate::signal::spectrum::WelchParams;
+use crate::ui::jobs::Job;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+type Matrix = Result<(Vec<String>, Vec<f64>, Method), String>;
 
 pub struct ConnectivityWindow {
     pub open: bool,
     pub method: Method,
     pub band: (f64, f64),
     pub whole: bool,
-    pub result: Option<Result<(Vec<String>, Vec<f64>, Method), String>>,
+    pub result: Option<Matrix>,
     /// Set when the user asks to open the matrix in the Networks room (taken by the app).
     pub to_open: Option<PathBuf>,
+    job: Option<Job<Matrix>>,
 }
 
 impl Default for ConnectivityWindow {
@@ -28,26 +33,52 @@ impl Default for ConnectivityWindow {
             whole: false,
             result: None,
             to_open: None,
+            job: None,
         }
     }
 }
 
 impl ConnectivityWindow {
-    /// Channels at the first channel's rate, over the page or the whole recording.
-    pub fn compute(&mut self, rec: &Recording, page: (f64, f64)) {
-        let run = || -> Result<(Vec<String>, Vec<f64>, Method), String> {
-            let fs = rec.channels().first().ok_or("no channels")?.sample_rate;
-            let chans: Vec<usize> =
-                (0..rec.channels().len()).filter(|&c| rec.channels()[c].sample_rate == fs).collect();
-            let (start, dur) =
-                if self.whole { (0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0) } else { page };
-            let data: Vec<Vec<f64>> =
-                rec.read(&chans, start, dur).map_err(|e| e.to_string())?.into_iter().map(|d| d.values).collect();
-            let welch = WelchParams { nperseg: Some(((2.0 * fs) as usize).min(data[0].len())), ..Default::default() };
-            let m = connectivity(&data, fs, self.method, Some(self.band), &welch)?;
-            Ok((chans.iter().map(|&c| rec.channels()[c].label.clone()).collect(), m, self.method))
-        };
-        self.result = Some(run());
+    /// Starts the matrix in the background: channels at the first channel's rate, over the page or the whole
+    /// recording.
+    pub fn compute(&mut self, rec: &Arc<Recording>, page: (f64, f64)) {
+        let (rec, method, band, whole) = (rec.clone(), self.method, self.band, self.whole);
+        self.result = None;
+        self.job = Some(Job::spawn("Connectivity", 1, move |_, _| {
+            let run = || -> Matrix {
+                let fs = rec.channels().first().ok_or("no channels")?.sample_rate;
+                let chans: Vec<usize> =
+                    (0..rec.channels().len()).filter(|&c| rec.channels()[c].sample_rate == fs).collect();
+                let (start, dur) = if whole { (0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0) } else { page };
+                let data: Vec<Vec<f64>> =
+                    rec.read(&chans, start, dur).map_err(|e| e.to_string())?.into_iter().map(|d| d.values).collect();
+                let welch =
+                    WelchParams { nperseg: Some(((2.0 * fs) as usize).min(data[0].len())), ..Default::default() };
+                let m = connectivity(&data, fs, method, Some(band), &welch)?;
+                Ok((chans.iter().map(|&c| rec.channels()[c].label.clone()).collect(), m, method))
+            };
+            Ok(Some(run()))
+        }));
+    }
+
+    pub fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(j) = &mut self.job {
+            match j.poll() {
+                Some(Ok(r)) => {
+                    self.result = r;
+                    self.job = None;
+                }
+                Some(Err(e)) => {
+                    self.result = Some(Err(format!("{e:#}")));
+                    self.job = None;
+                }
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
+            }
+        }
     }
 
     /// Writes the matrix (and an atlas with electrode positions when every channel has one) to the cache
@@ -84,7 +115,8 @@ impl ConnectivityWindow {
     }
 }
 
-pub fn show(ctx: &egui::Context, w: &mut ConnectivityWindow, rec: &Recording, page: (f64, f64)) {
+pub fn show(ctx: &egui::Context, w: &mut ConnectivityWindow, rec: &Arc<Recording>, page: (f64, f64)) {
+    w.poll(ctx);
     let mut open = w.open;
     egui::Window::new("Connectivity").open(&mut open).default_width(520.0).show(ctx, |ui| {
         ui.horizontal(|ui| {
@@ -98,8 +130,11 @@ pub fn show(ctx: &egui::Context, w: &mut ConnectivityWindow, rec: &Recording, pa
             ui.add(egui::DragValue::new(&mut w.band.0).speed(0.5).range(0.1..=500.0).prefix("band ").suffix(" Hz"));
             ui.add(egui::DragValue::new(&mut w.band.1).speed(0.5).range(0.2..=500.0).prefix("– ").suffix(" Hz"));
             ui.checkbox(&mut w.whole, "whole recording (else the page)");
-            if ui.button("Compute").clicked() {
+            if ui.add_enabled(!w.busy(), egui::Button::new("Compute")).clicked() {
                 w.compute(rec, page);
+            }
+            if w.busy() {
+                ui.spinner();
             }
         });
         match &w.result {

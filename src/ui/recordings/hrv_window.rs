@@ -3,31 +3,60 @@
 
 use crate::signal::Recording;
 use crate::signal::physio::{Hrv, ecg_clean, find_r_peaks, hrv};
+use crate::ui::jobs::Job;
 use egui::{Color32, Sense, Shape, Stroke, pos2, vec2};
+use std::sync::Arc;
 
 #[derive(Default)]
 pub struct HrvWindow {
     pub open: bool,
     pub channel: Option<usize>,
     pub result: Option<Result<Hrv, String>>,
+    job: Option<Job<Result<Hrv, String>>>,
 }
 
 impl HrvWindow {
-    pub fn compute(&mut self, rec: &Recording) {
+    /// Starts the computation in the background (a whole night of ECG takes a moment).
+    pub fn compute(&mut self, rec: &Arc<Recording>) {
         let Some(c) = self.channel else { return };
-        let run = || -> Result<Hrv, String> {
-            let d = rec
-                .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)
-                .map_err(|e| e.to_string())?
-                .remove(0);
-            let clean = ecg_clean(&d.values, d.sample_rate, 50.0)?;
-            hrv(&find_r_peaks(&clean, d.sample_rate), d.sample_rate)
-        };
-        self.result = Some(run());
+        let rec = rec.clone();
+        self.result = None;
+        self.job = Some(Job::spawn("HRV", 1, move |_, _| {
+            let run = || -> Result<Hrv, String> {
+                let d = rec
+                    .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)
+                    .map_err(|e| e.to_string())?
+                    .remove(0);
+                let clean = ecg_clean(&d.values, d.sample_rate, 50.0)?;
+                hrv(&find_r_peaks(&clean, d.sample_rate), d.sample_rate)
+            };
+            Ok(Some(run()))
+        }));
+    }
+
+    pub fn busy(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(j) = &mut self.job {
+            match j.poll() {
+                Some(Ok(r)) => {
+                    self.result = r;
+                    self.job = None;
+                }
+                Some(Err(e)) => {
+                    self.result = Some(Err(format!("{e:#}")));
+                    self.job = None;
+                }
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
+            }
+        }
     }
 }
 
-pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Recording) {
+pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Arc<Recording>) {
+    w.poll(ctx);
     if w.channel.is_none() {
         w.channel = rec.channels().iter().position(|c| {
             let u = c.label.to_uppercase();
@@ -43,8 +72,11 @@ pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Recording) {
                     ui.selectable_value(&mut w.channel, Some(i), &c.label);
                 }
             });
-            if ui.add_enabled(w.channel.is_some(), egui::Button::new("Compute")).clicked() {
+            if ui.add_enabled(w.channel.is_some() && !w.busy(), egui::Button::new("Compute")).clicked() {
                 w.compute(rec);
+            }
+            if w.busy() {
+                ui.spinner();
             }
         });
         match &w.result {

@@ -8,6 +8,7 @@ mod properties;
 mod side_panel;
 pub mod sleep_window;
 pub mod spectrum;
+pub mod stats_window;
 mod toolbar;
 mod traces;
 pub mod view;
@@ -83,6 +84,7 @@ pub struct OpenRecording {
     pub sleep: sleep_window::SleepWindow,
     pub hrv: hrv_window::HrvWindow,
     pub connectivity: connectivity_window::ConnectivityWindow,
+    pub stats: stats_window::StatsWindow,
 }
 
 /// State of the Recordings room.
@@ -157,6 +159,7 @@ impl RecordingsRoom {
                     sleep: Default::default(),
                     hrv: Default::default(),
                     connectivity: Default::default(),
+                    stats: Default::default(),
                 };
                 open.refresh_page();
                 // Rows share roughly 600 points of height in the default window.
@@ -250,7 +253,12 @@ impl RecordingsRoom {
     /// True when the page is drawn and no job runs.
     pub fn settled(&self) -> bool {
         self.current.as_ref().is_none_or(|o| {
-            o.pyramid_job.is_none() && o.page_key.is_some() && o.spectrum.as_ref().is_none_or(|s| !s.busy())
+            o.pyramid_job.is_none()
+                && o.page_key.is_some()
+                && o.spectrum.as_ref().is_none_or(|s| !s.busy())
+                && !o.hrv.busy()
+                && !o.connectivity.busy()
+                && !o.stats.busy()
         })
     }
 
@@ -271,6 +279,13 @@ impl RecordingsRoom {
                 }
                 egui::Panel::right("rec_side").default_size(300.0).show(ui, |ui| side_panel::show(ui, o, &mut cmds));
                 egui::Panel::bottom("rec_overview").exact_size(56.0).show(ui, |ui| overview::show(ui, o, &mut cmds));
+                if let Some(h) = &o.sleep.hypnogram {
+                    let h = h.clone();
+                    let (start, page_s, dur) = (o.view.start_s, o.view.page_s, o.duration_s);
+                    egui::Panel::bottom("rec_hypnogram")
+                        .exact_size(30.0)
+                        .show(ui, |ui| sleep_window::hypnogram_strip(ui, &h, (start, page_s), dur));
+                }
                 if let Some(sp) = &mut o.spectrum {
                     sp.refresh(&o.rec, (o.view.start_s, o.view.page_s), ui.ctx());
                     let rec = o.rec.clone();
@@ -289,6 +304,9 @@ impl RecordingsRoom {
                 }
                 if o.connectivity.open {
                     connectivity_window::show(ui.ctx(), &mut o.connectivity, &o.rec, page);
+                }
+                if o.stats.open {
+                    stats_window::show(ui.ctx(), &mut o.stats, &o.rec, page);
                 }
             }
             None => {

@@ -251,3 +251,33 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Recording, page: (f6
     });
     w.open = open;
 }
+
+/// A thin hypnogram strip on the recording's time axis (drawn under the traces), the page outlined.
+pub fn hypnogram_strip(ui: &mut egui::Ui, h: &Hypnogram, page: (f64, f64), duration_s: f64) {
+    let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), ui.available_height()), Sense::hover());
+    let p = ui.painter_at(rect);
+    let total = duration_s.max(h.stages.len() as f64 * h.epoch_s).max(1e-9);
+    let x = |t: f64| rect.left() + rect.width() * (t / total) as f32;
+    for (i, s) in h.stages.iter().enumerate() {
+        let Some(row) = stage_row(*s) else { continue };
+        let y = rect.top() + 3.0 + row * (rect.height() - 6.0) / 4.0;
+        let color = if *s == Stage::Rem { Color32::from_rgb(220, 80, 80) } else { ui.visuals().text_color() };
+        p.line_segment(
+            [pos2(x(i as f64 * h.epoch_s), y), pos2(x((i + 1) as f64 * h.epoch_s), y)],
+            Stroke::new(2.0, color),
+        );
+    }
+    p.rect_stroke(
+        Rect::from_x_y_ranges(x(page.0)..=x(page.0 + page.1).max(x(page.0) + 2.0), rect.y_range()),
+        0.0,
+        Stroke::new(1.0, Color32::YELLOW),
+        egui::StrokeKind::Inside,
+    );
+    p.text(
+        rect.left_top(),
+        egui::Align2::LEFT_TOP,
+        "hypnogram",
+        FontId::proportional(9.0),
+        ui.visuals().weak_text_color(),
+    );
+}

@@ -92,6 +92,7 @@ pub fn show(ui: &mut egui::Ui, room: &mut RecordingsRoom) {
         ui.toggle_value(&mut o.sleep.open, "Sleep");
         ui.toggle_value(&mut o.hrv.open, "HRV");
         ui.toggle_value(&mut o.connectivity.open, "Connectivity");
+        ui.toggle_value(&mut o.stats.open, "Channel stats");
         if ui.button("Properties").clicked() {
             o.properties_open = true;
         }
