@@ -72,12 +72,7 @@ pub fn run(file: &Path, a: &ConnectivityArgs, out: &mut dyn Write) -> Result<()>
             .filter(|&c| positions.as_ref().is_none_or(|p| p.iter().any(|(l, _)| *l == rec.channels()[c].label)))
             .collect()
     } else {
-        a.channels
-            .iter()
-            .map(|l| {
-                rec.channel_index(l.trim()).with_context(|| format!("{}: no channel '{}'", file.display(), l.trim()))
-            })
-            .collect::<Result<_>>()?
+        super::spectrum::resolve_channels(&rec, file, &a.channels)?
     };
     let fs = rec.channels()[chans[0]].sample_rate;
     if chans.iter().any(|&c| rec.channels()[c].sample_rate != fs) {

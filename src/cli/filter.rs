@@ -5,7 +5,7 @@ use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
 use crate::signal::filter::butter::{butter_filtfilt, notch_filtfilt};
 use crate::signal::filter::fir::{FirFilter, FirWindow};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -60,16 +60,7 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
     }
     let window = FirWindow::parse(&a.fir_window).map_err(|e| anyhow!(e))?;
     let rec = Recording::open(file)?;
-    let chans: Vec<usize> = if a.channels.is_empty() {
-        (0..rec.channels().len()).collect()
-    } else {
-        a.channels
-            .iter()
-            .map(|l| {
-                rec.channel_index(l.trim()).with_context(|| format!("{}: no channel '{}'", file.display(), l.trim()))
-            })
-            .collect::<Result<_>>()?
-    };
+    let chans = super::spectrum::resolve_channels(&rec, file, &a.channels)?;
     if chans.is_empty() {
         bail!("{}: no signal channels", file.display());
     }

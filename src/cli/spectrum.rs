@@ -56,11 +56,20 @@ impl WelchArgs {
     }
 }
 
-fn channel(rec: &Recording, file: &Path, label: &str) -> Result<usize> {
+pub fn channel(rec: &Recording, file: &Path, label: &str) -> Result<usize> {
     rec.channel_index(label).with_context(|| {
         let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
         format!("{}: no channel '{label}'; channels are: {}", file.display(), labels.join(", "))
     })
+}
+
+/// Channel indices for labels (every signal channel when `labels` is empty); an unknown label is an error
+/// that lists the channels.
+pub fn resolve_channels(rec: &Recording, file: &Path, labels: &[String]) -> Result<Vec<usize>> {
+    if labels.is_empty() {
+        return Ok((0..rec.channels().len()).collect());
+    }
+    labels.iter().map(|l| channel(rec, file, l.trim())).collect()
 }
 
 /// `LO-HI` in Hz.
@@ -168,11 +177,7 @@ pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out:
     let rec = Recording::open(file)?;
     let (lo, hi) = parse_band(&b.band)?;
     let total = parse_band(&b.total)?;
-    let chans: Vec<usize> = if b.channels.is_empty() {
-        (0..rec.channels().len()).collect()
-    } else {
-        b.channels.iter().map(|l| channel(&rec, file, l.trim())).collect::<Result<_>>()?
-    };
+    let chans = resolve_channels(&rec, file, &b.channels)?;
     if chans.is_empty() {
         bail!("{}: no signal channels", file.display());
     }
@@ -219,11 +224,7 @@ pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out:
 /// region means.
 pub fn stats(file: &Path, channels: &[String], line_hz: f64, json: bool, out: &mut dyn Write) -> Result<()> {
     let rec = Recording::open(file)?;
-    let chans: Vec<usize> = if channels.is_empty() {
-        (0..rec.channels().len()).collect()
-    } else {
-        channels.iter().map(|l| channel(&rec, file, l.trim())).collect::<Result<_>>()?
-    };
+    let chans = resolve_channels(&rec, file, channels)?;
     let duration = rec.duration_s()?;
     let data = rec.read(&chans, 0.0, duration + 1.0)?;
     let input: Vec<(String, Vec<f64>, f64)> =

@@ -57,3 +57,24 @@ impl<T> Drop for Job<T> {
         self.cancel.store(true, Ordering::Relaxed);
     }
 }
+
+/// Polls a window's job each frame: when it finishes its outcome becomes the window's result (errors as
+/// text); while it runs the frame is repainted soon.
+pub fn poll_into<T: Send + 'static>(
+    job: &mut Option<Job<Result<T, String>>>,
+    result: &mut Option<Result<T, String>>,
+    ctx: &egui::Context,
+) {
+    let Some(j) = job else { return };
+    match j.poll() {
+        Some(Ok(r)) => {
+            *result = r;
+            *job = None;
+        }
+        Some(Err(e)) => {
+            *result = Some(Err(format!("{e:#}")));
+            *job = None;
+        }
+        None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
+    }
+}

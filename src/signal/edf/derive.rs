@@ -2,7 +2,7 @@
 //! same records and annotations, physical range refitted to the new values (16-bit EDF or 24-bit BDF
 //! resolution), and a prefilter field that says what was done (`HP:0.5Hz LP:40Hz`).
 
-use super::header::{EdfFormat, SignalHeader};
+use super::header::SignalHeader;
 use super::writer::{WriteSpec, write_edf};
 use crate::signal::Recording;
 use anyhow::{Context, bail};
@@ -21,18 +21,9 @@ pub struct DerivedChannel {
 
 /// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
 pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> anyhow::Result<()> {
-    if let (Ok(a), Ok(b)) = (rec.path().canonicalize(), out.canonicalize())
-        && a == b
-    {
-        bail!("{}: refusing to overwrite the recording being read; choose a new file name", out.display());
-    }
+    super::save::refuse_overwrite(rec.path(), out)?;
     let h = rec.header();
-    let format = match h.format {
-        EdfFormat::Edf | EdfFormat::EdfPlusC => EdfFormat::EdfPlusC,
-        EdfFormat::EdfPlusD => EdfFormat::EdfPlusD,
-        EdfFormat::Bdf | EdfFormat::BdfPlusC => EdfFormat::BdfPlusC,
-        EdfFormat::BdfPlusD => EdfFormat::BdfPlusD,
-    };
+    let format = super::save::plus_format(h.format);
     let (dmin, dmax) = format.digital_limits();
     let mut headers = Vec::new();
     for c in channels {

@@ -8,22 +8,34 @@ use crate::signal::Recording;
 use anyhow::{Context, bail};
 use std::path::Path;
 
-/// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
-/// discontinuous). Refuses to overwrite the file being read.
-pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
-    let src = rec.path();
+/// Errors when `out` is the file `src` (a copy never replaces its source).
+pub fn refuse_overwrite(src: &Path, out: &Path) -> anyhow::Result<()> {
     if let (Ok(a), Ok(b)) = (src.canonicalize(), out.canonicalize())
         && a == b
     {
-        bail!("{}: refusing to overwrite the open recording; choose a new file name", out.display());
+        bail!("{}: refusing to overwrite the recording being read; choose a new file name", out.display());
     }
-    let h = rec.header();
-    let format = match h.format {
+    Ok(())
+}
+
+/// The EDF+/BDF+ flavour a copy of a `format` file is written as (plain EDF/BDF gain the annotation signal;
+/// discontinuous stays discontinuous).
+pub fn plus_format(format: EdfFormat) -> EdfFormat {
+    match format {
         EdfFormat::Edf | EdfFormat::EdfPlusC => EdfFormat::EdfPlusC,
         EdfFormat::EdfPlusD => EdfFormat::EdfPlusD,
         EdfFormat::Bdf | EdfFormat::BdfPlusC => EdfFormat::BdfPlusC,
         EdfFormat::BdfPlusD => EdfFormat::BdfPlusD,
-    };
+    }
+}
+
+/// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
+/// discontinuous). Refuses to overwrite the file being read.
+pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
+    let src = rec.path();
+    refuse_overwrite(src, out)?;
+    let h = rec.header();
+    let format = plus_format(h.format);
     let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
     let spec = WriteSpec {
         format,

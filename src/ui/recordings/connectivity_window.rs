@@ -66,19 +66,7 @@ impl ConnectivityWindow {
     }
 
     fn poll(&mut self, ctx: &egui::Context) {
-        if let Some(j) = &mut self.job {
-            match j.poll() {
-                Some(Ok(r)) => {
-                    self.result = r;
-                    self.job = None;
-                }
-                Some(Err(e)) => {
-                    self.result = Some(Err(format!("{e:#}")));
-                    self.job = None;
-                }
-                None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
-            }
-        }
+        crate::ui::jobs::poll_into(&mut self.job, &mut self.result, ctx);
     }
 
     /// Writes the matrix (and an atlas with electrode positions when every channel has one) to the cache

@@ -37,19 +37,7 @@ impl StatsWindow {
     }
 
     fn poll(&mut self, ctx: &egui::Context) {
-        if let Some(j) = &mut self.job {
-            match j.poll() {
-                Some(Ok(r)) => {
-                    self.result = r;
-                    self.job = None;
-                }
-                Some(Err(e)) => {
-                    self.result = Some(Err(format!("{e:#}")));
-                    self.job = None;
-                }
-                None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
-            }
-        }
+        crate::ui::jobs::poll_into(&mut self.job, &mut self.result, ctx);
     }
 }
 
