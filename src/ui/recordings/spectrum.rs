@@ -5,7 +5,7 @@
 
 use crate::signal::Recording;
 use crate::signal::spectrum::file::channel_psds;
-use crate::signal::spectrum::spectrogram::{Spectrogram, downsample_rows, spectrogram};
+use crate::signal::spectrum::spectrogram::{Spectrogram, downsample_rows, multitaper_cdsa, spectrogram};
 use crate::signal::spectrum::{Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency};
 use crate::ui::jobs::Job;
 use crate::ui::networks::category;
@@ -134,8 +134,15 @@ impl SpectrumPanel {
         let job = Job::spawn("Spectrogram", 1, move |_, _| {
             let fs = rec.channels()[want].sample_rate;
             let d = rec.read(&[want], 0.0, rec.duration_s()? + 1.0)?.remove(0);
-            let p = WelchParams { nperseg: Some((4.0 * fs) as usize), noverlap: Some(0), ..Default::default() };
-            let s = spectrogram(&d.values, fs, &p).map_err(|e| anyhow::anyhow!(e))?;
+            // Recordings of an hour or more: the 30-s-epoch multitaper CDSA (1-Hz bandwidth) of sleep studies;
+            // shorter ones: 4-s Hann segments.
+            let s = if d.values.len() as f64 / fs >= 3600.0 {
+                multitaper_cdsa(&d.values, fs, 30.0, Some(1.0))
+            } else {
+                let p = WelchParams { nperseg: Some((4.0 * fs) as usize), noverlap: Some(0), ..Default::default() };
+                spectrogram(&d.values, fs, &p)
+            }
+            .map_err(|e| anyhow::anyhow!(e))?;
             Ok(Some(downsample_rows(&s, 1500)))
         });
         self.sg_job = Some((want, job));
