@@ -57,7 +57,7 @@ pub struct SpectrumPanel {
     job: Option<(Key, Job<Vec<Psd>>)>,
     pub psds: Option<Arc<Vec<Psd>>>,
     pub error: Option<String>,
-    /// Whole-recording spectrogram of one channel (4-s Hann segments), drawn as a texture.
+    /// Whole-recording spectrogram of one channel (4-s Hann segments, or the 30-s CDSA from an hour on).
     pub spectrogram: Option<(usize, Arc<Spectrogram>)>,
     sg_job: Option<(usize, Job<Spectrogram>)>,
     sg_texture: Option<(usize, egui::TextureHandle)>,
@@ -347,8 +347,10 @@ fn spectrogram_strip(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel,
         }
         sp.sg_texture = Some((key, ui.ctx().load_texture("spectrogram", img, egui::TextureOptions::LINEAR)));
     }
+    let kind =
+        if s.times.len() > 1 && s.times[1] - s.times[0] >= 29.0 { "30-s multitaper CDSA" } else { "4-s Hann segments" };
     ui.label(format!(
-        "Spectrogram of {} (whole recording, 4-s Hann segments, log power, 0–{:.0} Hz)",
+        "Spectrogram of {} (whole recording, {kind}, log power, 0–{:.0} Hz)",
         rec.channels()[c].label,
         s.freqs[nf_show - 1]
     ));
