@@ -259,6 +259,11 @@ pub fn convolve(x: &[f64], h: &[f64]) -> Vec<f64> {
         for (s, hs) in spec.iter_mut().zip(&hspec) {
             *s *= hs;
         }
+        // DC and Nyquist are real; say so exactly (rounding, or a NaN in the input, would make realfft refuse).
+        spec[0].im = 0.0;
+        if let Some(last) = spec.last_mut() {
+            last.im = 0.0;
+        }
         inv.process(&mut spec, &mut buf).expect("plan sizes");
         let n = (end - start + h.len() - 1).min(out_len - start);
         for i in 0..n {

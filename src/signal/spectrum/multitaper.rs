@@ -165,6 +165,10 @@ fn autocorr(t: &[f64]) -> Vec<f64> {
     for c in spec.iter_mut() {
         *c = realfft::num_complex::Complex::new(c.norm_sqr(), 0.0);
     }
+    spec[0].im = 0.0;
+    if let Some(last) = spec.last_mut() {
+        last.im = 0.0;
+    }
     inv.process(&mut spec, &mut buf).expect("plan sizes");
     buf[..m].iter().map(|v| v / n as f64).collect()
 }
@@ -200,6 +204,9 @@ impl MultitaperPlan {
             ));
         }
         let kmax = ((2.0 * half_nbw) as usize).max(1);
+        if kmax > n {
+            return Err(format!("{n} samples are too few for {kmax} tapers (half-bandwidth {half_nbw} bins)"));
+        }
         let (tapers, ratios) = dpss(n, half_nbw, kmax);
         let mut kept: Vec<(Vec<f64>, f64)> = tapers.into_iter().zip(ratios).filter(|(_, r)| *r > 0.9).collect();
         if kept.is_empty() {
