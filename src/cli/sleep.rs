@@ -6,6 +6,24 @@ use anyhow::{Result, anyhow, bail};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// How a label file is read: which rows and how integers map to stages.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LabelArgs {
+    /// Only the rows of this subject (a CSV with a `subject` column).
+    #[arg(long)]
+    pub subject: Option<String>,
+    /// Integer codes: yasa (−2 UNS, −1 ART, 0 W, 1 N1, 2 N2, 3 N3, 4 R) or sri (0 W, 1 Light→N2, 2 Deep→N3, 3 REM).
+    #[arg(long, default_value = "yasa")]
+    pub codes: String,
+}
+
+impl LabelArgs {
+    fn load(&self, file: &std::path::Path, column: Option<&str>) -> Result<Hypnogram> {
+        let codes = Codes::parse(&self.codes).map_err(|e| anyhow!(e))?;
+        Hypnogram::load(file, column, self.subject.as_deref(), codes).map_err(|e| anyhow!(e))
+    }
+}
+
 /// `brainlens sleep …`.
 #[derive(Debug, clap::Subcommand)]
 pub enum SleepCommand {
@@ -16,12 +34,8 @@ pub enum SleepCommand {
         /// CSV column holding the stages (default: the first one that does).
         #[arg(long)]
         column: Option<String>,
-        /// Only the rows of this subject (a CSV with a `subject` column).
-        #[arg(long)]
-        subject: Option<String>,
-        /// Integer codes: yasa (−2 UNS, −1 ART, 0 W, 1 N1, 2 N2, 3 N3, 4 R) or sri (0 W, 1 Light→N2, 2 Deep→N3, 3 REM).
-        #[arg(long, default_value = "yasa")]
-        codes: String,
+        #[command(flatten)]
+        labels: LabelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -40,12 +54,11 @@ pub enum SleepCommand {
         band: Vec<String>,
         #[arg(long)]
         relative: bool,
+        /// CSV column holding the stages (default: the first one that does).
         #[arg(long)]
         column: Option<String>,
-        #[arg(long)]
-        subject: Option<String>,
-        #[arg(long, default_value = "yasa")]
-        codes: String,
+        #[command(flatten)]
+        labels: LabelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -56,10 +69,8 @@ pub enum SleepCommand {
         /// Column(s): two for one CSV file, at most one (used for both) with two files.
         #[arg(long)]
         column: Vec<String>,
-        #[arg(long)]
-        subject: Option<String>,
-        #[arg(long, default_value = "yasa")]
-        codes: String,
+        #[command(flatten)]
+        labels: LabelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -67,10 +78,8 @@ pub enum SleepCommand {
 
 pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
-        SleepCommand::Stats { hypnogram, column, subject, codes, json } => {
-            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
-            let h =
-                Hypnogram::load(&hypnogram, column.as_deref(), subject.as_deref(), codes).map_err(|e| anyhow!(e))?;
+        SleepCommand::Stats { hypnogram, column, labels, json } => {
+            let h = labels.load(&hypnogram, column.as_deref())?;
             let s = sleep_statistics(&h).map_err(|e| anyhow!("{}: {e}", hypnogram.display()))?;
             if json {
                 return write_json(out, &s);
@@ -88,11 +97,8 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        SleepCommand::Bandpower { file, hypnogram, channel, band, relative, column, subject, codes, json } => {
-            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
-            let h =
-                Hypnogram::load(hypnogram.as_deref().unwrap_or(&file), column.as_deref(), subject.as_deref(), codes)
-                    .map_err(|e| anyhow!(e))?;
+        SleepCommand::Bandpower { file, hypnogram, channel, band, relative, column, labels, json } => {
+            let h = labels.load(hypnogram.as_deref().unwrap_or(&file), column.as_deref())?;
             let rec = crate::signal::Recording::open(&file)?;
             let c = rec.channel_index(&channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
             let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
@@ -125,20 +131,15 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        SleepCommand::Agreement { hypnograms, column, subject, codes, json } => {
-            let codes = Codes::parse(&codes).map_err(|e| anyhow!(e))?;
+        SleepCommand::Agreement { hypnograms, column, labels, json } => {
             let (a, b) = match (hypnograms.as_slice(), column.as_slice()) {
-                ([f], [c1, c2]) => (
-                    Hypnogram::load(f, Some(c1), subject.as_deref(), codes),
-                    Hypnogram::load(f, Some(c2), subject.as_deref(), codes),
-                ),
-                ([f1, f2], cols) if cols.len() <= 1 => (
-                    Hypnogram::load(f1, cols.first().map(String::as_str), subject.as_deref(), codes),
-                    Hypnogram::load(f2, cols.first().map(String::as_str), subject.as_deref(), codes),
-                ),
+                ([f], [c1, c2]) => (labels.load(f, Some(c1))?, labels.load(f, Some(c2))?),
+                ([f1, f2], cols) if cols.len() <= 1 => {
+                    let c = cols.first().map(String::as_str);
+                    (labels.load(f1, c)?, labels.load(f2, c)?)
+                }
                 _ => bail!("give two hypnogram files, or one CSV file and two --column"),
             };
-            let (a, b) = (a.map_err(|e| anyhow!(e))?, b.map_err(|e| anyhow!(e))?);
             let ag = agreement(&a, &b).map_err(|e| anyhow!(e))?;
             if json {
                 return write_json(out, &ag);
