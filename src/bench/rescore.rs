@@ -35,11 +35,6 @@ pub fn score_case(case: &Case, parsed: &Value, report: &str, ctx: &ScoreContext)
                 violations.push(v.clone());
             }
         }
-        let weight = case.raw["eval_config"]["metrics"]
-            .as_array()
-            .and_then(|all| all.iter().find(|x| x["metric_id"] == json!(m.metric_id)))
-            .map(|x| x["weight"].clone())
-            .unwrap_or(json!(m.weight));
         out.details.insert(
             m.metric_id.clone(),
             MetricDetail {
@@ -49,7 +44,7 @@ pub fn score_case(case: &Case, parsed: &Value, report: &str, ctx: &ScoreContext)
                 evidence: (!s.evidence.is_empty()).then_some(Value::Object(s.evidence)),
                 metric_type: Some(m.kind.clone()),
                 target_key: m.target_key.clone(),
-                weight,
+                weight: m.weight_raw.clone(),
                 extra: Default::default(),
             },
         );

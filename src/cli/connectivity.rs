@@ -43,27 +43,12 @@ pub struct ConnectivityArgs {
     pub json: bool,
 }
 
-/// Positions (metres) by channel label from an MNE-style CSV.
-pub fn read_positions(path: &Path) -> Result<Vec<(String, [f64; 3])>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let num = |k: usize| -> Result<f64> {
-            f.get(k)
-                .and_then(|v| v.parse().ok())
-                .with_context(|| format!("{}: line {}: bad coordinate", path.display(), i + 1))
-        };
-        out.push((f[0].to_string(), [num(1)?, num(2)?, num(3)?]));
-    }
-    Ok(out)
-}
-
 pub fn run(file: &Path, a: &ConnectivityArgs, out: &mut dyn Write) -> Result<()> {
     let method = Method::parse(&a.method).map_err(|e| anyhow!(e))?;
     let band = a.band.as_deref().map(parse_band).transpose()?;
     let rec = Recording::open(file)?;
-    let positions = a.positions.as_deref().map(read_positions).transpose()?;
+    let positions =
+        a.positions.as_deref().map(crate::signal::topomap::load_positions).transpose().map_err(|e| anyhow!(e))?;
     let chans: Vec<usize> = if a.channels.is_empty() {
         // Every channel at the first channel's rate; with positions, those that have one (not EOG/ECG).
         let fs0 = rec.channels().first().map(|c| c.sample_rate).context("no signal channels")?;
@@ -90,16 +75,16 @@ pub fn run(file: &Path, a: &ConnectivityArgs, out: &mut dyn Write) -> Result<()>
         _ => write_csv(&a.out, &c)?,
     }
     if let (Some(p), Some(pos)) = (&a.positions, &positions) {
-        let mut s = String::from("label,x,y,z\n");
-        for l in &labels {
-            let (_, xyz) = pos
-                .iter()
-                .find(|(name, _)| name == l)
-                .with_context(|| format!("{}: no position for {l}", p.display()))?;
-            s += &format!("{l},{:.3},{:.3},{:.3}\n", xyz[0] * 1000.0, xyz[1] * 1000.0, xyz[2] * 1000.0);
-        }
-        std::fs::write(crate::network::atlas::sibling_path(&a.out), s)
-            .with_context(|| format!("{}: cannot write", crate::network::atlas::sibling_path(&a.out).display()))?;
+        let xyz = labels
+            .iter()
+            .map(|l| {
+                pos.iter()
+                    .find(|(name, _)| name == l)
+                    .map(|(_, x)| *x)
+                    .with_context(|| format!("{}: no position for {l}", p.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        crate::network::atlas::write_electrode_atlas(&a.out, &labels, &xyz)?;
     }
     if a.json {
         return write_json(

@@ -167,6 +167,18 @@ pub fn sibling_path(matrix: &Path) -> std::path::PathBuf {
     matrix.with_file_name(format!("{stem}.atlas.csv"))
 }
 
+/// Writes the atlas beside `matrix` (see [`sibling_path`]): one `label,x,y,z` row per node, positions given
+/// in metres (electrodes, as MNE stores them) and written in millimetres. Returns the atlas path.
+pub fn write_electrode_atlas(matrix: &Path, labels: &[String], positions_m: &[[f64; 3]]) -> Result<std::path::PathBuf> {
+    let path = sibling_path(matrix);
+    let mut s = String::from("label,x,y,z\n");
+    for (l, p) in labels.iter().zip(positions_m) {
+        s += &format!("{l},{:.3},{:.3},{:.3}\n", p[0] * 1000.0, p[1] * 1000.0, p[2] * 1000.0);
+    }
+    std::fs::write(&path, s).with_context(|| format!("{}: cannot write", path.display()))?;
+    Ok(path)
+}
+
 fn from_csv(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;

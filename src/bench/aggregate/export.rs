@@ -102,17 +102,6 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// Diverging background for a value in [−span, span]: blue below 0, red above, white at 0.
-fn diverging(v: f64, span: f64) -> String {
-    let t = (v / span.max(1e-12)).clamp(-1.0, 1.0);
-    let (r, g, b) = if t >= 0.0 {
-        (255.0, 255.0 - 140.0 * t, 255.0 - 140.0 * t)
-    } else {
-        (255.0 + 140.0 * t, 255.0 + 140.0 * t, 255.0)
-    };
-    format!("rgb({},{},{})", r as u8, g as u8, b as u8)
-}
-
 fn table(out: &mut String, title: &str, csv_text: &str, color: Option<(usize, f64)>) {
     let _ = write!(out, "<h2>{}</h2><table>", esc(title));
     for (i, line) in csv_text.lines().enumerate() {
@@ -121,7 +110,7 @@ fn table(out: &mut String, title: &str, csv_text: &str, color: Option<(usize, f6
             let tag = if i == 0 { "th" } else { "td" };
             let style = match (color, f.parse::<f64>()) {
                 (Some((col, span)), Ok(v)) if i > 0 && j == col => {
-                    format!(" style=\"background:{}\"", diverging(v, span))
+                    format!(" style=\"background:{}\"", super::colors::css(super::colors::diverging(v, span)))
                 }
                 _ => String::new(),
             };

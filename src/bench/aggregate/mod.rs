@@ -3,6 +3,7 @@
 //! MPAD, repeated-run consistency, tokens and time per role, failures, score histograms, model agreement.
 //! Instances that failed for infrastructure reasons (`api_infrastructure_error`) are excluded from scores.
 
+pub mod colors;
 mod export;
 pub mod stats;
 pub mod svg;
@@ -168,12 +169,7 @@ fn subset_of(i: &Instance) -> String {
 
 /// The reference summary's total score, 100·Σ(total·difficulty)/Σ(max·difficulty), without building the summary.
 pub fn weighted_score<'a>(instances: impl IntoIterator<Item = &'a Instance>) -> f64 {
-    let (mut ws, mut wm) = (0.0, 0.0);
-    for i in instances {
-        let d = i.difficulty_weight();
-        ws += i.total_score * d;
-        wm += (if i.max_score != 0.0 { i.max_score } else { 100.0 }) * d;
-    }
+    let (ws, wm) = super::results::difficulty_weighted_sums(instances);
     if wm > 0.0 { 100.0 * ws / wm } else { 0.0 }
 }
 
@@ -255,7 +251,7 @@ impl Report {
             for i in scored(r) {
                 let d = diff.entry((k.clone(), levels.level(i.difficulty_weight()))).or_default();
                 d.0 += i.total_score;
-                d.1 += if i.max_score != 0.0 { i.max_score } else { 100.0 };
+                d.1 += i.max_or_default();
                 d.2 += 1;
                 for m in i.metric_details.values() {
                     let u = units

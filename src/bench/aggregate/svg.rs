@@ -67,14 +67,11 @@ pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], divergi
     let span = values.iter().flatten().fold(1e-12f64, |a, v| a.max(v.abs()));
     let (lo, hi) = values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
     let color = |v: f64| {
-        let (r, g, b) = if diverging {
-            let t = (v / span).clamp(-1.0, 1.0);
-            if t >= 0.0 { (1.0, 1.0 - 0.75 * t, 1.0 - 0.8 * t) } else { (1.0 + 0.8 * t, 1.0 + 0.6 * t, 1.0) }
+        super::colors::css(if diverging {
+            super::colors::diverging(v, span)
         } else {
-            let t = ((v - lo) / (hi - lo).max(1e-12)).clamp(0.0, 1.0);
-            (1.0 - 0.88 * t, 1.0 - 0.67 * t, 1.0 - 0.37 * t)
-        };
-        format!("rgb({},{},{})", (r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
+            super::colors::sequential(v, lo, hi)
+        })
     };
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">"

@@ -55,10 +55,14 @@ impl Instance {
         crate::bench::canon::number(&self.difficulty).filter(|d| *d != 0.0).unwrap_or(1.0)
     }
 
+    /// The maximum score, 100 when the file gives none (as the reference summary assumes).
+    pub fn max_or_default(&self) -> f64 {
+        if self.max_score != 0.0 { self.max_score } else { 100.0 }
+    }
+
     /// Score normalised to [0, 1]: total ÷ max (max default 100).
     pub fn normalised(&self) -> f64 {
-        let max = if self.max_score != 0.0 { self.max_score } else { 100.0 };
-        (self.total_score / max).clamp(0.0, 1.0)
+        (self.total_score / self.max_or_default()).clamp(0.0, 1.0)
     }
 
     pub fn report(&self) -> &str {
@@ -198,6 +202,15 @@ fn round6(v: f64) -> f64 {
     (v * 1e6).round() / 1e6
 }
 
+/// Σ(total·difficulty) and Σ(max·difficulty) (difficulty default 1, max default 100): the reference's total
+/// score is 100 × their ratio.
+pub fn difficulty_weighted_sums<'a>(instances: impl IntoIterator<Item = &'a Instance>) -> (f64, f64) {
+    instances.into_iter().fold((0.0, 0.0), |(ws, wm), i| {
+        let d = i.difficulty_weight();
+        (ws + i.total_score * d, wm + i.max_or_default() * d)
+    })
+}
+
 /// The summary block exactly as the reference computes it.
 pub fn summarize(instances: &[Instance], wall_clock_s: f64) -> Map<String, Value> {
     let n = instances.len();
@@ -233,12 +246,7 @@ pub fn summarize(instances: &[Instance], wall_clock_s: f64) -> Map<String, Value
             )
         })
         .collect();
-    let (mut ws, mut wm) = (0.0, 0.0);
-    for i in instances {
-        let d = i.difficulty_weight();
-        ws += i.total_score * d;
-        wm += (if i.max_score != 0.0 { i.max_score } else { 100.0 }) * d;
-    }
+    let (ws, wm) = difficulty_weighted_sums(instances);
     let total = if wm > 0.0 { 100.0 * ws / wm } else { 0.0 };
     let mut timing = Map::new();
     for role in TIMING_ROLES {

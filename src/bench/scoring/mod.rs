@@ -20,6 +20,8 @@ pub struct Metric {
     pub kind: String,
     pub target_key: Option<String>,
     pub weight: f64,
+    /// The weight as the case file writes it (copied into result files unchanged).
+    pub weight_raw: Value,
     pub params: Map<String, Value>,
 }
 
@@ -32,6 +34,7 @@ impl Metric {
             kind: get("type").as_str().unwrap_or("").to_string(),
             target_key: get("target_key").as_str().map(str::to_string),
             weight: number(get("weight")).unwrap_or(0.0),
+            weight_raw: get("weight").clone(),
             params: get("params").as_object().cloned().unwrap_or_default(),
         }
     }

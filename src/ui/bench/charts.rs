@@ -365,13 +365,9 @@ fn difficulty(ui: &mut egui::Ui, r: &Report) -> Rect {
 }
 
 fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
+    use crate::signal::channel_stats::percentile;
     v.sort_by(f64::total_cmp);
-    let q = |f: f64| {
-        let x = f * (v.len() - 1) as f64;
-        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
-    };
-    (q(0.25), q(0.5), q(0.75))
+    (percentile(v, 25.0), percentile(v, 50.0), percentile(v, 75.0))
 }
 
 fn mpad(ui: &mut egui::Ui, r: &Report) -> Rect {

@@ -88,16 +88,13 @@ impl ConnectivityWindow {
         let own = crate::signal::topomap::sibling_positions(rec.path())
             .and_then(|p| crate::signal::topomap::load_positions(&p).ok());
         let pos = crate::signal::topomap::positions_for(labels, own.as_deref());
-        let atlas = crate::network::atlas::sibling_path(&path);
-        if pos.iter().all(Option::is_some) {
-            let mut s = String::from("label,x,y,z\n");
-            for (l, p) in labels.iter().zip(&pos) {
-                let p = p.expect("checked");
-                s += &format!("{l},{:.3},{:.3},{:.3}\n", p[0] * 1000.0, p[1] * 1000.0, p[2] * 1000.0);
+        match pos.into_iter().collect::<Option<Vec<[f64; 3]>>>() {
+            Some(xyz) => {
+                crate::network::atlas::write_electrode_atlas(&path, labels, &xyz).map_err(|e| format!("{e:#}"))?;
             }
-            std::fs::write(&atlas, s).map_err(|e| format!("{}: {e}", atlas.display()))?;
-        } else {
-            let _ = std::fs::remove_file(&atlas);
+            None => {
+                let _ = std::fs::remove_file(crate::network::atlas::sibling_path(&path));
+            }
         }
         Ok(path)
     }

@@ -305,17 +305,6 @@ pub fn show(
     spectrogram_strip(ui, rec, sp, page);
 }
 
-/// Perceptual dark-blue → yellow colour for t in [0, 1] (viridis-like, 5 anchors).
-fn colormap(t: f32) -> Color32 {
-    const A: [(f32, f32, f32); 5] =
-        [(68.0, 1.0, 84.0), (59.0, 82.0, 139.0), (33.0, 145.0, 140.0), (94.0, 201.0, 98.0), (253.0, 231.0, 37.0)];
-    let x = t.clamp(0.0, 1.0) * 4.0;
-    let i = (x.floor() as usize).min(3);
-    let f = x - i as f32;
-    let (a, b) = (A[i], A[i + 1]);
-    Color32::from_rgb((a.0 + (b.0 - a.0) * f) as u8, (a.1 + (b.1 - a.1) * f) as u8, (a.2 + (b.2 - a.2) * f) as u8)
-}
-
 /// The whole recording's spectrogram of the first shown channel (log power, 0 to the plot's max Hz), with
 /// the current page outlined.
 fn spectrogram_strip(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, page: (f64, f64)) {
@@ -342,7 +331,8 @@ fn spectrogram_strip(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel,
         for t in 0..cols {
             for f in 0..nf_show {
                 let v = ((logs[t * nf + f] - lo) / (hi - lo).max(1e-9)) as f32;
-                img.pixels[(nf_show - 1 - f) * cols + t] = colormap(v);
+                let [r, g, b] = crate::signal::topomap::colormap(v as f64);
+                img.pixels[(nf_show - 1 - f) * cols + t] = Color32::from_rgb(r, g, b);
             }
         }
         sp.sg_texture = Some((key, ui.ctx().load_texture("spectrogram", img, egui::TextureOptions::LINEAR)));

@@ -15,17 +15,16 @@ pub struct Heatmap<'a> {
     pub cell_h: f32,
 }
 
-/// Diverging blue–white–red around 0, saturating at ±`span`.
+/// Diverging blue–white–red around 0, saturating at ±`span` (the Bench's scale, also in its SVG/HTML).
 pub fn diverging(v: f64, span: f64) -> Color32 {
-    let t = (v / span.max(1e-12)).clamp(-1.0, 1.0) as f32;
-    let (r, g, b) = if t >= 0.0 { (1.0, 1.0 - 0.75 * t, 1.0 - 0.8 * t) } else { (1.0 + 0.8 * t, 1.0 + 0.6 * t, 1.0) };
-    Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
+    let [r, g, b] = crate::bench::aggregate::colors::diverging(v, span);
+    Color32::from_rgb(r, g, b)
 }
 
 /// Sequential white → dark blue over [lo, hi].
 pub fn sequential(v: f64, lo: f64, hi: f64) -> Color32 {
-    let t = ((v - lo) / (hi - lo).max(1e-12)).clamp(0.0, 1.0) as f32;
-    Color32::from_rgb((255.0 - 225.0 * t) as u8, (255.0 - 170.0 * t) as u8, (255.0 - 95.0 * t) as u8)
+    let [r, g, b] = crate::bench::aggregate::colors::sequential(v, lo, hi);
+    Color32::from_rgb(r, g, b)
 }
 
 /// Black or white, whichever reads better on `bg`.
