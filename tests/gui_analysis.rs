@@ -59,6 +59,15 @@ fn sleep_window_shows_yasa_statistics_and_kappa() {
     assert_eq!(s.stats.as_ref().unwrap().TST, 400.5);
     assert!((s.agreement.as_ref().unwrap().kappa - 0.30584360582260306).abs() < 1e-12);
     h.get_by_label_contains("Cohen's kappa 0.3058");
+    // Band power per stage of EEG 001: the 24-s sample lies in sbj01's first (wake) epoch.
+    h.state_mut().recordings.current.as_mut().unwrap().sleep.channel = Some(0);
+    h.run_steps(1);
+    h.get_by_label("Compute per stage").click();
+    settle(&mut h);
+    let rows = h.state().recordings.current.as_ref().unwrap().sleep.stage_power.clone().unwrap().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].stage, "W");
+    assert!((rows[0].values.iter().sum::<f64>() - 1.0).abs() < 0.05, "relative powers of adjacent bands sum to ≈ 1");
 }
 
 #[test]

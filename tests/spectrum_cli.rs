@@ -140,3 +140,58 @@ fn topomap_uses_the_recordings_positions_and_band_power() {
     assert_eq!(code, 1);
     assert!(err.contains("fewer than 3 channels have electrode positions"), "{err}");
 }
+
+/// The remaining analysis commands through the CLI: `stats` equals the numpy/scipy reference, `sleep
+/// bandpower` equals yasa.bandpower (synthetic hypnogram, as in tests/signal_sleep.rs), `topomap --png`
+/// writes the map, `eog` and `spo2` report or fail with the file named.
+#[test]
+fn stats_sleep_bandpower_topomap_eog_spo2_commands() {
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/stats_reference.json").unwrap()).unwrap();
+    let v = json(&["stats", "fixtures/eeg/mne_sample_eeg60.edf", "--json"]);
+    for (g, w) in
+        v["channels"].as_array().unwrap().iter().zip(r["files"]["mne_sample_eeg60.edf"]["channels"].as_array().unwrap())
+    {
+        assert_eq!(g["status"], w["status"], "{}", g["label"]);
+        close(g["kurtosis"].as_f64().unwrap(), w["kurtosis"].as_f64().unwrap());
+    }
+    let sp: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/stage_power_reference.json").unwrap()).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let hyp = d.path().join("synthetic_hypnogram.txt");
+    let lines: Vec<String> = sp["stages"].as_array().unwrap().iter().map(|s| s.to_string()).collect();
+    std::fs::write(&hyp, lines.join("\n")).unwrap();
+    let v = json(&[
+        "sleep",
+        "bandpower",
+        "fixtures/eeg/test_subsecond.edf",
+        "--hypnogram",
+        hyp.to_str().unwrap(),
+        "--channel",
+        "Fp1",
+        "--band",
+        "1-4",
+        "--band",
+        "8-12",
+        "--json",
+    ]);
+    let stages = v["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 5);
+    for (s, code) in stages.iter().zip(["0", "1", "2", "3", "4"]) {
+        for b in 0..2 {
+            close(s["values"][b].as_f64().unwrap(), sp["absolute"][code][b].as_f64().unwrap());
+        }
+    }
+    let png = d.path().join("alpha.png");
+    json(&["topomap", "fixtures/eeg/mne_sample_eeg60.edf", "--band", "8-12", "--png", png.to_str().unwrap(), "--json"]);
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let v = json(&["eog", "fixtures/eeg/mne_sample_eeg60.edf", "--channel", "EOG 061", "--json"]);
+    assert!(v["rms"].as_f64().unwrap() > 0.0 && v["threshold"].as_f64().unwrap() > 0.0);
+    let (code, _, err) = run(&["spo2", "fixtures/eeg/mne_sample_eeg60.edf", "--channel", "SpO2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("mne_sample_eeg60.edf") && err.contains("no channel 'SpO2'"), "{err}");
+    let (code, _, err) = run(&["eog", "fixtures/eeg/test_subsecond.edf", "--channel", "EOG"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no channel 'EOG'"), "{err}");
+}

@@ -161,7 +161,8 @@ pub fn hrv(peaks: &[usize], fs: f64) -> Result<Hrv, String> {
 }
 
 /// EOG activity over a signal: RMS and the number of threshold crossings of the 0.5–15 Hz band (blinks and
-/// saccades as deflections beyond `k` × the median absolute deviation, at least 0.2 s apart).
+/// saccades as deflections beyond `k` × the median absolute value of the band-passed signal, at least 0.2 s
+/// apart).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EogActivity {
     pub rms: f64,

@@ -13,6 +13,8 @@ pub struct Loaded {
     pub report: Report,
     /// Case by the `source_json` string instances give (None: not found beside the results).
     pub cases: HashMap<String, Option<Case>>,
+    /// Every metric type in the collection, sorted (the instance browser's filter choices).
+    pub metric_types: Vec<String>,
     pub load_seconds: f64,
 }
 
@@ -51,7 +53,15 @@ impl Loaded {
                 }
             }
         }
-        Loaded { paths, collection, report, cases, load_seconds: t0.elapsed().as_secs_f64() }
+        let metric_types: Vec<String> = collection
+            .runs
+            .iter()
+            .flat_map(|r| &r.result.instances)
+            .flat_map(|i| i.metric_details.values().filter_map(|d| d.metric_type.clone()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        Loaded { paths, collection, report, cases, metric_types, load_seconds: t0.elapsed().as_secs_f64() }
     }
 
     pub fn rebuild_report(&mut self, levels: Levels) {

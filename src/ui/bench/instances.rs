@@ -95,18 +95,7 @@ fn filters(ui: &mut egui::Ui, data: &Loaded, f: &mut Filter) {
         combo(ui, "model", &mut f.model, &r.models);
         combo(ui, "paradigm", &mut f.paradigm, &r.paradigms);
         combo(ui, "subset", &mut f.subset, &r.subsets);
-        let types: Vec<String> = {
-            let mut t: Vec<String> = r.units.iter().map(|c| c.key.clone()).collect();
-            for run in &data.collection.runs {
-                for i in run.result.instances.iter().take(200) {
-                    t.extend(i.metric_details.values().filter_map(|d| d.metric_type.clone()));
-                }
-            }
-            t.sort();
-            t.dedup();
-            t
-        };
-        combo(ui, "metric type", &mut f.metric_type, &types);
+        combo(ui, "metric type", &mut f.metric_type, &data.metric_types);
         egui::ComboBox::from_id_salt("difficulty")
             .selected_text(if f.level == 0 { "any difficulty" } else { LEVEL_NAMES[f.level - 1] })
             .show_ui(ui, |ui| {

@@ -259,6 +259,7 @@ impl RecordingsRoom {
                 && !o.hrv.busy()
                 && !o.connectivity.busy()
                 && !o.stats.busy()
+                && !o.sleep.busy()
         })
     }
 

@@ -3,8 +3,11 @@
 //! confusion matrix when a second scoring is given.
 
 use crate::signal::Recording;
+use crate::signal::sleep::stage_power::{StagePower, stage_band_power};
 use crate::signal::sleep::{Agreement, Codes, Hypnogram, SleepStats, Stage, agreement, sleep_statistics};
+use crate::ui::jobs::Job;
 use egui::{Color32, FontId, Rect, Sense, Stroke, pos2, vec2};
+use std::sync::Arc;
 
 #[derive(Default)]
 pub struct SleepWindow {
@@ -21,7 +24,33 @@ pub struct SleepWindow {
     pub source: String,
     /// Channel for the per-stage band power.
     pub channel: Option<usize>,
-    pub stage_power: Option<Result<Vec<crate::signal::sleep::stage_power::StagePower>, String>>,
+    pub stage_power: Option<Result<Vec<StagePower>, String>>,
+    stage_job: Option<StageJob>,
+}
+
+impl SleepWindow {
+    /// True while the per-stage band power is being computed.
+    pub fn busy(&self) -> bool {
+        self.stage_job.is_some()
+    }
+}
+
+type StageJob = Job<Result<Vec<StagePower>, String>>;
+
+/// The per-stage band power of channel `c` as a background job (a whole night is read).
+fn stage_power_job(rec: &Arc<Recording>, c: usize, h: Hypnogram) -> StageJob {
+    let rec = rec.clone();
+    Job::spawn("Band power per stage", 1, move |_, _| {
+        let bands = [(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)];
+        let run = || -> Result<Vec<StagePower>, String> {
+            let d = rec
+                .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)
+                .map_err(|e| e.to_string())?
+                .remove(0);
+            stage_band_power(&d.values, d.sample_rate, &h, &bands, true)
+        };
+        Ok(Some(run()))
+    })
 }
 
 impl SleepWindow {
@@ -79,7 +108,8 @@ fn stage_row(s: Stage) -> Option<f32> {
     }
 }
 
-pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Recording, page: (f64, f64)) {
+pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page: (f64, f64)) {
+    crate::ui::jobs::poll_into(&mut w.stage_job, &mut w.stage_power, ctx);
     let mut open = w.open;
     egui::Window::new("Sleep").open(&mut open).default_width(560.0).show(ctx, |ui| {
         ui.horizontal(|ui| {
@@ -182,23 +212,16 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Recording, page: (f6
                     ui.selectable_value(&mut w.channel, Some(i), &c.label);
                 }
             });
-            if ui.add_enabled(w.channel.is_some(), egui::Button::new("Compute per stage")).clicked() {
+            if ui
+                .add_enabled(w.channel.is_some() && w.stage_job.is_none(), egui::Button::new("Compute per stage"))
+                .clicked()
+            {
                 let c = w.channel.expect("enabled");
-                let bands = [(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)];
-                w.stage_power = Some(
-                    rec.read(&[c], 0.0, rec.duration_s().unwrap_or(0.0) + 1.0).map_err(|e| e.to_string()).and_then(
-                        |mut d| {
-                            let d = d.remove(0);
-                            crate::signal::sleep::stage_power::stage_band_power(
-                                &d.values,
-                                d.sample_rate,
-                                h,
-                                &bands,
-                                true,
-                            )
-                        },
-                    ),
-                );
+                w.stage_power = None;
+                w.stage_job = Some(stage_power_job(rec, c, h.clone()));
+            }
+            if w.stage_job.is_some() {
+                ui.spinner();
             }
         });
         match &w.stage_power {
