@@ -3,7 +3,7 @@
 //! resolution), and a prefilter field that says what was done (`HP:0.5Hz LP:40Hz`).
 
 use super::header::SignalHeader;
-use super::writer::{WriteSpec, write_edf};
+use super::writer::write_edf;
 use crate::signal::Recording;
 use anyhow::{Context, bail};
 use std::path::Path;
@@ -51,18 +51,7 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
             ..src.clone()
         });
     }
-    let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
-    let spec = WriteSpec {
-        format,
-        patient: h.patient.clone(),
-        recording: h.recording.clone(),
-        start: h.start,
-        record_duration: h.record_duration,
-        record_count: h.record_count,
-        signals: headers,
-        annotations: rec.annotations()?.to_vec(),
-        record_onsets,
-    };
+    let spec = super::save::copy_spec(rec, headers, rec.annotations()?.to_vec())?;
     // The writer formats the physical range into 8 characters: quantise against the values it writes.
     let written: Vec<(f64, f64)> = spec
         .signals

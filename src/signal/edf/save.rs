@@ -1,7 +1,7 @@
 //! Saving a recording under a new name with edited annotations: the data records are copied at digital
 //! level, so the signals are bit-identical; the annotation signal is rewritten.
 
-use super::header::EdfFormat;
+use super::header::{EdfFormat, SignalHeader};
 use super::reader::Annotation;
 use super::writer::{WriteSpec, write_edf};
 use crate::signal::Recording;
@@ -29,25 +29,37 @@ pub fn plus_format(format: EdfFormat) -> EdfFormat {
     }
 }
 
-/// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
-/// discontinuous). Refuses to overwrite the file being read.
-pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
-    let src = rec.path();
-    refuse_overwrite(src, out)?;
+/// The header of a copy of `rec` (its patient, recording, start and records, EDF+/BDF+ flavour, record
+/// onsets when discontinuous) with new signal headers and annotations.
+pub fn copy_spec(
+    rec: &Recording,
+    signals: Vec<SignalHeader>,
+    annotations: Vec<Annotation>,
+) -> anyhow::Result<WriteSpec> {
     let h = rec.header();
     let format = plus_format(h.format);
     let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
-    let spec = WriteSpec {
+    Ok(WriteSpec {
         format,
         patient: h.patient.clone(),
         recording: h.recording.clone(),
         start: h.start,
         record_duration: h.record_duration,
         record_count: h.record_count,
-        signals: rec.channels().iter().map(|c| h.signals[c.signal].clone()).collect(),
-        annotations: annotations.to_vec(),
+        signals,
+        annotations,
         record_onsets,
-    };
+    })
+}
+
+/// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
+/// discontinuous). Refuses to overwrite the file being read.
+pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
+    let src = rec.path();
+    refuse_overwrite(src, out)?;
+    let h = rec.header();
+    let spec =
+        copy_spec(rec, rec.channels().iter().map(|c| h.signals[c.signal].clone()).collect(), annotations.to_vec())?;
     let signals: Vec<usize> = rec.channels().iter().map(|c| c.signal).collect();
     write_edf(out, &spec, |r, bufs| {
         for (buf, &s) in bufs.iter_mut().zip(&signals) {
