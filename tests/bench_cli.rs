@@ -2,18 +2,10 @@
 //! rest), rescore (the demo collection's stored scores are reproduced exactly), report (numbers equal a small
 //! example computed by hand below), and clear errors for broken result files.
 
+mod common;
+use common::run;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn demo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo")

@@ -1,26 +1,11 @@
 //! The command line as users script it: JSON shapes, errors on stderr with exit code 1.
 
-use serde_json::Value;
+mod common;
+use common::{json, run};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg").join(name)
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json(args: &[&str]) -> Value {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap()
 }
 
 #[test]

@@ -1,23 +1,9 @@
 //! `brainlens psd` / `brainlens bandpower` as users script them; numbers against the scipy/yasa reference
 //! values in tests/expected/spectrum_reference.json (1e-6 relative), errors on stderr with exit code 1.
 
+mod common;
+use common::{json, run};
 use serde_json::Value;
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json(args: &[&str]) -> Value {
-    let (code, out, err) = run(args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    serde_json::from_str(&out).unwrap()
-}
 
 fn reference() -> Value {
     serde_json::from_str(&std::fs::read_to_string("tests/expected/spectrum_reference.json").unwrap()).unwrap()

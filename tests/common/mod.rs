@@ -1,0 +1,22 @@
+//! Running the `brainlens` binary from integration tests.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::process::Command;
+
+/// Exit code, stdout and stderr of `brainlens ARGS`.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The JSON `brainlens ARGS` prints; the test fails when the command does.
+pub fn json(args: &[&str]) -> Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
