@@ -188,6 +188,14 @@ fn report_numbers_equal_a_hand_computed_example() {
     close(c["mean_abs_diff"].as_f64().unwrap(), 25.0);
     close(c["aggregate_std"].as_f64().unwrap(), 37.5 / 2f64.sqrt());
     close(cell("failures", "BrainAgent", "api_infrastructure_error"), 1.0);
+    // A different level mapping: everything up to difficulty 3 is "easy" → one level, BA 350/400 = 87.5.
+    let (code, out, err) = run(&["bench", "report", dir.to_str().unwrap(), "--easy-max", "3", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r3: Value = serde_json::from_str(&out).unwrap();
+    let levels: Vec<&str> = r3["difficulty"].as_array().unwrap().iter().map(|c| c["key"].as_str().unwrap()).collect();
+    assert!(levels.iter().all(|l| *l == "easy"), "{levels:?}");
+    let ba = r3["difficulty"].as_array().unwrap().iter().find(|c| c["paradigm"] == "BrainAgent").unwrap();
+    close(ba["value"].as_f64().unwrap(), 87.5);
     // CSV and HTML exports.
     let csv = dir.join("csv");
     let html = dir.join("report.html");
