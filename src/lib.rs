@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod build_info;
 pub mod cli;
+pub mod llm;
 pub mod network;
 pub mod signal;
 #[cfg(feature = "gui")]

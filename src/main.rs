@@ -94,6 +94,7 @@ fn main() -> ExitCode {
             }
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
+        Some(Command::Llm { command }) => brainlens::cli::llm::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),
     };

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod connectivity;
 pub mod filter;
+pub mod llm;
 pub mod network;
 pub mod physio;
 pub mod recording;
@@ -254,6 +255,11 @@ pub enum Command {
     Bench {
         #[command(subcommand)]
         command: BenchCommand,
+    },
+    /// Language models: serve the local model (OpenAI-compatible), chat with any provider, list models.
+    Llm {
+        #[command(subcommand)]
+        command: llm::LlmCommand,
     },
     /// Open the GUI on a file.
     Open { file: PathBuf },

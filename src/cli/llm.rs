@@ -1,0 +1,250 @@
+//! `brainlens llm …`: serve the local model over an OpenAI-compatible API, chat with any provider, list models.
+
+use super::write_json;
+use crate::llm::config::{ProviderConfig, ProviderKind, Purpose, cached_models};
+use crate::llm::openai::OpenAiClient;
+use crate::llm::server::Server;
+use crate::llm::types::{ChatRequest, Message, ResponseFormat};
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Which model to call. Flags override the environment (BRAINLENS_*, then BRAINBENCH_* / PARSER_*).
+#[derive(Debug, Clone, Args, Default)]
+pub struct ProviderArgs {
+    /// local (in-process GGUF), openai (any OpenAI-compatible endpoint) or replay (answer from a transcript).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// OpenAI-compatible base URL (implies --provider openai).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Model name sent to the endpoint.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// GGUF file for the local provider (default: SmolLM2-135M-Instruct in the model cache).
+    #[arg(long, value_name = "GGUF")]
+    pub model_path: Option<PathBuf>,
+    /// Seconds before an HTTP call times out.
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// Retries of infrastructure failures (connection errors, 429, 5xx, timeouts).
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+    /// Replay from this transcript (with --provider replay), or record every call to it (with --record).
+    #[arg(long, value_name = "JSONL")]
+    pub transcript: Option<PathBuf>,
+    /// Append every request/response to --transcript (keys redacted).
+    #[arg(long)]
+    pub record: bool,
+}
+
+impl ProviderArgs {
+    pub fn config(&self, purpose: Purpose) -> Result<ProviderConfig> {
+        let mut c = ProviderConfig::from_env(purpose);
+        if let Some(url) = &self.base_url {
+            c.base_url = url.clone();
+            c.provider = ProviderKind::Openai;
+        }
+        if let Some(p) = &self.provider {
+            c.provider = ProviderKind::parse(p).map_err(|e| anyhow!(e))?;
+        }
+        if let Some(m) = &self.model {
+            c.model = m.clone();
+        }
+        if let Some(p) = &self.model_path {
+            c.model_path = p.display().to_string();
+        }
+        if let Some(t) = self.timeout {
+            c.timeout_s = t;
+        }
+        if let Some(r) = self.retries {
+            c.max_retries = r;
+        }
+        if let Some(t) = &self.transcript {
+            c.transcript = t.display().to_string();
+        }
+        c.record = self.record;
+        if c.record && c.transcript.is_empty() {
+            return Err(anyhow!("--record needs --transcript FILE"));
+        }
+        if c.provider == ProviderKind::Replay && c.transcript.is_empty() {
+            return Err(anyhow!("--provider replay needs --transcript FILE"));
+        }
+        Ok(c)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LlmCommand {
+    /// Serve a GGUF model as an OpenAI-compatible API on loopback (/v1/chat/completions, /v1/models).
+    Serve {
+        /// GGUF file (default: SmolLM2-135M-Instruct in the model cache).
+        #[arg(long, value_name = "GGUF")]
+        model: Option<PathBuf>,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Address to bind; loopback unless you mean to share the model on a network.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+    },
+    /// One chat turn: prints the reply (streamed as it is generated), or the whole response with --json.
+    Chat {
+        prompt: String,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// System message.
+        #[arg(long)]
+        system: Option<String>,
+        /// Reply must be valid against this JSON Schema (a file, or inline JSON).
+        #[arg(long, value_name = "FILE|JSON")]
+        schema: Option<String>,
+        /// Reply must be a JSON object.
+        #[arg(long)]
+        json_mode: bool,
+        #[arg(long, default_value_t = 0.0)]
+        temperature: f32,
+        #[arg(long, default_value_t = 256)]
+        max_tokens: u32,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long)]
+        stop: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Models in the local cache, and those the configured endpoint serves.
+    Models {
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: LlmCommand, out: &mut dyn Write) -> Result<()> {
+    match command {
+        LlmCommand::Serve { model, port, host } => serve(model, port, &host, out),
+        LlmCommand::Chat { prompt, provider, system, schema, json_mode, temperature, max_tokens, seed, stop, json } => {
+            let mut messages = Vec::new();
+            if let Some(s) = system {
+                messages.push(Message::system(s));
+            }
+            messages.push(Message::user(prompt));
+            let mut request = ChatRequest::new(messages);
+            request.temperature = temperature;
+            request.max_tokens = max_tokens;
+            request.seed = seed;
+            request.stop = stop;
+            request.stream = !json;
+            if let Some(schema) = schema {
+                request.format = ResponseFormat::JsonSchema { name: "response".into(), schema: read_schema(&schema)? };
+            } else if json_mode {
+                request.format = ResponseFormat::JsonObject;
+            }
+            chat(&provider.config(Purpose::Agent)?, &request, json, out)
+        }
+        LlmCommand::Models { provider, json } => models(&provider.config(Purpose::Agent)?, json, out),
+    }
+}
+
+fn read_schema(text: &str) -> Result<Value> {
+    let path = PathBuf::from(text);
+    if path.is_file() {
+        let body = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        return serde_json::from_str(&body).with_context(|| format!("{}: not JSON", path.display()));
+    }
+    serde_json::from_str(text).context("--schema is neither a file nor inline JSON")
+}
+
+fn serve(model: Option<PathBuf>, port: u16, host: &str, out: &mut dyn Write) -> Result<()> {
+    let config =
+        ProviderConfig { model_path: model.map(|m| m.display().to_string()).unwrap_or_default(), ..Default::default() };
+    let model = config.build().map_err(|e| anyhow!("{e}"))?;
+    let server = Server::bind(model.clone(), &format!("{host}:{port}")).map_err(|e| anyhow!(e))?;
+    writeln!(out, "serving {} on http://{}/v1 (Ctrl-C to stop)", model.name(), server.addr())?;
+    out.flush()?;
+    server.run();
+    Ok(())
+}
+
+fn chat(config: &ProviderConfig, request: &ChatRequest, json: bool, out: &mut dyn Write) -> Result<()> {
+    let model = config.build().map_err(|e| anyhow!("{e}"))?;
+    let mut write_error = None;
+    let response = model
+        .chat_with(request, &Default::default(), &mut |delta| {
+            if request.stream && write_error.is_none() {
+                write_error = out.write_all(delta.as_bytes()).and_then(|_| out.flush()).err();
+            }
+        })
+        .map_err(|e| anyhow!("{e}"))?;
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    if json {
+        write_json(
+            out,
+            &json!({"provider": model.name(), "response": response, "tokens_per_second": response.tokens_per_second()}),
+        )
+    } else {
+        writeln!(out)?;
+        out.flush()?;
+        eprintln!(
+            "[{}: {} prompt + {} completion tokens, {:.0} ms, {:.1} tokens/s, finish {}]",
+            model.name(),
+            response.usage.prompt_tokens,
+            response.usage.completion_tokens,
+            response.latency_ms,
+            response.tokens_per_second(),
+            response.finish_reason
+        );
+        Ok(())
+    }
+}
+
+fn models(config: &ProviderConfig, json: bool, out: &mut dyn Write) -> Result<()> {
+    let local: Vec<Value> = cached_models()
+        .iter()
+        .map(|p| json!({"path": p, "size_bytes": std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)}))
+        .collect();
+    let remote = if config.base_url.is_empty() {
+        None
+    } else {
+        let client = OpenAiClient::new(config).map_err(|e| anyhow!("{e}"))?;
+        Some(match client.models() {
+            Ok(ids) => json!({"base_url": client.base_url(), "models": ids}),
+            Err(e) => json!({"base_url": client.base_url(), "error": e.to_string()}),
+        })
+    };
+    if json {
+        return write_json(
+            out,
+            &json!({"cache": crate::llm::config::models_dir(), "local": local, "endpoint": remote}),
+        );
+    }
+    writeln!(out, "model cache: {}", crate::llm::config::models_dir().display())?;
+    if local.is_empty() {
+        writeln!(out, "  (no GGUF files: run scripts/setup_models.sh)")?;
+    }
+    for m in &local {
+        writeln!(
+            out,
+            "  {}  ({:.1} MB)",
+            m["path"].as_str().unwrap_or(""),
+            m["size_bytes"].as_f64().unwrap_or(0.0) / 1e6
+        )?;
+    }
+    if let Some(r) = remote {
+        writeln!(out, "endpoint {}:", r["base_url"].as_str().unwrap_or(""))?;
+        match r.get("error") {
+            Some(e) => writeln!(out, "  error: {}", e.as_str().unwrap_or(""))?,
+            None => {
+                for id in r["models"].as_array().into_iter().flatten() {
+                    writeln!(out, "  {}", id.as_str().unwrap_or(""))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! Which model to talk to: settings, environment, and the model cache. An API key lives only in memory (from
+//! the environment or typed into the session); it is never serialised — `Secret` has no serde impl and its
+//! Debug prints a redaction.
+
+use super::error::LlmError;
+use super::types::ChatModel;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// File name of the default local model inside `models_dir()`.
+pub const DEFAULT_GGUF: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// The model cache: `$BRAINLENS_CACHE`, else `$XDG_CACHE_HOME/brainlens`, else `~/.cache/brainlens`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("BRAINLENS_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("brainlens");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".cache").join("brainlens")
+}
+
+pub fn models_dir() -> PathBuf {
+    cache_dir().join("models")
+}
+
+pub fn default_model_path() -> PathBuf {
+    models_dir().join(DEFAULT_GGUF)
+}
+
+/// GGUF files in the model cache (re-quantised copies included), sorted by name.
+pub fn cached_models() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(models_dir())
+        .map(|entries| {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "gguf")).collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// An API key: in memory only.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(key: impl Into<String>) -> Option<Secret> {
+        let key = key.into();
+        (!key.trim().is_empty()).then(|| Secret(key.trim().to_string()))
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    #[default]
+    Local,
+    Openai,
+    Replay,
+}
+
+impl ProviderKind {
+    pub fn parse(text: &str) -> Result<ProviderKind, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "local" => Ok(ProviderKind::Local),
+            "openai" => Ok(ProviderKind::Openai),
+            "replay" => Ok(ProviderKind::Replay),
+            other => Err(format!("unknown provider \"{other}\" (local, openai or replay)")),
+        }
+    }
+}
+
+/// What the model is for: BrainBench reads the target's endpoint from `BRAINBENCH_*` and the parser's from
+/// `PARSER_*`; `BRAINLENS_*` overrides both for the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Agent,
+    Parser,
+}
+
+/// Everything needed to build a provider. Serialisable settings never include the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProviderConfig {
+    pub provider: ProviderKind,
+    /// OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1 (with or without the /v1).
+    pub base_url: String,
+    pub model: String,
+    /// GGUF for the local provider; empty = the default model in the cache.
+    pub model_path: String,
+    pub timeout_s: f64,
+    pub max_retries: u32,
+    /// Replay: the transcript to answer from. With `record`, the transcript every call is appended to.
+    pub transcript: String,
+    pub record: bool,
+    #[serde(skip)]
+    pub api_key: Option<Secret>,
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        ProviderConfig {
+            provider: ProviderKind::Local,
+            base_url: String::new(),
+            model: String::new(),
+            model_path: String::new(),
+            timeout_s: 120.0,
+            max_retries: 4,
+            transcript: String::new(),
+            record: false,
+            api_key: None,
+        }
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl ProviderConfig {
+    /// Settings from the environment (`BRAINLENS_PROVIDER`, `BRAINLENS_BASE_URL`, `BRAINLENS_MODEL`,
+    /// `BRAINLENS_API_KEY`, then BrainBench's `BRAINBENCH_*` for the agent or `PARSER_*` for the parser). A
+    /// base URL without a provider means `openai`; nothing set means the local default model.
+    pub fn from_env(purpose: Purpose) -> ProviderConfig {
+        let prefixes: &[&str] = match purpose {
+            Purpose::Agent => &["BRAINLENS_", "BRAINBENCH_"],
+            Purpose::Parser => &["PARSER_", "BRAINLENS_", "BRAINBENCH_"],
+        };
+        let lookup = |suffix: &str| prefixes.iter().find_map(|p| env(&format!("{p}{suffix}")));
+        let mut config = ProviderConfig::default();
+        if let Some(url) = lookup("BASE_URL") {
+            config.base_url = url;
+            config.provider = ProviderKind::Openai;
+        }
+        if let Some(kind) = lookup("PROVIDER").and_then(|k| ProviderKind::parse(&k).ok()) {
+            config.provider = kind;
+        }
+        if let Some(model) = lookup("MODEL") {
+            config.model = model;
+        }
+        config.api_key = lookup("API_KEY").and_then(Secret::new);
+        config
+    }
+
+    /// The GGUF the local provider loads.
+    pub fn local_model_path(&self) -> PathBuf {
+        if self.model_path.trim().is_empty() { default_model_path() } else { PathBuf::from(self.model_path.trim()) }
+    }
+
+    /// Builds the provider (loading the local model takes about a second).
+    pub fn build(&self) -> Result<Arc<dyn ChatModel>, LlmError> {
+        let inner: Arc<dyn ChatModel> = match self.provider {
+            ProviderKind::Local => Arc::new(super::local::LocalModel::load(&self.local_model_path())?),
+            ProviderKind::Openai => Arc::new(super::openai::OpenAiClient::new(self)?),
+            ProviderKind::Replay => {
+                return Ok(Arc::new(super::replay::Replay::open(Path::new(&self.transcript))?));
+            }
+        };
+        if self.record && !self.transcript.trim().is_empty() {
+            let secrets: Vec<String> = self.api_key.iter().map(|k| k.expose().to_string()).collect();
+            return Ok(Arc::new(super::replay::Recorder::new(inner, Path::new(&self.transcript), secrets)?));
+        }
+        Ok(inner)
+    }
+}

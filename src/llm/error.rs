@@ -1,0 +1,63 @@
+//! Failures of a model call, classified the way BrainBench classifies them: infrastructure failures are
+//! retried (by the provider, and rerun by the bench runner); model failures are the model's answer and are kept.
+
+use serde::{Deserialize, Serialize};
+
+/// Who failed: the service (retryable) or the model (kept as the model's result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Connection refused/reset/closed, timeout, HTTP 429 and 5xx: BrainBench's `api_infrastructure_error`.
+    ApiInfrastructureError,
+    /// The endpoint answered but the answer is unusable: malformed JSON, reply invalid against the schema after
+    /// the corrective retry, empty reply, a 4xx other than 429 (bad model name, bad request).
+    ModelError,
+    /// The caller cancelled the call.
+    Cancelled,
+    /// Local setup: model file missing or unreadable, bad settings, replay transcript without the request.
+    Configuration,
+}
+
+impl ErrorClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::ApiInfrastructureError => "api_infrastructure_error",
+            ErrorClass::ModelError => "model_error",
+            ErrorClass::Cancelled => "cancelled",
+            ErrorClass::Configuration => "configuration_error",
+        }
+    }
+    pub fn retryable(self) -> bool {
+        self == ErrorClass::ApiInfrastructureError
+    }
+}
+
+/// A classified failure with a message for the user, and how many attempts were made.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{} ({}, after {attempts} attempt{}): {message}", .class.as_str(), .provider, if *.attempts == 1 { "" } else { "s" })]
+pub struct LlmError {
+    pub class: ErrorClass,
+    pub provider: String,
+    pub message: String,
+    pub attempts: u32,
+    /// Seconds the server asked us to wait (HTTP Retry-After), when it said.
+    pub retry_after: Option<f64>,
+}
+
+impl LlmError {
+    pub fn new(class: ErrorClass, provider: impl Into<String>, message: impl Into<String>) -> Self {
+        LlmError { class, provider: provider.into(), message: message.into(), attempts: 1, retry_after: None }
+    }
+    pub fn infra(provider: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::ApiInfrastructureError, provider, message)
+    }
+    pub fn model(provider: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::ModelError, provider, message)
+    }
+    pub fn config(provider: &str, message: impl Into<String>) -> Self {
+        Self::new(ErrorClass::Configuration, provider, message)
+    }
+    pub fn cancelled(provider: &str) -> Self {
+        Self::new(ErrorClass::Cancelled, provider, "cancelled by the user")
+    }
+}

@@ -1,0 +1,17 @@
+//! Language models behind one trait: an OpenAI-compatible HTTP client (`openai`), an in-process GGUF model
+//! with schema-constrained decoding (`local`), a record/replay wrapper (`replay`), and a loopback
+//! OpenAI-compatible server over the local model (`server`). Nothing here imports `ui`.
+//!
+//! A model's answer is text the model wrote: callers must never present it as a measurement.
+
+pub mod config;
+pub mod error;
+pub mod local;
+pub mod openai;
+pub mod replay;
+pub mod schema;
+pub mod server;
+pub mod types;
+
+pub use error::{ErrorClass, LlmError};
+pub use types::{Cancel, ChatModel, ChatRequest, ChatResponse, Message, ResponseFormat, Role, Usage};

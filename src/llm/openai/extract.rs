@@ -1,0 +1,38 @@
+//! Finding the JSON value in a model's reply (bare, fenced in ```json, or inside prose).
+
+use serde_json::Value;
+
+pub fn extract_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if let Ok(v) = serde_json::from_str(trimmed) {
+        return Some(v);
+    }
+    let unfenced = trimmed
+        .strip_prefix("```json")
+        .or_else(|| trimmed.strip_prefix("```"))
+        .and_then(|t| t.trim_end().strip_suffix("```"))
+        .map(str::trim);
+    if let Some(v) = unfenced.and_then(|t| serde_json::from_str(t).ok()) {
+        return Some(v);
+    }
+    // The first '{' or '[' whose text up to some later '}' or ']' parses.
+    let start = trimmed.find(['{', '['])?;
+    let body = &trimmed[start..];
+    let mut ends: Vec<usize> = body.match_indices(['}', ']']).map(|(i, _)| i + 1).collect();
+    ends.reverse();
+    ends.into_iter().find_map(|end| serde_json::from_str(&body[..end]).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_json_in_replies() {
+        assert_eq!(extract_json(r#" {"a":1} "#), Some(json!({"a": 1})));
+        assert_eq!(extract_json("```json\n{\"a\": [1]}\n```"), Some(json!({"a": [1]})));
+        assert_eq!(extract_json("Sure! Here it is: {\"label\": \"HC\"} Hope it helps {"), Some(json!({"label": "HC"})));
+        assert_eq!(extract_json("no json here"), None);
+    }
+}

@@ -1,0 +1,589 @@
+//! A byte-level recogniser for the JSON texts valid against a compiled `Schema`: a pushdown automaton whose
+//! whole state is a small `Copy` value (so a decoder can try a token on a copy, and cache token masks by
+//! state). Output is compact JSON: no whitespace outside strings, properties in schema order (optional ones
+//! may be skipped), enum values and keys as hard choices.
+
+use super::{Node, Schema};
+
+const DEPTH: usize = 24;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ObjSt {
+    Open,
+    ExpectKey,
+    AfterKey,
+    AfterValue,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum ArrSt {
+    Open,
+    ExpectItem,
+    AfterItem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum NumSt {
+    Start,
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    E,
+    ESign,
+    Exp,
+}
+
+impl NumSt {
+    fn complete(self) -> bool {
+        matches!(self, NumSt::Zero | NumSt::Int | NumSt::Frac | NumSt::Exp)
+    }
+    fn next(self, b: u8, integer: bool) -> Option<NumSt> {
+        use NumSt::*;
+        let digit = b.is_ascii_digit();
+        Some(match (self, b) {
+            (Start, b'-') => Minus,
+            (Start | Minus, b'0') => Zero,
+            (Start | Minus, _) if digit => Int,
+            (Int, _) if digit => Int,
+            (Zero | Int, b'.') if !integer => Dot,
+            (Dot | Frac, _) if digit => Frac,
+            (Zero | Int | Frac, b'e' | b'E') if !integer => E,
+            (E, b'+' | b'-') => ESign,
+            (E | ESign | Exp, _) if digit => Exp,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Frame {
+    /// A value of this node is expected; nothing consumed yet.
+    Value(u16),
+    Obj {
+        node: u16,
+        next: u8,
+        cur: u8,
+        st: ObjSt,
+    },
+    FreeObj {
+        st: ObjSt,
+    },
+    Arr {
+        items: u16,
+        st: ArrSt,
+    },
+    /// Inside a string: `esc` 0 = plain, 1 = after a backslash, 2..=5 = in \u hex digits; `utf8` = continuation
+    /// bytes still owed by a multi-byte character.
+    Str {
+        esc: u8,
+        utf8: u8,
+    },
+    Num {
+        integer: bool,
+        st: NumSt,
+    },
+    /// Choosing among the literal texts of set `set`: `pos` bytes matched, `alive` = candidates still possible.
+    Lit {
+        set: u16,
+        pos: u16,
+        alive: u64,
+    },
+}
+
+/// The recogniser's state: a fixed-size stack (unused slots are kept equal so derived Eq/Hash are exact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct State {
+    frames: [Frame; DEPTH],
+    len: u8,
+}
+
+impl State {
+    fn top(&self) -> Option<Frame> {
+        (self.len > 0).then(|| self.frames[self.len as usize - 1])
+    }
+    fn set_top(&mut self, f: Frame) {
+        self.frames[self.len as usize - 1] = f;
+    }
+    fn push(&mut self, f: Frame) -> bool {
+        if self.len as usize == DEPTH {
+            return false;
+        }
+        self.frames[self.len as usize] = f;
+        self.len += 1;
+        true
+    }
+    fn pop(&mut self) {
+        self.len -= 1;
+        self.frames[self.len as usize] = Frame::Value(0);
+    }
+    /// The whole value has been read (nothing more may follow).
+    pub fn finished(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A compiled schema plus the literal sets (enum texts, object keys, true/false/null) it chooses among.
+#[derive(Debug, Clone)]
+pub struct Grammar {
+    schema: Schema,
+    lits: Vec<Vec<Vec<u8>>>,
+    node_lit: Vec<u16>,
+    any_words: u16,
+}
+
+fn bits(mask: u64) -> impl Iterator<Item = usize> {
+    (0..64).filter(move |i| mask & (1u64 << i) != 0)
+}
+
+impl Grammar {
+    pub fn new(schema: Schema) -> Grammar {
+        let mut lits = vec![
+            vec![b"true".to_vec(), b"false".to_vec(), b"null".to_vec()],
+            vec![b"true".to_vec(), b"false".to_vec()],
+        ];
+        let mut node_lit = Vec::with_capacity(schema.nodes.len());
+        for node in &schema.nodes {
+            node_lit.push(match node {
+                Node::Boolean => 1,
+                Node::Enum(options) => {
+                    lits.push(options.iter().map(|o| o.to_string().into_bytes()).collect());
+                    (lits.len() - 1) as u16
+                }
+                Node::Object { props, .. } => {
+                    lits.push(
+                        props
+                            .iter()
+                            .map(|p| serde_json::Value::from(p.name.as_str()).to_string().into_bytes())
+                            .collect(),
+                    );
+                    (lits.len() - 1) as u16
+                }
+                _ => u16::MAX,
+            });
+        }
+        Grammar { schema, lits, node_lit, any_words: 0 }
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn start(&self) -> State {
+        let mut s = State { frames: [Frame::Value(0); DEPTH], len: 0 };
+        s.push(Frame::Value(self.schema.root as u16));
+        s
+    }
+
+    /// The literal texts of an enum node (for scoring whole choices).
+    pub fn enum_texts(&self, s: &State) -> Option<(usize, Vec<&[u8]>)> {
+        match s.top()? {
+            Frame::Lit { set, pos, alive } if set >= 2 => {
+                Some((pos as usize, bits(alive).map(|c| self.lits[set as usize][c].as_slice()).collect()))
+            }
+            Frame::Value(n) => match &self.schema.nodes[n as usize] {
+                Node::Enum(_) => {
+                    Some((0, self.lits[self.node_lit[n as usize] as usize].iter().map(|v| v.as_slice()).collect()))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Is `s` at the start of (or inside) an enum value with several candidates left?
+    pub fn at_enum_choice(&self, s: &State) -> bool {
+        match s.top() {
+            Some(Frame::Value(n)) => matches!(&self.schema.nodes[n as usize], Node::Enum(o) if o.len() > 1),
+            Some(Frame::Lit { set, alive, .. }) => set >= 2 && alive.count_ones() > 1 && self.is_enum_set(set),
+            _ => false,
+        }
+    }
+
+    fn is_enum_set(&self, set: u16) -> bool {
+        self.schema.nodes.iter().zip(&self.node_lit).any(|(n, l)| *l == set && matches!(n, Node::Enum(_)))
+    }
+
+    fn props(&self, node: u16) -> &[super::Prop] {
+        match &self.schema.nodes[node as usize] {
+            Node::Object { props, .. } => props,
+            _ => &[],
+        }
+    }
+
+    fn required_left(&self, node: u16, next: u8) -> Option<usize> {
+        self.props(node).iter().enumerate().skip(next as usize).find(|(_, p)| p.required).map(|(i, _)| i)
+    }
+
+    /// Keys that may come next: from `next` up to and including the first required one.
+    fn key_mask(&self, node: u16, next: u8) -> u64 {
+        let n = self.props(node).len();
+        let last = self.required_left(node, next).unwrap_or(n.saturating_sub(1));
+        (next as usize..n.min(last + 1)).fold(0, |m, i| m | (1u64 << i))
+    }
+
+    /// Opens a value of `node` with byte `b`: the new frame and whether `b` was consumed by opening it.
+    fn open(&self, node: u16, b: u8) -> Option<(Frame, bool)> {
+        let number = b == b'-' || b.is_ascii_digit();
+        match &self.schema.nodes[node as usize] {
+            Node::Any => match b {
+                b'{' => Some((Frame::FreeObj { st: ObjSt::Open }, true)),
+                b'[' => Some((Frame::Arr { items: 0, st: ArrSt::Open }, true)),
+                b'"' => Some((Frame::Str { esc: 0, utf8: 0 }, true)),
+                _ if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
+                b't' | b'f' | b'n' => Some((Frame::Lit { set: self.any_words, pos: 0, alive: 0b111 }, false)),
+                _ => None,
+            },
+            Node::Object { free: true, .. } if b == b'{' => Some((Frame::FreeObj { st: ObjSt::Open }, true)),
+            Node::Object { .. } if b == b'{' => Some((Frame::Obj { node, next: 0, cur: 0, st: ObjSt::Open }, true)),
+            Node::Array { items } if b == b'[' => Some((Frame::Arr { items: *items as u16, st: ArrSt::Open }, true)),
+            Node::String if b == b'"' => Some((Frame::Str { esc: 0, utf8: 0 }, true)),
+            Node::Number if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
+            Node::Integer if number => Some((Frame::Num { integer: true, st: NumSt::Start }, false)),
+            Node::Boolean | Node::Enum(_) => {
+                let set = self.node_lit[node as usize];
+                let alive = (1u64 << self.lits[set as usize].len()) - 1;
+                Some((Frame::Lit { set, pos: 0, alive }, false))
+            }
+            _ => None,
+        }
+    }
+
+    /// After a child frame popped: a finished key moves its object on to the `:`.
+    fn child_done(&self, s: &mut State, chosen: Option<usize>) {
+        match s.top() {
+            Some(Frame::Obj { node, st: ObjSt::Open | ObjSt::ExpectKey, .. }) => {
+                let c = chosen.unwrap_or(0) as u8;
+                s.set_top(Frame::Obj { node, next: c + 1, cur: c, st: ObjSt::AfterKey });
+            }
+            Some(Frame::FreeObj { st: ObjSt::Open | ObjSt::ExpectKey }) => {
+                s.set_top(Frame::FreeObj { st: ObjSt::AfterKey })
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&self, s: &mut State, chosen: Option<usize>) {
+        s.pop();
+        self.child_done(s, chosen);
+    }
+
+    /// Feeds one byte; false when it cannot continue a valid text (the state is then unusable).
+    pub fn feed(&self, s: &mut State, b: u8) -> bool {
+        loop {
+            let Some(top) = s.top() else { return false };
+            match top {
+                Frame::Value(node) => {
+                    let Some((frame, consumed)) = self.open(node, b) else { return false };
+                    s.set_top(frame);
+                    if consumed {
+                        return true;
+                    }
+                }
+                Frame::Str { esc, utf8 } => {
+                    let next = match (esc, utf8) {
+                        (0, 0) => match b {
+                            b'"' => {
+                                self.finish(s, None);
+                                return true;
+                            }
+                            b'\\' => (1, 0),
+                            0..=0x1f => return false,
+                            0x20..=0x7f => (0, 0),
+                            0xc2..=0xdf => (0, 1),
+                            0xe0..=0xef => (0, 2),
+                            0xf0..=0xf4 => (0, 3),
+                            _ => return false,
+                        },
+                        (0, n) if (0x80..=0xbf).contains(&b) => (0, n - 1),
+                        (1, _) => match b {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => (0, 0),
+                            b'u' => (2, 0),
+                            _ => return false,
+                        },
+                        (2..=5, _) if b.is_ascii_hexdigit() => (if esc == 5 { 0 } else { esc + 1 }, 0),
+                        _ => return false,
+                    };
+                    s.set_top(Frame::Str { esc: next.0, utf8: next.1 });
+                    return true;
+                }
+                Frame::Num { integer, st } => match st.next(b, integer) {
+                    Some(st) => {
+                        s.set_top(Frame::Num { integer, st });
+                        return true;
+                    }
+                    None if st.complete() => self.finish(s, None),
+                    None => return false,
+                },
+                Frame::Lit { set, pos, alive } => {
+                    let cands = &self.lits[set as usize];
+                    let p = pos as usize;
+                    let adv = bits(alive).filter(|&c| cands[c].get(p) == Some(&b)).fold(0u64, |m, c| m | (1 << c));
+                    if adv != 0 {
+                        let pos = pos + 1;
+                        if bits(adv).all(|c| cands[c].len() == pos as usize) {
+                            self.finish(s, bits(adv).next());
+                        } else {
+                            s.set_top(Frame::Lit { set, pos, alive: adv });
+                        }
+                        return true;
+                    }
+                    match bits(alive).find(|&c| cands[c].len() == p) {
+                        Some(c) => self.finish(s, Some(c)),
+                        None => return false,
+                    }
+                }
+                Frame::Obj { node, next, cur, st } => {
+                    let done = self.required_left(node, next).is_none();
+                    match (st, b) {
+                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => {
+                            let alive = self.key_mask(node, next);
+                            if alive == 0 || !s.push(Frame::Lit { set: self.node_lit[node as usize], pos: 0, alive }) {
+                                return false;
+                            }
+                        }
+                        (ObjSt::Open | ObjSt::AfterValue, b'}') if done => {
+                            self.finish(s, None);
+                            return true;
+                        }
+                        (ObjSt::AfterKey, b':') => {
+                            s.set_top(Frame::Obj { node, next, cur, st: ObjSt::AfterValue });
+                            let value = self.props(node)[cur as usize].node as u16;
+                            return s.push(Frame::Value(value));
+                        }
+                        (ObjSt::AfterValue, b',') if (next as usize) < self.props(node).len() => {
+                            s.set_top(Frame::Obj { node, next, cur, st: ObjSt::ExpectKey });
+                            return true;
+                        }
+                        _ => return false,
+                    }
+                }
+                Frame::FreeObj { st } => {
+                    match (st, b) {
+                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => return s.push(Frame::Str { esc: 0, utf8: 0 }),
+                        (ObjSt::Open | ObjSt::AfterValue, b'}') => self.finish(s, None),
+                        (ObjSt::AfterKey, b':') => {
+                            s.set_top(Frame::FreeObj { st: ObjSt::AfterValue });
+                            return s.push(Frame::Value(0));
+                        }
+                        (ObjSt::AfterValue, b',') => s.set_top(Frame::FreeObj { st: ObjSt::ExpectKey }),
+                        _ => return false,
+                    }
+                    return true;
+                }
+                Frame::Arr { items, st } => match (st, b) {
+                    (ArrSt::Open | ArrSt::AfterItem, b']') => {
+                        self.finish(s, None);
+                        return true;
+                    }
+                    (ArrSt::AfterItem, b',') => {
+                        s.set_top(Frame::Arr { items, st: ArrSt::ExpectItem });
+                        return true;
+                    }
+                    (ArrSt::Open | ArrSt::ExpectItem, _) => {
+                        s.set_top(Frame::Arr { items, st: ArrSt::AfterItem });
+                        if !s.push(Frame::Value(items)) {
+                            return false;
+                        }
+                    }
+                    _ => return false,
+                },
+            }
+        }
+    }
+
+    pub fn feed_all(&self, s: &mut State, bytes: &[u8]) -> bool {
+        bytes.iter().all(|&b| self.feed(s, b))
+    }
+
+    /// May the text end here (the value is complete)?
+    pub fn accepts_end(&self, s: &State) -> bool {
+        let mut t = *s;
+        loop {
+            match t.top() {
+                None => return true,
+                Some(Frame::Num { st, .. }) if st.complete() => t.pop(),
+                Some(Frame::Lit { set, pos, alive })
+                    if bits(alive).any(|c| self.lits[set as usize][c].len() == pos as usize) =>
+                {
+                    t.pop()
+                }
+                Some(_) => return false,
+            }
+        }
+    }
+
+    /// The byte that leads most directly to a complete value.
+    fn closing_byte(&self, s: &State, depth: usize) -> u8 {
+        let f = s.frames[depth];
+        let parent = |d: usize| if d == 0 { b' ' } else { self.closing_byte(s, d - 1) };
+        match f {
+            Frame::Value(node) => self.value_start(node),
+            Frame::Obj { node, next, st, .. } => {
+                let needed = self.required_left(node, next).is_some();
+                match st {
+                    ObjSt::Open => {
+                        if needed {
+                            b'"'
+                        } else {
+                            b'}'
+                        }
+                    }
+                    ObjSt::ExpectKey => b'"',
+                    ObjSt::AfterKey => b':',
+                    ObjSt::AfterValue => {
+                        if needed {
+                            b','
+                        } else {
+                            b'}'
+                        }
+                    }
+                }
+            }
+            Frame::FreeObj { st } => match st {
+                ObjSt::Open | ObjSt::AfterValue => b'}',
+                ObjSt::ExpectKey => b'"',
+                ObjSt::AfterKey => b':',
+            },
+            Frame::Arr { items, st } => match st {
+                ArrSt::Open | ArrSt::AfterItem => b']',
+                ArrSt::ExpectItem => self.value_start(items),
+            },
+            Frame::Str { esc, utf8 } => match (esc, utf8) {
+                (1, _) => b'n',
+                (2..=5, _) => b'0',
+                (_, n) if n > 0 => 0x80,
+                _ => b'"',
+            },
+            Frame::Num { st, .. } => {
+                if st.complete() {
+                    parent(depth)
+                } else {
+                    b'0'
+                }
+            }
+            Frame::Lit { set, pos, alive } => {
+                let cands = &self.lits[set as usize];
+                if bits(alive).any(|c| cands[c].len() == pos as usize) {
+                    parent(depth)
+                } else {
+                    let c = bits(alive).min_by_key(|&c| cands[c].len()).unwrap_or(0);
+                    cands[c][pos as usize]
+                }
+            }
+        }
+    }
+
+    fn value_start(&self, node: u16) -> u8 {
+        match &self.schema.nodes[node as usize] {
+            Node::Any | Node::Number | Node::Integer => b'0',
+            Node::Object { .. } => b'{',
+            Node::Array { .. } => b'[',
+            Node::String => b'"',
+            Node::Boolean => b'f',
+            Node::Enum(_) => {
+                let set = &self.lits[self.node_lit[node as usize] as usize];
+                set.iter().min_by_key(|t| t.len()).map_or(b'0', |t| t[0])
+            }
+        }
+    }
+
+    /// The shortest-ish bytes that complete `s` into a valid value (used when the token budget runs out).
+    pub fn completion(&self, s: &State) -> Vec<u8> {
+        let mut t = *s;
+        let mut out = Vec::new();
+        while !self.accepts_end(&t) && out.len() < 1 << 16 {
+            let b = self.closing_byte(&t, t.len as usize - 1);
+            if !self.feed(&mut t, b) {
+                break;
+            }
+            out.push(b);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn grammar(schema: Value) -> Grammar {
+        Grammar::new(Schema::compile(&schema).unwrap())
+    }
+
+    fn accepts(g: &Grammar, text: &str) -> bool {
+        let mut s = g.start();
+        g.feed_all(&mut s, text.as_bytes()) && g.accepts_end(&s)
+    }
+
+    fn tool_schema() -> Value {
+        json!({"type": "object", "properties": {
+            "tool": {"enum": ["retrieve_knowledge", "retrieve_case", "degree"]},
+            "arguments": {"type": "object", "properties": {
+                "query": {"type": "string"},
+                "regions_q": {"type": "array", "items": {"type": "string"}},
+                "k": {"type": "integer"},
+                "weighted": {"type": "boolean"}
+            }, "required": ["query"]},
+            "score": {"type": "number"},
+            "extra": {}
+        }, "required": ["tool", "arguments"]})
+    }
+
+    #[test]
+    fn accepts_exactly_the_valid_texts() {
+        let g = grammar(tool_schema());
+        for ok in [
+            r#"{"tool":"degree","arguments":{"query":"hubs"}}"#,
+            r#"{"tool":"retrieve_case","arguments":{"query":"a \"q\" \u00e9 é","regions_q":["Precuneus_L",""],"k":-12,"weighted":false},"score":-0.5e+3}"#,
+            r#"{"tool":"degree","arguments":{"query":""},"extra":{"a":[1,true,null,{"b":"c"}]}}"#,
+        ] {
+            assert!(accepts(&g, ok), "{ok}");
+            let v: Value = serde_json::from_str(ok).unwrap();
+            g.schema().validate(&v).unwrap();
+        }
+        for bad in [
+            r#"{"tool":"degre","arguments":{"query":"x"}}"#,
+            r#"{"tool":"degree","arguments":{"regions_t":["x"]}}"#,
+            r#"{"tool":"degree"}"#,
+            r#"{"arguments":{"query":"x"},"tool":"degree"}"#,
+            r#"{"tool":"degree","arguments":{"query":"x","k":1.5}}"#,
+            r#"{"tool":"degree","arguments":{"query":"x"}} "#,
+            r#"{"tool":"degree","arguments":{"query":"x"},"score":01}"#,
+            "{\"tool\":\"degree\",\"arguments\":{\"query\":\"a\nb\"}}",
+            r#"{"tool": "degree","arguments":{"query":"x"}}"#,
+        ] {
+            assert!(!accepts(&g, bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_prefix_completes_to_a_valid_value() {
+        let g = grammar(tool_schema());
+        let text = r#"{"tool":"retrieve_case","arguments":{"query":"a \"q\" \u00e9 é","regions_q":["P",""],"k":-12,"weighted":false},"score":-0.5e+3,"extra":{"a":[1,true,null,{"b":"c"}]}}"#;
+        let mut s = g.start();
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            assert!(g.feed(&mut s, b), "byte {i}");
+            let mut done = text.as_bytes()[..=i].to_vec();
+            done.extend(g.completion(&s));
+            let v: Value =
+                serde_json::from_slice(&done).unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(&done)));
+            g.schema().validate(&v).unwrap();
+            assert!(accepts(&g, std::str::from_utf8(&done).unwrap()));
+        }
+        assert!(s.finished());
+    }
+
+    #[test]
+    fn enum_numbers_with_shared_prefixes() {
+        let g = grammar(json!({"type": "array", "items": {"enum": [1, 10, "a"]}}));
+        assert!(accepts(&g, r#"[1,10,"a",1]"#));
+        assert!(!accepts(&g, "[100]"));
+        assert!(!accepts(&g, "[1"));
+        assert_eq!(g.completion(&g.start()), b"[]");
+        let g = grammar(json!({"type": "integer"}));
+        assert!(accepts(&g, "-7") && !accepts(&g, "-") && !accepts(&g, "7.0"));
+    }
+}

@@ -1,0 +1,278 @@
+//! The JSON Schema subset BrainLens asks models for — object (properties, required), array (items), enum,
+//! const, string, number, integer, boolean, and `{}` (any JSON) — compiled once, then used two ways:
+//! `validate` checks a reply, and `grammar::Recognizer` accepts exactly the JSON texts valid against it, byte
+//! by byte (the heart of constrained decoding). Descriptive keywords (title, description, …) are ignored;
+//! anything that changes what is valid and is outside the subset is refused when compiling.
+
+pub mod grammar;
+
+use serde_json::Value;
+
+/// One compiled schema node. Node 0 is always `Any`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Any,
+    /// Declared properties in schema order; `free` when none are declared (any keys, any values).
+    Object {
+        props: Vec<Prop>,
+        free: bool,
+        closed: bool,
+    },
+    Array {
+        items: usize,
+    },
+    String,
+    Number,
+    Integer,
+    Boolean,
+    /// Allowed values; each is matched as its compact JSON text.
+    Enum(Vec<Value>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prop {
+    pub name: String,
+    pub node: usize,
+    pub required: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    pub nodes: Vec<Node>,
+    pub root: usize,
+}
+
+/// Upper bound on properties of one object and options of one enum (a 64-bit candidate mask).
+pub const MAX_CHOICES: usize = 64;
+
+const IGNORED: &[&str] = &[
+    "title",
+    "description",
+    "$schema",
+    "$id",
+    "examples",
+    "default",
+    "format",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "additionalProperties",
+    "strict",
+];
+
+impl Schema {
+    /// A schema that accepts any JSON object (OpenAI's JSON mode).
+    pub fn any_object() -> Schema {
+        Schema { nodes: vec![Node::Any, Node::Object { props: vec![], free: true, closed: false }], root: 1 }
+    }
+
+    pub fn compile(schema: &Value) -> Result<Schema, String> {
+        let mut nodes = vec![Node::Any];
+        let root = compile_node(schema, &mut nodes, "$")?;
+        Ok(Schema { nodes, root })
+    }
+
+    /// Checks `value`; the error names the first offending JSON path.
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        self.check(self.root, value, "$")
+    }
+
+    fn check(&self, node: usize, value: &Value, path: &str) -> Result<(), String> {
+        let bad = |want: &str| Err(format!("{path}: expected {want}, got {}", short(value)));
+        match &self.nodes[node] {
+            Node::Any => Ok(()),
+            Node::String => {
+                if value.is_string() {
+                    Ok(())
+                } else {
+                    bad("a string")
+                }
+            }
+            Node::Number => {
+                if value.is_number() {
+                    Ok(())
+                } else {
+                    bad("a number")
+                }
+            }
+            Node::Integer => match value {
+                Value::Number(n) if n.is_i64() || n.is_u64() => Ok(()),
+                Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => Ok(()),
+                _ => bad("an integer"),
+            },
+            Node::Boolean => {
+                if value.is_boolean() {
+                    Ok(())
+                } else {
+                    bad("true or false")
+                }
+            }
+            Node::Enum(options) => {
+                if options.iter().any(|o| same_value(o, value)) {
+                    Ok(())
+                } else {
+                    let list: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+                    bad(&format!("one of {}", list.join(", ")))
+                }
+            }
+            Node::Array { items } => {
+                let Some(array) = value.as_array() else { return bad("an array") };
+                for (i, item) in array.iter().enumerate() {
+                    self.check(*items, item, &format!("{path}[{i}]"))?;
+                }
+                Ok(())
+            }
+            Node::Object { props, closed, .. } => {
+                let Some(object) = value.as_object() else { return bad("an object") };
+                for prop in props {
+                    match object.get(&prop.name) {
+                        Some(v) => self.check(prop.node, v, &format!("{path}.{}", prop.name))?,
+                        None if prop.required => {
+                            return Err(format!("{path}: missing required property \"{}\"", prop.name));
+                        }
+                        None => {}
+                    }
+                }
+                if *closed {
+                    if let Some(extra) = object.keys().find(|k| !props.iter().any(|p| &p.name == *k)) {
+                        return Err(format!("{path}: unexpected property \"{extra}\""));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 { format!("{}…", text.chars().take(60).collect::<String>()) } else { text }
+}
+
+fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usize, String> {
+    let Some(object) = schema.as_object() else {
+        return match schema {
+            Value::Bool(true) => Ok(0),
+            _ => Err(format!("{path}: a schema must be an object")),
+        };
+    };
+    for key in object.keys() {
+        let known = ["type", "properties", "required", "items", "enum", "const"].contains(&key.as_str());
+        if !known && !IGNORED.contains(&key.as_str()) {
+            return Err(format!("{path}: keyword \"{key}\" is outside the supported schema subset"));
+        }
+    }
+    let options = match (object.get("enum"), object.get("const")) {
+        (Some(Value::Array(list)), _) => Some(list.clone()),
+        (Some(_), _) => return Err(format!("{path}: enum must be an array")),
+        (None, Some(c)) => Some(vec![c.clone()]),
+        (None, None) => None,
+    };
+    if let Some(options) = options {
+        let mut unique: Vec<Value> = Vec::new();
+        for o in options {
+            if !unique.contains(&o) {
+                unique.push(o);
+            }
+        }
+        if unique.is_empty() || unique.len() > MAX_CHOICES {
+            return Err(format!("{path}: enum needs 1 to {MAX_CHOICES} values"));
+        }
+        nodes.push(Node::Enum(unique));
+        return Ok(nodes.len() - 1);
+    }
+    let kind = match object.get("type") {
+        None => return Ok(0),
+        Some(Value::String(t)) => t.as_str(),
+        Some(other) => return Err(format!("{path}: type {other} is outside the supported subset (one type name)")),
+    };
+    let node = match kind {
+        "string" => Node::String,
+        "number" => Node::Number,
+        "integer" => Node::Integer,
+        "boolean" => Node::Boolean,
+        "array" => {
+            let items = match object.get("items") {
+                Some(items) => compile_node(items, nodes, &format!("{path}[]"))?,
+                None => 0,
+            };
+            Node::Array { items }
+        }
+        "object" => {
+            let required: Vec<&str> = match object.get("required") {
+                None => vec![],
+                Some(Value::Array(list)) => list
+                    .iter()
+                    .map(|r| r.as_str().ok_or_else(|| format!("{path}: required must list property names")))
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(format!("{path}: required must be an array")),
+            };
+            let mut props = Vec::new();
+            if let Some(declared) = object.get("properties") {
+                let declared = declared.as_object().ok_or_else(|| format!("{path}: properties must be an object"))?;
+                for (name, sub) in declared {
+                    let node = compile_node(sub, nodes, &format!("{path}.{name}"))?;
+                    props.push(Prop { name: name.clone(), node, required: required.contains(&name.as_str()) });
+                }
+            }
+            if let Some(missing) = required.iter().find(|r| !props.iter().any(|p| p.name == **r)) {
+                return Err(format!("{path}: required property \"{missing}\" is not declared in properties"));
+            }
+            if props.len() > MAX_CHOICES {
+                return Err(format!("{path}: at most {MAX_CHOICES} properties"));
+            }
+            let closed = object.get("additionalProperties") == Some(&Value::Bool(false));
+            Node::Object { free: props.is_empty() && !closed, props, closed }
+        }
+        other => return Err(format!("{path}: type \"{other}\" is outside the supported subset")),
+    };
+    nodes.push(node);
+    Ok(nodes.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn label_schema() -> Value {
+        json!({"type": "object", "properties": {
+            "label": {"enum": ["ASD", "HC"]},
+            "confidence": {"type": "number"},
+            "regions": {"type": "array", "items": {"type": "string"}}
+        }, "required": ["label", "confidence"]})
+    }
+
+    #[test]
+    fn validates_the_subset() {
+        let s = Schema::compile(&label_schema()).unwrap();
+        assert!(s.validate(&json!({"label": "HC", "confidence": 0.5})).is_ok());
+        assert!(s.validate(&json!({"label": "HC", "confidence": 1, "regions": ["a"]})).is_ok());
+        let e = s.validate(&json!({"label": "ADHD", "confidence": 0.5})).unwrap_err();
+        assert!(e.contains("$.label") && e.contains("\"ASD\""), "{e}");
+        let e = s.validate(&json!({"label": "HC"})).unwrap_err();
+        assert!(e.contains("missing required property \"confidence\""), "{e}");
+        let e = s.validate(&json!({"label": "HC", "confidence": 1, "regions": [3]})).unwrap_err();
+        assert!(e.contains("$.regions[0]"), "{e}");
+    }
+
+    #[test]
+    fn refuses_keywords_outside_the_subset() {
+        let e = Schema::compile(&json!({"oneOf": [{"type": "string"}]})).unwrap_err();
+        assert!(e.contains("oneOf"), "{e}");
+        let e = Schema::compile(&json!({"type": ["string", "null"]})).unwrap_err();
+        assert!(e.contains("outside"), "{e}");
+        let e = Schema::compile(&json!({"type": "object", "required": ["x"]})).unwrap_err();
+        assert!(e.contains("\"x\""), "{e}");
+    }
+}

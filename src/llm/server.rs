@@ -1,0 +1,256 @@
+//! An OpenAI-compatible HTTP server over any `ChatModel` (normally the local GGUF), for loopback use: several
+//! tools share one loaded model, and the `openai` client is tested against a real server.
+//! Routes: GET /v1/models, POST /v1/chat/completions (response_format text / json_object / json_schema,
+//! stream with SSE).
+
+use super::error::ErrorClass;
+use super::types::{Cancel, ChatModel, ChatRequest, Message, ResponseFormat};
+use serde_json::{Value, json};
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub struct Server {
+    http: Arc<tiny_http::Server>,
+    model: Arc<dyn ChatModel>,
+    id: String,
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header")
+}
+
+fn json_response(status: u16, body: &Value) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    tiny_http::Response::from_data(serde_json::to_vec(body).unwrap_or_default())
+        .with_status_code(status)
+        .with_header(header("Content-Type", "application/json"))
+}
+
+fn error_body(kind: &str, message: &str) -> Value {
+    json!({"error": {"message": message, "type": kind}})
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// A `Read` over chunks sent from the generating thread (an SSE body of unknown length).
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos >= self.buf.len() {
+            match self.rx.recv() {
+                Ok(chunk) => {
+                    self.buf = chunk;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Reads an OpenAI chat-completions body into our request.
+pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
+    let messages: Vec<Message> = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .ok_or("\"messages\" must be an array")?
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let role = m.get("role").and_then(Value::as_str).ok_or(format!("messages[{i}].role missing"))?;
+            let content = match m.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => {
+                    parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
+                }
+                _ => return Err(format!("messages[{i}].content must be a string")),
+            };
+            let role = match role {
+                "system" | "developer" => super::types::Role::System,
+                "user" => super::types::Role::User,
+                "assistant" => super::types::Role::Assistant,
+                other => return Err(format!("messages[{i}].role \"{other}\" is not supported")),
+            };
+            Ok(Message { role, content })
+        })
+        .collect::<Result<_, String>>()?;
+    if messages.is_empty() {
+        return Err("\"messages\" is empty".into());
+    }
+    let mut request = ChatRequest::new(messages);
+    if let Some(t) = body.get("temperature").and_then(Value::as_f64) {
+        request.temperature = t as f32;
+    }
+    if let Some(n) = body.get("max_completion_tokens").or(body.get("max_tokens")).and_then(Value::as_u64) {
+        request.max_tokens = n.min(u32::MAX as u64) as u32;
+    }
+    request.seed = body.get("seed").and_then(Value::as_u64);
+    request.stop = match body.get("stop") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(list)) => list.iter().filter_map(|s| s.as_str().map(String::from)).collect(),
+        _ => vec![],
+    };
+    request.stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    request.format = match body.get("response_format") {
+        None | Some(Value::Null) => ResponseFormat::Text,
+        Some(format) => match format.get("type").and_then(Value::as_str) {
+            Some("text") => ResponseFormat::Text,
+            Some("json_object") => ResponseFormat::JsonObject,
+            Some("json_schema") => {
+                let spec = format.get("json_schema").ok_or("response_format.json_schema missing")?;
+                let schema = spec.get("schema").cloned().ok_or("response_format.json_schema.schema missing")?;
+                super::schema::Schema::compile(&schema).map_err(|e| format!("response_format schema: {e}"))?;
+                let name = spec.get("name").and_then(Value::as_str).unwrap_or("response").to_string();
+                ResponseFormat::JsonSchema { name, schema }
+            }
+            other => return Err(format!("response_format type {other:?} is not supported")),
+        },
+    };
+    Ok(request)
+}
+
+impl Server {
+    /// Binds `addr` (e.g. "127.0.0.1:8080"; port 0 picks a free one).
+    pub fn bind(model: Arc<dyn ChatModel>, addr: &str) -> Result<Server, String> {
+        let http = tiny_http::Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let id = model.name().split_once(':').map(|(_, m)| m.to_string()).unwrap_or_else(|| model.name());
+        Ok(Server { http: Arc::new(http), model, id })
+    }
+
+    /// The bound address, e.g. "127.0.0.1:41234".
+    pub fn addr(&self) -> String {
+        self.http.server_addr().to_ip().map(|a| a.to_string()).unwrap_or_default()
+    }
+
+    /// Serves until the process ends (one thread per request; the model serialises generation itself).
+    pub fn run(&self) {
+        for request in self.http.incoming_requests() {
+            let model = self.model.clone();
+            let id = self.id.clone();
+            std::thread::spawn(move || handle(request, model.as_ref(), &id));
+        }
+    }
+
+    /// Serves on a background thread; stops when the returned handle is dropped.
+    pub fn spawn(self) -> ServerHandle {
+        let http = self.http.clone();
+        let addr = self.addr();
+        let thread = std::thread::spawn(move || self.run());
+        ServerHandle { http, addr, _thread: thread }
+    }
+}
+
+pub struct ServerHandle {
+    http: Arc<tiny_http::Server>,
+    pub addr: String,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.http.unblock();
+    }
+}
+
+fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str) {
+    let path = request.url().split('?').next().unwrap_or("").trim_end_matches('/').to_string();
+    let method = request.method().clone();
+    let response = match (method, path.as_str()) {
+        (tiny_http::Method::Get, "/v1/models" | "/models") => json_response(
+            200,
+            &json!({"object": "list", "data": [{"id": id, "object": "model", "created": 0, "owned_by": "brainlens"}]}),
+        ),
+        (tiny_http::Method::Post, "/v1/chat/completions" | "/chat/completions") => {
+            let mut text = String::new();
+            if let Err(e) = request.as_reader().read_to_string(&mut text) {
+                let _ = request.respond(json_response(400, &error_body("invalid_request_error", &e.to_string())));
+                return;
+            }
+            let parsed = serde_json::from_str::<Value>(&text)
+                .map_err(|e| format!("body is not JSON: {e}"))
+                .and_then(|b| parse_request(&b));
+            match parsed {
+                Err(message) => json_response(400, &error_body("invalid_request_error", &message)),
+                Ok(chat) if chat.stream => {
+                    stream(request, model, id, chat);
+                    return;
+                }
+                Ok(chat) => complete(model, id, &chat),
+            }
+        }
+        _ => json_response(404, &error_body("not_found", &format!("no route {path}"))),
+    };
+    let _ = request.respond(response);
+}
+
+fn complete(model: &dyn ChatModel, id: &str, chat: &ChatRequest) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    match model.chat(chat) {
+        Ok(r) => json_response(
+            200,
+            &json!({
+                "id": format!("chatcmpl-{}", now()), "object": "chat.completion", "created": now(), "model": id,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": r.text}, "finish_reason": r.finish_reason}],
+                "usage": {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
+                          "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens},
+            }),
+        ),
+        Err(e) => {
+            let status = if e.class == ErrorClass::Configuration { 400 } else { 500 };
+            json_response(status, &error_body(e.class.as_str(), &e.message))
+        }
+    }
+}
+
+fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: ChatRequest) {
+    let (tx, rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = channel();
+    let reader = ChannelReader { rx, buf: Vec::new(), pos: 0 };
+    let response = tiny_http::Response::new(
+        tiny_http::StatusCode(200),
+        vec![header("Content-Type", "text/event-stream"), header("Cache-Control", "no-cache")],
+        reader,
+        None,
+        None,
+    );
+    let writer = std::thread::spawn(move || request.respond(response));
+    let created = now();
+    let chunk = |delta: Value, finish: Value, usage: Option<Value>| {
+        let mut c = json!({"id": format!("chatcmpl-{created}"), "object": "chat.completion.chunk", "created": created, "model": id,
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        if let Some(u) = usage {
+            c["usage"] = u;
+        }
+        format!("data: {c}\n\n").into_bytes()
+    };
+    let _ = tx.send(chunk(json!({"role": "assistant"}), Value::Null, None));
+    let cancel = Cancel::default();
+    let result = model.chat_with(&chat, &cancel, &mut |delta| {
+        if tx.send(chunk(json!({"content": delta}), Value::Null, None)).is_err() {
+            cancel.cancel();
+        }
+    });
+    match result {
+        Ok(r) => {
+            let usage = json!({"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
+                               "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens});
+            let _ = tx.send(chunk(json!({}), json!(r.finish_reason), Some(usage)));
+            let _ = tx.send(b"data: [DONE]\n\n".to_vec());
+        }
+        Err(e) => {
+            let _ = tx.send(format!("data: {}\n\n", error_body(e.class.as_str(), &e.message)).into_bytes());
+        }
+    }
+    drop(tx);
+    let _ = writer.join();
+}
