@@ -20,3 +20,17 @@ pub fn json(args: &[&str]) -> Value {
     assert_eq!(code, 0, "{args:?}: {err}");
     serde_json::from_str(&out).unwrap()
 }
+
+/// The default local model (SmolLM2) when the model cache has it. Without it the caller skips, unless
+/// BRAINLENS_REQUIRE_MODELS=1 (set by scripts/test.sh after fetching the models), where a missing model fails.
+pub fn local_model() -> Option<std::path::PathBuf> {
+    let path = brainlens::llm::config::default_model_path();
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var("BRAINLENS_REQUIRE_MODELS").as_deref() == Ok("1") {
+        panic!("{} is missing: run scripts/setup_models.sh", path.display());
+    }
+    eprintln!("skipped: {} is missing (run scripts/setup_models.sh)", path.display());
+    None
+}

@@ -1,0 +1,234 @@
+//! The OpenAI-compatible client against a scripted local HTTP server: each fault (429 with Retry-After, 500,
+//! a reply slower than the timeout, a malformed body, a closed connection, a 400) is classified and retried as
+//! specified, counting attempts; schema-invalid replies get one corrective retry; the key never leaks; and
+//! record/replay reproduce a call. No internet, no model.
+
+use brainlens::llm::config::{ProviderConfig, ProviderKind, Secret};
+use brainlens::llm::openai::OpenAiClient;
+use brainlens::llm::replay::{Recorder, Replay, request_hash};
+use brainlens::llm::{ChatModel, ChatRequest, ErrorClass};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const KEY: &str = "sk-test-SECRET-4242";
+
+#[derive(Clone)]
+enum Reply {
+    Status(u16, &'static str, String),
+    Ok(String),
+    Sse(Vec<String>),
+    Slow(Duration),
+    Close,
+}
+
+fn ok_body(content: &str) -> String {
+    json!({"model": "fake", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+           "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+    .to_string()
+}
+
+struct Fake {
+    url: String,
+    requests: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+/// Serves the scripted replies in order, one per connection (each on its own thread); records (headers, body) of each request.
+fn fake(script: Vec<Reply>) -> Fake {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for reply in script {
+            let Ok((stream, _)) = listener.accept() else { return };
+            let seen = seen.clone();
+            std::thread::spawn(move || serve_one(stream, reply, &seen));
+        }
+    });
+    Fake { url, requests }
+}
+
+fn serve_one(mut stream: TcpStream, reply: Reply, seen: &Arc<Mutex<Vec<(String, Value)>>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut headers = String::new();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        headers.push_str(&line);
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    seen.lock().unwrap().push((headers, serde_json::from_slice(&body).unwrap_or(Value::Null)));
+    let respond = |stream: &mut TcpStream, status: u16, extra: &str, ctype: &str, body: &str| {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
+            body.len()
+        );
+    };
+    match reply {
+        Reply::Status(status, extra, body) => respond(&mut stream, status, extra, "application/json", &body),
+        Reply::Ok(body) => respond(&mut stream, 200, "", "application/json", &body),
+        Reply::Sse(chunks) => {
+            let body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+            respond(&mut stream, 200, "", "text/event-stream", &body)
+        }
+        Reply::Slow(wait) => {
+            std::thread::sleep(wait);
+            respond(&mut stream, 200, "", "application/json", &ok_body("late"))
+        }
+        Reply::Close => {}
+    }
+    let _ = stream.flush();
+}
+
+fn client(url: &str, retries: u32, timeout_s: f64) -> OpenAiClient {
+    let config = ProviderConfig {
+        provider: ProviderKind::Openai,
+        base_url: url.to_string(),
+        model: "fake".into(),
+        timeout_s,
+        max_retries: retries,
+        api_key: Secret::new(KEY),
+        ..Default::default()
+    };
+    let mut c = OpenAiClient::new(&config).unwrap();
+    c.backoff.base = Duration::from_millis(10);
+    c
+}
+
+#[test]
+fn rate_limit_waits_for_retry_after_then_succeeds() {
+    let f = fake(vec![Reply::Status(429, "Retry-After: 1\r\n", "{}".into()), Reply::Ok(ok_body("fine"))]);
+    let started = Instant::now();
+    let r = client(&f.url, 3, 5.0).chat(&ChatRequest::user("hi")).unwrap();
+    assert_eq!((r.text.as_str(), r.attempts), ("fine", 2));
+    assert!(started.elapsed() >= Duration::from_millis(950), "Retry-After: 1 honoured ({:?})", started.elapsed());
+    assert_eq!(r.usage.completion_tokens, 3);
+    let requests = f.requests.lock().unwrap();
+    assert!(requests[0].0.contains(&format!("Bearer {KEY}")), "the key is sent as a bearer token");
+}
+
+#[test]
+fn server_errors_are_infrastructure_and_retried_until_the_limit() {
+    let f = fake(vec![Reply::Status(500, "", "boom".into()); 3]);
+    let e = client(&f.url, 2, 5.0).chat(&ChatRequest::user("hi")).unwrap_err();
+    assert_eq!((e.class, e.attempts), (ErrorClass::ApiInfrastructureError, 3));
+    assert!(e.to_string().contains("api_infrastructure_error") && e.message.contains("HTTP 500"), "{e}");
+}
+
+#[test]
+fn a_reply_slower_than_the_timeout_is_retried() {
+    let f = fake(vec![Reply::Slow(Duration::from_millis(1500)), Reply::Ok(ok_body("quick"))]);
+    let started = Instant::now();
+    let r = client(&f.url, 2, 0.5).chat(&ChatRequest::user("hi")).unwrap();
+    assert_eq!((r.text.as_str(), r.attempts), ("quick", 2));
+    assert!(started.elapsed() < Duration::from_millis(1400), "the first attempt was cut at the timeout");
+}
+
+#[test]
+fn malformed_bodies_and_closed_connections_are_retried() {
+    let f = fake(vec![Reply::Ok("{not json".into()), Reply::Close, Reply::Ok(ok_body("third time"))]);
+    let r = client(&f.url, 3, 5.0).chat(&ChatRequest::user("hi")).unwrap();
+    assert_eq!((r.text.as_str(), r.attempts), ("third time", 3));
+    let f = fake(vec![Reply::Close, Reply::Close]);
+    let e = client(&f.url, 1, 5.0).chat(&ChatRequest::user("hi")).unwrap_err();
+    assert_eq!((e.class, e.attempts), (ErrorClass::ApiInfrastructureError, 2));
+}
+
+#[test]
+fn a_bad_request_is_the_models_failure_and_not_retried_and_the_key_is_redacted() {
+    let echo = format!("{{\"error\": {{\"message\": \"model 'x' not found; you sent Authorization: Bearer {KEY}\"}}}}");
+    let f = fake(vec![Reply::Status(404, "", echo), Reply::Ok(ok_body("never"))]);
+    let e = client(&f.url, 3, 5.0).chat(&ChatRequest::user("hi")).unwrap_err();
+    assert_eq!((e.class, e.attempts), (ErrorClass::ModelError, 1));
+    assert!(!e.to_string().contains(KEY) && e.message.contains("<redacted>"), "{e}");
+    assert!(!format!("{e:?}").contains(KEY));
+}
+
+fn label_request() -> ChatRequest {
+    ChatRequest::user("classify").with_schema(
+        "label",
+        json!({"type": "object", "properties": {"label": {"enum": ["ASD", "HC"]}}, "required": ["label"]}),
+    )
+}
+
+#[test]
+fn schema_invalid_replies_get_one_corrective_retry() {
+    let f = fake(vec![Reply::Ok(ok_body("{\"label\": \"autism\"}")), Reply::Ok(ok_body("```json\n{\"label\": \"ASD\"}\n```"))]);
+    let r = client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
+    assert_eq!((r.json, r.attempts), (Some(json!({"label": "ASD"})), 2));
+    let requests = f.requests.lock().unwrap();
+    assert_eq!(requests[0].1["response_format"]["type"], "json_schema");
+    let correction = requests[1].1["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+    assert!(correction.contains("$.label"), "the corrective message names the problem: {correction}");
+    assert_eq!(r.usage.completion_tokens, 6, "usage of both calls");
+
+    let f = fake(vec![Reply::Ok(ok_body("HC")), Reply::Ok(ok_body("{\"label\": \"TD\"}"))]);
+    let e = client(&f.url, 3, 5.0).chat(&label_request()).unwrap_err();
+    assert_eq!((e.class, e.attempts), (ErrorClass::ModelError, 2), "{e}");
+}
+
+#[test]
+fn a_server_without_json_schema_support_gets_json_mode() {
+    let f = fake(vec![
+        Reply::Status(400, "", "{\"error\": {\"message\": \"response_format json_schema unsupported\"}}".into()),
+        Reply::Ok(ok_body("{\"label\": \"HC\"}")),
+        Reply::Ok(ok_body("{\"label\": \"ASD\"}")),
+    ]);
+    let c = client(&f.url, 0, 5.0);
+    assert_eq!(c.chat(&label_request()).unwrap().json, Some(json!({"label": "HC"})));
+    assert_eq!(c.chat(&label_request()).unwrap().json, Some(json!({"label": "ASD"})));
+    let requests = f.requests.lock().unwrap();
+    let kinds: Vec<&str> = requests.iter().map(|r| r.1["response_format"]["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["json_schema", "json_object", "json_object"], "the downgrade is remembered");
+}
+
+#[test]
+fn streaming_delivers_deltas_and_usage() {
+    let chunk = |c: &str| json!({"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": null}]}).to_string();
+    let last = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}).to_string();
+    let f = fake(vec![Reply::Sse(vec![chunk("Hel"), chunk("lo"), last, "[DONE]".into()]), Reply::Sse(vec![chunk("cut")])]);
+    let c = client(&f.url, 0, 5.0);
+    let mut request = ChatRequest::user("hi");
+    request.stream = true;
+    let mut deltas = Vec::new();
+    let r = c.chat_with(&request, &Default::default(), &mut |d| deltas.push(d.to_string())).unwrap();
+    assert_eq!((deltas, r.text.as_str(), r.usage.completion_tokens), (vec!["Hel".to_string(), "lo".into()], "Hello", 2));
+    let e = c.chat_with(&request, &Default::default(), &mut |_| {}).unwrap_err();
+    assert_eq!(e.class, ErrorClass::ApiInfrastructureError, "a stream without [DONE] is a broken connection: {e}");
+}
+
+#[test]
+fn record_then_replay_without_the_key_and_a_missing_entry_names_its_hash() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("calls.jsonl");
+    let f = fake(vec![Reply::Ok(ok_body(&format!("echo {KEY}")))]);
+    let inner: Arc<dyn ChatModel> = Arc::new(client(&f.url, 0, 5.0));
+    let recorder = Recorder::new(inner, &transcript, vec![KEY.to_string()]).unwrap();
+    let live = recorder.chat(&ChatRequest::user("hi")).unwrap();
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    assert!(!text.contains(KEY) && text.contains("<redacted>"), "{text}");
+
+    let replay = Replay::open(&transcript).unwrap();
+    let again = replay.chat(&ChatRequest::user("hi")).unwrap();
+    assert_eq!((again.usage, again.text.as_str()), (live.usage, "echo <redacted>"));
+    let other = ChatRequest::user("something else");
+    let e = replay.chat(&other).unwrap_err();
+    assert!(e.message.contains(&request_hash(&other)) && e.message.contains("calls.jsonl"), "{e}");
+
+    let config = ProviderConfig { provider: ProviderKind::Replay, transcript: transcript.display().to_string(), ..Default::default() };
+    assert_eq!(config.build().unwrap().chat(&ChatRequest::user("hi")).unwrap().text, "echo <redacted>");
+}
