@@ -167,12 +167,16 @@ fn label_request() -> ChatRequest {
 
 #[test]
 fn schema_invalid_replies_get_one_corrective_retry() {
-    let f = fake(vec![Reply::Ok(ok_body("{\"label\": \"autism\"}")), Reply::Ok(ok_body("```json\n{\"label\": \"ASD\"}\n```"))]);
+    let f = fake(vec![
+        Reply::Ok(ok_body("{\"label\": \"autism\"}")),
+        Reply::Ok(ok_body("```json\n{\"label\": \"ASD\"}\n```")),
+    ]);
     let r = client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
     assert_eq!((r.json, r.attempts), (Some(json!({"label": "ASD"})), 2));
     let requests = f.requests.lock().unwrap();
     assert_eq!(requests[0].1["response_format"]["type"], "json_schema");
-    let correction = requests[1].1["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
+    let correction =
+        requests[1].1["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_string();
     assert!(correction.contains("$.label"), "the corrective message names the problem: {correction}");
     assert_eq!(r.usage.completion_tokens, 6, "usage of both calls");
 
@@ -198,15 +202,20 @@ fn a_server_without_json_schema_support_gets_json_mode() {
 
 #[test]
 fn streaming_delivers_deltas_and_usage() {
-    let chunk = |c: &str| json!({"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": null}]}).to_string();
+    let chunk =
+        |c: &str| json!({"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": null}]}).to_string();
     let last = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}).to_string();
-    let f = fake(vec![Reply::Sse(vec![chunk("Hel"), chunk("lo"), last, "[DONE]".into()]), Reply::Sse(vec![chunk("cut")])]);
+    let f =
+        fake(vec![Reply::Sse(vec![chunk("Hel"), chunk("lo"), last, "[DONE]".into()]), Reply::Sse(vec![chunk("cut")])]);
     let c = client(&f.url, 0, 5.0);
     let mut request = ChatRequest::user("hi");
     request.stream = true;
     let mut deltas = Vec::new();
     let r = c.chat_with(&request, &Default::default(), &mut |d| deltas.push(d.to_string())).unwrap();
-    assert_eq!((deltas, r.text.as_str(), r.usage.completion_tokens), (vec!["Hel".to_string(), "lo".into()], "Hello", 2));
+    assert_eq!(
+        (deltas, r.text.as_str(), r.usage.completion_tokens),
+        (vec!["Hel".to_string(), "lo".into()], "Hello", 2)
+    );
     let e = c.chat_with(&request, &Default::default(), &mut |_| {}).unwrap_err();
     assert_eq!(e.class, ErrorClass::ApiInfrastructureError, "a stream without [DONE] is a broken connection: {e}");
 }
@@ -229,6 +238,10 @@ fn record_then_replay_without_the_key_and_a_missing_entry_names_its_hash() {
     let e = replay.chat(&other).unwrap_err();
     assert!(e.message.contains(&request_hash(&other)) && e.message.contains("calls.jsonl"), "{e}");
 
-    let config = ProviderConfig { provider: ProviderKind::Replay, transcript: transcript.display().to_string(), ..Default::default() };
+    let config = ProviderConfig {
+        provider: ProviderKind::Replay,
+        transcript: transcript.display().to_string(),
+        ..Default::default()
+    };
     assert_eq!(config.build().unwrap().chat(&ChatRequest::user("hi")).unwrap().text, "echo <redacted>");
 }

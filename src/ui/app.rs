@@ -25,6 +25,7 @@ pub struct BrainLensApp {
     pub networks: NetworksRoom,
     pub bench: BenchRoom,
     pub about_open: bool,
+    pub llm: super::llm::LlmWindow,
     pub screenshot: Option<ScreenshotRequest>,
     pub frame_stats: Option<FrameStats>,
     applied_theme: Option<Theme>,
@@ -45,6 +46,7 @@ impl BrainLensApp {
             persist,
             room: Room::Recordings,
             about_open: false,
+            llm: Default::default(),
             screenshot: None,
             frame_stats: None,
             applied_theme: None,
@@ -109,6 +111,7 @@ impl BrainLensApp {
             self.settings.remember(path);
         }
         self.about_window(&ctx);
+        self.llm.show(&ctx, &mut self.settings.llm);
     }
 
     fn menu_bar(&mut self, ui: &mut egui::Ui) {
@@ -148,6 +151,9 @@ impl BrainLensApp {
                 ui.radio_value(&mut self.settings.theme, Theme::Dark, "Dark theme");
                 ui.radio_value(&mut self.settings.theme, Theme::Light, "Light theme");
             });
+            if ui.button("Model…").on_hover_text("Language-model provider, connection test and chat").clicked() {
+                self.llm.open = true;
+            }
             if ui.button("About").clicked() {
                 self.about_open = true;
             }

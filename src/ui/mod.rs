@@ -4,6 +4,7 @@
 pub mod app;
 pub mod bench;
 pub mod jobs;
+pub mod llm;
 pub mod networks;
 pub mod recordings;
 pub mod screenshot;

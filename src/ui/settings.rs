@@ -1,5 +1,6 @@
 //! Settings that survive a restart, persisted by eframe (one serde struct, `#[serde(default)]`).
 
+use crate::llm::config::{ProviderConfig, Purpose};
 use crate::signal::filter::display::DisplayFilter;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -22,6 +23,8 @@ pub struct Settings {
     pub page_s: f64,
     pub epoch_grid: bool,
     pub display_filter: DisplayFilter,
+    /// Language-model provider (never the API key: `ProviderConfig` skips it when serialising).
+    pub llm: ProviderConfig,
 }
 
 /// How many recent files are remembered.
@@ -35,6 +38,7 @@ impl Default for Settings {
             page_s: 10.0,
             epoch_grid: false,
             display_filter: DisplayFilter::default(),
+            llm: ProviderConfig::from_env(Purpose::Agent),
         }
     }
 }

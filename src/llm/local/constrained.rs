@@ -64,18 +64,19 @@ impl Mask {
     }
 }
 
-/// Token masks for one grammar over one vocabulary.
-pub struct Constrainer<'t> {
+/// Token masks for one grammar over one vocabulary (kept across calls with the same schema, so masks
+/// computed once are reused).
+pub struct Constrainer {
     pub grammar: Grammar,
-    trie: &'t TokenTrie,
+    trie: Arc<TokenTrie>,
     eos: u32,
     cache: HashMap<State, Arc<Mask>>,
 }
 
 const CACHE_LIMIT: usize = 4096;
 
-impl<'t> Constrainer<'t> {
-    pub fn new(grammar: Grammar, trie: &'t TokenTrie, eos: u32) -> Self {
+impl Constrainer {
+    pub fn new(grammar: Grammar, trie: Arc<TokenTrie>, eos: u32) -> Self {
         Constrainer { grammar, trie, eos, cache: HashMap::new() }
     }
 
@@ -122,12 +123,12 @@ mod tests {
             .iter()
             .map(|t| t.as_bytes().to_vec())
             .collect();
-        let trie = TokenTrie::new(&vocab);
+        let trie = Arc::new(TokenTrie::new(&vocab));
         let schema = Schema::compile(
             &json!({"type": "object", "properties": {"label": {"enum": ["ASD", "HC"]}}, "required": ["label"]}),
         )
         .unwrap();
-        let mut c = Constrainer::new(crate::llm::schema::grammar::Grammar::new(schema), &trie, 13);
+        let mut c = Constrainer::new(crate::llm::schema::grammar::Grammar::new(schema), trie, 13);
         let g = c.grammar.clone();
         let mut s = g.start();
         let allowed = |c: &mut Constrainer, s: &State| -> Vec<usize> {

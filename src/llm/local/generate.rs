@@ -117,14 +117,37 @@ pub(super) fn generate(
     cancel: &Cancel,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<ChatResponse, LlmError> {
-    let started = Instant::now();
-    let grammar = match &req.format {
+    let schema_key = match &req.format {
         ResponseFormat::Text => None,
-        ResponseFormat::JsonObject => Some(Grammar::new(Schema::any_object())),
-        ResponseFormat::JsonSchema { schema, .. } => Some(Grammar::new(
-            Schema::compile(schema).map_err(|e| LlmError::config(PROVIDER, format!("response schema: {e}")))?,
-        )),
+        ResponseFormat::JsonObject => Some("json_object".to_string()),
+        ResponseFormat::JsonSchema { schema, .. } => Some(schema.to_string()),
     };
+    let mut constrainer = match &schema_key {
+        None => None,
+        Some(key) => Some(m.take_constrainer(key, || {
+            match &req.format {
+                ResponseFormat::JsonSchema { schema, .. } => Schema::compile(schema)
+                    .map(Grammar::new)
+                    .map_err(|e| LlmError::config(PROVIDER, format!("response schema: {e}"))),
+                _ => Ok(Grammar::new(Schema::any_object())),
+            }
+        })?),
+    };
+    let result = decode(m, req, cancel, on_delta, &mut constrainer);
+    if let (Some(key), Some(c)) = (schema_key, constrainer) {
+        m.keep_constrainer(key, c);
+    }
+    result
+}
+
+fn decode(
+    m: &LocalModel,
+    req: &ChatRequest,
+    cancel: &Cancel,
+    on_delta: &mut dyn FnMut(&str),
+    constrainer: &mut Option<Constrainer>,
+) -> Result<ChatResponse, LlmError> {
+    let started = Instant::now();
     let prompt =
         m.template.render(&with_schema_hint(&req.messages, &req.format)).map_err(|e| LlmError::config(PROVIDER, e))?;
     let prompt_ids = m.vocab.encode(&prompt).map_err(|e| LlmError::model(PROVIDER, e))?;
@@ -139,7 +162,6 @@ pub(super) fn generate(
     let mut logits = forward(&mut weights, &prompt_ids, 0)?;
     let mut pos = prompt_ids.len();
     let mut rng = Rng(req.seed.unwrap_or(0));
-    let mut constrainer = grammar.map(|g| Constrainer::new(g, &m.trie, m.vocab.eos));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());
     let holdback = req.stop.iter().map(|s| s.len()).max().unwrap_or(1) - 1;
     let mut out: Vec<u8> = Vec::new();
@@ -224,14 +246,14 @@ pub(super) fn generate(
     drop(weights);
 
     let text = String::from_utf8_lossy(&out).into_owned();
-    let json = match (&constrainer, &req.format) {
-        (Some(c), _) => {
+    let json = match constrainer.as_ref() {
+        Some(c) => {
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| LlmError::model(PROVIDER, format!("constrained output did not parse ({e}): {text}")))?;
             c.grammar.schema().validate(&value).map_err(|e| LlmError::model(PROVIDER, e))?;
             Some(value)
         }
-        _ => None,
+        None => None,
     };
     Ok(ChatResponse {
         text,

@@ -10,6 +10,7 @@ mod vocab;
 pub use constrained::{Constrainer, Mask, TokenTrie};
 
 use crate::llm::error::LlmError;
+use crate::llm::schema::grammar::Grammar;
 use crate::llm::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
 use candle_core::Device;
 use candle_core::quantized::gguf_file;
@@ -25,7 +26,9 @@ pub struct LocalModel {
     name: String,
     weights: Mutex<ModelWeights>,
     vocab: vocab::Vocab,
-    trie: TokenTrie,
+    trie: std::sync::Arc<TokenTrie>,
+    /// Constrainers (grammar + mask cache) of recent schemas, by schema text.
+    constrainers: Mutex<Vec<(String, Constrainer)>>,
     template: template::ChatTemplate,
     context: usize,
     /// Seconds spent loading (and re-quantising on first use).
@@ -67,13 +70,14 @@ impl LocalModel {
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
         let weights = ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
             .map_err(|e| fail(format!("loading weights: {e}")))?;
-        let trie = TokenTrie::new(&vocab.bytes);
+        let trie = std::sync::Arc::new(TokenTrie::new(&vocab.bytes));
         Ok(LocalModel {
             path: path.to_path_buf(),
             name,
             weights: Mutex::new(weights),
             vocab,
             trie,
+            constrainers: Mutex::new(Vec::new()),
             template,
             context,
             load_seconds: started.elapsed().as_secs_f64(),
@@ -96,6 +100,30 @@ impl LocalModel {
     /// Raw bytes of token `id`.
     pub fn token_bytes(&self, id: u32) -> &[u8] {
         &self.vocab.bytes[id as usize]
+    }
+}
+
+/// Schemas whose constrainers are kept.
+const KEEP_CONSTRAINERS: usize = 8;
+
+impl LocalModel {
+    /// The constrainer for a schema (`key` = its JSON text), reused when a recent call had the same schema.
+    fn take_constrainer(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> Result<Grammar, LlmError>,
+    ) -> Result<Constrainer, LlmError> {
+        let mut kept = self.constrainers.lock().unwrap_or_else(|p| p.into_inner());
+        match kept.iter().position(|(k, _)| k == key) {
+            Some(i) => Ok(kept.remove(i).1),
+            None => Ok(Constrainer::new(make()?, self.trie.clone(), self.vocab.eos)),
+        }
+    }
+
+    fn keep_constrainer(&self, key: String, constrainer: Constrainer) {
+        let mut kept = self.constrainers.lock().unwrap_or_else(|p| p.into_inner());
+        kept.insert(0, (key, constrainer));
+        kept.truncate(KEEP_CONSTRAINERS);
     }
 }
 

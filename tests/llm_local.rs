@@ -1,0 +1,126 @@
+//! The real SmolLM2-135M model in process and behind `brainlens llm serve`: 200 schema-constrained
+//! generations (100 label decisions, 100 tool calls) all parse and validate; the openai client talks to the
+//! loopback server in plain text, JSON mode, json_schema and streaming. Skipped when the model cache is empty
+//! unless BRAINLENS_REQUIRE_MODELS=1 (scripts/test.sh fetches the model and sets it).
+
+mod common;
+#[path = "common/constrained.rs"]
+mod constrained;
+
+use brainlens::llm::config::{ProviderConfig, ProviderKind};
+use brainlens::llm::local::LocalModel;
+use brainlens::llm::{ChatModel, ChatRequest, ResponseFormat};
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+#[test]
+fn two_hundred_constrained_generations_all_validate() {
+    let Some(path) = common::local_model() else { return };
+    let model = LocalModel::load(&path).unwrap();
+    for kind in ["label", "tool"] {
+        let t = constrained::run(&model, kind, 100, true);
+        assert_eq!(t.valid, t.total, "{kind}: {:?}", t.failures);
+        eprintln!(
+            "{kind}: {}/{} valid, choices {:?}, {:.1} tokens/s",
+            t.valid,
+            t.total,
+            t.labels,
+            t.completion_tokens as f64 / t.seconds
+        );
+    }
+}
+
+#[test]
+fn same_seed_same_text_and_the_budget_closes_json_validly() {
+    let Some(path) = common::local_model() else { return };
+    let model = LocalModel::load(&path).unwrap();
+    let request = constrained::request("label", 3, true, 11);
+    assert_eq!(model.chat(&request).unwrap().text, model.chat(&request).unwrap().text);
+    let mut tight = constrained::request("tool", 5, true, 1);
+    tight.max_tokens = 40;
+    let r = model.chat(&tight).unwrap();
+    assert!(r.usage.completion_tokens <= 40, "{r:?}");
+    constrained::valid("tool", &r.text).unwrap();
+}
+
+struct Serve(std::process::Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn openai_client_against_brainlens_llm_serve() {
+    let Some(path) = common::local_model() else { return };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args(["llm", "serve", "--port", "0", "--model"])
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _serve = Serve(child);
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+
+    let config = ProviderConfig {
+        provider: ProviderKind::Openai,
+        base_url: url.clone(),
+        model: "smollm2".into(),
+        timeout_s: 120.0,
+        ..Default::default()
+    };
+    let client = config.build().unwrap();
+    let plain =
+        client.chat(&ChatRequest { max_tokens: 24, ..ChatRequest::user("Name one EEG frequency band.") }).unwrap();
+    assert!(
+        !plain.text.trim().is_empty() && plain.usage.prompt_tokens > 0 && plain.usage.completion_tokens > 0,
+        "{plain:?}"
+    );
+
+    let mut object = ChatRequest::user("Give the name and frequency range of the alpha band as JSON.");
+    object.format = ResponseFormat::JsonObject;
+    object.max_tokens = 60;
+    let r = client.chat(&object).unwrap();
+    assert!(r.json.as_ref().is_some_and(|v| v.is_object()), "{r:?}");
+    assert_eq!(r.attempts, 1, "the server took response_format json_object");
+
+    let r = client.chat(&constrained::request("label", 0, true, 0)).unwrap();
+    constrained::valid("label", &r.text).unwrap();
+    assert_eq!(r.attempts, 1, "no corrective retry needed with json_schema: {r:?}");
+
+    let mut streamed = constrained::request("tool", 1, true, 0);
+    streamed.stream = true;
+    let mut deltas = String::new();
+    let r = client.chat_with(&streamed, &Default::default(), &mut |d| deltas.push_str(d)).unwrap();
+    assert_eq!(deltas, r.text);
+    assert!(r.usage.completion_tokens > 0);
+    constrained::valid("tool", &r.text).unwrap();
+
+    let models = brainlens::llm::openai::OpenAiClient::new(&config).unwrap().models().unwrap();
+    assert_eq!(models.len(), 1, "{models:?}");
+
+    let (code, out, err) = common::run(&[
+        "llm",
+        "chat",
+        "--base-url",
+        &url,
+        "--json",
+        "--max-tokens",
+        "8",
+        "--schema",
+        &json!({"enum": ["yes", "no"]}).to_string(),
+        "Is alpha 8-12 Hz?",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(["\"yes\"", "\"no\""].contains(&v["response"]["text"].as_str().unwrap()), "{v}");
+}
