@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust unit, integration and GUI (egui_kittest) tests, then the reference checks
-# against pyedflib and MNE in a Python venv (created on first use under target/ref-venv).
+# Runs every test: fetches the model files into the model cache (scripts/setup_models.sh), the Rust unit,
+# integration and GUI (egui_kittest) tests — the language-model tests run the real SmolLM2 in process and
+# behind `brainlens llm serve` on loopback — then the reference checks against pyedflib and MNE in a Python
+# venv (created on first use under target/ref-venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The model files (SmolLM2 GGUF, MiniLM) go to the model cache, not the repo; the LLM tests then require them.
+scripts/setup_models.sh >/dev/null
+export BRAINLENS_REQUIRE_MODELS=1
 cargo test --all-targets
 
 VENV=target/ref-venv

@@ -107,6 +107,12 @@ fn a_typed_api_key_is_never_persisted() {
     let mut h = harness(config);
     type_into(&mut h, "API key", "sk-typed-SECRET-77");
     assert_eq!(h.state().llm.key_input, "sk-typed-SECRET-77");
+    let shown = h
+        .query_all_by(|n| {
+            n.value().is_some_and(|v| v.contains("SECRET-77")) || n.label().is_some_and(|l| l.contains("SECRET-77"))
+        })
+        .count();
+    assert_eq!(shown, 0, "the password field exposes no key text (screen, screen readers, screenshots)");
     let effective = h.state().llm.effective(&h.state().settings.llm);
     assert_eq!(effective.api_key.as_ref().map(|k| k.expose()), Some("sk-typed-SECRET-77"));
     let persisted = serde_json::to_string(&h.state().settings).unwrap();

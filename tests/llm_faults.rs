@@ -245,3 +245,35 @@ fn record_then_replay_without_the_key_and_a_missing_entry_names_its_hash() {
     };
     assert_eq!(config.build().unwrap().chat(&ChatRequest::user("hi")).unwrap().text, "echo <redacted>");
 }
+
+#[test]
+fn the_cli_never_prints_the_key_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("cli.jsonl");
+    let f = fake(vec![Reply::Ok(ok_body(&format!("the key was {KEY}")))]);
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+            .args(args)
+            .env("BRAINLENS_API_KEY", KEY)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+    };
+    let (code, text) = run(&[
+        "llm",
+        "chat",
+        "--base-url",
+        &f.url,
+        "--json",
+        "--record",
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "hi",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!std::fs::read_to_string(&transcript).unwrap().contains(KEY));
+    assert!(f.requests.lock().unwrap()[0].0.contains(KEY), "the key from BRAINLENS_API_KEY was sent");
+    let (code, text) = run(&["llm", "chat", "--base-url", "http://127.0.0.1:9/v1", "--retries", "0", "hi"]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("api_infrastructure_error") && !text.contains(KEY), "{text}");
+}

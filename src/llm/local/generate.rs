@@ -111,6 +111,36 @@ fn choose_enum(
     Ok(Some(choices.swap_remove(chosen)))
 }
 
+/// Where the final turn starts: the third-last control token (ChatML: `<|im_start|>` of the last user
+/// message, before its `<|im_end|>` and the assistant's `<|im_start|>`); 0 when there is none.
+fn turn_boundary(ids: &[u32], control: &[bool]) -> usize {
+    let marks: Vec<usize> = ids.iter().enumerate().filter(|(_, t)| control[**t as usize]).map(|(i, _)| i).collect();
+    if marks.len() >= 3 { marks[marks.len() - 3] } else { 0 }
+}
+
+/// Runs the prompt through the model and returns the next-token logits. The key/value cache of everything
+/// before the final turn (system prompt, schema, earlier turns) is kept and reused by the next call that
+/// starts with the same tokens, so a repeated system prompt is computed once. The prompt is always split
+/// at the same boundary, cached or not, so a cache hit gives the same numbers as a miss.
+fn prefill(m: &LocalModel, weights: &mut ModelWeights, ids: &[u32]) -> Result<Vec<f32>, LlmError> {
+    let boundary = turn_boundary(ids, &m.vocab.control);
+    let mut start = 0;
+    let mut kept = m.prefix.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((tokens, snapshot)) = kept.as_ref() {
+        if !tokens.is_empty() && tokens.len() <= boundary && ids.starts_with(tokens) {
+            *weights = snapshot.clone();
+            start = tokens.len();
+        }
+    }
+    if boundary > start {
+        forward(weights, &ids[start..boundary], start)?;
+        *kept = Some((ids[..boundary].to_vec(), weights.clone()));
+        start = boundary;
+    }
+    drop(kept);
+    forward(weights, &ids[start..], start)
+}
+
 pub(super) fn generate(
     m: &LocalModel,
     req: &ChatRequest,
@@ -159,7 +189,7 @@ fn decode(
     }
     let max_new = (req.max_tokens as usize).min(m.context - prompt_ids.len() - 1);
     let mut weights = m.weights.lock().unwrap_or_else(|p| p.into_inner());
-    let mut logits = forward(&mut weights, &prompt_ids, 0)?;
+    let mut logits = prefill(m, &mut weights, &prompt_ids)?;
     let mut pos = prompt_ids.len();
     let mut rng = Rng(req.seed.unwrap_or(0));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());

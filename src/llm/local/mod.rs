@@ -29,6 +29,8 @@ pub struct LocalModel {
     trie: std::sync::Arc<TokenTrie>,
     /// Constrainers (grammar + mask cache) of recent schemas, by schema text.
     constrainers: Mutex<Vec<(String, Constrainer)>>,
+    /// Tokens of the last prompt's prefix before its final turn, and the model state after them.
+    prefix: Mutex<Option<(Vec<u32>, ModelWeights)>>,
     template: template::ChatTemplate,
     context: usize,
     /// Seconds spent loading (and re-quantising on first use).
@@ -78,6 +80,7 @@ impl LocalModel {
             vocab,
             trie,
             constrainers: Mutex::new(Vec::new()),
+            prefix: Mutex::new(None),
             template,
             context,
             load_seconds: started.elapsed().as_secs_f64(),
