@@ -42,6 +42,9 @@ pub struct Cli {
     /// GUI: open the Recordings room's spectrum panel.
     #[arg(long, global = true)]
     pub spectrum: bool,
+    /// GUI: open the language-model window (provider settings, test connection, chat).
+    #[arg(long, global = true)]
+    pub model_window: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -117,14 +117,6 @@ impl Replay {
         }
         Ok(Replay { path: path.to_path_buf(), model, entries: Mutex::new(entries) })
     }
-
-    pub fn len(&self) -> usize {
-        self.entries.lock().map(|e| e.values().map(|v| v.1.len()).sum()).unwrap_or(0)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 impl ChatModel for Replay {

@@ -6,9 +6,8 @@
 use super::error::ErrorClass;
 use super::types::{Cancel, ChatModel, ChatRequest, Message, ResponseFormat};
 use serde_json::{Value, json};
-use std::io::Read;
+use std::io::Write;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub struct Server {
@@ -33,31 +32,6 @@ fn error_body(kind: &str, message: &str) -> Value {
 
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
-/// A `Read` over chunks sent from the generating thread (an SSE body of unknown length).
-struct ChannelReader {
-    rx: Receiver<Vec<u8>>,
-    buf: Vec<u8>,
-    pos: usize,
-}
-
-impl Read for ChannelReader {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos >= self.buf.len() {
-            match self.rx.recv() {
-                Ok(chunk) => {
-                    self.buf = chunk;
-                    self.pos = 0;
-                }
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = out.len().min(self.buf.len() - self.pos);
-        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
-    }
 }
 
 /// Reads an OpenAI chat-completions body into our request.
@@ -213,44 +187,45 @@ fn complete(model: &dyn ChatModel, id: &str, chat: &ChatRequest) -> tiny_http::R
     }
 }
 
+/// Server-sent events written straight to the socket, one HTTP chunk per event, flushed at once (tiny_http's
+/// own chunked writer buffers 8 KiB, which would deliver a short reply in one burst).
 fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: ChatRequest) {
-    let (tx, rx): (Sender<Vec<u8>>, Receiver<Vec<u8>>) = channel();
-    let reader = ChannelReader { rx, buf: Vec::new(), pos: 0 };
-    let response = tiny_http::Response::new(
-        tiny_http::StatusCode(200),
-        vec![header("Content-Type", "text/event-stream"), header("Cache-Control", "no-cache")],
-        reader,
-        None,
-        None,
-    );
-    let writer = std::thread::spawn(move || request.respond(response));
+    let mut w = request.into_writer();
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+                Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    if w.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    let mut send = |event: &str| -> std::io::Result<()> {
+        let data = format!("data: {event}\n\n");
+        write!(w, "{:x}\r\n{data}\r\n", data.len())?;
+        w.flush()
+    };
     let created = now();
     let chunk = |delta: Value, finish: Value, usage: Option<Value>| {
-        let mut c = json!({"id": format!("chatcmpl-{created}"), "object": "chat.completion.chunk", "created": created, "model": id,
-                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        let mut c = json!({"id": format!("chatcmpl-{created}"), "object": "chat.completion.chunk", "created": created,
+                           "model": id, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
         if let Some(u) = usage {
             c["usage"] = u;
         }
-        format!("data: {c}\n\n").into_bytes()
+        c.to_string()
     };
-    let _ = tx.send(chunk(json!({"role": "assistant"}), Value::Null, None));
+    if send(&chunk(json!({"role": "assistant"}), Value::Null, None)).is_err() {
+        return;
+    }
     let cancel = Cancel::default();
     let result = model.chat_with(&chat, &cancel, &mut |delta| {
-        if tx.send(chunk(json!({"content": delta}), Value::Null, None)).is_err() {
+        if send(&chunk(json!({"content": delta}), Value::Null, None)).is_err() {
             cancel.cancel();
         }
     });
-    match result {
+    let _ = match result {
         Ok(r) => {
             let usage = json!({"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
                                "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens});
-            let _ = tx.send(chunk(json!({}), json!(r.finish_reason), Some(usage)));
-            let _ = tx.send(b"data: [DONE]\n\n".to_vec());
+            send(&chunk(json!({}), json!(r.finish_reason), Some(usage))).and_then(|_| send("[DONE]"))
         }
-        Err(e) => {
-            let _ = tx.send(format!("data: {}\n\n", error_body(e.class.as_str(), &e.message)).into_bytes());
-        }
-    }
-    drop(tx);
-    let _ = writer.join();
+        Err(e) => send(&error_body(e.class.as_str(), &e.message).to_string()),
+    };
+    let _ = w.write_all(b"0\r\n\r\n").and_then(|_| w.flush());
 }

@@ -41,17 +41,21 @@ pub struct RunOptions {
     pub page_s: Option<f64>,
     /// Open the Recordings room's spectrum panel.
     pub spectrum: bool,
+    /// Open the language-model window.
+    pub model_window: bool,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
 pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
     let spectrum = opts.spectrum;
+    let model_window = opts.model_window;
     launch(opts, move |app| {
         app.open(file);
         if spectrum {
             app.recordings.open_spectrum();
         }
+        app.llm.open = model_window;
     })
 }
 
