@@ -12,7 +12,7 @@ export BRAINLENS_REQUIRE_MODELS=1
 cargo test --all-targets
 
 VENV=target/ref-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors" 2>/dev/null; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements.txt
 fi
@@ -35,3 +35,6 @@ else
     echo "GUI smoke test skipped: xvfb-run not installed (apt-get install -y xvfb)"
 fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
+# The committed MiniLM reference vectors are what an independent numpy forward pass gives.
+"$VENV/bin/python" scripts/reference/minilm_reference.py "${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models/all-MiniLM-L6-v2" target/minilm_vectors.json
+cmp target/minilm_vectors.json tests/expected/minilm_vectors.json

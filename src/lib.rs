@@ -6,6 +6,7 @@ pub mod build_info;
 pub mod cli;
 pub mod llm;
 pub mod network;
+pub mod retrieval;
 pub mod signal;
 #[cfg(feature = "gui")]
 pub mod ui;

@@ -95,6 +95,9 @@ fn main() -> ExitCode {
             }
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
+        Some(Command::Embed { text, model, json }) => {
+            brainlens::cli::retrieval::embed(&text, &model, json, &mut stdout)
+        }
         Some(Command::Llm { command }) => brainlens::cli::llm::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),

@@ -9,6 +9,7 @@ pub mod physio;
 pub mod recording;
 pub mod reref;
 pub mod resample;
+pub mod retrieval;
 pub mod sleep;
 pub mod spectrum;
 
@@ -258,6 +259,15 @@ pub enum Command {
     Bench {
         #[command(subcommand)]
         command: BenchCommand,
+    },
+    /// Text representation used by retrieval: the MiniLM sentence embedding, or BM25's terms.
+    Embed {
+        text: String,
+        /// minilm or bm25.
+        #[arg(long, default_value = "minilm")]
+        model: String,
+        #[arg(long)]
+        json: bool,
     },
     /// Language models: serve the local model (OpenAI-compatible), chat with any provider, list models.
     Llm {

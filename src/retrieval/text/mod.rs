@@ -1,0 +1,122 @@
+//! Text similarity behind one trait: an index over documents that scores a query against every document.
+
+pub mod bm25;
+pub mod minilm;
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub use bm25::Bm25;
+pub use minilm::MiniLm;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TextMethod {
+    /// Okapi BM25 over word tokens: needs no model file.
+    Bm25,
+    /// Cosine similarity of all-MiniLM-L6-v2 sentence embeddings.
+    #[default]
+    Minilm,
+    /// Mean of BM25 scaled to [0, 1] by the best document's score and the MiniLM cosine.
+    Hybrid,
+}
+
+impl TextMethod {
+    pub fn parse(text: &str) -> Result<TextMethod, String> {
+        match text.to_ascii_lowercase().as_str() {
+            "bm25" => Ok(TextMethod::Bm25),
+            "minilm" => Ok(TextMethod::Minilm),
+            "hybrid" => Ok(TextMethod::Hybrid),
+            other => Err(format!("unknown text method \"{other}\" (bm25, minilm or hybrid)")),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextMethod::Bm25 => "bm25",
+            TextMethod::Minilm => "minilm",
+            TextMethod::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Scores a query against every indexed document (higher = more similar).
+pub trait TextIndex: Send + Sync {
+    fn method(&self) -> TextMethod;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn scores(&self, query: &str) -> Result<Vec<f32>, String>;
+}
+
+/// Documents embedded once (the vectors come from the on-disk cache when the texts were seen before).
+pub struct DenseIndex {
+    model: Arc<MiniLm>,
+    vectors: Vec<Vec<f32>>,
+}
+
+impl DenseIndex {
+    pub fn new(model: Arc<MiniLm>, docs: &[String]) -> Result<DenseIndex, String> {
+        let vectors = super::cache::embeddings(&model, docs)?;
+        Ok(DenseIndex { model, vectors })
+    }
+    /// An index over vectors already computed (e.g. stored with a case memory).
+    pub fn from_vectors(model: Arc<MiniLm>, vectors: Vec<Vec<f32>>) -> DenseIndex {
+        DenseIndex { model, vectors }
+    }
+}
+
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl TextIndex for DenseIndex {
+    fn method(&self) -> TextMethod {
+        TextMethod::Minilm
+    }
+    fn len(&self) -> usize {
+        self.vectors.len()
+    }
+    fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
+        let q = self.model.embed(&[query])?.remove(0);
+        Ok(self.vectors.iter().map(|v| dot(&q, v)).collect())
+    }
+}
+
+pub struct HybridIndex {
+    bm25: Bm25,
+    dense: DenseIndex,
+}
+
+impl TextIndex for HybridIndex {
+    fn method(&self) -> TextMethod {
+        TextMethod::Hybrid
+    }
+    fn len(&self) -> usize {
+        self.bm25.len()
+    }
+    fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
+        let lexical = self.bm25.scores(query)?;
+        let max = lexical.iter().cloned().fold(0.0f32, f32::max);
+        let dense = self.dense.scores(query)?;
+        Ok(lexical.iter().zip(dense).map(|(l, d)| 0.5 * if max > 0.0 { l / max } else { 0.0 } + 0.5 * d).collect())
+    }
+}
+
+/// An index of `docs` with `method`; MiniLM and hybrid need the model (`MiniLm::load_default`).
+pub fn build_index(
+    method: TextMethod,
+    docs: &[String],
+    model: Option<Arc<MiniLm>>,
+) -> Result<Box<dyn TextIndex>, String> {
+    let need = || {
+        model
+            .clone()
+            .ok_or_else(|| format!("the {} method needs the MiniLM model (scripts/setup_models.sh)", method.as_str()))
+    };
+    Ok(match method {
+        TextMethod::Bm25 => Box::new(Bm25::new(docs)),
+        TextMethod::Minilm => Box::new(DenseIndex::new(need()?, docs)?),
+        TextMethod::Hybrid => Box::new(HybridIndex { bm25: Bm25::new(docs), dense: DenseIndex::new(need()?, docs)? }),
+    })
+}
