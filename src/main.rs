@@ -98,6 +98,10 @@ fn main() -> ExitCode {
         Some(Command::Embed { text, model, json }) => {
             brainlens::cli::retrieval::embed(&text, &model, json, &mut stdout)
         }
+        Some(Command::Cases { command }) => brainlens::cli::retrieval::cases(command, &mut stdout),
+        Some(Command::Card { graph, memory, beta, k, exclude_group, json }) => {
+            brainlens::cli::retrieval::card(&graph, &memory, beta, k, exclude_group.as_deref(), json, &mut stdout)
+        }
         Some(Command::Llm { command }) => brainlens::cli::llm::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),

@@ -269,6 +269,26 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Case memories for CARD: build one from labelled graphs, evaluate its retrieval.
+    Cases {
+        #[command(subcommand)]
+        command: retrieval::CasesCommand,
+    },
+    /// CARD: every case of a memory scored against a graph (β·graph-sim + (1 − β)·text-sim).
+    Card {
+        graph: PathBuf,
+        #[arg(long)]
+        memory: PathBuf,
+        #[arg(long, default_value_t = 0.5)]
+        beta: f32,
+        #[arg(long, default_value_t = 3)]
+        k: usize,
+        /// Leave out cases of this group (e.g. the query's own run).
+        #[arg(long)]
+        exclude_group: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Language models: serve the local model (OpenAI-compatible), chat with any provider, list models.
     Llm {
         #[command(subcommand)]

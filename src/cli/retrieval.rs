@@ -3,10 +3,11 @@
 use super::write_json;
 use crate::retrieval::text::bm25::tokenize;
 use crate::retrieval::text::{MiniLm, TextMethod};
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// `embed TEXT --model minilm|bm25`: the unit-length MiniLM vector, or BM25's bag of words.
 pub fn embed(text: &str, model: &str, json: bool, out: &mut dyn Write) -> Result<()> {
@@ -32,6 +33,147 @@ pub fn embed(text: &str, model: &str, json: bool, out: &mut dyn Write) -> Result
             writeln!(out, "bm25 terms: {}", terms.join(" "))?;
         }
         TextMethod::Hybrid => bail!("hybrid combines bm25 and minilm scores; embed one of them"),
+    }
+    Ok(())
+}
+
+/// `cases …`: build and evaluate case memories.
+#[derive(Debug, clap::Subcommand)]
+pub enum CasesCommand {
+    /// Build a case memory from labelled graphs: graph embedding, report (template, or a language model's with
+    /// --reports llm) and report embedding for each.
+    Build {
+        /// Folder the graph files in --labels are relative to.
+        #[arg(long)]
+        graphs: PathBuf,
+        /// CSV: file,label[,group] (group = cases left out together in evaluation, e.g. a scanning run).
+        #[arg(long)]
+        labels: PathBuf,
+        #[arg(long)]
+        task: String,
+        /// Atlas of the graphs (aal90, aal116, schaefer100, or a CSV).
+        #[arg(long)]
+        atlas: Option<String>,
+        /// template (from the graph's description, no model) or llm (the configured language model).
+        #[arg(long, default_value = "template")]
+        reports: String,
+        #[command(flatten)]
+        provider: super::llm::ProviderArgs,
+        /// Output folder (memory.json is written there).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Leave-one-group-out retrieval quality of a memory: precision@1, precision@k and hit@k for graph only
+    /// (β = 1), text only (β = 0) and mixed (β = 0.5).
+    Eval {
+        #[arg(long)]
+        memory: PathBuf,
+        #[arg(long, default_value_t = 3)]
+        k: usize,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn minilm_if_available() -> Option<MiniLm> {
+    MiniLm::load_default().ok()
+}
+
+pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
+    use crate::retrieval::cases::{CaseMemory, evaluate, read_labels};
+    match command {
+        CasesCommand::Build { graphs, labels, task, atlas, reports, provider, out: dir } => {
+            let rows = read_labels(&labels)?;
+            let model = match reports.as_str() {
+                "template" => None,
+                "llm" => {
+                    Some(provider.config(crate::llm::config::Purpose::Agent)?.build().map_err(|e| anyhow!("{e}"))?)
+                }
+                other => bail!("--reports {other}: template or llm"),
+            };
+            let text = minilm_if_available();
+            let memory = CaseMemory::build(
+                &graphs,
+                &rows,
+                &task,
+                atlas.as_deref(),
+                text.as_ref(),
+                model.as_deref(),
+                &dir,
+                &mut |i, n| {
+                    eprint!("\rcases: {i}/{n}");
+                },
+            )?;
+            eprintln!();
+            let file = memory.save(&dir)?;
+            writeln!(out, "wrote {} ({} cases, text model {})", file.display(), memory.cases.len(), memory.text_model)?;
+            Ok(())
+        }
+        CasesCommand::Eval { memory, k, json } => {
+            let m = CaseMemory::load(&memory)?;
+            let text = minilm_if_available();
+            let rows = evaluate(&m, text.as_ref(), k, &[1.0, 0.0, 0.5])?;
+            if json {
+                return write_json(
+                    out,
+                    &json!({"memory": CaseMemory::file(&memory), "cases": m.cases.len(), "k": k, "encoder": m.encoder, "text_model": m.text_model, "rows": rows}),
+                );
+            }
+            writeln!(
+                out,
+                "{} cases, graph encoder {}, text {}; leave one group out",
+                m.cases.len(),
+                m.encoder,
+                m.text_model
+            )?;
+            writeln!(out, "{:<18} {:>8} {:>8} {:>8}", "", "P@1", format!("P@{k}"), format!("hit@{k}"))?;
+            for (name, r) in ["graph only (β=1)", "text only (β=0)", "mixed (β=0.5)"].iter().zip(&rows) {
+                writeln!(out, "{name:<18} {:>8.3} {:>8.3} {:>8.3}", r.precision_at_1, r.precision_at_k, r.hit_at_k)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `card GRAPH --memory M`: every case of the memory scored against the graph.
+pub fn card(
+    graph: &Path,
+    memory: &Path,
+    beta: f32,
+    k: usize,
+    exclude_group: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use crate::retrieval::cases::{CaseMemory, load_graph, template_report};
+    use crate::retrieval::graph::embed_graph;
+    let m = CaseMemory::load(memory)?;
+    let atlas = m.atlas.as_deref().map(crate::network::atlas::Atlas::load).transpose()?;
+    let c = load_graph(graph, atlas.as_ref())?;
+    let nets = atlas.as_ref().and_then(|a| a.networks.clone()).filter(|v| v.len() == c.n);
+    let e = embed_graph(&c, nets.as_deref());
+    let (_, text) = template_report(&c, atlas.as_ref(), None);
+    let model = minilm_if_available();
+    let scores = m.text_scores(&text, model.as_ref())?;
+    let hits = m.rank(&e, &scores, beta, k, exclude_group).with_context(|| graph.display().to_string())?;
+    if json {
+        return write_json(
+            out,
+            &json!({"graph": graph, "memory": CaseMemory::file(memory), "beta": beta, "k": k, "query_report": text, "candidates": hits}),
+        );
+    }
+    writeln!(out, "{:<4} {:<28} {:<12} {:>9} {:>9} {:>9}", "", "case", "label", "graph", "text", "score")?;
+    for h in &hits {
+        writeln!(
+            out,
+            "{:<4} {:<28} {:<12} {:>9.4} {:>9.4} {:>9.4}",
+            if h.chosen { "*" } else { "" },
+            h.case,
+            h.label,
+            h.graph_sim,
+            h.text_sim,
+            h.score
+        )?;
     }
     Ok(())
 }

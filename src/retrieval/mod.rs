@@ -1,5 +1,7 @@
 //! Retrieval for the BrainAgent method: text similarity (BM25, MiniLM sentence embeddings, hybrid), cached on
-//! disk by model and content. Nothing here imports `ui`.
+//! disk by model and content; graph embeddings; the case memory and CARD. Nothing here imports `ui`.
 
 pub mod cache;
+pub mod cases;
+pub mod graph;
 pub mod text;

@@ -1,0 +1,385 @@
+//! Case memory and CARD (similar-case retrieval): each case keeps its graph, label, a report, the graph's
+//! embedding and the report's embedding. A query graph is scored against every case with
+//! β·graph-similarity + (1 − β)·text-similarity (its own report against the cases' reports); every candidate
+//! is returned with both partial scores.
+
+use super::graph::{ENCODER, embed_graph};
+use super::text::{Bm25, MiniLm, TextIndex, dot};
+use crate::llm::{ChatModel, ChatRequest, Message};
+use crate::network::atlas::Atlas;
+use crate::network::connectome::{Asymmetry, Connectome};
+use crate::network::describe::describe;
+use crate::network::metrics::summary::{MetricsOptions, prepare, summarize_prepared};
+use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Density at which reports describe a graph (the seed's proportional threshold).
+pub const REPORT_DENSITY: f64 = 0.2;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    pub id: String,
+    pub label: String,
+    /// Cases of one group (e.g. one scanning run) are left out together in evaluation.
+    #[serde(default)]
+    pub group: String,
+    /// Graph file, relative to the memory folder unless absolute.
+    pub graph: String,
+    pub report: Value,
+    /// The report text that is embedded (region, subgraph and graph levels: never the label).
+    pub report_text: String,
+    /// "template" (written from `describe`, no model) or "model:<name>".
+    pub written_by: String,
+    pub graph_embedding: Vec<f32>,
+    /// Empty when the memory was built without the MiniLM model (BM25 is used then).
+    #[serde(default)]
+    pub report_embedding: Vec<f32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseMemory {
+    pub task: String,
+    pub encoder: String,
+    pub text_model: String,
+    pub atlas: Option<String>,
+    pub cases: Vec<Case>,
+}
+
+/// One candidate of a CARD query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    pub case: String,
+    pub label: String,
+    pub group: String,
+    pub graph_sim: f32,
+    pub text_sim: f32,
+    pub score: f32,
+    pub chosen: bool,
+}
+
+fn networks_of(atlas: Option<&Atlas>, n: usize) -> Option<Vec<String>> {
+    atlas.and_then(|a| a.networks.clone()).filter(|v| v.len() == n)
+}
+
+/// Loads a graph for the memory (labels from the atlas when it matches).
+pub fn load_graph(path: &Path, atlas: Option<&Atlas>) -> Result<Connectome> {
+    let mut c = crate::network::io::load(path, Asymmetry::Symmetrize)?;
+    if let Some(a) = atlas {
+        if a.len() != c.n {
+            bail!("{}: {} regions but atlas {} has {}", path.display(), c.n, a.name, a.len());
+        }
+        c.labels = a.labels.clone();
+    }
+    Ok(c)
+}
+
+/// A report written from the graph's description alone (no model), marked as such.
+pub fn template_report(c: &Connectome, atlas: Option<&Atlas>, label: Option<&str>) -> (Value, String) {
+    let o = MetricsOptions { proportional: Some(REPORT_DENSITY), ..Default::default() };
+    let w = prepare(c, &o);
+    let m = summarize_prepared(c, &w, &o);
+    let d = describe(c, &w, &m, atlas, None);
+    let hubs: Vec<String> = d
+        .hubs
+        .iter()
+        .filter(|h| h.by == "degree")
+        .map(|h| match &h.network {
+            Some(net) => format!("{} ({net})", h.label),
+            None => h.label.clone(),
+        })
+        .collect();
+    let region = format!("Highest-degree regions: {}.", hubs.join(", "));
+    let mut pairs: Vec<(f64, String)> = Vec::new();
+    for (i, a) in d.networks.iter().enumerate() {
+        for (j, b) in d.networks.iter().enumerate().skip(i) {
+            let v = d.network_strength[i][j];
+            pairs.push((v, if i == j { format!("within {a}") } else { format!("{a}–{b}") }));
+        }
+    }
+    pairs.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let strongest: Vec<String> = pairs.iter().take(3).map(|(v, s)| format!("{s} {v:.3}")).collect();
+    let subgraph = format!(
+        "{} modules; strongest mean coupling: {}.",
+        d.modules.len(),
+        if strongest.is_empty() { "no network labels".to_string() } else { strongest.join("; ") }
+    );
+    let g = &d.graph;
+    let graph = format!(
+        "At {:.0}% density: mean clustering {:.3}, global efficiency {:.3}, characteristic path length {}, modularity {:.3}.",
+        g.density * 100.0,
+        g.mean_clustering,
+        g.global_efficiency,
+        g.char_path_length.map_or("infinite".to_string(), |l| format!("{l:.3}")),
+        g.modularity
+    );
+    let text = format!("{region} {subgraph} {graph}");
+    let report = json!({
+        "region_level": region, "subgraph_level": subgraph, "graph_level": graph,
+        "case_level": label.map_or("Label unknown.".to_string(), |l| format!("Label given: {l}.")),
+        "conclusion": "Template-written from the graph's metrics; no language model interpreted this case.",
+        "if_manual": false,
+    });
+    (report, text)
+}
+
+fn report_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "region_level": {"type": "string"}, "subgraph_level": {"type": "string"}, "graph_level": {"type": "string"},
+        "case_level": {"type": "string"}, "conclusion": {"type": "string"}, "if_manual": {"type": "boolean"}
+    }, "required": ["region_level", "subgraph_level", "graph_level", "case_level", "conclusion", "if_manual"]})
+}
+
+/// A report written by `model` given the graph's description and its label (schema-constrained JSON).
+pub fn model_report(
+    model: &dyn ChatModel,
+    c: &Connectome,
+    atlas: Option<&Atlas>,
+    label: &str,
+    task: &str,
+) -> Result<(Value, String)> {
+    let (facts, text) = template_report(c, atlas, None);
+    let request = ChatRequest {
+        max_tokens: 400,
+        ..ChatRequest::new(vec![
+            Message::system("You write case reports for a memory of labelled brain networks. Use only the facts given."),
+            Message::user(format!(
+                "Task: {task}. This case's label is {label}.\nFacts: {text}\nWrite the report at region, subgraph, graph and case level, then a conclusion. Set if_manual to false."
+            )),
+        ])
+    }
+    .with_schema("case_report", report_schema());
+    let r = model.chat(&request).map_err(|e| anyhow!("{e}"))?;
+    let mut report = r.json.ok_or_else(|| anyhow!("the model returned no JSON report"))?;
+    report["facts"] = facts;
+    let text = ["region_level", "subgraph_level", "graph_level"]
+        .iter()
+        .filter_map(|k| report[*k].as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok((report, text))
+}
+
+/// One row of labels.csv: graph file, label, group.
+pub fn read_labels(path: &Path) -> Result<Vec<(String, String, String)>> {
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let mut rows = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if line.trim().is_empty() || (n == 0 && cells.first().is_some_and(|c| c.eq_ignore_ascii_case("file"))) {
+            continue;
+        }
+        if cells.len() < 2 || cells[0].is_empty() || cells[1].is_empty() {
+            bail!("{} line {}: expected file,label[,group]", path.display(), n + 1);
+        }
+        rows.push((cells[0].to_string(), cells[1].to_string(), cells.get(2).unwrap_or(&"").to_string()));
+    }
+    if rows.is_empty() {
+        bail!("{}: no cases", path.display());
+    }
+    Ok(rows)
+}
+
+impl CaseMemory {
+    /// Builds a memory of the graphs in `labels` (paths relative to `graphs_dir`).
+    pub fn build(
+        graphs_dir: &Path,
+        labels: &[(String, String, String)],
+        task: &str,
+        atlas_spec: Option<&str>,
+        text: Option<&MiniLm>,
+        model: Option<&dyn ChatModel>,
+        memory_dir: &Path,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<CaseMemory> {
+        let atlas = atlas_spec.map(Atlas::load).transpose()?;
+        let mut cases = Vec::with_capacity(labels.len());
+        for (i, (file, label, group)) in labels.iter().enumerate() {
+            progress(i, labels.len());
+            let path = graphs_dir.join(file);
+            let c = load_graph(&path, atlas.as_ref())?;
+            if let Some(first) = cases.first().map(|x: &Case| x.graph_embedding.len()) {
+                let e = embed_graph(&c, networks_of(atlas.as_ref(), c.n).as_deref());
+                if e.len() != first {
+                    bail!("{}: {} regions, unlike the memory's first graph", path.display(), c.n);
+                }
+            }
+            let (report, report_text, written_by) = match model {
+                Some(m) => {
+                    let (r, t) =
+                        model_report(m, &c, atlas.as_ref(), label, task).with_context(|| path.display().to_string())?;
+                    (r, t, format!("model:{}", m.name()))
+                }
+                None => {
+                    let (r, t) = template_report(&c, atlas.as_ref(), Some(label));
+                    (r, t, "template".to_string())
+                }
+            };
+            let graph = pathdiff(&path, memory_dir);
+            cases.push(Case {
+                id: Path::new(file)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| file.clone()),
+                label: label.clone(),
+                group: group.clone(),
+                graph,
+                report,
+                report_text,
+                written_by,
+                graph_embedding: embed_graph(&c, networks_of(atlas.as_ref(), c.n).as_deref()),
+                report_embedding: Vec::new(),
+            });
+        }
+        if let Some(m) = text {
+            let texts: Vec<String> = cases.iter().map(|c| c.report_text.clone()).collect();
+            for (case, v) in cases.iter_mut().zip(super::cache::embeddings(m, &texts).map_err(|e| anyhow!(e))?) {
+                case.report_embedding = v;
+            }
+        }
+        progress(labels.len(), labels.len());
+        Ok(CaseMemory {
+            task: task.to_string(),
+            encoder: ENCODER.to_string(),
+            text_model: if text.is_some() { "all-MiniLM-L6-v2".into() } else { "bm25".into() },
+            atlas: atlas_spec.map(String::from),
+            cases,
+        })
+    }
+
+    pub fn file(dir: &Path) -> PathBuf {
+        if dir.extension().is_some_and(|e| e == "json") { dir.to_path_buf() } else { dir.join("memory.json") }
+    }
+
+    pub fn load(path: &Path) -> Result<CaseMemory> {
+        let file = Self::file(path);
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("{}: cannot read the case memory", file.display()))?;
+        let m: CaseMemory =
+            serde_json::from_str(&text).with_context(|| format!("{}: not a case memory", file.display()))?;
+        if m.encoder != ENCODER {
+            bail!("{}: graph encoder \"{}\" (this build has {ENCODER})", file.display(), m.encoder);
+        }
+        let dim = m.cases.first().map_or(0, |c| c.graph_embedding.len());
+        if let Some(bad) = m.cases.iter().find(|c| c.graph_embedding.len() != dim) {
+            bail!(
+                "{}: case {} has a graph embedding of {} values, not {dim}",
+                file.display(),
+                bad.id,
+                bad.graph_embedding.len()
+            );
+        }
+        Ok(m)
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<PathBuf> {
+        let file = Self::file(dir);
+        if let Some(d) = file.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        let tmp = file.with_extension("json.partial");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")?;
+        std::fs::rename(&tmp, &file)?;
+        Ok(file)
+    }
+
+    /// Text similarity of a query report to every case's report: MiniLM cosine when the memory and the
+    /// model have it, else BM25 scaled to [0, 1] by the best case.
+    pub fn text_scores(&self, report_text: &str, model: Option<&MiniLm>) -> Result<Vec<f32>> {
+        if let Some(m) = model.filter(|_| self.cases.iter().all(|c| !c.report_embedding.is_empty())) {
+            let q = m.embed(&[report_text]).map_err(|e| anyhow!(e))?.remove(0);
+            return Ok(self.cases.iter().map(|c| dot(&q, &c.report_embedding)).collect());
+        }
+        let docs: Vec<String> = self.cases.iter().map(|c| c.report_text.clone()).collect();
+        let s = Bm25::new(&docs).scores(report_text).map_err(|e| anyhow!(e))?;
+        let max = s.iter().cloned().fold(0.0f32, f32::max);
+        Ok(s.iter().map(|x| if max > 0.0 { x / max } else { 0.0 }).collect())
+    }
+
+    /// Every case ranked by β·graph + (1 − β)·text; the top `k` are `chosen`. Cases of `exclude_group` are left out.
+    pub fn rank(
+        &self,
+        graph_embedding: &[f32],
+        text: &[f32],
+        beta: f32,
+        k: usize,
+        exclude_group: Option<&str>,
+    ) -> Result<Vec<Hit>> {
+        if !(0.0..=1.0).contains(&beta) {
+            bail!("β = {beta}: must be between 0 and 1");
+        }
+        let dim = self.cases.first().map_or(0, |c| c.graph_embedding.len());
+        if dim != graph_embedding.len() {
+            bail!(
+                "the query graph's embedding has {} values; this memory's graphs have {dim} (different atlas or region count)",
+                graph_embedding.len()
+            );
+        }
+        let mut hits: Vec<Hit> = self
+            .cases
+            .iter()
+            .zip(text)
+            .filter(|(c, _)| exclude_group.is_none_or(|g| c.group != g))
+            .map(|(c, &t)| {
+                let g = dot(graph_embedding, &c.graph_embedding);
+                Hit {
+                    case: c.id.clone(),
+                    label: c.label.clone(),
+                    group: c.group.clone(),
+                    graph_sim: g,
+                    text_sim: t,
+                    score: beta * g + (1.0 - beta) * t,
+                    chosen: false,
+                }
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.case.cmp(&b.case)));
+        for h in hits.iter_mut().take(k) {
+            h.chosen = true;
+        }
+        Ok(hits)
+    }
+}
+
+/// `path` relative to `base` when it lies under it, else as given.
+fn pathdiff(path: &Path, base: &Path) -> String {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (p, b) = (abs(path), abs(base));
+    p.strip_prefix(&b).map(|r| r.display().to_string()).unwrap_or_else(|_| p.display().to_string())
+}
+
+/// Leave-one-group-out retrieval quality: for each case, the other groups' cases are ranked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvalRow {
+    pub beta: f32,
+    pub precision_at_1: f64,
+    pub precision_at_k: f64,
+    pub hit_at_k: f64,
+}
+
+pub fn evaluate(memory: &CaseMemory, model: Option<&MiniLm>, k: usize, betas: &[f32]) -> Result<Vec<EvalRow>> {
+    let texts: Vec<Vec<f32>> =
+        memory.cases.iter().map(|c| memory.text_scores(&c.report_text, model)).collect::<Result<_>>()?;
+    betas
+        .iter()
+        .map(|&beta| {
+            let (mut p1, mut pk, mut hk) = (0.0, 0.0, 0.0);
+            for (c, t) in memory.cases.iter().zip(&texts) {
+                let exclude = if c.group.is_empty() { None } else { Some(c.group.as_str()) };
+                let hits: Vec<Hit> = memory
+                    .rank(&c.graph_embedding, t, beta, k, exclude)?
+                    .into_iter()
+                    .filter(|h| h.case != c.id)
+                    .collect();
+                let same = |h: &Hit| (h.label == c.label) as u8 as f64;
+                p1 += hits.first().map_or(0.0, same);
+                let top: Vec<&Hit> = hits.iter().take(k).collect();
+                pk += top.iter().map(|h| same(h)).sum::<f64>() / k as f64;
+                hk += top.iter().any(|h| h.label == c.label) as u8 as f64;
+            }
+            let n = memory.cases.len().max(1) as f64;
+            Ok(EvalRow { beta, precision_at_1: p1 / n, precision_at_k: pk / n, hit_at_k: hk / n })
+        })
+        .collect()
+}

@@ -1,0 +1,111 @@
+//! CARD: β mixing by hand (β = 0, 0.5, 1), the shipped HCP fingerprinting memory (real BOLD windows) retrieves
+//! the same subject from the other run, and bad memories fail with the file named.
+
+mod common;
+
+use brainlens::retrieval::cases::{Case, CaseMemory};
+use brainlens::retrieval::graph::ENCODER;
+use serde_json::json;
+
+fn case(id: &str, label: &str, g: [f32; 2], t: [f32; 2]) -> Case {
+    Case {
+        id: id.into(),
+        label: label.into(),
+        group: String::new(),
+        graph: format!("{id}.npy"),
+        report: json!({}),
+        report_text: String::new(),
+        written_by: "template".into(),
+        graph_embedding: g.to_vec(),
+        report_embedding: t.to_vec(),
+    }
+}
+
+#[test]
+fn beta_mixes_graph_and_text_similarity() {
+    let memory = CaseMemory {
+        task: "t".into(),
+        encoder: ENCODER.into(),
+        text_model: "all-MiniLM-L6-v2".into(),
+        atlas: None,
+        cases: vec![
+            case("graphy", "A", [1.0, 0.0], [0.0, 1.0]),
+            case("texty", "B", [0.0, 1.0], [1.0, 0.0]),
+            case("both", "A", [0.6, 0.8], [0.6, 0.8]),
+        ],
+    };
+    let query = [1.0f32, 0.0];
+    let text = [0.0f32, 1.0, 0.6]; // text similarity of the query's report to each case (given)
+    let order = |beta: f32| -> Vec<(String, f32)> {
+        memory.rank(&query, &text, beta, 1, None).unwrap().into_iter().map(|h| (h.case, h.score)).collect()
+    };
+    // β = 1: graph only → graphy 1, both 0.6, texty 0.
+    assert_eq!(order(1.0), vec![("graphy".into(), 1.0), ("both".into(), 0.6), ("texty".into(), 0.0)]);
+    // β = 0: text only → texty 1, both 0.6, graphy 0.
+    assert_eq!(order(0.0), vec![("texty".into(), 1.0), ("both".into(), 0.6), ("graphy".into(), 0.0)]);
+    // β = 0.5: both 0.6, then graphy and texty tie at 0.5 (ties by case id).
+    assert_eq!(order(0.5), vec![("both".into(), 0.6), ("graphy".into(), 0.5), ("texty".into(), 0.5)]);
+    let hits = memory.rank(&query, &text, 0.5, 1, None).unwrap();
+    assert_eq!(hits.iter().filter(|h| h.chosen).count(), 1);
+    assert!((hits[0].graph_sim - 0.6).abs() < 1e-6 && (hits[0].text_sim - 0.6).abs() < 1e-6);
+    assert!(memory.rank(&query, &text, 1.5, 1, None).unwrap_err().to_string().contains("β"));
+    assert!(memory.rank(&[1.0], &text, 0.5, 1, None).unwrap_err().to_string().contains("embedding has 1 values"));
+}
+
+#[test]
+fn the_shipped_fingerprint_memory_finds_the_subject_in_the_other_run() {
+    let v = common::json(&["cases", "eval", "--memory", "assets/cases/hcp_fingerprint", "--json"]);
+    assert_eq!(v["cases"], 20);
+    let graph_only = &v["rows"][0];
+    assert_eq!(graph_only["beta"], 1.0);
+    // Recorded when the memory was built (scripts/make_case_memory.sh): P@1 0.90, hit@3 0.95.
+    assert!(graph_only["precision_at_1"].as_f64().unwrap() >= 0.85, "{v}");
+    let hits = common::json(&[
+        "card",
+        "assets/cases/hcp_fingerprint/graphs/sub-100307_REST2_t400.npy",
+        "--memory",
+        "assets/cases/hcp_fingerprint",
+        "--beta",
+        "1",
+        "--exclude-group",
+        "sub-100307_REST2",
+        "--json",
+    ]);
+    let candidates = hits["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 15, "the query's own run is left out");
+    assert_eq!(candidates[0]["label"], "sub-100307");
+    assert_eq!(candidates.iter().filter(|c| c["chosen"] == true).count(), 3);
+    let report = hits["query_report"].as_str().unwrap();
+    assert!(report.contains("Highest-degree regions") && !report.contains("sub-100307"), "{report}");
+}
+
+#[test]
+fn bad_memories_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("memory.json"), "{\"task\": 1}").unwrap();
+    let (code, _, err) = common::run(&[
+        "card",
+        "fixtures/networks/fc/sub-100206_REST1_fc.npy",
+        "--memory",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(code == 1 && err.contains("memory.json") && err.contains("not a case memory"), "{err}");
+    let (code, _, err) =
+        common::run(&["card", "fixtures/networks/group-train706_fc.npz", "--memory", "fixtures/networks"]);
+    assert!(code == 1 && err.contains("cannot read the case memory"), "{err}");
+    let labels = dir.path().join("labels.csv");
+    std::fs::write(&labels, "file,label\nonly-a-file\n").unwrap();
+    let (code, _, err) = common::run(&[
+        "cases",
+        "build",
+        "--graphs",
+        "fixtures/networks/fc",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--task",
+        "x",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(code == 1 && err.contains("line 2") && err.contains("file,label"), "{err}");
+}
