@@ -269,6 +269,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// HARK: knowledge items for a query (region IoU filter on the task set, text ranking, plus general items).
+    Hark {
+        #[command(flatten)]
+        args: retrieval::HarkArgs,
+    },
     /// Case memories for CARD: build one from labelled graphs, evaluate its retrieval.
     Cases {
         #[command(subcommand)]

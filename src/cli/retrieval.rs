@@ -177,3 +177,69 @@ pub fn card(
     }
     Ok(())
 }
+
+/// Options of `brainlens hark`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HarkArgs {
+    pub query: String,
+    /// Query regions: labels or 0-based indices of --atlas (Yeo-7 network names select all their regions).
+    #[arg(long, default_value = "")]
+    pub regions: String,
+    /// asd, adhd, mdd, sex, eeg or sleep.
+    #[arg(long)]
+    pub task: String,
+    #[arg(long, default_value = "aal90")]
+    pub atlas: String,
+    /// Coarse filter: region-set IoU at least this.
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f64,
+    /// Items chosen from the task set and from the general set.
+    #[arg(long, default_value_t = 5)]
+    pub k: usize,
+    /// Text similarity: minilm, bm25 or hybrid.
+    #[arg(long, default_value = "minilm")]
+    pub method: String,
+    /// Knowledge base folder (*.jsonl); default assets/knowledge.
+    #[arg(long)]
+    pub kb: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn hark(a: &HarkArgs, out: &mut dyn Write) -> Result<()> {
+    use crate::retrieval::knowledge::{Hark, KnowledgeBase, default_dir, parse_regions};
+    let atlas = crate::network::atlas::Atlas::load(&a.atlas)?;
+    let regions = parse_regions(&a.regions, &atlas)?;
+    let method = TextMethod::parse(&a.method).map_err(|e| anyhow!(e))?;
+    let kb = KnowledgeBase::load(&a.kb.clone().unwrap_or_else(default_dir))?;
+    let model = match method {
+        TextMethod::Bm25 => None,
+        _ => Some(std::sync::Arc::new(MiniLm::load_default().map_err(|e| anyhow!(e))?)),
+    };
+    let result = Hark::new(kb, method, model)?.query(&a.query, &regions, &atlas, &a.task, a.threshold, a.k)?;
+    if a.json {
+        return write_json(out, &result);
+    }
+    writeln!(out, "{:<4} {:<12} {:>6} {:>7} {:<6}  text", "", "item", "IoU", "sim", "pass")?;
+    for c in result.candidates.iter().filter(|c| c.chosen || c.passed && c.task != "general") {
+        let iou = c.iou.map_or("—".to_string(), |v| format!("{v:.2}"));
+        let text: String = c.text.chars().take(90).collect();
+        writeln!(
+            out,
+            "{:<4} {:<12} {:>6} {:>7.3} {:<6}  {text}",
+            if c.chosen { "*" } else { "" },
+            c.id,
+            iou,
+            c.similarity,
+            c.passed
+        )?;
+    }
+    let shown = result.candidates.iter().filter(|c| c.chosen || c.passed && c.task != "general").count();
+    writeln!(
+        out,
+        "({} candidates, {} shown; --json lists all with IoU and similarity)",
+        result.candidates.len(),
+        shown
+    )?;
+    Ok(())
+}

@@ -4,4 +4,5 @@
 pub mod cache;
 pub mod cases;
 pub mod graph;
+pub mod knowledge;
 pub mod text;
