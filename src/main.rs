@@ -16,6 +16,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         page_s: cli.page,
         spectrum: cli.spectrum,
         model_window: cli.model_window,
+        evidence: cli.evidence,
     }
 }
 

@@ -46,6 +46,9 @@ pub struct Cli {
     /// GUI: open the language-model window (provider settings, test connection, chat).
     #[arg(long, global = true)]
     pub model_window: bool,
+    /// GUI: open the Networks room's knowledge (HARK) and similar-case (CARD) panels.
+    #[arg(long, global = true, hide = true)]
+    pub evidence: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

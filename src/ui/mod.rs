@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub spectrum: bool,
     /// Open the language-model window.
     pub model_window: bool,
+    /// Open the Networks room's HARK and CARD panels.
+    pub evidence: bool,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
@@ -50,12 +52,15 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
     let spectrum = opts.spectrum;
     let model_window = opts.model_window;
+    let evidence = opts.evidence;
     launch(opts, move |app| {
         app.open(file);
         if spectrum {
             app.recordings.open_spectrum();
         }
         app.llm.open = model_window;
+        app.networks.hark.open = evidence;
+        app.networks.card.open = evidence;
     })
 }
 

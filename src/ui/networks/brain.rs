@@ -68,6 +68,9 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
                     if o.selected == Some(i) { r + 3.0 } else { r },
                     category(o.metrics.nodes[i].module),
                 );
+                if o.highlight.contains(&i) {
+                    painter.circle_stroke(to(coords[i]), r + 4.0, Stroke::new(2.0, Color32::from_rgb(80, 220, 255)));
+                }
             }
             if response.clicked()
                 && let Some(p) = response.interact_pointer_pos()

@@ -4,6 +4,7 @@
 
 mod brain;
 mod circle;
+pub mod evidence;
 mod matrix;
 mod table;
 
@@ -38,12 +39,15 @@ pub struct OpenNetwork {
     pub prepared: Vec<f64>,
     pub metrics: GraphMetrics,
     pub selected: Option<usize>,
+    /// Regions highlighted on the glass brain (a knowledge item's regions, from the HARK panel).
+    pub highlight: Vec<usize>,
     pub order: Order,
     pub sort: table::SortKey,
     /// Weight shown at full colour in the matrix (values beyond it saturate).
     pub color_limit: f64,
     matrix_texture: Option<(u64, egui::TextureHandle)>,
-    generation: u64,
+    /// Bumped whenever the prepared matrix changes (textures and evidence panels recompute).
+    pub generation: u64,
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
     pub small_world: Option<Result<SmallWorldReport, String>>,
     sw_job: Option<Job<Result<SmallWorldReport, String>>>,
@@ -56,6 +60,8 @@ pub struct NetworksRoom {
     pub error: Option<String>,
     pub message: Option<String>,
     pub path_field: String,
+    pub hark: evidence::HarkPanel,
+    pub card: evidence::CardPanel,
 }
 
 /// True for the file types the Networks room opens.
@@ -112,6 +118,7 @@ impl NetworksRoom {
                     prepared,
                     metrics,
                     selected: None,
+                    highlight: Vec::new(),
                     order: Order::Atlas,
                     sort: table::SortKey::Index,
                     color_limit: 1.0,
@@ -170,6 +177,13 @@ impl NetworksRoom {
             if ui.button("Open matrix").clicked() && !self.path_field.trim().is_empty() {
                 open_path = Some(PathBuf::from(self.path_field.trim()));
             }
+            ui.separator();
+            if ui.button("Knowledge (HARK)…").clicked() {
+                self.hark.open = true;
+            }
+            if ui.button("Similar cases (CARD)…").clicked() {
+                self.card.open = true;
+            }
         });
         if let Some(p) = open_path {
             self.open(p);
@@ -186,6 +200,8 @@ impl NetworksRoom {
             return;
         };
         o.poll(ui.ctx());
+        self.hark.show(ui.ctx(), o);
+        self.card.show(ui.ctx(), o);
         o.controls(ui);
         egui::Panel::right("net_table").default_size(430.0).show(ui, |ui| table::show(ui, o, &mut self.message));
         egui::CentralPanel::default().show(ui, |ui| {

@@ -1,0 +1,9 @@
+//! Evidence panels of the Networks room: HARK (knowledge items with their region overlap and text
+//! similarity) and CARD (similar cases with graph and text similarity), every candidate shown, not only the
+//! winners.
+
+pub mod card;
+pub mod hark;
+
+pub use card::CardPanel;
+pub use hark::HarkPanel;

@@ -1,0 +1,87 @@
+//! The Networks room's evidence panels with egui_kittest: HARK's IoU slider changes which knowledge items pass
+//! and are chosen, and clicking an item highlights its regions on the glass brain; CARD's β slider re-ranks the
+//! cases live (β = 1 → graph similarity alone, β = 0 → text similarity alone).
+#![cfg(feature = "gui")]
+
+use brainlens::retrieval::text::TextMethod;
+use brainlens::ui::app::BrainLensApp;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::Path;
+
+fn harness(file: &str) -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join(file));
+    let mut h =
+        Harness::builder().with_size([1400.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
+    for _ in 0..300 {
+        h.run_steps(1);
+        if done(h.state()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the panel never finished");
+}
+
+fn chosen(app: &BrainLensApp) -> Vec<String> {
+    match &app.networks.hark.result {
+        Some(Ok(r)) => r.candidates.iter().filter(|c| c.chosen && c.task != "general").map(|c| c.id.clone()).collect(),
+        _ => vec![],
+    }
+}
+
+#[test]
+fn hark_threshold_slider_changes_what_passes() {
+    let mut h = harness("fixtures/networks/group-train706_fc.npz");
+    h.state_mut().networks.hark.method = TextMethod::Bm25;
+    h.state_mut().networks.hark.task = "mdd".into();
+    h.state_mut().networks.hark.regions = "Default".into();
+    h.state_mut().networks.hark.query = "default mode network connectivity in depression".into();
+    h.get_by_label("Knowledge (HARK)…").click();
+    settle(&mut h, |a| matches!(&a.networks.hark.result, Some(Ok(_))));
+    let mut at_half = chosen(h.state());
+    at_half.sort();
+    // Yeo-7 items on the default network alone (IoU 1) pass at 0.5; the three-network item (IoU < 0.5) does not.
+    assert_eq!(at_half, ["mdd-005", "mdd-007"]);
+    h.get_by_role_and_label(Role::Slider, "IoU threshold").set_value_accesskit(0.1);
+    h.run_steps(3);
+    assert!(chosen(h.state()).contains(&"mdd-002".to_string()), "{:?}", chosen(h.state()));
+    h.get_by_label("mdd-005").click();
+    h.run_steps(2);
+    let o = h.state().networks.current.as_ref().unwrap();
+    assert!(!o.highlight.is_empty() && o.highlight.iter().all(|&i| o.connectome.labels[i].contains("Default")));
+}
+
+#[test]
+fn card_beta_slider_reranks_cases() {
+    let mut h = harness("assets/cases/hcp_fingerprint/graphs/sub-100307_REST2_t400.npy");
+    h.state_mut().networks.card.exclude_group = "sub-100307_REST2".into();
+    h.get_by_label("Similar cases (CARD)…").click();
+    settle(&mut h, |a| !a.networks.card.hits.is_empty());
+    h.get_by_role_and_label(Role::Slider, "β (graph weight)").set_value_accesskit(1.0);
+    h.run_steps(3);
+    let graph_only: Vec<String> = h.state().networks.card.hits.iter().map(|x| x.case.clone()).collect();
+    let top = h.state().networks.card.hits[0].clone();
+    assert_eq!(top.label, "sub-100307", "graph similarity finds the subject's other run");
+    assert!((top.score - top.graph_sim).abs() < 1e-6);
+    assert_eq!(h.state().networks.card.hits.len(), 15);
+    h.get_by_role_and_label(Role::Slider, "β (graph weight)").set_value_accesskit(0.0);
+    h.run_steps(3);
+    let text_only: Vec<String> = h.state().networks.card.hits.iter().map(|x| x.case.clone()).collect();
+    assert_ne!(graph_only, text_only, "β re-ranks");
+    let top = h.state().networks.card.hits[0].clone();
+    assert!((top.score - top.text_sim).abs() < 1e-6);
+    h.get_by_label(&top.case).click();
+    h.run_steps(2);
+    h.get_by_label("Open this case").click();
+    h.run_steps(2);
+    assert_eq!(h.state().networks.card.opened.as_ref().map(|(id, _)| id.clone()), Some(top.case.clone()));
+    h.get_by_label("difference (this − case)");
+}
