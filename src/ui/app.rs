@@ -204,6 +204,10 @@ impl BrainLensApp {
     pub fn settled(&self) -> bool {
         match self.room {
             Room::Bench => !self.bench.loading(),
+            Room::Networks => {
+                let (h, c) = (&self.networks.hark, &self.networks.card);
+                !h.busy() && !h.pending() && !c.busy() && !c.pending()
+            }
             _ => self.recordings.settled(),
         }
     }

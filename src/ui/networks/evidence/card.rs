@@ -66,6 +66,11 @@ impl CardPanel {
         self.job.as_ref().is_some_and(|j| j.is_running())
     }
 
+    /// Open, but nothing computed yet (the first frame before the job starts).
+    pub fn pending(&self) -> bool {
+        self.open && self.query.is_none() && self.error.is_none()
+    }
+
     /// Embeds the current network against the memory in the background (once per network and memory).
     fn start(&mut self, o: &OpenNetwork) {
         let (c, atlas, generation) = (o.connectome.clone(), o.atlas.clone(), o.generation);
@@ -114,9 +119,12 @@ impl CardPanel {
         self.rerank();
         let mut open = self.open;
         let mut reload = false;
-        egui::Window::new("Similar cases (CARD)").open(&mut open).default_width(720.0).default_height(560.0).show(
-            ctx,
-            |ui| {
+        egui::Window::new("Similar cases (CARD)")
+            .open(&mut open)
+            .default_pos([640.0, 60.0])
+            .default_width(720.0)
+            .default_height(560.0)
+            .show(ctx, |ui| {
                 ui.horizontal(|ui| {
                     let l = ui.label("Memory");
                     ui.add(egui::TextEdit::singleline(&mut self.memory_path).desired_width(420.0)).labelled_by(l.id);
@@ -205,8 +213,7 @@ impl CardPanel {
                         matrix(ui, &diff, c.n, "difference (this − case)");
                     });
                 }
-            },
-        );
+            });
         if reload {
             self.query = None;
             self.error = None;

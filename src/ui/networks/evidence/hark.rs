@@ -22,6 +22,7 @@ pub struct HarkPanel {
     pub result: Option<Result<HarkResult, String>>,
     asked: String,
     pub highlighted: Option<String>,
+    no_atlas: bool,
 }
 
 impl Default for HarkPanel {
@@ -40,6 +41,7 @@ impl Default for HarkPanel {
             result: None,
             asked: String::new(),
             highlighted: None,
+            no_atlas: false,
         }
     }
 }
@@ -47,6 +49,11 @@ impl Default for HarkPanel {
 impl HarkPanel {
     pub fn busy(&self) -> bool {
         self.building.as_ref().is_some_and(|j| j.is_running())
+    }
+
+    /// Open on a network with an atlas but no answer yet (before the first query ran).
+    pub fn pending(&self) -> bool {
+        self.open && !self.no_atlas && self.result.is_none()
     }
 
     fn ensure_engine(&mut self) {
@@ -101,6 +108,7 @@ impl HarkPanel {
         }
         self.poll();
         self.ensure_engine();
+        self.no_atlas = o.atlas.is_none();
         let Some(atlas) = o.atlas.clone() else {
             let mut open = self.open;
             egui::Window::new("Knowledge (HARK)").open(&mut open).show(ctx, |ui| {
