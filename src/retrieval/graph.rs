@@ -1,13 +1,13 @@
-//! The deterministic baseline graph encoder ("spectral-strength-v1"): four blocks, each z-scored and scaled to
+//! The deterministic baseline graph encoder ("spectral-strength-v2"): four blocks, each z-scored and scaled to
 //! unit length, then concatenated with equal weight into one unit vector (cosine = dot product):
-//! the edge profile (upper triangle, negatives zeroed), the node-strength profile, the sorted spectrum of the
+//! the edge profile (upper triangle, negatives zeroed; randomly projected to 512 values), the node-strength profile, the sorted spectrum of the
 //! normalised Laplacian I − D^-½ W D^-½, and the mean weight within and between networks (Yeo-7 or lobes)
 //! when the atlas gives them. Region identity is kept (same atlas, same order), as in connectome
 //! fingerprinting (Finn et al. 2015, Nat Neurosci 18:1664).
 
 use crate::network::connectome::Connectome;
 
-pub const ENCODER: &str = "spectral-strength-v1";
+pub const ENCODER: &str = "spectral-strength-v2";
 
 fn unit_z(v: &[f64]) -> Vec<f64> {
     let n = v.len().max(1) as f64;
@@ -57,6 +57,35 @@ pub fn symmetric_eigenvalues(a: &[f64], n: usize) -> Vec<f64> {
     ev
 }
 
+/// Dimensions the edge profile is projected to.
+pub const EDGE_DIMS: usize = 512;
+
+/// A fixed random ±1 projection (Rademacher, seeded: the same for every graph and every run) of a long vector
+/// to `EDGE_DIMS` values: cosine similarities are kept approximately (Johnson–Lindenstrauss) while a memory of
+/// thousands of 100-region graphs stays small enough to scan in a few milliseconds.
+fn project(v: &[f64]) -> Vec<f64> {
+    if v.len() <= EDGE_DIMS {
+        return v.to_vec();
+    }
+    let mut out = vec![0.0; EDGE_DIMS];
+    let mut state: u64 = 0x5EED_0F_B4A1_1E45;
+    for &x in v {
+        // 64 signs per draw of SplitMix64.
+        let mut bits = 0u64;
+        for (d, o) in out.iter_mut().enumerate() {
+            if d % 64 == 0 {
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                bits = z ^ (z >> 31);
+            }
+            *o += if bits >> (d % 64) & 1 == 1 { x } else { -x };
+        }
+    }
+    out
+}
+
 /// The embedding of `c`; `networks[i]` names region i's network when the atlas has one.
 pub fn embed_graph(c: &Connectome, networks: Option<&[String]>) -> Vec<f32> {
     let n = c.n;
@@ -71,7 +100,8 @@ pub fn embed_graph(c: &Connectome, networks: Option<&[String]>) -> Vec<f32> {
             if i == j { (if strength[i] > 0.0 { 1.0 } else { 0.0 }) - a } else { -a }
         })
         .collect();
-    let mut blocks = vec![unit_z(&edges), unit_z(&strength), unit_z(&symmetric_eigenvalues(&lap, n))];
+    let mut blocks =
+        vec![unit_z(&project(&unit_z(&edges))), unit_z(&strength), unit_z(&symmetric_eigenvalues(&lap, n))];
     if let Some(nets) = networks.filter(|v| v.len() == n) {
         let mut names: Vec<&String> = nets.iter().collect();
         names.sort();

@@ -53,21 +53,38 @@ pub trait TextIndex: Send + Sync {
 pub struct DenseIndex {
     model: Arc<MiniLm>,
     vectors: Vec<Vec<f32>>,
+    /// Recent query embeddings (a panel re-asks the same text whenever a slider moves).
+    recent: std::sync::Mutex<Vec<(String, Vec<f32>)>>,
 }
+
+const RECENT_QUERIES: usize = 16;
 
 impl DenseIndex {
     pub fn new(model: Arc<MiniLm>, docs: &[String]) -> Result<DenseIndex, String> {
         let vectors = super::cache::embeddings(&model, docs)?;
-        Ok(DenseIndex { model, vectors })
+        Ok(DenseIndex { model, vectors, recent: Default::default() })
     }
     /// An index over vectors already computed (e.g. stored with a case memory).
     pub fn from_vectors(model: Arc<MiniLm>, vectors: Vec<Vec<f32>>) -> DenseIndex {
-        DenseIndex { model, vectors }
+        DenseIndex { model, vectors, recent: Default::default() }
     }
 }
 
+/// Dot product with eight independent partial sums (lets the compiler vectorise; a single running f32 sum
+/// cannot be reordered).
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let chunks = n / 8;
+    for c in 0..chunks {
+        let (x, y) = (&a[c * 8..c * 8 + 8], &b[c * 8..c * 8 + 8]);
+        for l in 0..8 {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    let tail: f32 = a[chunks * 8..].iter().zip(&b[chunks * 8..]).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
 }
 
 impl TextIndex for DenseIndex {
@@ -78,7 +95,18 @@ impl TextIndex for DenseIndex {
         self.vectors.len()
     }
     fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
-        let q = self.model.embed(&[query])?.remove(0);
+        let known = self.recent.lock().ok().and_then(|r| r.iter().find(|(t, _)| t == query).map(|(_, v)| v.clone()));
+        let q = match known {
+            Some(v) => v,
+            None => {
+                let v = self.model.embed(&[query])?.remove(0);
+                if let Ok(mut r) = self.recent.lock() {
+                    r.insert(0, (query.to_string(), v.clone()));
+                    r.truncate(RECENT_QUERIES);
+                }
+                v
+            }
+        };
         Ok(self.vectors.iter().map(|v| dot(&q, v)).collect())
     }
 }
