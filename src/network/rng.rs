@@ -90,3 +90,13 @@ mod tests {
         assert_eq!(Mt19937::new(7).permutation(100)[..12], [37, 26, 78, 91, 49, 15, 93, 71, 86, 22, 13, 40]);
     }
 }
+
+/// SplitMix64 (Steele, Lea & Flood 2014): one 64-bit draw from `state` (the seeded generator of sampling in
+/// the local language model and of the graph encoder's fixed projection).
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -74,11 +74,7 @@ fn project(v: &[f64]) -> Vec<f64> {
         let mut bits = 0u64;
         for (d, o) in out.iter_mut().enumerate() {
             if d % 64 == 0 {
-                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                bits = z ^ (z >> 31);
+                bits = crate::network::rng::splitmix64(&mut state);
             }
             *o += if bits >> (d % 64) & 1 == 1 { x } else { -x };
         }
