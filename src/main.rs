@@ -100,6 +100,7 @@ fn main() -> ExitCode {
             brainlens::cli::retrieval::embed(&text, &model, json, &mut stdout)
         }
         Some(Command::Hark { args }) => brainlens::cli::retrieval::hark(&args, &mut stdout),
+        Some(Command::Kb { command }) => brainlens::cli::retrieval::kb(command, &mut stdout),
         Some(Command::Cases { command }) => brainlens::cli::retrieval::cases(command, &mut stdout),
         Some(Command::Card { graph, memory, beta, k, exclude_group, json }) => {
             brainlens::cli::retrieval::card(&graph, &memory, beta, k, exclude_group.as_deref(), json, &mut stdout)

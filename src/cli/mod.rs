@@ -277,6 +277,11 @@ pub enum Command {
         #[command(flatten)]
         args: retrieval::HarkArgs,
     },
+    /// Knowledge base: build items from documents with a language model (marked for review).
+    Kb {
+        #[command(subcommand)]
+        command: retrieval::KbCommand,
+    },
     /// Case memories for CARD: build one from labelled graphs, evaluate its retrieval.
     Cases {
         #[command(subcommand)]

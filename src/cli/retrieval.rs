@@ -243,3 +243,58 @@ pub fn hark(a: &HarkArgs, out: &mut dyn Write) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// `kb …`: build knowledge items from documents with a language model.
+#[derive(Debug, clap::Subcommand)]
+pub enum KbCommand {
+    /// Extract atomic facts with regions from .txt/.md documents, have the model judge them, drop
+    /// near-duplicates, map region names to atlas labels, and append the survivors marked needs_review.
+    Build {
+        /// Folder of .txt / .md documents.
+        #[arg(long = "from")]
+        from: PathBuf,
+        /// general, asd, adhd, mdd, sex, eeg or sleep.
+        #[arg(long)]
+        task: String,
+        /// JSONL file the new items are appended to (review them in the GUI: Networks ▸ Review knowledge…).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        provider: super::llm::ProviderArgs,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn kb(command: KbCommand, out: &mut dyn Write) -> Result<()> {
+    use crate::retrieval::kb_build::{append, build};
+    use crate::retrieval::knowledge::{KnowledgeBase, default_dir};
+    match command {
+        KbCommand::Build { from, task, out: file, provider, json } => {
+            let model = provider.config(crate::llm::config::Purpose::Agent)?.build().map_err(|e| anyhow!("{e}"))?;
+            let existing = KnowledgeBase::load(&default_dir())?.items;
+            let (items, report) =
+                build(model.as_ref(), &from, &task, &existing, &mut |at| eprint!("\r{at}                "))?;
+            eprintln!();
+            append(&file, &items)?;
+            if json {
+                return write_json(out, &json!({"out": file, "report": report, "items": items}));
+            }
+            writeln!(
+                out,
+                "{} documents, {} passages: {} facts extracted, {} rejected by the judge, {} near-duplicates, {} appended to {} as needs_review",
+                report.documents,
+                report.passages,
+                report.extracted,
+                report.rejected_by_judge,
+                report.duplicates,
+                report.kept,
+                file.display()
+            )?;
+            if !report.unmapped_regions.is_empty() {
+                writeln!(out, "region names not mapped to an atlas: {}", report.unmapped_regions.join(", "))?;
+            }
+            Ok(())
+        }
+    }
+}
