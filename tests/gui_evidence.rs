@@ -85,3 +85,43 @@ fn card_beta_slider_reranks_cases() {
     assert_eq!(h.state().networks.card.opened.as_ref().map(|(id, _)| id.clone()), Some(top.case.clone()));
     h.get_by_label("difference (this − case)");
 }
+
+#[test]
+fn review_approves_and_rejects_built_items() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("review.jsonl");
+    let item = |id: &str| {
+        format!(
+            r#"{{"id":"{id}","text":"precuneus connectivity fact {id} from a paper","regions":["Precuneus_L"],"atlas":"aal90","task":"asd","source":"doc.md, passage 1 (extracted by scripted)","status":"needs_review"}}"#
+        )
+    };
+    std::fs::write(&file, [item("asd-kb-0001"), item("asd-kb-0002"), item("asd-kb-0003")].join("\n")).unwrap();
+    let mut app = BrainLensApp::new(None, false);
+    app.room = brainlens::ui::app::Room::Networks;
+    let mut h =
+        Harness::builder().with_size([1400.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(2);
+    h.get_by_label("Review knowledge…").click();
+    h.run_steps(2);
+    h.state_mut().networks.review.path = file.display().to_string();
+    h.get_by_label("Load").click();
+    h.run_steps(2);
+    h.get_by_label_contains("3 item(s) to review");
+    h.get_by_label("approve asd-kb-0001").click();
+    h.get_by_label("reject asd-kb-0002").click();
+    h.run_steps(1);
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    h.get_by_label_contains("1 approved, 1 rejected");
+    let base = brainlens::retrieval::knowledge::KnowledgeBase::load(dir.path()).unwrap();
+    let ids: Vec<(String, Option<String>)> = base.items.iter().map(|i| (i.id.clone(), i.status.clone())).collect();
+    assert_eq!(ids, [("asd-kb-0001".into(), None), ("asd-kb-0003".into(), Some("needs_review".into()))]);
+    let hark = brainlens::retrieval::knowledge::Hark::new(base, TextMethod::Bm25, None).unwrap();
+    let aal = brainlens::network::atlas::Atlas::builtin("aal90").unwrap();
+    let r = hark.query("precuneus", &Default::default(), &aal, "asd", 0.5, 5).unwrap();
+    assert_eq!(
+        r.candidates.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["asd-kb-0001"],
+        "only the approved item is offered"
+    );
+}

@@ -62,6 +62,7 @@ pub struct NetworksRoom {
     pub path_field: String,
     pub hark: evidence::HarkPanel,
     pub card: evidence::CardPanel,
+    pub review: evidence::ReviewPanel,
 }
 
 /// True for the file types the Networks room opens.
@@ -184,6 +185,9 @@ impl NetworksRoom {
             if ui.button("Similar cases (CARD)…").clicked() {
                 self.card.open = true;
             }
+            if ui.button("Review knowledge…").clicked() {
+                self.review.open = true;
+            }
         });
         if let Some(p) = open_path {
             self.open(p);
@@ -191,6 +195,7 @@ impl NetworksRoom {
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
         }
+        self.review.show(ui.ctx());
         let Some(o) = &mut self.current else {
             ui.vertical_centered(|ui| {
                 ui.add_space(80.0);

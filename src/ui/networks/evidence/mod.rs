@@ -4,6 +4,8 @@
 
 pub mod card;
 pub mod hark;
+pub mod review;
 
 pub use card::CardPanel;
 pub use hark::HarkPanel;
+pub use review::ReviewPanel;
