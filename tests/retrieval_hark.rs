@@ -83,7 +83,9 @@ fn bad_items_are_refused_with_file_and_line() {
 #[test]
 fn the_shipped_knowledge_base_is_valid_and_answers_from_the_cli() {
     let base = KnowledgeBase::load(&default_dir()).unwrap();
-    assert!(base.items.len() >= 100, "{}", base.items.len());
+    assert!(base.items.len() >= 400, "{}", base.items.len());
+    let texts: std::collections::BTreeSet<&str> = base.items.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(texts.len(), base.items.len(), "every fact is stated once");
     for task in ["general", "asd", "adhd", "mdd", "sex", "eeg", "sleep"] {
         assert!(base.items.iter().any(|i| i.task == task), "{task}");
     }
