@@ -109,3 +109,64 @@ fn bad_memories_name_the_file() {
     ]);
     assert!(code == 1 && err.contains("line 2") && err.contains("file,label"), "{err}");
 }
+
+/// Writes a draft on the first call and flags it on the second (the refiner).
+struct Reporter(std::sync::Mutex<u32>);
+
+impl brainlens::llm::ChatModel for Reporter {
+    fn name(&self) -> String {
+        "scripted".into()
+    }
+    fn chat_with(
+        &self,
+        r: &brainlens::llm::ChatRequest,
+        _: &brainlens::llm::Cancel,
+        _: &mut dyn FnMut(&str),
+    ) -> Result<brainlens::llm::ChatResponse, brainlens::llm::LlmError> {
+        let mut n = self.0.lock().unwrap();
+        *n += 1;
+        let prompt = &r.messages.last().unwrap().content;
+        let v = if prompt.contains("Draft report") {
+            assert!(prompt.contains("hubs galore"), "the refiner sees the draft");
+            json!({"region_level": "Hubs as in the facts.", "subgraph_level": "Modules as in the facts.", "graph_level": "Efficiency as in the facts.",
+                   "case_level": "Label given.", "conclusion": "Checked.", "if_manual": true})
+        } else {
+            json!({"region_level": "hubs galore", "subgraph_level": "s", "graph_level": "g", "case_level": "c", "conclusion": "d", "if_manual": false})
+        };
+        Ok(brainlens::llm::ChatResponse {
+            text: v.to_string(),
+            json: Some(v),
+            usage: Default::default(),
+            latency_ms: 0.0,
+            model: "scripted".into(),
+            finish_reason: "stop".into(),
+            attempts: 1,
+        })
+    }
+}
+
+#[test]
+fn model_reports_are_drafted_then_refined() {
+    let dir = tempfile::tempdir().unwrap();
+    let labels = vec![("sub-100206_REST1_t0.npy".to_string(), "sub-100206".to_string(), "run1".to_string())];
+    let model = Reporter(std::sync::Mutex::new(0));
+    let memory = CaseMemory::build(
+        std::path::Path::new("assets/cases/hcp_fingerprint/graphs"),
+        &labels,
+        "fingerprint",
+        Some("schaefer100"),
+        None,
+        Some(&model),
+        dir.path(),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(*model.0.lock().unwrap(), 2, "one draft, one refinement");
+    let case = &memory.cases[0];
+    assert_eq!(case.written_by, "model:scripted");
+    assert_eq!(case.report["if_manual"], true);
+    assert_eq!(case.report["draft"]["region_level"], "hubs galore");
+    assert!(case.report["facts"]["region_level"].as_str().unwrap().starts_with("Highest-degree regions"));
+    assert_eq!(case.report_text, "Hubs as in the facts. Modules as in the facts. Efficiency as in the facts.");
+    assert_eq!(memory.text_model, "bm25", "built without MiniLM, text similarity falls back to BM25");
+}

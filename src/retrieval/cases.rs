@@ -131,7 +131,9 @@ fn report_schema() -> Value {
     }, "required": ["region_level", "subgraph_level", "graph_level", "case_level", "conclusion", "if_manual"]})
 }
 
-/// A report written by `model` given the graph's description and its label (schema-constrained JSON).
+/// A report written by `model` given the graph's description and its label, then checked by a second pass of
+/// the model against the same facts (schema-constrained JSON; the draft is kept; `if_manual` flags reports a
+/// person should review).
 pub fn model_report(
     model: &dyn ChatModel,
     c: &Connectome,
@@ -150,8 +152,29 @@ pub fn model_report(
         ])
     }
     .with_schema("case_report", report_schema());
-    let r = model.chat(&request).map_err(|e| anyhow!("{e}"))?;
-    let mut report = r.json.ok_or_else(|| anyhow!("the model returned no JSON report"))?;
+    let draft = model
+        .chat(&request)
+        .map_err(|e| anyhow!("{e}"))?
+        .json
+        .ok_or_else(|| anyhow!("the model returned no JSON report"))?;
+    // Second pass (the seed's refiner): check the draft against the facts, rewrite unsupported claims, and set
+    // if_manual when a person should look at it.
+    let refine = ChatRequest {
+        max_tokens: 400,
+        ..ChatRequest::new(vec![
+            Message::system("You check case reports of labelled brain networks against the facts they were written from."),
+            Message::user(format!(
+                "Facts: {text}\nLabel: {label}\nDraft report: {draft}\nReturn the report with any claim not supported by the facts removed or corrected. Set if_manual to true if the draft contradicted the facts or you are unsure, else false."
+            )),
+        ])
+    }
+    .with_schema("case_report", report_schema());
+    let mut report = model
+        .chat(&refine)
+        .map_err(|e| anyhow!("{e}"))?
+        .json
+        .ok_or_else(|| anyhow!("the refiner returned no JSON report"))?;
+    report["draft"] = draft;
     report["facts"] = facts;
     let text = ["region_level", "subgraph_level", "graph_level"]
         .iter()
