@@ -101,6 +101,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Hark { args }) => brainlens::cli::retrieval::hark(&args, &mut stdout),
         Some(Command::Kb { command }) => brainlens::cli::retrieval::kb(command, &mut stdout),
+        Some(Command::Gfm { command }) => brainlens::cli::retrieval::gfm(command, &mut stdout),
         Some(Command::Cases { command }) => brainlens::cli::retrieval::cases(command, &mut stdout),
         Some(Command::Card { graph, memory, beta, k, exclude_group, json }) => {
             brainlens::cli::retrieval::card(&graph, &memory, beta, k, exclude_group.as_deref(), json, &mut stdout)

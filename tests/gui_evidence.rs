@@ -133,3 +133,28 @@ fn review_approves_and_rejects_built_items() {
         "only the approved item is offered"
     );
 }
+
+#[test]
+fn gfm_window_draws_the_loss_curve_of_a_training_log() {
+    use brainlens::retrieval::gfm::train::{TrainOptions, train};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gfm.safetensors");
+    let files = brainlens::retrieval::gfm::graph_files(Path::new("fixtures/networks/fc")).unwrap();
+    let graphs: Vec<_> = files
+        .iter()
+        .take(3)
+        .map(|f| brainlens::network::io::load(f, brainlens::network::connectome::Asymmetry::Symmetrize).unwrap())
+        .collect();
+    let o = TrainOptions { epochs: 2, dim: 16, layers: 1, ..Default::default() };
+    train(&graphs, &out, &o, &mut |_| {}, &Default::default()).unwrap();
+    let mut h = harness("fixtures/networks/group-train706_fc.npz");
+    h.get_by_label("Graph encoder…").click();
+    h.run_steps(2);
+    h.get_by_label_contains("no epochs yet");
+    h.state_mut().networks.gfm.out = out.display().to_string();
+    h.get_by_label("Show log").click();
+    h.run_steps(2);
+    h.get_by_label_contains("loss curve — epoch 2: total");
+    h.get_by_label_contains("2 epochs on 3 graphs");
+    assert_eq!(h.state().networks.gfm.losses.lock().unwrap().len(), 2);
+}

@@ -157,6 +157,7 @@ fn model_reports_are_drafted_then_refined() {
         Some("schaefer100"),
         None,
         Some(&model),
+        &brainlens::retrieval::cases::GraphEncoder::Baseline,
         dir.path(),
         &mut |_, _| {},
     )

@@ -282,6 +282,11 @@ pub enum Command {
         #[command(subcommand)]
         command: retrieval::KbCommand,
     },
+    /// The learned graph encoder (GFM): train it on a folder of graphs.
+    Gfm {
+        #[command(subcommand)]
+        command: retrieval::GfmCommand,
+    },
     /// Case memories for CARD: build one from labelled graphs, evaluate its retrieval.
     Cases {
         #[command(subcommand)]

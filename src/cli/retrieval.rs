@@ -59,6 +59,9 @@ pub enum CasesCommand {
         reports: String,
         #[command(flatten)]
         provider: super::llm::ProviderArgs,
+        /// Graph encoder: a trained GFM (`gfm train`); the deterministic baseline without it.
+        #[arg(long, value_name = "MODEL.safetensors")]
+        gfm: Option<PathBuf>,
         /// Output folder (memory.json is written there).
         #[arg(long)]
         out: PathBuf,
@@ -80,9 +83,10 @@ fn minilm_if_available() -> Option<MiniLm> {
 }
 
 pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
-    use crate::retrieval::cases::{CaseMemory, evaluate, read_labels};
+    use crate::retrieval::cases::{CaseMemory, GraphEncoder, evaluate, read_labels};
+    use crate::retrieval::gfm::GfmModel;
     match command {
-        CasesCommand::Build { graphs, labels, task, atlas, reports, provider, out: dir } => {
+        CasesCommand::Build { graphs, labels, task, atlas, reports, provider, gfm, out: dir } => {
             let rows = read_labels(&labels)?;
             let model = match reports.as_str() {
                 "template" => None,
@@ -92,6 +96,10 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 other => bail!("--reports {other}: template or llm"),
             };
             let text = minilm_if_available();
+            let encoder = match gfm {
+                None => GraphEncoder::Baseline,
+                Some(path) => GraphEncoder::Gfm { model: std::sync::Arc::new(GfmModel::load(&path)?), path },
+            };
             let memory = CaseMemory::build(
                 &graphs,
                 &rows,
@@ -99,6 +107,7 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 atlas.as_deref(),
                 text.as_ref(),
                 model.as_deref(),
+                &encoder,
                 &dir,
                 &mut |i, n| {
                     eprint!("\rcases: {i}/{n}");
@@ -146,12 +155,11 @@ pub fn card(
     out: &mut dyn Write,
 ) -> Result<()> {
     use crate::retrieval::cases::{CaseMemory, load_graph, template_report};
-    use crate::retrieval::graph::embed_graph;
     let m = CaseMemory::load(memory)?;
     let atlas = m.atlas.as_deref().map(crate::network::atlas::Atlas::load).transpose()?;
     let c = load_graph(graph, atlas.as_ref())?;
-    let nets = atlas.as_ref().and_then(|a| a.networks.clone()).filter(|v| v.len() == c.n);
-    let e = embed_graph(&c, nets.as_deref());
+    let dir = CaseMemory::file(memory).parent().map(Path::to_path_buf).unwrap_or_default();
+    let e = crate::retrieval::cases::GraphEncoder::of_memory(&m, &dir)?.embed(&c, atlas.as_ref())?;
     let (_, text) = template_report(&c, atlas.as_ref(), None);
     let model = minilm_if_available();
     let scores = m.text_scores(&text, model.as_ref())?;
@@ -294,6 +302,70 @@ pub fn kb(command: KbCommand, out: &mut dyn Write) -> Result<()> {
             if !report.unmapped_regions.is_empty() {
                 writeln!(out, "region names not mapped to an atlas: {}", report.unmapped_regions.join(", "))?;
             }
+            Ok(())
+        }
+    }
+}
+
+/// `gfm …`: the learned graph encoder.
+#[derive(Debug, clap::Subcommand)]
+pub enum GfmCommand {
+    /// Train the GFM self-supervised (masked nodes + InfoNCE) on the graphs of a folder (or of a labels.csv);
+    /// checkpoints every 10 epochs; --resume continues from MODEL and MODEL.json.
+    Train {
+        /// Folder of graphs (.npy/.npz/.csv …), or a labels.csv whose first column lists them.
+        #[arg(long)]
+        graphs: PathBuf,
+        #[arg(long, value_name = "MODEL.safetensors")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 150)]
+        epochs: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long)]
+        resume: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn gfm(command: GfmCommand, out: &mut dyn Write) -> Result<()> {
+    use crate::retrieval::gfm::train::{TrainOptions, train};
+    match command {
+        GfmCommand::Train { graphs, out: model, epochs, seed, resume, json } => {
+            let files = crate::retrieval::gfm::graph_files(&graphs)?;
+            let connectomes = files
+                .iter()
+                .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize))
+                .collect::<Result<Vec<_>>>()?;
+            let o = TrainOptions { epochs, seed, resume, ..Default::default() };
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            let log = train(
+                &connectomes,
+                &model,
+                &o,
+                &mut |e| {
+                    eprint!(
+                        "\repoch {}/{epochs}: loss {:.4} (masked {:.4}, contrastive {:.4})   ",
+                        e.epoch, e.total, e.masked, e.contrastive
+                    );
+                },
+                &cancel,
+            )?;
+            eprintln!();
+            if json {
+                return write_json(out, &log);
+            }
+            let first = log.losses.first().map_or(f32::NAN, |e| e.total);
+            let last = log.losses.last().map_or(f32::NAN, |e| e.total);
+            writeln!(
+                out,
+                "trained on {} graphs for {} epochs: loss {first:.4} → {last:.4}; wrote {} and {}",
+                log.graphs,
+                log.epochs_done,
+                model.display(),
+                crate::retrieval::gfm::log_path(&model).display()
+            )?;
             Ok(())
         }
     }

@@ -47,6 +47,39 @@ pub struct CaseMemory {
     pub cases: Vec<Case>,
 }
 
+/// How graphs are embedded: the deterministic baseline, or a trained GFM (`gfm:<model file>` in the memory).
+pub enum GraphEncoder {
+    Baseline,
+    Gfm { model: std::sync::Arc<super::gfm::GfmModel>, path: PathBuf },
+}
+
+impl GraphEncoder {
+    pub fn name(&self, memory_dir: &Path) -> String {
+        match self {
+            GraphEncoder::Baseline => ENCODER.to_string(),
+            GraphEncoder::Gfm { path, .. } => format!("gfm:{}", pathdiff(path, memory_dir)),
+        }
+    }
+
+    pub fn embed(&self, c: &Connectome, atlas: Option<&Atlas>) -> Result<Vec<f32>> {
+        match self {
+            GraphEncoder::Baseline => Ok(embed_graph(c, networks_of(atlas, c.n).as_deref())),
+            GraphEncoder::Gfm { model, .. } => model.embed(c),
+        }
+    }
+
+    /// The encoder a memory was built with (loading its GFM, relative to the memory folder).
+    pub fn of_memory(memory: &CaseMemory, memory_dir: &Path) -> Result<GraphEncoder> {
+        match memory.encoder.strip_prefix("gfm:") {
+            None => Ok(GraphEncoder::Baseline),
+            Some(p) => {
+                let path = if Path::new(p).is_absolute() { PathBuf::from(p) } else { memory_dir.join(p) };
+                Ok(GraphEncoder::Gfm { model: std::sync::Arc::new(super::gfm::GfmModel::load(&path)?), path })
+            }
+        }
+    }
+}
+
 /// One candidate of a CARD query.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
@@ -213,6 +246,7 @@ impl CaseMemory {
         atlas_spec: Option<&str>,
         text: Option<&MiniLm>,
         model: Option<&dyn ChatModel>,
+        encoder: &GraphEncoder,
         memory_dir: &Path,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<CaseMemory> {
@@ -222,9 +256,9 @@ impl CaseMemory {
             progress(i, labels.len());
             let path = graphs_dir.join(file);
             let c = load_graph(&path, atlas.as_ref())?;
+            let graph_embedding = encoder.embed(&c, atlas.as_ref()).with_context(|| path.display().to_string())?;
             if let Some(first) = cases.first().map(|x: &Case| x.graph_embedding.len()) {
-                let e = embed_graph(&c, networks_of(atlas.as_ref(), c.n).as_deref());
-                if e.len() != first {
+                if graph_embedding.len() != first {
                     bail!("{}: {} regions, unlike the memory's first graph", path.display(), c.n);
                 }
             }
@@ -251,7 +285,7 @@ impl CaseMemory {
                 report,
                 report_text,
                 written_by,
-                graph_embedding: embed_graph(&c, networks_of(atlas.as_ref(), c.n).as_deref()),
+                graph_embedding,
                 report_embedding: Vec::new(),
             });
         }
@@ -264,7 +298,7 @@ impl CaseMemory {
         progress(labels.len(), labels.len());
         Ok(CaseMemory {
             task: task.to_string(),
-            encoder: ENCODER.to_string(),
+            encoder: encoder.name(memory_dir),
             text_model: if text.is_some() { "all-MiniLM-L6-v2".into() } else { "bm25".into() },
             atlas: atlas_spec.map(String::from),
             cases,
@@ -281,8 +315,8 @@ impl CaseMemory {
             .with_context(|| format!("{}: cannot read the case memory", file.display()))?;
         let m: CaseMemory =
             serde_json::from_str(&text).with_context(|| format!("{}: not a case memory", file.display()))?;
-        if m.encoder != ENCODER {
-            bail!("{}: graph encoder \"{}\" (this build has {ENCODER})", file.display(), m.encoder);
+        if m.encoder != ENCODER && !m.encoder.starts_with("gfm:") {
+            bail!("{}: graph encoder \"{}\" (this build has {ENCODER} and gfm:<model>)", file.display(), m.encoder);
         }
         let dim = m.cases.first().map_or(0, |c| c.graph_embedding.len());
         if let Some(bad) = m.cases.iter().find(|c| c.graph_embedding.len() != dim) {

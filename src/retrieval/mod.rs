@@ -4,6 +4,7 @@
 pub mod aliases;
 pub mod cache;
 pub mod cases;
+pub mod gfm;
 pub mod graph;
 pub mod kb_build;
 pub mod knowledge;

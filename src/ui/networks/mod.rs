@@ -63,6 +63,7 @@ pub struct NetworksRoom {
     pub hark: evidence::HarkPanel,
     pub card: evidence::CardPanel,
     pub review: evidence::ReviewPanel,
+    pub gfm: evidence::GfmPanel,
 }
 
 /// True for the file types the Networks room opens.
@@ -188,6 +189,9 @@ impl NetworksRoom {
             if ui.button("Review knowledge…").clicked() {
                 self.review.open = true;
             }
+            if ui.button("Graph encoder…").clicked() {
+                self.gfm.open = true;
+            }
         });
         if let Some(p) = open_path {
             self.open(p);
@@ -196,6 +200,7 @@ impl NetworksRoom {
             ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
         }
         self.review.show(ui.ctx());
+        self.gfm.show(ui.ctx());
         let Some(o) = &mut self.current else {
             ui.vertical_centered(|ui| {
                 ui.add_space(80.0);

@@ -4,8 +4,7 @@
 //! their difference.
 
 use crate::network::connectome::Connectome;
-use crate::retrieval::cases::{CaseMemory, Hit, load_graph, template_report};
-use crate::retrieval::graph::embed_graph;
+use crate::retrieval::cases::{CaseMemory, GraphEncoder, Hit, load_graph, template_report};
 use crate::retrieval::text::MiniLm;
 use crate::ui::jobs::Job;
 use crate::ui::networks::OpenNetwork;
@@ -78,12 +77,11 @@ impl CardPanel {
         self.error = None;
         self.job = Some(Job::spawn("case retrieval", 1, move |_, _| {
             let memory = Arc::new(CaseMemory::load(&dir)?);
-            let nets = atlas.as_ref().and_then(|a| a.networks.clone()).filter(|v| v.len() == c.n);
-            let graph = embed_graph(&c, nets.as_deref());
+            let memory_dir = CaseMemory::file(&dir).parent().map(Path::to_path_buf).unwrap_or_default();
+            let graph = GraphEncoder::of_memory(&memory, &memory_dir)?.embed(&c, atlas.as_ref())?;
             let (_, report) = template_report(&c, atlas.as_ref(), None);
             let model = MiniLm::load_default().ok();
             let text = memory.text_scores(&report, model.as_ref())?;
-            let memory_dir = CaseMemory::file(&dir).parent().map(Path::to_path_buf).unwrap_or_default();
             Ok(Some(Query { generation, memory, memory_dir, graph, text, report }))
         }));
     }

@@ -3,9 +3,11 @@
 //! winners.
 
 pub mod card;
+pub mod gfm;
 pub mod hark;
 pub mod review;
 
 pub use card::CardPanel;
+pub use gfm::GfmPanel;
 pub use hark::HarkPanel;
 pub use review::ReviewPanel;

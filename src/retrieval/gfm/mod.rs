@@ -1,0 +1,173 @@
+//! GFM, the learned graph encoder of the seed method: a small graph transformer over region nodes (features:
+//! connectivity row, strength, random-walk structural encoding; attention biased by the edge weights), trained
+//! self-supervised with a masked-node autoencoder (reconstruct the connectivity rows of hidden nodes) plus
+//! InfoNCE between two augmented views of each graph (edge dropout, feature noise). The graph embedding is the
+//! unit-length mean of the final node states. `train.rs` runs the training with progress, checkpoints and
+//! resume (weights and the loss log are restored; AdamW's moment estimates restart).
+
+pub mod features;
+pub mod train;
+
+use candle_core::{D, DType, Device, Module, Tensor};
+use candle_nn::{Linear, VarBuilder, VarMap, linear};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GfmConfig {
+    /// Regions per graph (the atlas size; the model only embeds graphs of this size).
+    pub n: usize,
+    pub dim: usize,
+    pub layers: usize,
+}
+
+impl GfmConfig {
+    pub fn input_dim(&self) -> usize {
+        self.n + 1 + features::RW_STEPS
+    }
+}
+
+struct Layer {
+    q: Linear,
+    k: Linear,
+    v: Linear,
+    o: Linear,
+    ff1: Linear,
+    ff2: Linear,
+    edge_bias: Tensor,
+}
+
+pub struct Gfm {
+    pub config: GfmConfig,
+    input: Linear,
+    layers: Vec<Layer>,
+    /// Projection for InfoNCE (not part of the embedding).
+    head: Linear,
+    /// Reconstructs a node's connectivity row (masked-node objective).
+    decoder: Linear,
+}
+
+/// Layer normalisation without learned scale, from differentiable primitives.
+fn norm(x: &Tensor) -> candle_core::Result<Tensor> {
+    let mean = x.mean_keepdim(D::Minus1)?;
+    let centred = x.broadcast_sub(&mean)?;
+    let var = centred.sqr()?.mean_keepdim(D::Minus1)?;
+    centred.broadcast_div(&(var + 1e-5)?.sqrt()?)
+}
+
+impl Gfm {
+    pub fn new(config: GfmConfig, vb: VarBuilder) -> candle_core::Result<Gfm> {
+        let d = config.dim;
+        let layers = (0..config.layers)
+            .map(|l| {
+                let vb = vb.pp(format!("layer{l}"));
+                Ok(Layer {
+                    q: linear(d, d, vb.pp("q"))?,
+                    k: linear(d, d, vb.pp("k"))?,
+                    v: linear(d, d, vb.pp("v"))?,
+                    o: linear(d, d, vb.pp("o"))?,
+                    ff1: linear(d, 2 * d, vb.pp("ff1"))?,
+                    ff2: linear(2 * d, d, vb.pp("ff2"))?,
+                    edge_bias: vb.get_with_hints(1, "edge_bias", candle_nn::Init::Const(1.0))?,
+                })
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        Ok(Gfm {
+            config,
+            input: linear(config.input_dim(), d, vb.pp("input"))?,
+            layers,
+            head: linear(d, d, vb.pp("head"))?,
+            decoder: linear(d, config.n, vb.pp("decoder"))?,
+        })
+    }
+
+    /// Final node states (n × dim) from features (n × input_dim) and weights (n × n).
+    pub fn nodes(&self, x: &Tensor, w: &Tensor) -> candle_core::Result<Tensor> {
+        let scale = 1.0 / (self.config.dim as f64).sqrt();
+        let mut h = self.input.forward(x)?;
+        for l in &self.layers {
+            let scores = (l.q.forward(&h)?.matmul(&l.k.forward(&h)?.t()?)? * scale)?;
+            let scores = scores.broadcast_add(&w.broadcast_mul(&l.edge_bias)?)?;
+            let attn = candle_nn::ops::softmax(&scores, D::Minus1)?;
+            h = norm(&(&h + l.o.forward(&attn.matmul(&l.v.forward(&h)?)?)?)?)?;
+            let ff = l.ff2.forward(&l.ff1.forward(&h)?.gelu_erf()?)?;
+            h = norm(&(&h + ff)?)?;
+        }
+        Ok(h)
+    }
+
+    /// Unit-length graph embedding (mean of node states).
+    pub fn embed(&self, x: &Tensor, w: &Tensor) -> candle_core::Result<Tensor> {
+        let g = self.nodes(x, w)?.mean(0)?;
+        g.broadcast_div(&g.sqr()?.sum_all()?.sqrt()?)
+    }
+
+    fn project(&self, g: &Tensor) -> candle_core::Result<Tensor> {
+        let z = self.head.forward(&g.unsqueeze(0)?)?.squeeze(0)?;
+        z.broadcast_div(&(z.sqr()?.sum_all()? + 1e-12)?.sqrt()?)
+    }
+}
+
+/// A trained model on disk: `PATH` (safetensors) + `PATH.json` (config and training log).
+pub struct GfmModel {
+    pub gfm: Gfm,
+    _vars: VarMap,
+}
+
+pub fn log_path(model: &Path) -> std::path::PathBuf {
+    model.with_extension("json")
+}
+
+impl GfmModel {
+    pub fn load(path: &Path) -> anyhow::Result<GfmModel> {
+        let log: train::TrainLog = serde_json::from_str(
+            &std::fs::read_to_string(log_path(path))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", log_path(path).display()))?,
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e}", log_path(path).display()))?;
+        let mut vars = VarMap::new();
+        let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
+        let gfm = Gfm::new(log.config, vb)?;
+        vars.load(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(GfmModel { gfm, _vars: vars })
+    }
+
+    /// Embedding of a connectome (must have `config.n` regions).
+    pub fn embed(&self, c: &crate::network::connectome::Connectome) -> anyhow::Result<Vec<f32>> {
+        let n = self.gfm.config.n;
+        if c.n != n {
+            anyhow::bail!("the GFM was trained on {n}-region graphs; this graph has {}", c.n);
+        }
+        let w = features::positive(&c.w, n);
+        let x = Tensor::from_vec(features::node_features(&w, n), (n, self.gfm.config.input_dim()), &Device::Cpu)?;
+        let wt = Tensor::from_vec(w.iter().map(|&v| v as f32).collect::<Vec<_>>(), (n, n), &Device::Cpu)?;
+        Ok(self.gfm.embed(&x, &wt)?.to_vec1()?)
+    }
+}
+
+/// The graph files of a folder, or those a labels.csv lists (relative to its folder).
+pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    if spec.is_file() {
+        let dir = spec.parent().unwrap_or(Path::new("."));
+        let rows = crate::retrieval::cases::read_labels(spec)?;
+        let graphs = dir.join("graphs");
+        let base = if rows.iter().all(|r| graphs.join(&r.0).is_file()) { graphs } else { dir.to_path_buf() };
+        return Ok(rows.into_iter().map(|r| base.join(r.0)).collect());
+    }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(spec)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", spec.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            matches!(
+                p.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref(),
+                Some("npy" | "npz" | "csv" | "tsv" | "txt" | "edge" | "mat")
+            )
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        anyhow::bail!("{}: no graph files (.npy, .npz, .csv, .tsv, .txt, .edge, .mat)", spec.display());
+    }
+    Ok(files)
+}

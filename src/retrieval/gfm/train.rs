@@ -1,0 +1,215 @@
+//! Self-supervised GFM training: masked-node reconstruction + InfoNCE between augmented views, AdamW,
+//! checkpoints every 10 epochs and at the end (`PATH` safetensors + `PATH.json` log), resume from them.
+
+use super::features::{node_features, positive};
+use super::{Gfm, GfmConfig, log_path};
+use crate::network::connectome::Connectome;
+use crate::network::rng::splitmix64;
+use anyhow::{Result, bail};
+use candle_core::Module;
+use candle_core::{DType, Device, Tensor};
+use candle_nn::{Optimizer, ParamsAdamW, VarBuilder, VarMap};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EpochLoss {
+    pub epoch: usize,
+    pub total: f32,
+    pub masked: f32,
+    pub contrastive: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainLog {
+    pub config: GfmConfig,
+    pub seed: u64,
+    pub graphs: usize,
+    pub epochs_done: usize,
+    pub losses: Vec<EpochLoss>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct TrainOptions {
+    pub epochs: usize,
+    pub lr: f64,
+    pub seed: u64,
+    pub dim: usize,
+    pub layers: usize,
+    pub mask_fraction: f64,
+    pub temperature: f64,
+    pub edge_drop: f64,
+    pub noise: f64,
+    pub resume: bool,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            epochs: 150,
+            lr: 1e-3,
+            seed: 0,
+            dim: 64,
+            layers: 2,
+            mask_fraction: 0.15,
+            temperature: 0.2,
+            edge_drop: 0.1,
+            noise: 0.05,
+            resume: false,
+        }
+    }
+}
+
+fn uniform(state: &mut u64) -> f64 {
+    (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn normal(state: &mut u64) -> f64 {
+    let (u, v) = (uniform(state).max(1e-12), uniform(state));
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// candle's CPU generator cannot be seeded: every weight matrix and bias is re-drawn here from SplitMix64
+/// (uniform in ±1/√fan_in, as PyTorch's default linear initialisation), in name order, so the same seed gives
+/// the same model. Scalars (the attention edge bias) keep their constant start.
+fn seed_weights(vars: &VarMap, seed: u64) -> candle_core::Result<()> {
+    let data = vars.data().lock().map_err(|_| candle_core::Error::Msg("weights lock poisoned".into()))?;
+    let mut names: Vec<&String> = data.keys().collect();
+    names.sort();
+    let mut state = seed ^ 0x6A09_E667_F3BC_C909;
+    for name in names {
+        let var = &data[name];
+        let dims = var.dims().to_vec();
+        let count: usize = dims.iter().product();
+        if count <= 1 {
+            continue;
+        }
+        let fan_in = *dims.last().unwrap_or(&1) as f64;
+        let fan_in = if name.ends_with("bias") { fan_in.max(1.0) } else { fan_in };
+        let bound = 1.0 / fan_in.sqrt();
+        let values: Vec<f32> = (0..count).map(|_| ((uniform(&mut state) * 2.0 - 1.0) * bound) as f32).collect();
+        var.set(&Tensor::from_vec(values, dims, &Device::Cpu)?)?;
+    }
+    Ok(())
+}
+
+fn tensor(v: Vec<f32>, rows: usize, cols: usize) -> candle_core::Result<Tensor> {
+    Tensor::from_vec(v, (rows, cols), &Device::Cpu)
+}
+
+/// One augmented view: symmetric edge dropout, then features with Gaussian noise.
+fn view(w: &[f64], n: usize, o: &TrainOptions, state: &mut u64) -> candle_core::Result<(Tensor, Tensor)> {
+    let mut d = w.to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            if uniform(state) < o.edge_drop {
+                d[i * n + j] = 0.0;
+                d[j * n + i] = 0.0;
+            }
+        }
+    }
+    let mut x = node_features(&d, n);
+    for v in x.iter_mut() {
+        *v += (o.noise * normal(state)) as f32;
+    }
+    let dim = x.len() / n;
+    Ok((tensor(x, n, dim)?, tensor(d.iter().map(|&v| v as f32).collect(), n, n)?))
+}
+
+/// Trains on `graphs` (all with the same region count), writing `out` and `out.json`. Returns the log.
+pub fn train(
+    graphs: &[Connectome],
+    out: &Path,
+    o: &TrainOptions,
+    progress: &mut dyn FnMut(&EpochLoss),
+    cancel: &AtomicBool,
+) -> Result<TrainLog> {
+    let Some(first) = graphs.first() else { bail!("no graphs to train on") };
+    let n = first.n;
+    if let Some(bad) = graphs.iter().find(|g| g.n != n) {
+        bail!("graphs must share one atlas: {} regions and {} regions", n, bad.n);
+    }
+    if graphs.len() < 2 {
+        bail!("InfoNCE needs at least 2 graphs");
+    }
+    let mut vars = VarMap::new();
+    let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
+    let config = GfmConfig { n, dim: o.dim, layers: o.layers };
+    let model = Gfm::new(config, vb)?;
+    let mut log = TrainLog { config, seed: o.seed, graphs: graphs.len(), epochs_done: 0, losses: Vec::new() };
+    if o.resume && out.is_file() && log_path(out).is_file() {
+        let old: TrainLog = serde_json::from_str(&std::fs::read_to_string(log_path(out))?)?;
+        if old.config != config {
+            bail!("{}: trained with {:?}, asked for {:?}", log_path(out).display(), old.config, config);
+        }
+        vars.load(out)?;
+        log = old;
+    }
+    if log.epochs_done == 0 {
+        seed_weights(&vars, o.seed)?;
+    }
+    let mut opt =
+        candle_nn::AdamW::new(vars.all_vars(), ParamsAdamW { lr: o.lr, weight_decay: 1e-4, ..Default::default() })?;
+    let prepared: Vec<Vec<f64>> = graphs.iter().map(|g| positive(&g.w, n)).collect();
+    let save = |vars: &VarMap, log: &TrainLog| -> Result<()> {
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        vars.save(out)?;
+        std::fs::write(log_path(out), serde_json::to_string_pretty(log)?)?;
+        Ok(())
+    };
+    let b = graphs.len();
+    let targets = Tensor::arange(0u32, b as u32, &Device::Cpu)?;
+    for epoch in log.epochs_done..o.epochs {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut state = o.seed ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut masked_losses = Vec::with_capacity(b);
+        let (mut z1, mut z2) = (Vec::with_capacity(b), Vec::with_capacity(b));
+        for w in &prepared {
+            // Masked-node reconstruction on the clean graph.
+            let mut x = node_features(w, n);
+            let dim = x.len() / n;
+            let hidden: Vec<u32> = (0..n as u32).filter(|_| uniform(&mut state) < o.mask_fraction).collect();
+            let hidden = if hidden.is_empty() { vec![(splitmix64(&mut state) % n as u64) as u32] } else { hidden };
+            for &i in &hidden {
+                x[i as usize * dim..(i as usize + 1) * dim].iter_mut().for_each(|v| *v = 0.0);
+            }
+            let wt = tensor(w.iter().map(|&v| v as f32).collect(), n, n)?;
+            let h = model.nodes(&tensor(x, n, dim)?, &wt)?;
+            let idx = Tensor::from_vec(hidden.clone(), hidden.len(), &Device::Cpu)?;
+            let recon = model.decoder.forward(&h.index_select(&idx, 0)?)?;
+            let target = wt.index_select(&idx, 0)?;
+            masked_losses.push(candle_nn::loss::mse(&recon, &target)?);
+            // Two augmented views for InfoNCE.
+            let (x1, w1) = view(w, n, o, &mut state)?;
+            let (x2, w2) = view(w, n, o, &mut state)?;
+            z1.push(model.project(&model.embed(&x1, &w1)?)?);
+            z2.push(model.project(&model.embed(&x2, &w2)?)?);
+        }
+        let masked = (Tensor::stack(&masked_losses, 0)?.mean_all()? * 10.0)?;
+        let logits = (Tensor::stack(&z1, 0)?.matmul(&Tensor::stack(&z2, 0)?.t()?)? / o.temperature)?;
+        let nce = ((candle_nn::loss::cross_entropy(&logits, &targets)?
+            + candle_nn::loss::cross_entropy(&logits.t()?, &targets)?)?
+            * 0.5)?;
+        let total = (&masked + &nce)?;
+        opt.backward_step(&total)?;
+        let e = EpochLoss {
+            epoch: epoch + 1,
+            total: total.to_scalar::<f32>()?,
+            masked: masked.to_scalar::<f32>()?,
+            contrastive: nce.to_scalar::<f32>()?,
+        };
+        log.losses.push(e);
+        log.epochs_done = epoch + 1;
+        progress(&e);
+        if log.epochs_done % 10 == 0 {
+            save(&vars, &log)?;
+        }
+    }
+    save(&vars, &log)?;
+    Ok(log)
+}
