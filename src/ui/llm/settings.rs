@@ -94,14 +94,6 @@ impl LlmWindow {
                 ui.label("asking the model for one word…");
             }
         });
-        match &self.test_result {
-            Some(Ok(line)) => {
-                ui.label(line);
-            }
-            Some(Err(e)) => {
-                ui.colored_label(ui.visuals().error_fg_color, e);
-            }
-            None => {}
-        }
+        crate::ui::widgets::outcome(ui, &self.test_result);
     }
 }

@@ -129,15 +129,7 @@ impl GfmPanel {
                     ui.add(egui::ProgressBar::new(j.fraction()).desired_width(160.0).show_percentage());
                 }
             });
-            match &self.message {
-                Some(Ok(m)) => {
-                    ui.label(m);
-                }
-                Some(Err(e)) => {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
-                }
-                None => {}
-            }
+            crate::ui::widgets::outcome(ui, &self.message);
             let losses = self.losses.lock().map(|l| l.clone()).unwrap_or_default();
             curve(ui, &losses);
         });

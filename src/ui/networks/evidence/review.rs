@@ -90,15 +90,7 @@ impl ReviewPanel {
                     self.save();
                 }
             });
-            match &self.message {
-                Some(Ok(m)) => {
-                    ui.label(m);
-                }
-                Some(Err(e)) => {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
-                }
-                None => {}
-            }
+            crate::ui::widgets::outcome(ui, &self.message);
             egui::ScrollArea::vertical().max_height(420.0).show(ui, |ui| {
                 for (item, verdict) in
                     self.items.iter_mut().filter(|(i, _)| i.status.as_deref() == Some("needs_review"))
