@@ -333,11 +333,7 @@ pub fn gfm(command: GfmCommand, out: &mut dyn Write) -> Result<()> {
     use crate::retrieval::gfm::train::{TrainOptions, train};
     match command {
         GfmCommand::Train { graphs, out: model, epochs, seed, resume, json } => {
-            let files = crate::retrieval::gfm::graph_files(&graphs)?;
-            let connectomes = files
-                .iter()
-                .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize))
-                .collect::<Result<Vec<_>>>()?;
+            let connectomes = crate::retrieval::gfm::load_graphs(&graphs)?;
             let o = TrainOptions { epochs, seed, resume, ..Default::default() };
             let cancel = std::sync::atomic::AtomicBool::new(false);
             let log = train(

@@ -171,3 +171,11 @@ pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
     }
     Ok(files)
 }
+
+/// The graphs `graph_files` lists, loaded (asymmetric matrices symmetrised).
+pub fn load_graphs(spec: &Path) -> anyhow::Result<Vec<crate::network::connectome::Connectome>> {
+    graph_files(spec)?
+        .iter()
+        .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize))
+        .collect()
+}

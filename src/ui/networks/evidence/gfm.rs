@@ -46,11 +46,7 @@ impl GfmPanel {
         losses.lock().map(|mut l| l.clear()).ok();
         self.message = None;
         self.job = Some(Job::spawn("GFM training", o.epochs as u64, move |progress, cancel| {
-            let files = crate::retrieval::gfm::graph_files(&graphs)?;
-            let connectomes = files
-                .iter()
-                .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize))
-                .collect::<anyhow::Result<Vec<_>>>()?;
+            let connectomes = crate::retrieval::gfm::load_graphs(&graphs)?;
             let log = train(
                 &connectomes,
                 &out,
