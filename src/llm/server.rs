@@ -116,26 +116,6 @@ impl Server {
             std::thread::spawn(move || handle(request, model.as_ref(), &id));
         }
     }
-
-    /// Serves on a background thread; stops when the returned handle is dropped.
-    pub fn spawn(self) -> ServerHandle {
-        let http = self.http.clone();
-        let addr = self.addr();
-        let thread = std::thread::spawn(move || self.run());
-        ServerHandle { http, addr, _thread: thread }
-    }
-}
-
-pub struct ServerHandle {
-    http: Arc<tiny_http::Server>,
-    pub addr: String,
-    _thread: std::thread::JoinHandle<()>,
-}
-
-impl Drop for ServerHandle {
-    fn drop(&mut self) {
-        self.http.unblock();
-    }
 }
 
 fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str) {

@@ -59,9 +59,6 @@ impl Mask {
     pub fn allows(&self, i: u32) -> bool {
         self.words.get(i as usize / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
-    pub fn count(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
 }
 
 /// Token masks for one grammar over one vocabulary (kept across calls with the same schema, so masks

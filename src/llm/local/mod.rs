@@ -15,14 +15,12 @@ use crate::llm::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
 use candle_core::Device;
 use candle_core::quantized::gguf_file;
 use candle_transformers::models::quantized_llama::ModelWeights;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
-use std::time::Instant;
 
 const PROVIDER: &str = "local";
 
 pub struct LocalModel {
-    path: PathBuf,
     name: String,
     weights: Mutex<ModelWeights>,
     vocab: vocab::Vocab,
@@ -33,15 +31,12 @@ pub struct LocalModel {
     prefix: Mutex<Option<(Vec<u32>, ModelWeights)>>,
     template: template::ChatTemplate,
     context: usize,
-    /// Seconds spent loading (and re-quantising on first use).
-    pub load_seconds: f64,
 }
 
 impl LocalModel {
     /// Loads a GGUF; a Q4 file is re-quantised once to Q8_0 beside it in the model cache (candle has only
     /// generic kernels for Q4_1: Q8_0 runs about twice as fast with near-identical text).
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
-        let started = Instant::now();
         let fail = |msg: String| LlmError::config(PROVIDER, format!("{}: {msg}", path.display()));
         if !path.is_file() {
             return Err(fail(
@@ -74,7 +69,6 @@ impl LocalModel {
             .map_err(|e| fail(format!("loading weights: {e}")))?;
         let trie = std::sync::Arc::new(TokenTrie::new(&vocab.bytes));
         Ok(LocalModel {
-            path: path.to_path_buf(),
             name,
             weights: Mutex::new(weights),
             vocab,
@@ -83,26 +77,7 @@ impl LocalModel {
             prefix: Mutex::new(None),
             template,
             context,
-            load_seconds: started.elapsed().as_secs_f64(),
         })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn model_name(&self) -> &str {
-        &self.name
-    }
-
-    /// Token ids of `text` with this model's tokenizer.
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
-        self.vocab.encode(text)
-    }
-
-    /// Raw bytes of token `id`.
-    pub fn token_bytes(&self, id: u32) -> &[u8] {
-        &self.vocab.bytes[id as usize]
     }
 }
 

@@ -64,10 +64,6 @@ impl DenseIndex {
         let vectors = super::cache::embeddings(&model, docs)?;
         Ok(DenseIndex { model, vectors, recent: Default::default() })
     }
-    /// An index over vectors already computed (e.g. stored with a case memory).
-    pub fn from_vectors(model: Arc<MiniLm>, vectors: Vec<Vec<f32>>) -> DenseIndex {
-        DenseIndex { model, vectors, recent: Default::default() }
-    }
 }
 
 /// Dot product with eight independent partial sums (lets the compiler vectorise; a single running f32 sum
