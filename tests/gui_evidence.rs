@@ -58,7 +58,7 @@ fn hark_threshold_slider_changes_what_passes() {
     assert_eq!(chosen.len(), at_half.len().min(5));
     assert!(chosen.iter().all(|c| at_half.contains(c)), "only items that passed are chosen");
     h.get_by_role_and_label(Role::Slider, "IoU threshold").set_value_accesskit(0.1);
-    h.run_steps(3);
+    settle(&mut h, |a| matches!(&a.networks.hark.result, Some(Ok(r)) if r.threshold == 0.1) && !a.networks.hark.busy());
     let (at_tenth, _) = task_items(h.state());
     assert!(at_tenth.contains(&"mdd-002".to_string()) && at_half.iter().all(|x| at_tenth.contains(x)), "{at_tenth:?}");
     h.get_by_label("mdd-005").click();

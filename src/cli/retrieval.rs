@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub fn embed(text: &str, model: &str, json: bool, out: &mut dyn Write) -> Result<()> {
     match TextMethod::parse(model).map_err(|e| anyhow!(e))? {
         TextMethod::Minilm => {
-            let m = MiniLm::load_default().map_err(|e| anyhow!(e))?;
+            let m = MiniLm::shared().map_err(|e| anyhow!(e))?;
             let v = m.embed(&[text]).map_err(|e| anyhow!(e))?.remove(0);
             if json {
                 return write_json(out, &json!({"model": m.name, "dim": v.len(), "vector": v}));
@@ -78,8 +78,8 @@ pub enum CasesCommand {
     },
 }
 
-fn minilm_if_available() -> Option<MiniLm> {
-    MiniLm::load_default().ok()
+fn minilm_if_available() -> Option<std::sync::Arc<MiniLm>> {
+    MiniLm::shared().ok()
 }
 
 pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
@@ -105,7 +105,7 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 &rows,
                 &task,
                 atlas.as_deref(),
-                text.as_ref(),
+                text.as_deref(),
                 model.as_deref(),
                 &encoder,
                 &dir,
@@ -121,7 +121,7 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
         CasesCommand::Eval { memory, k, json } => {
             let m = CaseMemory::load(&memory)?;
             let text = minilm_if_available();
-            let rows = evaluate(&m, text.as_ref(), k, &[1.0, 0.0, 0.5])?;
+            let rows = evaluate(&m, text.as_deref(), k, &[1.0, 0.0, 0.5])?;
             if json {
                 return write_json(
                     out,
@@ -162,7 +162,7 @@ pub fn card(
     let e = crate::retrieval::cases::GraphEncoder::of_memory(&m, &dir)?.embed(&c, atlas.as_ref())?;
     let (_, text) = template_report(&c, atlas.as_ref(), None);
     let model = minilm_if_available();
-    let scores = m.text_scores(&text, model.as_ref())?;
+    let scores = m.text_scores(&text, model.as_deref())?;
     let hits = m.rank(&e, &scores, beta, k, exclude_group).with_context(|| graph.display().to_string())?;
     if json {
         return write_json(
@@ -222,7 +222,7 @@ pub fn hark(a: &HarkArgs, out: &mut dyn Write) -> Result<()> {
     let kb = KnowledgeBase::load(&a.kb.clone().unwrap_or_else(default_dir))?;
     let model = match method {
         TextMethod::Bm25 => None,
-        _ => Some(std::sync::Arc::new(MiniLm::load_default().map_err(|e| anyhow!(e))?)),
+        _ => Some(MiniLm::shared().map_err(|e| anyhow!(e))?),
     };
     let result = Hark::new(kb, method, model)?.query(&a.query, &regions, &atlas, &a.task, a.threshold, a.k)?;
     if a.json {

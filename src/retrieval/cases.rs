@@ -416,8 +416,16 @@ pub struct EvalRow {
 }
 
 pub fn evaluate(memory: &CaseMemory, model: Option<&MiniLm>, k: usize, betas: &[f32]) -> Result<Vec<EvalRow>> {
-    let texts: Vec<Vec<f32>> =
-        memory.cases.iter().map(|c| memory.text_scores(&c.report_text, model)).collect::<Result<_>>()?;
+    // A case's report is already embedded in the memory: its text similarities need no model run.
+    let stored = memory.cases.iter().all(|c| !c.report_embedding.is_empty());
+    let texts: Vec<Vec<f32>> = memory
+        .cases
+        .iter()
+        .map(|c| match stored {
+            true => Ok(memory.cases.iter().map(|o| dot(&c.report_embedding, &o.report_embedding)).collect()),
+            false => memory.text_scores(&c.report_text, model),
+        })
+        .collect::<Result<_>>()?;
     betas
         .iter()
         .map(|&beta| {

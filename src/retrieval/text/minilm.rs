@@ -5,6 +5,7 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use tokenizers::Tokenizer;
 
 pub const DIM: usize = 384;
@@ -26,6 +27,19 @@ impl MiniLm {
 
     pub fn load_default() -> Result<MiniLm, String> {
         Self::load(&Self::default_dir())
+    }
+
+    /// The default model, loaded once per process and shared (HARK, CARD and the CLI all use it; ~90 MB).
+    /// A failed load is not remembered, so the model is found once the setup script has fetched it.
+    pub fn shared() -> Result<Arc<MiniLm>, String> {
+        static SHARED: Mutex<Option<Arc<MiniLm>>> = Mutex::new(None);
+        let mut slot = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = slot.as_ref() {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(Self::load_default()?);
+        *slot = Some(m.clone());
+        Ok(m)
     }
 
     pub fn load(dir: &Path) -> Result<MiniLm, String> {

@@ -127,7 +127,7 @@ impl TextIndex for HybridIndex {
     }
 }
 
-/// An index of `docs` with `method`; MiniLM and hybrid need the model (`MiniLm::load_default`).
+/// An index of `docs` with `method`; MiniLM and hybrid need the model (`MiniLm::shared`).
 pub fn build_index(
     method: TextMethod,
     docs: &[String],

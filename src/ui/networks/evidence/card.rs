@@ -35,6 +35,8 @@ pub struct CardPanel {
     pub error: Option<String>,
     pub selected: Option<String>,
     pub opened: Option<(String, Connectome)>,
+    /// Inputs of the current ranking (β, k, group, network generation): re-ranked only when they change.
+    ranked_for: String,
 }
 
 pub fn default_memory() -> PathBuf {
@@ -56,6 +58,7 @@ impl Default for CardPanel {
             error: None,
             selected: None,
             opened: None,
+            ranked_for: String::new(),
         }
     }
 }
@@ -80,14 +83,19 @@ impl CardPanel {
             let memory_dir = CaseMemory::file(&dir).parent().map(Path::to_path_buf).unwrap_or_default();
             let graph = GraphEncoder::of_memory(&memory, &memory_dir)?.embed(&c, atlas.as_ref())?;
             let (_, report) = template_report(&c, atlas.as_ref(), None);
-            let model = MiniLm::load_default().ok();
-            let text = memory.text_scores(&report, model.as_ref())?;
+            let model = MiniLm::shared().ok();
+            let text = memory.text_scores(&report, model.as_deref())?;
             Ok(Some(Query { generation, memory, memory_dir, graph, text, report }))
         }));
     }
 
     fn rerank(&mut self) {
         let Some(q) = &self.query else { return };
+        let inputs = format!("{}|{}|{}|{}", self.beta, self.k, self.exclude_group.trim(), q.generation);
+        if inputs == self.ranked_for {
+            return;
+        }
+        self.ranked_for = inputs;
         let group = Some(self.exclude_group.trim()).filter(|g| !g.is_empty());
         match q.memory.rank(&q.graph, &q.text, self.beta, self.k, group) {
             Ok(h) => self.hits = h,
@@ -105,7 +113,10 @@ impl CardPanel {
         if let Some(result) = self.job.as_mut().and_then(|j| j.poll()) {
             self.job = None;
             match result {
-                Ok(Some(q)) => self.query = Some(q),
+                Ok(Some(q)) => {
+                    self.query = Some(q);
+                    self.ranked_for.clear();
+                }
                 Ok(None) => {}
                 Err(e) => self.error = Some(format!("{e:#}")),
             }

@@ -19,6 +19,8 @@ pub struct HarkPanel {
     pub k: usize,
     engine: Option<Arc<Hark>>,
     building: Option<Job<Hark>>,
+    /// The running query (embedding a new query text takes ~10 ms: off the UI thread).
+    asking: Option<Job<Result<HarkResult, String>>>,
     pub result: Option<Result<HarkResult, String>>,
     asked: String,
     pub highlighted: Option<String>,
@@ -38,6 +40,7 @@ impl Default for HarkPanel {
             k: 5,
             engine: None,
             building: None,
+            asking: None,
             result: None,
             asked: String::new(),
             highlighted: None,
@@ -48,7 +51,7 @@ impl Default for HarkPanel {
 
 impl HarkPanel {
     pub fn busy(&self) -> bool {
-        self.building.as_ref().is_some_and(|j| j.is_running())
+        self.building.as_ref().is_some_and(|j| j.is_running()) || self.asking.as_ref().is_some_and(|j| j.is_running())
     }
 
     /// Open on a network with an atlas but no answer yet (before the first query ran).
@@ -66,7 +69,7 @@ impl HarkPanel {
             let kb = KnowledgeBase::load(&default_dir())?;
             let model = match method {
                 TextMethod::Bm25 => None,
-                _ => Some(Arc::new(MiniLm::load_default().map_err(|e| anyhow::anyhow!(e))?)),
+                _ => Some(MiniLm::shared().map_err(|e| anyhow::anyhow!(e))?),
             };
             Ok(Some(Hark::new(kb, method, model)?))
         }));
@@ -82,24 +85,37 @@ impl HarkPanel {
             }
             self.asked.clear();
         }
+        if let Some(result) = self.asking.as_mut().and_then(|j| j.poll()) {
+            self.asking = None;
+            match result {
+                Ok(Some(r)) => self.result = Some(r),
+                Ok(None) => {}
+                Err(e) => self.result = Some(Err(format!("{e:#}"))),
+            }
+        }
     }
 
-    /// Runs the query when an input changed since the last one.
+    /// Starts the query in the background when an input changed since the last one (one at a time; the
+    /// latest inputs are asked as soon as the running query returns).
     fn refresh(&mut self, atlas: &Atlas) {
         let key = format!(
             "{}|{}|{}|{:?}|{}|{}|{}",
             self.query, self.regions, self.task, self.method, self.threshold, self.k, atlas.name
         );
-        let Some(engine) = &self.engine else { return };
-        if key == self.asked {
+        let Some(engine) = self.engine.clone() else { return };
+        if key == self.asked || self.asking.is_some() {
             return;
         }
         self.asked = key;
-        self.result = Some(
-            parse_regions(&self.regions, atlas)
-                .and_then(|r| engine.query(&self.query, &r, atlas, &self.task, self.threshold, self.k))
-                .map_err(|e| format!("{e:#}")),
-        );
+        let (text, regions, task, threshold, k, atlas) =
+            (self.query.clone(), self.regions.clone(), self.task.clone(), self.threshold, self.k, atlas.clone());
+        self.asking = Some(Job::spawn("knowledge query", 1, move |_, _| {
+            Ok(Some(
+                parse_regions(&regions, &atlas)
+                    .and_then(|r| engine.query(&text, &r, &atlas, &task, threshold, k))
+                    .map_err(|e| format!("{e:#}")),
+            ))
+        }));
     }
 
     pub fn show(&mut self, ctx: &egui::Context, o: &mut OpenNetwork) {
