@@ -42,11 +42,20 @@ pub struct LlmError {
     pub attempts: u32,
     /// Seconds the server asked us to wait (HTTP Retry-After), when it said.
     pub retry_after: Option<f64>,
+    /// The HTTP status, when the endpoint answered with one.
+    pub status: Option<u16>,
 }
 
 impl LlmError {
     pub fn new(class: ErrorClass, provider: impl Into<String>, message: impl Into<String>) -> Self {
-        LlmError { class, provider: provider.into(), message: message.into(), attempts: 1, retry_after: None }
+        LlmError {
+            class,
+            provider: provider.into(),
+            message: message.into(),
+            attempts: 1,
+            retry_after: None,
+            status: None,
+        }
     }
     pub fn infra(provider: &str, message: impl Into<String>) -> Self {
         Self::new(ErrorClass::ApiInfrastructureError, provider, message)

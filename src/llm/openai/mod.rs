@@ -160,6 +160,7 @@ impl OpenAiClient {
                 format!("HTTP {status}: {}", self.redact(short(&text))),
             );
             error.retry_after = retry_after;
+            error.status = Some(status);
             return Err(error);
         }
         let infra = |e: &dyn std::fmt::Display| LlmError::infra(PROVIDER, format!("reading the reply: {e}"));
@@ -245,7 +246,7 @@ impl OpenAiClient {
             };
             let refused_format = error.class == ErrorClass::ModelError
                 && body.get("response_format").is_some()
-                && (error.message.starts_with("HTTP 400") || error.message.starts_with("HTTP 422"));
+                && matches!(error.status, Some(400 | 422));
             if refused_format {
                 self.format_level.store(level.saturating_sub(1), Ordering::SeqCst);
                 continue;

@@ -23,6 +23,8 @@ pub struct LlmWindow {
     test: Option<Job<(Built, ChatResponse)>>,
     pub test_result: Option<Result<String, String>>,
     pub chat: chat::Chat,
+    /// The local model path last checked, whether it exists, and how many GGUF files the cache holds.
+    model_check: Option<(std::path::PathBuf, bool, usize)>,
 }
 
 impl LlmWindow {

@@ -31,8 +31,13 @@ impl LlmWindow {
                     ui.end_row();
                     ui.label("");
                     let path = s.local_model_path();
-                    if path.is_file() {
-                        ui.weak(format!("{} ({} GGUF in the model cache)", path.display(), cached_models().len()));
+                    // Looked up when the path changes, not every frame.
+                    if self.model_check.as_ref().is_none_or(|(p, ..)| *p != path) {
+                        self.model_check = Some((path.clone(), path.is_file(), cached_models().len()));
+                    }
+                    let (_, present, cached) = self.model_check.clone().unwrap_or_default();
+                    if present {
+                        ui.weak(format!("{} ({cached} GGUF in the model cache)", path.display()));
                     } else {
                         ui.colored_label(
                             ui.visuals().warn_fg_color,
