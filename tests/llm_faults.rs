@@ -277,3 +277,24 @@ fn the_cli_never_prints_the_key_from_the_environment() {
     assert_eq!(code, Some(1));
     assert!(text.contains("api_infrastructure_error") && !text.contains(KEY), "{text}");
 }
+
+#[test]
+fn local_and_server_setup_errors_name_the_file_or_address() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run(&["llm", "chat", "--provider", "local", "--model-path", "/nonexistent/model.gguf", "hi"]);
+    assert!(code == Some(1) && err.contains("/nonexistent/model.gguf") && err.contains("configuration_error"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("notes.gguf");
+    std::fs::write(&fake, "this is not a GGUF file").unwrap();
+    let (code, err) = run(&["llm", "chat", "--model-path", fake.to_str().unwrap(), "hi"]);
+    assert!(code == Some(1) && err.contains("notes.gguf") && err.contains("not a readable GGUF file"), "{err}");
+    let (code, err) = run(&["llm", "serve", "--model", fake.to_str().unwrap(), "--port", "0"]);
+    assert!(code == Some(1) && err.contains("not a readable GGUF file"), "{err}");
+    let (code, err) = run(&["llm", "chat", "--base-url", "http://127.0.0.1:9/v1", "--schema", "{\"oneOf\": []}", "hi"]);
+    assert!(code == Some(1) && err.contains("oneOf"), "{err}");
+    let (code, err) = run(&["llm", "chat", "--provider", "replay", "hi"]);
+    assert!(code == Some(1) && err.contains("--transcript"), "{err}");
+}
