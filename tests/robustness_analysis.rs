@@ -58,16 +58,8 @@ fn random_value(r: &mut Rng, depth: usize) -> Value {
 #[test]
 fn the_scorer_and_case_validation_never_panic() {
     let mut r = Rng(0x9E3779B97F4A7C15);
-    let types = [
-        "numeric_check",
-        "categorical_check",
-        "set_match_check",
-        "sequence_match_check",
-        "semantic_consistency",
-        "file_status_check",
-        "nonsense",
-        "",
-    ];
+    // The six units in their declared order, then two types no scorer knows.
+    let types: Vec<&str> = brainlens::bench::scoring::UNIT_TYPES.iter().copied().chain(["nonsense", ""]).collect();
     let ws = tempfile::tempdir().unwrap();
     for _ in 0..5000 {
         let metric = json!({"metric_id": "m", "type": types[r.below(types.len())], "target_key": "k",
