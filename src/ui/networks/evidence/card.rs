@@ -16,7 +16,10 @@ use std::sync::Arc;
 /// The current network against a memory: its embedding, text similarities and report.
 struct Query {
     generation: u64,
+    /// The memory path as typed (a different path reloads).
+    source: PathBuf,
     memory: Arc<CaseMemory>,
+    encoder: Arc<GraphEncoder>,
     memory_dir: PathBuf,
     graph: Vec<f32>,
     text: Vec<f32>,
@@ -77,15 +80,24 @@ impl CardPanel {
     fn start(&mut self, o: &OpenNetwork) {
         let (c, atlas, generation) = (o.connectome.clone(), o.atlas.clone(), o.generation);
         let dir = PathBuf::from(self.memory_path.trim());
+        // A new network against the same memory: the memory and its encoder are already loaded.
+        let loaded = self.query.as_ref().filter(|q| q.source == dir).map(|q| (q.memory.clone(), q.encoder.clone()));
         self.error = None;
         self.job = Some(Job::spawn("case retrieval", 1, move |_, _| {
-            let memory = Arc::new(CaseMemory::load(&dir)?);
             let memory_dir = CaseMemory::file(&dir).parent().map(Path::to_path_buf).unwrap_or_default();
-            let graph = GraphEncoder::of_memory(&memory, &memory_dir)?.embed(&c, atlas.as_ref())?;
+            let (memory, encoder) = match loaded {
+                Some(pair) => pair,
+                None => {
+                    let memory = Arc::new(CaseMemory::load(&dir)?);
+                    let encoder = Arc::new(GraphEncoder::of_memory(&memory, &memory_dir)?);
+                    (memory, encoder)
+                }
+            };
+            let graph = encoder.embed(&c, atlas.as_ref())?;
             let (_, report) = template_report(&c, atlas.as_ref(), None);
             let model = MiniLm::shared().ok();
             let text = memory.text_scores(&report, model.as_deref())?;
-            Ok(Some(Query { generation, memory, memory_dir, graph, text, report }))
+            Ok(Some(Query { generation, source: dir, memory, encoder, memory_dir, graph, text, report }))
         }));
     }
 
