@@ -1,6 +1,7 @@
 //! BrainLens core: recordings (`signal`), and the GUI (`ui`) and CLI (`cli`) faces over it.
 //! The core never imports `ui`; see docs/architecture.md.
 
+pub mod agent;
 pub mod bench;
 pub mod build_info;
 pub mod cli;

@@ -106,6 +106,7 @@ fn main() -> ExitCode {
         Some(Command::Card { graph, memory, beta, k, exclude_group, json }) => {
             brainlens::cli::retrieval::card(&graph, &memory, beta, k, exclude_group.as_deref(), json, &mut stdout)
         }
+        Some(Command::Agent { command }) => brainlens::cli::agent::run(command, &mut stdout),
         Some(Command::Llm { command }) => brainlens::cli::llm::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),

@@ -1,5 +1,6 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
+pub mod agent;
 pub mod bench;
 pub mod connectivity;
 pub mod filter;
@@ -306,6 +307,11 @@ pub enum Command {
         exclude_group: Option<String>,
         #[arg(long)]
         json: bool,
+    },
+    /// BrainAgent for connectomes: tasks, analyse one graph, evaluate a method on a cohort, report run files.
+    Agent {
+        #[command(subcommand)]
+        command: agent::AgentCommand,
     },
     /// Language models: serve the local model (OpenAI-compatible), chat with any provider, list models.
     Llm {

@@ -138,6 +138,7 @@ impl Hark {
     }
 
     /// Query text + region indices of `atlas`. With no query regions the coarse filter is skipped (text only).
+    /// Task "general" queries the general items only (for tasks without a knowledge set of their own).
     pub fn query(
         &self,
         text: &str,
@@ -147,8 +148,8 @@ impl Hark {
         threshold: f64,
         k: usize,
     ) -> Result<HarkResult> {
-        if !TASKS.contains(&task) || task == "general" {
-            bail!("task \"{task}\": one of {}", TASKS[1..].join(", "));
+        if !TASKS.contains(&task) {
+            bail!("task \"{task}\": one of {}", TASKS.join(", "));
         }
         let sims = self.index.scores(text).map_err(|e| anyhow::anyhow!(e))?;
         let mut task_items = Vec::new();
@@ -168,7 +169,7 @@ impl Hark {
                 passed,
                 chosen: false,
             };
-            if item.task == task {
+            if item.task == task && task != "general" {
                 let iou = resolve(item, atlas).map(|set| iou(&set, regions));
                 let passed = regions.is_empty() || iou.is_some_and(|v| v >= threshold);
                 task_items.push(cand(iou, passed));

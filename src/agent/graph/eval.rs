@@ -1,0 +1,383 @@
+//! Batch evaluation over a labelled cohort: a seeded, group-aware, label-stratified test split; the case
+//! memory built from the rest; k runs per test sample (seeds seed, seed+1, …) on N workers; every finished
+//! run appended to a JSONL file at once, so a killed evaluation resumes where it stopped; metrics (accuracy,
+//! recall, precision, positive-prediction rate, confusion matrix, pass@1/@k, tokens and time) from one or
+//! more run files.
+
+use super::context::GraphContext;
+use super::interpret::{self, Scores};
+use super::method::Settings;
+use super::run::Agent;
+use super::task::Task;
+use super::trace::{OutcomeClass, Trace};
+use crate::llm::Cancel;
+use crate::network::rng::splitmix64;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One labelled graph: file (relative to the graphs folder), label, group (same-group graphs split together).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub file: String,
+    pub label: String,
+    pub group: String,
+}
+
+pub fn sample_id(file: &str) -> String {
+    Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| file.to_string())
+}
+
+/// Test rows and memory rows: per label, `fraction` of its groups (rounded, at least one, never all) chosen
+/// by a seeded shuffle go to the test set with all their graphs.
+pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Row>)> {
+    if !(0.0 < fraction && fraction < 1.0) {
+        bail!("--split {fraction}: the test fraction must be between 0 and 1");
+    }
+    let mut test_groups = BTreeSet::new();
+    let labels: BTreeSet<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+    for label in labels {
+        let mut groups: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.label == label)
+            .map(|r| r.group.as_str())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if groups.len() < 2 {
+            bail!(
+                "label \"{label}\" has {} group(s): a split needs at least two per label (one to test, one to remember)",
+                groups.len()
+            );
+        }
+        let mut state = seed ^ 0x5eed;
+        for i in (1..groups.len()).rev() {
+            let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
+            groups.swap(i, j);
+        }
+        let n = ((groups.len() as f64 * fraction).round() as usize).clamp(1, groups.len() - 1);
+        test_groups.extend(groups.into_iter().take(n).map(|g| (label.to_string(), g.to_string())));
+    }
+    let (test, train): (Vec<Row>, Vec<Row>) =
+        rows.iter().cloned().partition(|r| test_groups.contains(&(r.label.clone(), r.group.clone())));
+    Ok((test, train))
+}
+
+pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
+    Ok(crate::retrieval::cases::read_labels(labels)?
+        .into_iter()
+        .map(|(file, label, group)| Row { group: if group.is_empty() { file.clone() } else { group }, file, label })
+        .collect())
+}
+
+/// The first line of a run file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub kind: String,
+    pub task: String,
+    pub method: String,
+    pub model: String,
+    pub split: f64,
+    pub seed: u64,
+    pub runs: usize,
+    pub settings: Settings,
+    pub test: Vec<String>,
+    pub memory_cases: usize,
+    pub graphs: String,
+}
+
+/// One finished run of one sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub kind: String,
+    pub sample: String,
+    pub truth: String,
+    pub run: usize,
+    pub seed: u64,
+    pub label: Option<String>,
+    pub correct: bool,
+    pub outcome: OutcomeClass,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub seconds: f64,
+    pub interpretability: Scores,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Scores>,
+    pub trace: Trace,
+}
+
+/// A run file read back: header and the last record of each (sample, run).
+#[derive(Debug, Clone)]
+pub struct RunFile {
+    pub path: PathBuf,
+    pub header: Header,
+    pub records: Vec<Record>,
+}
+
+pub fn read_run(path: &Path) -> Result<RunFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the run file", path.display()))?;
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let (_, first) = lines.next().ok_or_else(|| anyhow::anyhow!("{}: empty run file", path.display()))?;
+    let header: Header = serde_json::from_str(first)
+        .with_context(|| format!("{} line 1: not a BrainAgent run header", path.display()))?;
+    let mut by_key: BTreeMap<(String, usize), Record> = BTreeMap::new();
+    let total = text.lines().count();
+    for (n, line) in lines {
+        match serde_json::from_str::<Record>(line) {
+            Ok(r) => {
+                by_key.insert((r.sample.clone(), r.run), r);
+            }
+            // A line cut by a kill mid-write is the last one: that run is simply done again.
+            Err(_) if n + 1 == total => {}
+            Err(e) => bail!("{} line {}: {e}", path.display(), n + 1),
+        }
+    }
+    Ok(RunFile { path: path.to_path_buf(), header, records: by_key.into_values().collect() })
+}
+
+pub struct EvalJob<'a> {
+    pub agent: &'a Agent,
+    pub graphs: PathBuf,
+    pub test: Vec<Row>,
+    pub header: Header,
+    pub concurrency: usize,
+    pub judge: bool,
+    pub out: PathBuf,
+}
+
+/// Runs every (sample, run) not yet in `out` (resume: finished runs are kept; infrastructure failures and
+/// cancelled runs are done again). `progress(done, total)` after each.
+pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RunFile> {
+    let mut done: BTreeSet<(String, usize)> = BTreeSet::new();
+    if job.out.exists() && std::fs::metadata(&job.out)?.len() > 0 {
+        let old = read_run(&job.out)?;
+        let (a, b) = (&old.header, &job.header);
+        if (&a.task, &a.method, &a.model, a.split, a.seed, a.runs, &a.test)
+            != (&b.task, &b.method, &b.model, b.split, b.seed, b.runs, &b.test)
+        {
+            bail!(
+                "{}: written by another evaluation ({} / {} / {} / split {} / seed {} / {} runs); use another --out",
+                job.out.display(),
+                a.task,
+                a.method,
+                a.model,
+                a.split,
+                a.seed,
+                a.runs
+            );
+        }
+        done = old.records.iter().filter(|r| !r.outcome.rerun_on_resume()).map(|r| (r.sample.clone(), r.run)).collect();
+        // A line cut by a kill gets its newline so the next record starts on its own line.
+        let bytes = std::fs::read(&job.out)?;
+        if bytes.last() != Some(&b'\n') {
+            std::fs::OpenOptions::new().append(true).open(&job.out)?.write_all(b"\n")?;
+        }
+    } else {
+        if let Some(d) = job.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(d)?;
+        }
+        std::fs::write(&job.out, serde_json::to_string(&job.header)? + "\n")
+            .with_context(|| job.out.display().to_string())?;
+    }
+    let todo: Vec<(Row, usize)> = job
+        .test
+        .iter()
+        .flat_map(|r| (0..job.header.runs).map(move |k| (r.clone(), k)))
+        .filter(|(r, k)| !done.contains(&(sample_id(&r.file), *k)))
+        .collect();
+    let total = job.test.len() * job.header.runs;
+    let finished = std::sync::atomic::AtomicUsize::new(total - todo.len());
+    progress(finished.load(std::sync::atomic::Ordering::SeqCst), total);
+    let queue = Mutex::new(todo.into_iter());
+    let file = Mutex::new(std::fs::OpenOptions::new().append(true).open(&job.out)?);
+    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let atlas = crate::network::atlas::Atlas::load(&job.agent.task.atlas).ok();
+    std::thread::scope(|s| {
+        for _ in 0..job.concurrency.max(1) {
+            s.spawn(|| {
+                loop {
+                    if cancel.is_cancelled() {
+                        return;
+                    }
+                    let Some((row, k)) = queue.lock().unwrap_or_else(|p| p.into_inner()).next() else { return };
+                    let rec = match one(job, &row, k, atlas.as_ref(), cancel) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            errors.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{e:#}"));
+                            cancel.cancel();
+                            return;
+                        }
+                    };
+                    if rec.outcome == OutcomeClass::Cancelled {
+                        return;
+                    }
+                    let line = serde_json::to_string(&rec).unwrap_or_default() + "\n";
+                    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+                        errors.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{}: {e}", job.out.display()));
+                        cancel.cancel();
+                        return;
+                    }
+                    drop(f);
+                    let n = finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    progress(n, total);
+                }
+            });
+        }
+    });
+    if let Some(e) = errors.into_inner().unwrap_or_default().into_iter().next() {
+        bail!(e);
+    }
+    read_run(&job.out)
+}
+
+fn one(
+    job: &EvalJob,
+    row: &Row,
+    k: usize,
+    atlas: Option<&crate::network::atlas::Atlas>,
+    cancel: &Cancel,
+) -> Result<Record> {
+    let path = job.graphs.join(&row.file);
+    let ctx = GraphContext::load(&path, atlas)?;
+    let seed = job.header.seed + k as u64;
+    let mut trace = job.agent.analyze(&ctx, seed, cancel, &mut |_| {});
+    let interpretability = interpret::score(&trace, &ctx);
+    let judge = match (job.judge, &job.agent.model) {
+        (true, Some(m)) if trace.decision.is_some() => {
+            let caller = super::call::Caller { model: m.as_ref(), cancel, temperature: 0.0, max_tokens: 200, seed };
+            interpret::judge(&caller, &mut trace, &ctx).ok()
+        }
+        _ => None,
+    };
+    let label = trace.label().map(String::from);
+    Ok(Record {
+        kind: "sample".into(),
+        sample: sample_id(&row.file),
+        truth: row.label.clone(),
+        run: k,
+        seed,
+        correct: label.as_deref() == Some(row.label.as_str()),
+        label,
+        outcome: trace.outcome.class,
+        prompt_tokens: trace.prompt_tokens(),
+        completion_tokens: trace.completion_tokens(),
+        seconds: trace.elapsed_ms / 1000.0,
+        interpretability,
+        judge,
+        trace,
+    })
+}
+
+/// The metrics of one run file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    pub method: String,
+    pub model: String,
+    pub task: String,
+    pub file: String,
+    pub samples: usize,
+    pub runs: usize,
+    /// Runs still missing (an unfinished evaluation).
+    pub missing: usize,
+    pub accuracy: f64,
+    pub recall: Option<f64>,
+    pub precision: Option<f64>,
+    pub positive_rate: f64,
+    pub pass_at_1: f64,
+    pub pass_at_k: f64,
+    /// Labels (rows: truth; columns: the labels then "failed").
+    pub labels: Vec<String>,
+    pub confusion: Vec<Vec<usize>>,
+    pub failures: BTreeMap<String, usize>,
+    pub prompt_tokens_per_sample: f64,
+    pub completion_tokens_per_sample: f64,
+    pub seconds_per_sample: f64,
+    pub repaired_arguments: usize,
+    pub rejected_arguments: usize,
+    pub interpretability: Scores,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Scores>,
+}
+
+/// Majority label of a sample's successful runs (ties: the larger summed confidence, then the label order).
+pub fn aggregate_label(records: &[&Record], labels: &[String]) -> Option<String> {
+    let mut best: Option<(usize, f64, &String)> = None;
+    for l in labels {
+        let votes: Vec<&&Record> = records.iter().filter(|r| r.label.as_ref() == Some(l)).collect();
+        if votes.is_empty() {
+            continue;
+        }
+        let conf: f64 = votes.iter().filter_map(|r| r.trace.decision.as_ref().map(|d| d.confidence)).sum();
+        if best.is_none_or(|(n, c, _)| votes.len() > n || (votes.len() == n && conf > c)) {
+            best = Some((votes.len(), conf, l));
+        }
+    }
+    best.map(|(_, _, l)| l.clone())
+}
+
+pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
+    let h = &run.header;
+    let labels = task.labels.clone();
+    let mut confusion = vec![vec![0usize; labels.len() + 1]; labels.len()];
+    let (mut correct, mut tp, mut fp, mut fn_, mut pos_pred) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut pass1, mut passk) = (0.0, 0.0);
+    let mut samples = 0;
+    for sample in &h.test {
+        let recs: Vec<&Record> = run.records.iter().filter(|r| &r.sample == sample).collect();
+        let Some(truth) = recs.first().map(|r| r.truth.clone()) else { continue };
+        samples += 1;
+        let pred = aggregate_label(&recs, &labels);
+        let ti = labels.iter().position(|l| *l == truth);
+        let pi = pred.as_ref().and_then(|p| labels.iter().position(|l| l == p)).unwrap_or(labels.len());
+        if let Some(ti) = ti {
+            confusion[ti][pi] += 1;
+        }
+        let is_pos_pred = pred.as_deref() == Some(task.positive.as_str());
+        pos_pred += is_pos_pred as usize;
+        correct += (pred.as_deref() == Some(truth.as_str())) as usize;
+        match (truth == task.positive, is_pos_pred) {
+            (true, true) => tp += 1,
+            (false, true) => fp += 1,
+            (true, false) => fn_ += 1,
+            _ => {}
+        }
+        pass1 += recs.iter().filter(|r| r.correct).count() as f64 / h.runs as f64;
+        passk += recs.iter().any(|r| r.correct) as u8 as f64;
+    }
+    let n = samples.max(1) as f64;
+    let mut failures = BTreeMap::new();
+    for r in run.records.iter().filter(|r| r.outcome != OutcomeClass::Ok) {
+        *failures.entry(r.outcome.as_str().to_string()).or_insert(0) += 1;
+    }
+    let judged: Vec<Scores> = run.records.iter().filter_map(|r| r.judge).collect();
+    Metrics {
+        method: h.method.clone(),
+        model: h.model.clone(),
+        task: h.task.clone(),
+        file: run.path.display().to_string(),
+        samples,
+        runs: h.runs,
+        missing: h.test.len() * h.runs - run.records.len().min(h.test.len() * h.runs),
+        accuracy: correct as f64 / n,
+        recall: (tp + fn_ > 0).then(|| tp as f64 / (tp + fn_) as f64),
+        precision: (tp + fp > 0).then(|| tp as f64 / (tp + fp) as f64),
+        positive_rate: pos_pred as f64 / n,
+        pass_at_1: pass1 / n,
+        pass_at_k: passk / n,
+        labels,
+        confusion,
+        failures,
+        prompt_tokens_per_sample: run.records.iter().map(|r| r.prompt_tokens).sum::<u64>() as f64 / n,
+        completion_tokens_per_sample: run.records.iter().map(|r| r.completion_tokens).sum::<u64>() as f64 / n,
+        seconds_per_sample: run.records.iter().map(|r| r.seconds).sum::<f64>() / n,
+        repaired_arguments: run.records.iter().map(|r| r.trace.counters.repaired_arguments).sum(),
+        rejected_arguments: run.records.iter().map(|r| r.trace.counters.rejected_arguments).sum(),
+        interpretability: Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>()),
+        judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
+    }
+}

@@ -1,0 +1,130 @@
+//! Methods and their settings: `direct`, `cot`, `reflection`, `brainagent` (with ablations) and
+//! `evidence-knn` (no language model: a similarity-weighted vote over CARD's nearest cases).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Direct,
+    Cot,
+    Reflection,
+    Brainagent,
+    EvidenceKnn,
+}
+
+pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn"];
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Direct => "direct",
+            Method::Cot => "cot",
+            Method::Reflection => "reflection",
+            Method::Brainagent => "brainagent",
+            Method::EvidenceKnn => "evidence-knn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Method, String> {
+        match s {
+            "direct" => Ok(Method::Direct),
+            "cot" => Ok(Method::Cot),
+            "reflection" => Ok(Method::Reflection),
+            "brainagent" => Ok(Method::Brainagent),
+            "evidence-knn" => Ok(Method::EvidenceKnn),
+            other => Err(format!("unknown method \"{other}\" (one of {})", METHODS.join(", "))),
+        }
+    }
+
+    pub fn uses_model(self) -> bool {
+        self != Method::EvidenceKnn
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub method: Method,
+    /// BrainAgent parts (ablations switch them off).
+    pub understanding: bool,
+    pub hark: bool,
+    pub card: bool,
+    pub reflection: bool,
+    /// Loop rounds at most.
+    pub rounds: usize,
+    /// The paper's rule: a tool leaves the menu once it has been called.
+    pub remove_called_tools: bool,
+    /// The report is cut to this many characters each round.
+    pub report_chars: usize,
+    /// Links (triplets) shown to the model.
+    pub max_links: usize,
+    pub temperature: f32,
+    pub max_tokens: u32,
+    /// CARD: cases retrieved (and voting, for evidence-knn) and β.
+    pub k: usize,
+    pub beta: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            method: Method::Brainagent,
+            understanding: true,
+            hark: true,
+            card: true,
+            reflection: true,
+            rounds: 4,
+            remove_called_tools: true,
+            report_chars: 600,
+            max_links: 40,
+            temperature: 0.0,
+            max_tokens: 384,
+            k: 3,
+            beta: 0.5,
+        }
+    }
+}
+
+impl Settings {
+    pub fn for_method(method: Method) -> Settings {
+        Settings { method, reflection: matches!(method, Method::Brainagent | Method::Reflection), ..Default::default() }
+    }
+
+    /// The method's name with its ablations, e.g. `brainagent-no-hark-no-card`.
+    pub fn name(&self) -> String {
+        let mut s = self.method.as_str().to_string();
+        if self.method == Method::Brainagent {
+            for (on, tag) in [
+                (self.understanding, "understanding"),
+                (self.hark, "hark"),
+                (self.card, "card"),
+                (self.reflection, "reflection"),
+            ] {
+                if !on {
+                    s.push_str("-no-");
+                    s.push_str(tag);
+                }
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_the_ablations() {
+        assert_eq!(Settings::for_method(Method::Brainagent).name(), "brainagent");
+        let s = Settings { hark: false, reflection: false, ..Settings::for_method(Method::Brainagent) };
+        assert_eq!(s.name(), "brainagent-no-hark-no-reflection");
+        assert!(Settings::for_method(Method::Reflection).reflection);
+        assert!(!Settings::for_method(Method::Direct).reflection);
+        for m in METHODS {
+            assert_eq!(Method::parse(m).unwrap().as_str(), *m);
+        }
+        assert!(Method::parse("uncertain").unwrap_err().contains("evidence-knn"));
+    }
+}

@@ -1,0 +1,21 @@
+//! BrainAgent for connectomes (`../shared/AGENT.md`): tasks, the graph context and its evidence table, tools
+//! (HARK, CARD, analysis functions) with argument repair, the step pipeline and its trace, baselines, batch
+//! evaluation and interpretability scores.
+
+pub mod call;
+pub mod context;
+pub mod eval;
+pub mod interpret;
+pub mod method;
+pub mod prompts;
+pub mod run;
+pub mod setup;
+pub mod task;
+pub mod tools;
+pub mod trace;
+
+pub use context::{Evidence, GraphContext};
+pub use method::{Method, Settings};
+pub use run::Agent;
+pub use task::Task;
+pub use trace::{Decision, Outcome, OutcomeClass, Trace};

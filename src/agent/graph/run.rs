@@ -1,0 +1,416 @@
+//! The pipeline of one analysis: understanding → Think-Report-Action-Observation rounds → analysis →
+//! reflection (BrainAgent and its ablations), the prompting baselines, and the evidence-knn floor. Every step
+//! lands in the trace as it happens (`on_update`), so the GUI shows the run live and a failure keeps what came
+//! before it.
+
+use super::call::{Caller, StepError};
+use super::context::{Evidence, GraphContext};
+use super::method::{Method, Settings};
+use super::prompts;
+use super::task::Task;
+use super::tools::{self, CARD, FINISH, HARK, Resources, TOOLS};
+use super::trace::{Counters, Decision, Outcome, OutcomeClass, Reflection, Round, Trace};
+use crate::llm::{Cancel, ChatModel};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+pub struct Agent {
+    pub task: Task,
+    pub model: Option<Arc<dyn ChatModel>>,
+    pub resources: Resources,
+    pub settings: Settings,
+}
+
+/// Observations are cut to this many characters in later prompts (the trace keeps them whole).
+const OBSERVATION_CHARS: usize = 900;
+
+fn cut(s: &str, n: usize) -> (String, bool) {
+    if s.chars().count() <= n { (s.to_string(), false) } else { (s.chars().take(n).collect::<String>(), true) }
+}
+
+impl Agent {
+    pub fn new(task: Task, model: Option<Arc<dyn ChatModel>>, resources: Resources, settings: Settings) -> Agent {
+        Agent { task, model, resources, settings }
+    }
+
+    /// The tools offered in round 1.
+    pub fn initial_menu(&self) -> Vec<String> {
+        TOOLS
+            .iter()
+            .filter(|t| match t.name {
+                HARK => self.settings.hark && self.resources.hark.is_some(),
+                CARD => self.settings.card && self.resources.memory.is_some(),
+                _ => true,
+            })
+            .map(|t| t.name.to_string())
+            .collect()
+    }
+
+    /// Analyses one graph. Never panics on model output: failures end in a classified outcome with the trace
+    /// so far.
+    pub fn analyze(&self, ctx: &GraphContext, seed: u64, cancel: &Cancel, on_update: &mut dyn FnMut(&Trace)) -> Trace {
+        let started = std::time::Instant::now();
+        let mut trace = Trace {
+            sample: ctx.name.clone(),
+            graph: ctx.path.display().to_string(),
+            task: self.task.name.clone(),
+            method: self.settings.name(),
+            model: self
+                .model
+                .as_ref()
+                .filter(|_| self.settings.method.uses_model())
+                .map_or("none".into(), |m| m.name()),
+            seed,
+            understanding: None,
+            rounds: Vec::new(),
+            report: String::new(),
+            analysis: None,
+            reflection: None,
+            decision: None,
+            outcome: Outcome { class: OutcomeClass::Ok, message: String::new(), step: String::new() },
+            evidence: ctx.evidence(),
+            calls: Vec::new(),
+            counters: Counters::default(),
+            elapsed_ms: 0.0,
+        };
+        on_update(&trace);
+        let result = self.pipeline(ctx, seed, cancel, &mut trace, on_update);
+        if let Err((step, e)) = result {
+            trace.outcome = Outcome { class: e.class, message: e.message, step };
+            trace.decision = None;
+        }
+        trace.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        on_update(&trace);
+        trace
+    }
+
+    fn pipeline(
+        &self,
+        ctx: &GraphContext,
+        seed: u64,
+        cancel: &Cancel,
+        trace: &mut Trace,
+        on_update: &mut dyn FnMut(&Trace),
+    ) -> Result<(), (String, StepError)> {
+        let s = &self.settings;
+        if s.method == Method::EvidenceKnn {
+            return self.knn(ctx, trace).map_err(|e| ("evidence-knn".to_string(), e));
+        }
+        let model = self.model.as_ref().ok_or_else(|| {
+            (
+                "setup".to_string(),
+                StepError {
+                    class: OutcomeClass::ConfigurationError,
+                    message: "this method needs a language model".into(),
+                },
+            )
+        })?;
+        let caller =
+            Caller { model: model.as_ref(), cancel, temperature: s.temperature, max_tokens: s.max_tokens, seed };
+        let graph_text = ctx.description.to_text(s.max_links);
+        let mut known = graph_text.clone();
+        let mut observations: Vec<String> = Vec::new();
+        if s.method == Method::Brainagent {
+            if s.understanding {
+                let u = caller
+                    .ask(
+                        trace,
+                        "understanding",
+                        prompts::understanding(&self.task, &graph_text),
+                        "understanding",
+                        prompts::understanding_schema(),
+                        &|_| Ok(()),
+                    )
+                    .map_err(|e| ("understanding".to_string(), e))?;
+                // The model's reading plus the measured graph level (its summary is not a measurement).
+                known = format!(
+                    "{}\nYour understanding of it: {u}",
+                    ctx.description.to_text(0).lines().next().unwrap_or("")
+                );
+                trace.understanding = Some(u);
+                on_update(trace);
+            }
+            self.rounds(ctx, &caller, trace, &known, &mut observations, on_update)?;
+        }
+        let context = prompts::context_block(&known, &trace.report, &observations);
+        let evidence_text = evidence_table(&trace.evidence);
+        let cot = s.method == Method::Cot;
+        let v = caller
+            .ask(
+                trace,
+                "analysis",
+                prompts::analysis(&self.task, &context, &evidence_text, cot),
+                "analysis",
+                prompts::analysis_schema(&self.task, cot),
+                &|v| self.check_decision(v),
+            )
+            .map_err(|e| ("analysis".to_string(), e))?;
+        let analysis = decision_of(&v, &trace.evidence);
+        trace.analysis = Some(analysis.clone());
+        trace.decision = Some(analysis.clone());
+        on_update(trace);
+        if s.reflection && matches!(s.method, Method::Brainagent | Method::Reflection) {
+            let before = serde_json::to_string(&json!({"label": analysis.label, "confidence": analysis.confidence, "rationale": analysis.rationale, "evidence": analysis.evidence})).unwrap_or_default();
+            let v = caller
+                .ask(
+                    trace,
+                    "reflection",
+                    prompts::reflection(&self.task, &context, &evidence_text, &before),
+                    "reflection",
+                    prompts::reflection_schema(&self.task),
+                    &|v| self.check_decision(v),
+                )
+                .map_err(|e| ("reflection".to_string(), e))?;
+            let proposed = decision_of(&v, &trace.evidence);
+            // A revision counts only when the model says so; otherwise the analysis stands as it was.
+            let revise = v["revise"].as_bool().unwrap_or(false);
+            let after = if revise { proposed } else { analysis.clone() };
+            let revised = revise
+                && (after.label != analysis.label
+                    || after.confidence != analysis.confidence
+                    || after.rationale != analysis.rationale);
+            trace.reflection = Some(Reflection {
+                critique: v["critique"].as_str().unwrap_or("").to_string(),
+                revised,
+                before: analysis,
+                after: after.clone(),
+            });
+            trace.decision = Some(after);
+        }
+        Ok(())
+    }
+
+    fn check_decision(&self, v: &Value) -> Result<(), (OutcomeClass, String)> {
+        if let Some(l) = v.get("label").and_then(Value::as_str)
+            && !self.task.labels.iter().any(|x| x == l)
+        {
+            return Err((
+                OutcomeClass::OutOfLabelSet,
+                format!("label \"{l}\" is not one of {}", self.task.labels.join(", ")),
+            ));
+        }
+        if let Some(c) = v.get("confidence").and_then(Value::as_f64)
+            && !(0.0..=1.0).contains(&c)
+        {
+            return Err((OutcomeClass::InvalidOutput, format!("confidence {c} is not between 0 and 1")));
+        }
+        Ok(())
+    }
+
+    fn rounds(
+        &self,
+        ctx: &GraphContext,
+        caller: &Caller,
+        trace: &mut Trace,
+        known: &str,
+        observations: &mut Vec<String>,
+        on_update: &mut dyn FnMut(&Trace),
+    ) -> Result<(), (String, StepError)> {
+        let s = &self.settings;
+        let mut menu = self.initial_menu();
+        for index in 1..=s.rounds {
+            let step = format!("round {index}");
+            let context = prompts::context_block(known, &trace.report, observations);
+            let prompt = prompts::step(&self.task, &context, &tools::menu_text(&menu), index, s.rounds, s.report_chars);
+            let menu_now = menu.clone();
+            let v = match caller.ask(trace, &step, prompt, "step", prompts::step_schema(&menu), &|v| match v
+                .pointer("/action/tool")
+                .and_then(Value::as_str)
+            {
+                Some(t) if !menu_now.iter().any(|m| m == t) => Err((
+                    OutcomeClass::InvalidOutput,
+                    format!("tool \"{t}\" is not on the menu ({})", menu_now.join(", ")),
+                )),
+                _ => Ok(()),
+            }) {
+                Ok(v) => v,
+                // An unusable step ends the loop; the analysis goes on with the evidence gathered so far.
+                Err(e) if e.class == OutcomeClass::InvalidOutput => {
+                    trace.rounds.push(Round {
+                        index,
+                        menu: menu.clone(),
+                        error: Some(e.message),
+                        ..Default::default()
+                    });
+                    on_update(trace);
+                    break;
+                }
+                Err(e) => {
+                    trace.rounds.push(Round {
+                        index,
+                        menu: menu.clone(),
+                        error: Some(e.message.clone()),
+                        ..Default::default()
+                    });
+                    return Err((step, e));
+                }
+            };
+            let (report, truncated) = cut(v["report"].as_str().unwrap_or(""), s.report_chars);
+            trace.report = report.clone();
+            let tool = v.pointer("/action/tool").and_then(Value::as_str).unwrap_or("").to_string();
+            let arguments = v.pointer("/action/arguments").cloned().unwrap_or(Value::Null);
+            let mut round = Round {
+                index,
+                menu: menu.clone(),
+                think: v["think"].as_str().unwrap_or("").to_string(),
+                report,
+                report_truncated: truncated,
+                tool: tool.clone(),
+                arguments: arguments.clone(),
+                checked: Value::Null,
+                data: Value::Null,
+                ..Default::default()
+            };
+            let spec = tools::spec(&tool);
+            match spec.map(|t| tools::check_args(t, &arguments, ctx)) {
+                None => {
+                    round.rejected = Some(format!("unknown tool \"{tool}\""));
+                    trace.counters.rejected_arguments += 1;
+                }
+                Some(Err(message)) => {
+                    trace.counters.rejected_arguments += 1;
+                    round.observation = format!("Rejected: {message}");
+                    round.rejected = Some(message);
+                }
+                Some(Ok(checked)) => {
+                    trace.counters.repaired_arguments += checked.repairs.len();
+                    round.repairs = checked.repairs.clone();
+                    round.checked = Value::Object(checked.args.clone());
+                    match tools::run(&tool, &checked.args, ctx, &self.resources, &self.task.knowledge) {
+                        Ok(out) => {
+                            round.observation = out.text;
+                            round.data = out.data;
+                            for e in out.evidence {
+                                if let Some(old) = trace.evidence.iter_mut().find(|x| x.id == e.id) {
+                                    *old = e;
+                                } else {
+                                    trace.evidence.push(e);
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            round.observation = format!("Tool error: {e}");
+                            round.error = Some(e);
+                        }
+                    }
+                    if s.remove_called_tools && tool != FINISH {
+                        menu.retain(|m| *m != tool);
+                    }
+                }
+            }
+            let (obs, _) = cut(&round.observation, OBSERVATION_CHARS);
+            observations.push(format!(
+                "Round {index}, {tool}({}): {obs}",
+                serde_json::to_string(&round.arguments).unwrap_or_default()
+            ));
+            trace.rounds.push(round);
+            on_update(trace);
+            if tool == FINISH || menu.iter().all(|m| m == FINISH) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// evidence-knn: CARD's top-k cases vote, weighted by their similarity; no language model.
+    fn knn(&self, ctx: &GraphContext, trace: &mut Trace) -> Result<(), StepError> {
+        let fail = |m: String| StepError { class: OutcomeClass::ConfigurationError, message: m };
+        let mem = self.resources.memory.as_ref().ok_or_else(|| fail("evidence-knn needs a case memory".into()))?;
+        let (_, text) = crate::retrieval::cases::template_report(&ctx.connectome, ctx.atlas.as_ref(), None);
+        let own = mem.own_group(ctx);
+        let hits = mem.query(ctx, &text, own.as_deref()).map_err(|e| fail(format!("{e:#}")))?;
+        let chosen: Vec<_> = hits.iter().filter(|h| h.chosen).collect();
+        let mut votes: Vec<(String, f64)> = self.task.labels.iter().map(|l| (l.clone(), 0.0)).collect();
+        for h in &chosen {
+            if let Some(v) = votes.iter_mut().find(|(l, _)| *l == h.label) {
+                v.1 += (h.score as f64).max(0.0);
+            }
+        }
+        let total: f64 = votes.iter().map(|v| v.1).sum();
+        // Ties go to the label listed first among the nearest cases.
+        let best = votes
+            .iter()
+            .cloned()
+            .max_by(|a, b| {
+                a.1.total_cmp(&b.1).then_with(|| {
+                    let pos = |l: &str| chosen.iter().position(|h| h.label == l).unwrap_or(usize::MAX);
+                    pos(&b.0).cmp(&pos(&a.0))
+                })
+            })
+            .filter(|b| b.1 > 0.0)
+            .ok_or_else(|| fail(format!("none of the {} nearest cases has a label of this task", chosen.len())))?;
+        let mut evidence = Vec::new();
+        let mut lines = Vec::new();
+        for h in &chosen {
+            evidence.push(format!("C:{}", h.case));
+            trace.evidence.push(Evidence {
+                id: format!("C:{}", h.case),
+                text: format!("case {} labelled {} (similarity {:.3})", h.case, h.label, h.score),
+            });
+            lines.push(format!("[C:{}] {} {:.3}", h.case, h.label, h.score));
+        }
+        trace.rounds.push(Round {
+            index: 1,
+            menu: vec![CARD.into()],
+            think: "No language model: the nearest cases vote, weighted by similarity.".into(),
+            tool: CARD.into(),
+            arguments: json!({"query": text}),
+            checked: json!({"query": text}),
+            observation: lines.join("\n"),
+            data: json!({"query": text, "excluded_group": own, "hits": hits}),
+            ..Default::default()
+        });
+        let d = Decision {
+            label: best.0.clone(),
+            confidence: if total > 0.0 { best.1 / total } else { 0.0 },
+            rationale: format!(
+                "Similarity-weighted vote of the {} nearest cases ({}): {}. Measured retrieval, no language model.",
+                chosen.len(),
+                lines.join(", "),
+                votes.iter().map(|(l, v)| format!("{l} {v:.3}")).collect::<Vec<_>>().join(", ")
+            ),
+            evidence,
+            ..Default::default()
+        };
+        trace.analysis = Some(d.clone());
+        trace.decision = Some(d);
+        Ok(())
+    }
+}
+
+fn evidence_table(e: &[Evidence]) -> String {
+    e.iter().take(80).map(|x| format!("[{}] {}", x.id, x.text)).collect::<Vec<_>>().join("\n")
+}
+
+/// A decision from a checked reply: cited ids split into known and unknown; ids written in the rationale
+/// (`[R:…]`) count as cited.
+fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
+    let rationale = v["rationale"].as_str().unwrap_or("").to_string();
+    let mut cited: Vec<String> = v["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.as_str())
+        .map(|s| s.trim().trim_matches(['[', ']']).to_string())
+        .collect();
+    for e in table {
+        if rationale.contains(&format!("[{}]", e.id)) && !cited.contains(&e.id) {
+            cited.push(e.id.clone());
+        }
+    }
+    let (known, unknown): (Vec<String>, Vec<String>) =
+        cited.into_iter().filter(|c| !c.is_empty()).partition(|c| table.iter().any(|e| e.id == *c));
+    let dedup = |mut v: Vec<String>| {
+        let mut seen = std::collections::BTreeSet::new();
+        v.retain(|x| seen.insert(x.clone()));
+        v
+    };
+    Decision {
+        label: v["label"].as_str().unwrap_or("").to_string(),
+        confidence: v["confidence"].as_f64().unwrap_or(0.0),
+        rationale,
+        evidence: dedup(known),
+        unknown_evidence: dedup(unknown),
+        reasoning: v.get("reasoning").and_then(Value::as_str).map(String::from),
+    }
+}

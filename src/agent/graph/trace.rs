@@ -1,0 +1,238 @@
+//! The record of one analysis: every model call's parsed output, each loop round (thought, report, tool call
+//! with raw and repaired arguments, observation), the analysis, the reflection (before and after), the
+//! outcome class, token and time accounting. Serialised into run files and exported as JSON or Markdown.
+
+use super::context::Evidence;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a run ended. `ok` is the only class with a final label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeClass {
+    Ok,
+    /// The model's label was not in the task's label set, after one corrective retry.
+    OutOfLabelSet,
+    /// Not JSON, or JSON not valid against the step's schema, after one corrective retry.
+    InvalidOutput,
+    /// The endpoint refused the request (4xx) or the model failed.
+    ModelError,
+    /// Timeouts, connection errors, 5xx: rerun on resume.
+    ApiInfrastructureError,
+    ConfigurationError,
+    Cancelled,
+}
+
+impl OutcomeClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeClass::Ok => "ok",
+            OutcomeClass::OutOfLabelSet => "out_of_label_set",
+            OutcomeClass::InvalidOutput => "invalid_output",
+            OutcomeClass::ModelError => "model_error",
+            OutcomeClass::ApiInfrastructureError => "api_infrastructure_error",
+            OutcomeClass::ConfigurationError => "configuration_error",
+            OutcomeClass::Cancelled => "cancelled",
+        }
+    }
+
+    /// Failures of the infrastructure, not of the model: a resumed run does them again.
+    pub fn rerun_on_resume(self) -> bool {
+        matches!(self, OutcomeClass::ApiInfrastructureError | OutcomeClass::Cancelled)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub class: OutcomeClass,
+    pub message: String,
+    /// The step that failed (understanding, round 2, analysis, reflection), empty when ok.
+    #[serde(default)]
+    pub step: String,
+}
+
+/// One model call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Call {
+    pub step: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub ms: f64,
+    /// 2 when a corrective retry was needed.
+    pub attempts: u32,
+    /// The reply as the model wrote it (last attempt).
+    pub raw: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Round {
+    pub index: usize,
+    /// The tools offered this round.
+    pub menu: Vec<String>,
+    pub think: String,
+    pub report: String,
+    #[serde(default)]
+    pub report_truncated: bool,
+    pub tool: String,
+    /// Arguments as the model sent them.
+    pub arguments: Value,
+    /// Arguments after validation and repair (null when rejected).
+    pub checked: Value,
+    pub repairs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+    pub observation: String,
+    /// Structured tool result (HARK candidates, CARD hits, …).
+    pub data: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Decision {
+    pub label: String,
+    pub confidence: f64,
+    pub rationale: String,
+    /// Evidence ids the rationale cites that exist in the evidence table.
+    pub evidence: Vec<String>,
+    /// Cited ids that do not exist (kept, shown, counted against the explanation).
+    #[serde(default)]
+    pub unknown_evidence: Vec<String>,
+    /// Chain-of-thought reasoning (cot method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reflection {
+    pub critique: String,
+    pub revised: bool,
+    pub before: Decision,
+    pub after: Decision,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Counters {
+    pub repaired_arguments: usize,
+    pub rejected_arguments: usize,
+    pub invalid_outputs: usize,
+    pub out_of_label_set: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub sample: String,
+    pub graph: String,
+    pub task: String,
+    pub method: String,
+    pub model: String,
+    pub seed: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub understanding: Option<Value>,
+    pub rounds: Vec<Round>,
+    /// The fixed-size report after the last round.
+    pub report: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Decision>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reflection: Option<Reflection>,
+    /// The answer: the reflection's when there is one, else the analysis'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+    pub outcome: Outcome,
+    pub evidence: Vec<Evidence>,
+    pub calls: Vec<Call>,
+    pub counters: Counters,
+    pub elapsed_ms: f64,
+}
+
+impl Trace {
+    pub fn prompt_tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.prompt_tokens).sum()
+    }
+    pub fn completion_tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.completion_tokens).sum()
+    }
+    pub fn label(&self) -> Option<&str> {
+        self.decision.as_ref().map(|d| d.label.as_str())
+    }
+
+    /// The whole trace as Markdown (export).
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "# BrainAgent analysis of {}\n\nTask {} · method {} · model {} · seed {}\n\n> Research use only — not a diagnosis. Text below was written by a language model unless marked as measured.\n\n",
+            self.sample, self.task, self.method, self.model, self.seed
+        );
+        s.push_str(&format!(
+            "**Outcome:** {}{}\n\n",
+            self.outcome.class.as_str(),
+            if self.outcome.message.is_empty() {
+                String::new()
+            } else {
+                format!(" — {} ({})", self.outcome.message, self.outcome.step)
+            }
+        ));
+        if let Some(d) = &self.decision {
+            s.push_str(&format!(
+                "## Answer\n\n**Label:** {} · **confidence:** {:.2}\n\n{}\n\nEvidence cited: {}\n\n",
+                d.label,
+                d.confidence,
+                d.rationale,
+                d.evidence.join(", ")
+            ));
+            if !d.unknown_evidence.is_empty() {
+                s.push_str(&format!("Cited ids not in the evidence table: {}\n\n", d.unknown_evidence.join(", ")));
+            }
+        }
+        if let Some(u) = &self.understanding {
+            s.push_str(&format!(
+                "## Understanding (model)\n\n```json\n{}\n```\n\n",
+                serde_json::to_string_pretty(u).unwrap_or_default()
+            ));
+        }
+        for r in &self.rounds {
+            s.push_str(&format!(
+                "## Round {}\n\n**Think:** {}\n\n**Report:** {}\n\n**Action:** `{}` {}\n\n",
+                r.index, r.think, r.report, r.tool, r.arguments
+            ));
+            if !r.repairs.is_empty() {
+                s.push_str(&format!("Repaired arguments: {}\n\n", r.repairs.join("; ")));
+            }
+            if let Some(m) = &r.rejected {
+                s.push_str(&format!("Rejected: {m}\n\n"));
+            }
+            if let Some(e) = &r.error {
+                s.push_str(&format!("Error: {e}\n\n"));
+            }
+            s.push_str(&format!("**Observation (measured):**\n\n```\n{}\n```\n\n", r.observation.trim_end()));
+        }
+        if let Some(a) = &self.analysis {
+            s.push_str(&format!("## Analysis\n\n{} ({:.2}): {}\n\n", a.label, a.confidence, a.rationale));
+        }
+        if let Some(r) = &self.reflection {
+            s.push_str(&format!(
+                "## Reflection\n\n{}\n\nBefore: {} ({:.2}) · after: {} ({:.2}){}\n\n",
+                r.critique,
+                r.before.label,
+                r.before.confidence,
+                r.after.label,
+                r.after.confidence,
+                if r.revised { " · revised" } else { " · kept" }
+            ));
+        }
+        s.push_str("## Evidence table (measured or retrieved)\n\n");
+        for e in &self.evidence {
+            s.push_str(&format!("- `{}` {}\n", e.id, e.text));
+        }
+        s.push_str(&format!(
+            "\n{} model calls · {} prompt + {} completion tokens · {:.1} s\n",
+            self.calls.len(),
+            self.prompt_tokens(),
+            self.completion_tokens(),
+            self.elapsed_ms / 1000.0
+        ));
+        s
+    }
+}

@@ -1,0 +1,455 @@
+//! `brainlens agent …`: list tasks, analyse one graph, evaluate a method on a labelled cohort, report run
+//! files (metrics table and interpretability radar).
+
+use super::llm::ProviderArgs;
+use super::write_json;
+use crate::agent::graph::eval::{self, EvalJob, Header, metrics, read_rows, read_run, sample_id, split};
+use crate::agent::graph::interpret::{self, DIMENSIONS};
+use crate::agent::graph::tools::Resources;
+use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
+use crate::llm::config::Purpose;
+use crate::llm::{Cancel, ChatModel};
+use anyhow::{Result, anyhow, bail};
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Method and its settings.
+#[derive(Debug, Clone, Args)]
+pub struct MethodArgs {
+    /// direct, cot, reflection, brainagent or evidence-knn.
+    #[arg(long, default_value = "brainagent")]
+    pub method: String,
+    #[arg(long)]
+    pub no_understanding: bool,
+    #[arg(long)]
+    pub no_hark: bool,
+    #[arg(long)]
+    pub no_card: bool,
+    #[arg(long)]
+    pub no_reflection: bool,
+    /// Loop rounds at most.
+    #[arg(long, default_value_t = 4)]
+    pub rounds: usize,
+    /// Keep a tool on the menu after it was called (the paper removes it).
+    #[arg(long)]
+    pub keep_called_tools: bool,
+    /// Links (triplets) shown to the model.
+    #[arg(long, default_value_t = 40)]
+    pub max_links: usize,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    #[arg(long, default_value_t = 384)]
+    pub max_tokens: u32,
+    /// Case memory for CARD (default: the task's, or for `eval` one built from the training split).
+    #[arg(long)]
+    pub memory: Option<PathBuf>,
+    /// CARD: β and the number of cases.
+    #[arg(long, default_value_t = 0.5)]
+    pub beta: f32,
+    #[arg(long = "cases", default_value_t = 3)]
+    pub cases: usize,
+}
+
+impl MethodArgs {
+    pub fn settings(&self) -> Result<Settings> {
+        let method = Method::parse(&self.method).map_err(|e| anyhow!(e))?;
+        let mut s = Settings::for_method(method);
+        let ablated = self.no_understanding || self.no_hark || self.no_card || self.no_reflection;
+        if ablated && method != Method::Brainagent {
+            bail!("--no-understanding/--no-hark/--no-card/--no-reflection are ablations of --method brainagent");
+        }
+        s.understanding = !self.no_understanding;
+        s.hark = !self.no_hark;
+        s.card = !self.no_card;
+        s.reflection = s.reflection && !self.no_reflection;
+        s.rounds = self.rounds;
+        s.remove_called_tools = !self.keep_called_tools;
+        s.max_links = self.max_links;
+        s.temperature = self.temperature;
+        s.max_tokens = self.max_tokens;
+        s.beta = self.beta;
+        s.k = self.cases;
+        Ok(s)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// The task definitions (assets/tasks/*.toml).
+    Tasks {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Analyse one connectome: label, confidence, rationale and the whole trace.
+    Analyze {
+        graph: PathBuf,
+        #[arg(long)]
+        task: String,
+        #[command(flatten)]
+        method: MethodArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Also score the explanation with the model as judge (rubric in agent/graph/interpret.rs).
+        #[arg(long)]
+        judge: bool,
+        /// Write the trace as JSON here.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Write the trace as Markdown here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evaluate a method on a labelled cohort; results stream to a JSONL run file (a rerun resumes it).
+    Eval {
+        #[arg(long)]
+        task: String,
+        /// Folder of graph files.
+        #[arg(long)]
+        graphs: PathBuf,
+        /// CSV: file,label[,group] (files relative to --graphs; a group is split as a whole).
+        #[arg(long)]
+        labels: PathBuf,
+        /// Test fraction (per label, of its groups); the rest is the case memory.
+        #[arg(long, default_value_t = 0.2)]
+        split: f64,
+        #[command(flatten)]
+        method: MethodArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// Runs per sample (pass@k); run i uses seed + i.
+        #[arg(long, default_value_t = 1)]
+        k: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        #[arg(long)]
+        judge: bool,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Metrics of run files side by side, and the interpretability radar (one polygon per run file).
+    Report {
+        runs: Vec<PathBuf>,
+        /// Write the radar as SVG.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn model_for(settings: &Settings, provider: &ProviderArgs) -> Result<Option<Arc<dyn ChatModel>>> {
+    if !settings.method.uses_model() {
+        return Ok(None);
+    }
+    Ok(Some(provider.config(Purpose::Agent)?.build().map_err(|e| anyhow!("{e}"))?))
+}
+
+fn resources(settings: &Settings, memory: Option<Arc<crate::agent::graph::tools::Memory>>) -> Result<Resources> {
+    let needs_hark = settings.method == Method::Brainagent && settings.hark;
+    let needs_card = settings.method == Method::EvidenceKnn || (settings.method == Method::Brainagent && settings.card);
+    Ok(Resources { hark: if needs_hark { Some(setup::hark()?) } else { None }, memory: memory.filter(|_| needs_card) })
+}
+
+pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
+    match command {
+        AgentCommand::Tasks { json } => {
+            let tasks: Vec<Task> = Task::names().iter().map(|n| Task::load(n)).collect::<Result<_>>()?;
+            if json {
+                return write_json(out, &tasks);
+            }
+            for t in tasks {
+                writeln!(
+                    out,
+                    "{:<12} {} — labels {} (positive {}), atlas {}",
+                    t.name,
+                    t.title,
+                    t.labels.join("/"),
+                    t.positive,
+                    t.atlas
+                )?;
+            }
+            Ok(())
+        }
+        AgentCommand::Analyze { graph, task, method, provider, seed, judge, trace, markdown, json } => {
+            let task = Task::load(&task)?;
+            let settings = method.settings()?;
+            let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
+            let memory = match &memory_dir {
+                Some(d) if settings.card || settings.method == Method::EvidenceKnn => {
+                    Some(setup::memory_from(d, settings.beta, settings.k)?)
+                }
+                _ => None,
+            };
+            let model = model_for(&settings, &provider)?;
+            let res = resources(&settings, memory)?;
+            let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
+            let ctx = GraphContext::load(&graph, atlas.as_ref())?;
+            let agent = Agent::new(task, model.clone(), res, settings);
+            let cancel = Cancel::default();
+            let mut t = agent.analyze(&ctx, seed, &cancel, &mut |_| {});
+            let scores = interpret::score(&t, &ctx);
+            let judged = match (&model, judge) {
+                (Some(m), true) => {
+                    let caller = crate::agent::graph::call::Caller {
+                        model: m.as_ref(),
+                        cancel: &cancel,
+                        temperature: 0.0,
+                        max_tokens: 200,
+                        seed,
+                    };
+                    Some(interpret::judge(&caller, &mut t, &ctx).map_err(|e| anyhow!("judge: {e}"))?)
+                }
+                _ => None,
+            };
+            if let Some(p) = &trace {
+                std::fs::write(p, serde_json::to_string_pretty(&t)? + "\n")
+                    .map_err(|e| anyhow!("{}: {e}", p.display()))?;
+            }
+            if let Some(p) = &markdown {
+                std::fs::write(p, t.to_markdown()).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+            }
+            if json {
+                write_json(out, &json!({"trace": t, "interpretability": scores, "judge": judged}))?;
+            } else {
+                print_trace(out, &t, &scores)?;
+            }
+            if t.outcome.class != crate::agent::graph::OutcomeClass::Ok {
+                bail!("{}: {} in {}: {}", graph.display(), t.outcome.class.as_str(), t.outcome.step, t.outcome.message);
+            }
+            Ok(())
+        }
+        AgentCommand::Eval {
+            task,
+            graphs,
+            labels,
+            split: fraction,
+            method,
+            provider,
+            k,
+            seed,
+            concurrency,
+            judge,
+            out: run_out,
+            json,
+        } => {
+            if k == 0 {
+                bail!("--k must be at least 1");
+            }
+            let task = Task::load(&task)?;
+            let settings = method.settings()?;
+            let rows = read_rows(&labels)?;
+            if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
+                bail!(
+                    "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
+                    labels.display(),
+                    bad.label,
+                    bad.file,
+                    task.name,
+                    task.labels.join(", ")
+                );
+            }
+            let (test, train) = split(&rows, fraction, seed)?;
+            let memory = if settings.card || settings.method == Method::EvidenceKnn {
+                Some(match &method.memory {
+                    Some(d) => {
+                        let m = setup::memory_from(d, settings.beta, settings.k)?;
+                        let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
+                        let mut inner = Arc::try_unwrap(m).map_err(|_| anyhow!("memory in use"))?;
+                        inner.memory.cases.retain(|c| !test_ids.contains(&c.id));
+                        Arc::new(inner)
+                    }
+                    None => setup::memory_of(&graphs, &train, &task, settings.beta, settings.k)?,
+                })
+            } else {
+                None
+            };
+            let memory_cases = memory.as_ref().map_or(0, |m| m.memory.cases.len());
+            let model = model_for(&settings, &provider)?;
+            let res = resources(&settings, memory)?;
+            let header = Header {
+                kind: "run".into(),
+                task: task.name.clone(),
+                method: settings.name(),
+                model: model.as_ref().map_or("none".into(), |m| m.name()),
+                split: fraction,
+                seed,
+                runs: k,
+                settings: settings.clone(),
+                test: test.iter().map(|r| sample_id(&r.file)).collect(),
+                memory_cases,
+                graphs: graphs.display().to_string(),
+            };
+            let agent = Agent::new(task.clone(), model, res, settings);
+            let job = EvalJob { agent: &agent, graphs, test, header, concurrency, judge, out: run_out };
+            let started = std::time::Instant::now();
+            let bar = |done: usize, total: usize| progress_bar(done, total, started);
+            let run = eval::run(&job, &Cancel::default(), &bar)?;
+            eprintln!();
+            let m = metrics(&run, &task);
+            if json { write_json(out, &m) } else { print_metrics(out, &[m]) }
+        }
+        AgentCommand::Report { runs, svg, json } => {
+            if runs.is_empty() {
+                bail!("give one or more run files");
+            }
+            let mut all = Vec::new();
+            for p in &runs {
+                let r = read_run(p)?;
+                let task = Task::load(&r.header.task)?;
+                all.push(metrics(&r, &task));
+            }
+            if let Some(p) = &svg {
+                std::fs::write(p, radar_svg(&all)).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+            }
+            if json { write_json(out, &all) } else { print_metrics(out, &all) }
+        }
+    }
+}
+
+/// The interpretability radar of metrics rows (one polygon per method).
+pub fn radar_svg(all: &[eval::Metrics]) -> String {
+    let series: Vec<(String, Vec<Option<f64>>)> = all
+        .iter()
+        .map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect()))
+        .collect();
+    crate::bench::aggregate::svg::radar(&series, &DIMENSIONS.map(String::from))
+}
+
+fn progress_bar(done: usize, total: usize, started: std::time::Instant) {
+    let width = 30;
+    let filled = if total == 0 { width } else { done * width / total };
+    let elapsed = started.elapsed().as_secs_f64();
+    let eta = if done == 0 || done >= total {
+        String::new()
+    } else {
+        format!(" ETA {:.0} s", elapsed / done as f64 * (total - done) as f64)
+    };
+    eprint!("\r[{}{}] {done}/{total} runs · {elapsed:.0} s{eta}   ", "#".repeat(filled), " ".repeat(width - filled));
+}
+
+fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpret::Scores) -> Result<()> {
+    writeln!(out, "{} · task {} · method {} · model {}", t.sample, t.task, t.method, t.model)?;
+    if let Some(u) = &t.understanding {
+        writeln!(out, "understanding (model): {u}")?;
+    }
+    for r in &t.rounds {
+        writeln!(
+            out,
+            "round {}: {} {}{}",
+            r.index,
+            r.tool,
+            r.arguments,
+            if r.repairs.is_empty() { String::new() } else { format!(" (repaired: {})", r.repairs.join("; ")) }
+        )?;
+        if let Some(m) = &r.rejected {
+            writeln!(out, "  rejected: {m}")?;
+        }
+        for line in r.observation.lines().take(6) {
+            writeln!(out, "  | {line}")?;
+        }
+    }
+    match &t.decision {
+        Some(d) => {
+            writeln!(out, "label {} · confidence {:.2} (research use only — not a diagnosis)", d.label, d.confidence)?;
+            writeln!(
+                out,
+                "rationale ({}): {}",
+                if t.model == "none" { "measured retrieval, no model" } else { "written by the model" },
+                d.rationale
+            )?;
+            writeln!(out, "evidence: {}", d.evidence.join(", "))?;
+        }
+        None => writeln!(out, "no label: {} in {}: {}", t.outcome.class.as_str(), t.outcome.step, t.outcome.message)?,
+    }
+    if let Some(r) = &t.reflection {
+        writeln!(
+            out,
+            "reflection: {} → {} ({})",
+            r.before.label,
+            r.after.label,
+            if r.revised { "revised" } else { "kept" }
+        )?;
+    }
+    let v = s.values();
+    let dims: Vec<String> = DIMENSIONS.iter().zip(v).map(|(d, x)| format!("{d} {x:.2}")).collect();
+    writeln!(out, "interpretability (checks against the graph): {} · overall {:.2}", dims.join(", "), s.overall)?;
+    writeln!(
+        out,
+        "{} calls · {} prompt + {} completion tokens · {:.1} s",
+        t.calls.len(),
+        t.prompt_tokens(),
+        t.completion_tokens(),
+        t.elapsed_ms / 1000.0
+    )?;
+    Ok(())
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("n/a".into(), |x| format!("{:.1}", 100.0 * x))
+}
+
+pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
+    writeln!(
+        out,
+        "{:<34} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>7} {:>6}",
+        "method (model)", "n", "acc%", "rec%", "prec%", "pos%", "p@1%", "p@k%", "tok/smp", "s/smp", "interp"
+    )?;
+    for m in all {
+        writeln!(
+            out,
+            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6.2}",
+            format!("{} ({})", m.method, m.model),
+            m.samples,
+            pct(Some(m.accuracy)),
+            pct(m.recall),
+            pct(m.precision),
+            pct(Some(m.positive_rate)),
+            pct(Some(m.pass_at_1)),
+            pct(Some(m.pass_at_k)),
+            m.prompt_tokens_per_sample + m.completion_tokens_per_sample,
+            m.seconds_per_sample,
+            m.interpretability.overall
+        )?;
+    }
+    for m in all {
+        writeln!(out, "\n{} — confusion (rows truth, columns predicted; k = {}):", m.method, m.runs)?;
+        writeln!(
+            out,
+            "{:<14} {}",
+            "",
+            m.labels
+                .iter()
+                .chain(std::iter::once(&"failed".to_string()))
+                .map(|l| format!("{l:>12}"))
+                .collect::<String>()
+        )?;
+        for (l, row) in m.labels.iter().zip(&m.confusion) {
+            writeln!(out, "{l:<14} {}", row.iter().map(|v| format!("{v:>12}")).collect::<String>())?;
+        }
+        if !m.failures.is_empty() {
+            writeln!(out, "failed runs: {:?}", m.failures)?;
+        }
+        if m.missing > 0 {
+            writeln!(out, "{} runs missing (unfinished; rerun eval with the same --out to resume)", m.missing)?;
+        }
+        let dims: Vec<String> =
+            DIMENSIONS.iter().zip(m.interpretability.values()).map(|(d, x)| format!("{d} {x:.2}")).collect();
+        writeln!(out, "interpretability (checks): {}", dims.join(", "))?;
+        if let Some(j) = &m.judge {
+            let dims: Vec<String> = DIMENSIONS.iter().zip(j.values()).map(|(d, x)| format!("{d} {x:.2}")).collect();
+            writeln!(out, "interpretability (judge model's opinion): {}", dims.join(", "))?;
+        }
+    }
+    Ok(())
+}
