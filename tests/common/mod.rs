@@ -1,6 +1,8 @@
 //! Running the `brainlens` binary from integration tests.
 #![allow(dead_code)]
 
+pub mod scripted;
+
 use serde_json::Value;
 use std::process::Command;
 

@@ -155,7 +155,11 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
         Value::Object(o) => o.clone(),
         Value::Null => Map::new(),
         other => {
-            return Err(format!("{}: arguments must be a JSON object, got {other}; expected {}", tool.name, expected()));
+            return Err(format!(
+                "{}: arguments must be a JSON object, got {other}; expected {}",
+                tool.name,
+                expected()
+            ));
         }
     };
     let mut args = Map::new();
@@ -326,8 +330,14 @@ pub fn run(
                 .flatten()
                 .filter_map(|v| v.as_u64().map(|x| x as usize))
                 .collect();
-            let r: HarkResult =
+            let mut r: HarkResult =
                 hark.query(&text_arg("query"), &regions, atlas, knowledge_set, 0.5, 5).map_err(|e| format!("{e:#}"))?;
+            // The trace keeps the chosen items and the best-ranked others (not the whole knowledge base).
+            let mut kept = 0;
+            r.candidates.retain(|c| {
+                kept += 1;
+                c.chosen || kept <= 25
+            });
             let chosen: Vec<_> = r.candidates.iter().filter(|c| c.chosen).collect();
             let mut text = String::new();
             let mut evidence = Vec::new();

@@ -1,0 +1,291 @@
+//! BrainAgent for connectomes end to end on real HCP graphs with a scripted model recorded to a transcript and
+//! replayed through the CLI, the baselines and ablations, and the failure modes the paper reports (answers
+//! outside the label set, drifted tool arguments, invalid JSON, a timeout mid-loop): each ends in a recorded,
+//! classified outcome with the trace kept.
+
+mod common;
+
+use brainlens::agent::graph::tools::{self, Resources};
+use brainlens::agent::graph::{Agent, GraphContext, Method, OutcomeClass, Settings, Task, Trace, interpret, setup};
+use brainlens::llm::replay::Recorder;
+use brainlens::llm::{Cancel, ChatModel};
+use brainlens::network::atlas::Atlas;
+use common::scripted::{Scripted, round_of, timeout};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn graph() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint/graphs/sub-100206_REST1_t0.npy")
+}
+
+fn context() -> GraphContext {
+    GraphContext::load(&graph(), Some(&Atlas::load("schaefer100").unwrap())).unwrap()
+}
+
+fn resources(task: &Task) -> Resources {
+    Resources {
+        hark: Some(setup::hark().unwrap()),
+        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3).unwrap()),
+    }
+}
+
+fn analyze(model: Arc<dyn ChatModel>, settings: Settings) -> Trace {
+    let task = Task::load("fingerprint").unwrap();
+    let res = resources(&task);
+    Agent::new(task, Some(model), res, settings).analyze(&context(), 0, &Cancel::default(), &mut |_| {})
+}
+
+fn brainagent() -> Settings {
+    Settings::for_method(Method::Brainagent)
+}
+
+#[test]
+fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let recorder: Arc<dyn ChatModel> =
+        Arc::new(Recorder::new(Arc::new(Scripted::default()), &transcript, vec![]).unwrap());
+    let t = analyze(recorder, brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
+    // The loop: HARK, CARD, an analysis function, finish; each called tool left the menu.
+    let tools: Vec<&str> = t.rounds.iter().map(|r| r.tool.as_str()).collect();
+    assert_eq!(tools, ["retrieve_knowledge", "retrieve_case", "hubs", "finish"]);
+    assert!(t.rounds[0].menu.contains(&"retrieve_knowledge".to_string()));
+    assert!(!t.rounds[1].menu.contains(&"retrieve_knowledge".to_string()));
+    // Drifted names repaired (regions_t → regions_q, query_t → query) and a region name mapped to its index.
+    let r0 = &t.rounds[0];
+    assert!(r0.repairs.iter().any(|r| r == "regions_t → regions_q"), "{:?}", r0.repairs);
+    assert!(r0.repairs.iter().any(|r| r == "query_t → query"), "{:?}", r0.repairs);
+    assert!(r0.repairs.iter().any(|r| r.contains("region name RH_SalVentAttn_2")), "{:?}", r0.repairs);
+    let idx = context().region("RH_SalVentAttn_2").unwrap();
+    assert_eq!(r0.checked["regions_q"], json!([3, idx]));
+    assert!(t.counters.repaired_arguments >= 3);
+    assert!(r0.data["candidates"].as_array().is_some_and(|c| !c.is_empty()), "HARK candidates kept for the panel");
+    // CARD leaves the graph's own run out of its retrieval.
+    let card = &t.rounds[1].data;
+    assert_eq!(card["excluded_group"], "sub-100206_REST1");
+    assert!(card["hits"].as_array().unwrap().iter().all(|h| h["group"] != "sub-100206_REST1"));
+    assert!(t.evidence.iter().any(|e| e.id.starts_with("C:")) && t.evidence.iter().any(|e| e.id.starts_with("K:")));
+    // Decision, reflection (before and after kept), evidence ids checked against the table.
+    let d = t.decision.clone().unwrap();
+    assert!(["sub-100206", "sub-100307"].contains(&d.label.as_str()));
+    assert_eq!(d.confidence, 0.6);
+    let a = t.analysis.clone().unwrap();
+    assert_eq!(a.unknown_evidence, ["C:nonexistent"]);
+    assert!(a.evidence.contains(&"G:modularity".to_string()) && a.evidence.contains(&"R:RH_DorsAttn_6".to_string()));
+    let refl = t.reflection.clone().unwrap();
+    assert!(refl.revised && refl.before.confidence == 0.7 && refl.after.confidence == 0.6);
+    assert_eq!(
+        t.calls.iter().map(|c| c.step.as_str()).collect::<Vec<_>>(),
+        ["understanding", "round 1", "round 2", "round 3", "round 4", "analysis", "reflection"]
+    );
+    // Interpretability checks: real hubs named, modularity quoted correctly (0.32 vs 0.320), a reflection.
+    let s = interpret::score(&t, &context());
+    assert!(s.region_insight > 0.5 && s.graph_insight > 0.5 && s.reflection_depth > 0.5, "{s:?}");
+
+    // The same run from the CLI, answered from the transcript.
+    let trace_file = dir.path().join("trace.json");
+    let md = dir.path().join("trace.md");
+    let g = graph();
+    let v = common::json(&[
+        "agent",
+        "analyze",
+        g.to_str().unwrap(),
+        "--task",
+        "fingerprint",
+        "--provider",
+        "replay",
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--trace",
+        trace_file.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+        "--json",
+    ]);
+    let replayed: Trace = serde_json::from_value(v["trace"].clone()).unwrap();
+    assert_eq!(replayed.rounds, t.rounds);
+    assert_eq!(replayed.decision, t.decision);
+    assert_eq!(replayed.reflection, t.reflection);
+    assert_eq!(replayed.understanding, t.understanding);
+    let saved: Trace = serde_json::from_str(&std::fs::read_to_string(&trace_file).unwrap()).unwrap();
+    assert_eq!(saved.rounds, t.rounds);
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("Research use only — not a diagnosis")
+            && md.contains("## Round 4")
+            && md.contains("regions_t → regions_q")
+    );
+}
+
+#[test]
+fn baselines_and_ablations_make_the_calls_they_should() {
+    let steps = |s: Settings| -> (Vec<String>, Trace) {
+        let t = analyze(Arc::new(Scripted::default()), s);
+        assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
+        (t.calls.iter().map(|c| c.step.clone()).collect(), t)
+    };
+    assert_eq!(steps(Settings::for_method(Method::Direct)).0, ["analysis"]);
+    let (s, t) = steps(Settings::for_method(Method::Cot));
+    assert_eq!(s, ["analysis"]);
+    assert!(t.decision.unwrap().reasoning.is_some());
+    assert_eq!(steps(Settings::for_method(Method::Reflection)).0, ["analysis", "reflection"]);
+    let (s, t) = steps(Settings { understanding: false, ..brainagent() });
+    assert_eq!(s.first().unwrap(), "round 1");
+    assert_eq!(t.method, "brainagent-no-understanding");
+    let (_, t) = steps(Settings { hark: false, ..brainagent() });
+    assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_knowledge".to_string())));
+    assert_eq!(t.rounds[0].tool, "retrieve_case");
+    let (_, t) = steps(Settings { card: false, hark: false, ..brainagent() });
+    assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_case".to_string())));
+    let (s, t) = steps(Settings { reflection: false, ..brainagent() });
+    assert_eq!(s.last().unwrap(), "analysis");
+    assert!(t.reflection.is_none());
+    // Keeping called tools on the menu (the paper's failure mode: the first tool again and again).
+    let (_, t) = steps(Settings { remove_called_tools: false, rounds: 3, ..brainagent() });
+    assert!(t.rounds.iter().all(|r| r.tool == "retrieve_knowledge"));
+}
+
+#[test]
+fn evidence_knn_votes_over_the_nearest_cases_without_a_model() {
+    let task = Task::load("fingerprint").unwrap();
+    let res = resources(&task);
+    let t = Agent::new(task, None, res, Settings::for_method(Method::EvidenceKnn)).analyze(
+        &context(),
+        0,
+        &Cancel::default(),
+        &mut |_| {},
+    );
+    assert_eq!(t.outcome.class, OutcomeClass::Ok);
+    assert!(t.calls.is_empty() && t.model == "none");
+    let hits: Vec<Value> =
+        t.rounds[0].data["hits"].as_array().unwrap().iter().filter(|h| h["chosen"] == true).cloned().collect();
+    assert_eq!(hits.len(), 3);
+    let d = t.decision.unwrap();
+    let weight = |l: &str| hits.iter().filter(|h| h["label"] == l).map(|h| h["score"].as_f64().unwrap()).sum::<f64>();
+    let total = weight("sub-100206") + weight("sub-100307");
+    assert!((d.confidence - weight(&d.label) / total).abs() < 1e-6);
+    assert!(weight(&d.label) >= total / 2.0);
+}
+
+#[test]
+fn an_answer_outside_the_label_set_is_retried_once_then_recorded_as_a_failure() {
+    let always = Scripted::with(|name, _| {
+        (name == "analysis")
+            .then(|| Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "rationale": "unclear", "evidence": []})))
+    });
+    let t = analyze(Arc::new(always), brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::OutOfLabelSet);
+    assert_eq!(t.outcome.step, "analysis");
+    assert!(t.outcome.message.contains("UNCERTAIN"));
+    assert_eq!(t.counters.out_of_label_set, 2);
+    assert!(t.decision.is_none(), "never silently mapped to a label");
+    assert_eq!(t.rounds.len(), 4, "the trace before the failure is kept");
+    let analysis = t.calls.iter().find(|c| c.step == "analysis").unwrap();
+    assert_eq!(analysis.attempts, 2);
+    // Corrected on the retry: accepted.
+    let once = Scripted::with(|name, r| {
+        (name == "analysis" && r.messages.len() == 2)
+            .then(|| Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "rationale": "unclear", "evidence": []})))
+    });
+    let t = analyze(Arc::new(once), brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::Ok);
+    assert_eq!(t.counters.out_of_label_set, 1);
+}
+
+#[test]
+fn drifted_arguments_are_repaired_when_unambiguous_and_rejected_otherwise() {
+    let ctx = context();
+    let hark = tools::spec("retrieve_knowledge").unwrap();
+    let ok = tools::check_args(hark, &json!({"query_t": "x", "regions_t": [1, 2]}), &ctx).unwrap();
+    assert_eq!(ok.args["query"], "x");
+    assert_eq!(ok.args["regions_q"], json!([1, 2]));
+    assert_eq!(ok.repairs.len(), 2);
+    let e = tools::check_args(hark, &json!({"query": "x", "areas": [1]}), &ctx).unwrap_err();
+    assert!(e.contains("unknown argument \"areas\"") && e.contains("regions_q"), "{e}");
+    let e = tools::check_args(hark, &json!({"query": "x", "regions_q": [500]}), &ctx).unwrap_err();
+    assert!(e.contains("not a region index 0–99"), "{e}");
+    let profile = tools::spec("region_profile").unwrap();
+    let e = tools::check_args(profile, &json!({"region_name": "LH_Vis_1", "region_id": 3}), &ctx).unwrap_err();
+    assert!(e.contains("region_id"), "{e}");
+    assert!(
+        tools::check_args(tools::spec("hubs").unwrap(), &json!({"by": "eigenvector"}), &ctx)
+            .unwrap_err()
+            .contains("one of degree")
+    );
+    assert!(tools::check_args(tools::spec("global_metrics").unwrap(), &json!("all"), &ctx).is_err());
+    // In the loop: a rejected call is counted, the model reads why, and the tool stays on the menu.
+    let drifting = Scripted::with(|name, r| {
+        (name == "step" && round_of(r) == 1).then(|| Ok(json!({"think": "t", "report": "r", "action": {"tool": "retrieve_knowledge", "arguments": {"text": "x", "areas": [1]}}})))
+    });
+    let t = analyze(Arc::new(drifting), brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::Ok);
+    assert_eq!(t.counters.rejected_arguments, 1);
+    assert!(t.rounds[0].rejected.is_some() && t.rounds[0].observation.starts_with("Rejected:"));
+    assert!(t.rounds[1].menu.contains(&"retrieve_knowledge".to_string()));
+    assert_eq!(t.rounds[1].tool, "retrieve_knowledge");
+}
+
+#[test]
+fn invalid_json_is_retried_once_then_recorded() {
+    let prose = Scripted::with(|name, _| {
+        (name == "analysis").then(|| Ok(Value::String("I think it is the first subject.".into())))
+    });
+    let t = analyze(Arc::new(prose), brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::InvalidOutput);
+    assert_eq!(t.counters.invalid_outputs, 2);
+    assert_eq!(t.calls.last().unwrap().raw, "I think it is the first subject.");
+    // A step that is not JSON ends the loop; the analysis goes on.
+    let bad_step = Scripted::with(|name, _| (name == "step").then(|| Ok(Value::String("call the tool".into()))));
+    let t = analyze(Arc::new(bad_step), brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::Ok);
+    assert_eq!(t.rounds.len(), 1);
+    assert!(t.rounds[0].error.as_deref().unwrap().contains("not JSON"));
+    // A schema-invalid reply (confidence out of range) is an invalid output too.
+    let conf = Scripted::with(|name, _| {
+        (name == "analysis")
+            .then(|| Ok(json!({"label": "sub-100206", "confidence": 7, "rationale": "x", "evidence": []})))
+    });
+    let t = analyze(Arc::new(conf), Settings::for_method(Method::Direct));
+    assert_eq!(t.outcome.class, OutcomeClass::InvalidOutput);
+    assert!(t.outcome.message.contains("between 0 and 1"));
+}
+
+#[test]
+fn a_timeout_in_round_2_is_classified_and_the_trace_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("t.jsonl");
+    let flaky = Scripted::with(|name, r| (name == "step" && round_of(r) == 2).then(|| Err(timeout())));
+    let rec: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(flaky), &transcript, vec![]).unwrap());
+    let t = analyze(rec, brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::ApiInfrastructureError);
+    assert_eq!(t.outcome.step, "round 2");
+    assert!(t.outcome.class.rerun_on_resume());
+    assert_eq!(t.rounds.len(), 2);
+    assert_eq!(t.rounds[0].tool, "retrieve_knowledge");
+    assert!(t.rounds[1].error.as_deref().unwrap().contains("timed out"));
+    assert!(t.understanding.is_some() && t.decision.is_none());
+    // Replayed from the transcript through the CLI: the same classified outcome, exit code 1, trace written.
+    let trace_file = dir.path().join("trace.json");
+    let g = graph();
+    let (code, _, err) = common::run(&[
+        "agent",
+        "analyze",
+        g.to_str().unwrap(),
+        "--task",
+        "fingerprint",
+        "--provider",
+        "replay",
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--trace",
+        trace_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("api_infrastructure_error in round 2"), "{err}");
+    let saved: Trace = serde_json::from_str(&std::fs::read_to_string(&trace_file).unwrap()).unwrap();
+    assert_eq!(saved.rounds[0], t.rounds[0]);
+    assert!(saved.rounds[1].error.as_deref().unwrap().contains("timed out"));
+    assert_eq!(saved.outcome.class, OutcomeClass::ApiInfrastructureError);
+}
