@@ -12,6 +12,7 @@ use brainlens::llm::{Cancel, ChatModel};
 use brainlens::network::atlas::Atlas;
 use common::scripted::{Scripted, round_of, timeout};
 use serde_json::{Value, json};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -288,4 +289,166 @@ fn a_timeout_in_round_2_is_classified_and_the_trace_kept() {
     assert_eq!(saved.rounds[0], t.rounds[0]);
     assert!(saved.rounds[1].error.as_deref().unwrap().contains("timed out"));
     assert_eq!(saved.outcome.class, OutcomeClass::ApiInfrastructureError);
+}
+
+mod eval_tests {
+    use super::*;
+    use brainlens::agent::graph::eval::{self, EvalJob, Header, metrics, read_rows, sample_id, split};
+
+    fn cohort() -> (PathBuf, Vec<eval::Row>) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
+        let rows = read_rows(&dir.join("labels.csv")).unwrap();
+        (dir.join("graphs"), rows)
+    }
+
+    #[test]
+    fn the_split_is_seeded_group_aware_and_stratified() {
+        let (_, rows) = cohort();
+        let (test, train) = split(&rows, 0.2, 0).unwrap();
+        assert_eq!((test.len(), train.len()), (10, 10), "one run (5 windows) of each subject is tested");
+        for t in &test {
+            assert!(train.iter().all(|r| r.group != t.group), "a run is never split");
+        }
+        for l in ["sub-100206", "sub-100307"] {
+            assert_eq!(test.iter().filter(|r| r.label == l).count(), 5);
+        }
+        assert_eq!(split(&rows, 0.2, 0).unwrap().0, test, "same seed, same split");
+        assert!(split(&rows, 1.5, 0).is_err());
+    }
+
+    /// Run i answers the label at index (seed % 2): every sample has one right and one wrong run.
+    fn alternating() -> Scripted {
+        Scripted::with(|name, r| {
+            (name == "analysis").then(|| {
+                let l = ["sub-100206", "sub-100307"][r.seed.unwrap_or(0) as usize % 2];
+                Ok(json!({"label": l, "confidence": 0.6, "rationale": "alternating", "evidence": []}))
+            })
+        })
+    }
+
+    fn job<'a>(agent: &'a Agent, out: PathBuf, concurrency: usize) -> EvalJob<'a> {
+        let (graphs, rows) = cohort();
+        let (test, _) = split(&rows, 0.2, 0).unwrap();
+        let header = Header {
+            kind: "run".into(),
+            task: "fingerprint".into(),
+            method: agent.settings.name(),
+            model: "scripted:test".into(),
+            split: 0.2,
+            seed: 0,
+            runs: 2,
+            settings: agent.settings.clone(),
+            test: test.iter().map(|r| sample_id(&r.file)).collect(),
+            memory_cases: 0,
+            graphs: graphs.display().to_string(),
+        };
+        EvalJob { agent, graphs, test, header, concurrency, judge: true, out }
+    }
+
+    #[test]
+    fn an_interrupted_evaluation_resumes_to_the_same_result_and_metrics_follow_pass_at_k() {
+        let task = Task::load("fingerprint").unwrap();
+        let agent = Agent::new(
+            task.clone(),
+            Some(Arc::new(alternating())),
+            Resources::default(),
+            Settings::for_method(Method::Direct),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        // Uninterrupted, one worker.
+        let straight = eval::run(&job(&agent, dir.path().join("a.jsonl"), 1), &Cancel::default(), &|_, _| {}).unwrap();
+        assert_eq!(straight.records.len(), 20);
+        // Three workers, stopped after 5 runs, a half-written line appended (a kill mid-write), then resumed.
+        let out = dir.path().join("b.jsonl");
+        let cancel = Cancel::default();
+        let stop = |done: usize, _| {
+            if done >= 5 {
+                cancel.cancel();
+            }
+        };
+        eval::run(&job(&agent, out.clone(), 3), &cancel, &stop).unwrap();
+        let partial = eval::read_run(&out).unwrap().records.len();
+        assert!((5..20).contains(&partial), "{partial}");
+        std::fs::OpenOptions::new().append(true).open(&out).unwrap().write_all(b"{\"kind\":\"sample\",\"sam").unwrap();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let resumed =
+            eval::run(&job(&agent, out.clone(), 3), &Cancel::default(), &|d, t| seen.lock().unwrap().push((d, t)))
+                .unwrap();
+        assert_eq!(seen.lock().unwrap()[0].0, partial, "finished runs are kept, not redone");
+        let key = |r: &eval::Record| (r.sample.clone(), r.run, r.label.clone(), r.correct, r.outcome);
+        assert_eq!(
+            resumed.records.iter().map(key).collect::<Vec<_>>(),
+            straight.records.iter().map(key).collect::<Vec<_>>()
+        );
+        assert_eq!(eval::read_run(&out).unwrap().records.len(), 20, "the file reads back whole");
+        // Metrics: each sample has one right run of two.
+        let m = metrics(&resumed, &task);
+        assert_eq!((m.samples, m.runs, m.missing), (10, 2, 0));
+        assert_eq!((m.pass_at_1, m.pass_at_k), (0.5, 1.0));
+        // Ties (1 vote each, equal confidence) go to the first label: sub-100206 for every sample.
+        assert_eq!(m.accuracy, 0.5);
+        assert_eq!(m.confusion, vec![vec![5, 0, 0], vec![5, 0, 0]]);
+        assert_eq!((m.recall, m.precision, m.positive_rate), (Some(0.0), None, 0.0));
+        assert_eq!(m.prompt_tokens_per_sample, 2.0 * 2.0 * 100.0, "2 runs × (analysis + judge) × 100 tokens");
+        assert!(m.judge.is_some());
+        // A run file of another evaluation is refused.
+        let other =
+            Agent::new(task, Some(Arc::new(alternating())), Resources::default(), Settings::for_method(Method::Cot));
+        let e = eval::run(&job(&other, out, 1), &Cancel::default(), &|_, _| {}).unwrap_err();
+        assert!(e.to_string().contains("written by another evaluation"), "{e}");
+    }
+
+    #[test]
+    fn evidence_knn_eval_and_report_from_the_cli() {
+        let (graphs, _) = cohort();
+        let labels = graphs.parent().unwrap().join("labels.csv");
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("knn.jsonl");
+        let m = common::json(&[
+            "agent",
+            "eval",
+            "--task",
+            "fingerprint",
+            "--graphs",
+            graphs.to_str().unwrap(),
+            "--labels",
+            labels.to_str().unwrap(),
+            "--method",
+            "evidence-knn",
+            "--concurrency",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(m["samples"], 10);
+        assert_eq!(m["failures"], json!({}));
+        // The memory is the training split only: no test window retrieves a window of its own run.
+        for r in eval::read_run(&out).unwrap().records {
+            let own = r.sample.rsplit_once("_t").unwrap().0.to_string();
+            assert!(r.trace.rounds[0].data["hits"].as_array().unwrap().iter().all(|h| h["group"] != own.as_str()));
+        }
+        let svg = dir.path().join("radar.svg");
+        let v = common::json(&["agent", "report", out.to_str().unwrap(), "--svg", svg.to_str().unwrap(), "--json"]);
+        assert_eq!(v[0]["accuracy"], m["accuracy"]);
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("Region Insight") && text.contains("evidence-knn"));
+        // Labels outside the task's set are refused with the file named.
+        let bad = dir.path().join("bad.csv");
+        std::fs::write(&bad, "file,label\nsub-100206_REST1_t0.npy,UNCERTAIN\n").unwrap();
+        let (code, _, err) = common::run(&[
+            "agent",
+            "eval",
+            "--task",
+            "fingerprint",
+            "--graphs",
+            graphs.to_str().unwrap(),
+            "--labels",
+            bad.to_str().unwrap(),
+            "--out",
+            dir.path().join("x.jsonl").to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1);
+        assert!(err.contains("bad.csv") && err.contains("UNCERTAIN"), "{err}");
+    }
 }

@@ -171,10 +171,13 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
             );
         }
         done = old.records.iter().filter(|r| !r.outcome.rerun_on_resume()).map(|r| (r.sample.clone(), r.run)).collect();
-        // A line cut by a kill gets its newline so the next record starts on its own line.
+        // A last line cut by a kill mid-write is dropped (that run is done again).
         let bytes = std::fs::read(&job.out)?;
-        if bytes.last() != Some(&b'\n') {
-            std::fs::OpenOptions::new().append(true).open(&job.out)?.write_all(b"\n")?;
+        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        let start = body.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        if start > 0 && serde_json::from_slice::<Record>(&body[start..]).is_err() {
+            let f = std::fs::OpenOptions::new().write(true).open(&job.out)?;
+            f.set_len(start as u64)?;
         }
     } else {
         if let Some(d) = job.out.parent().filter(|d| !d.as_os_str().is_empty()) {
