@@ -17,6 +17,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         spectrum: cli.spectrum,
         model_window: cli.model_window,
         evidence: cli.evidence,
+        agent: cli.agent.clone(),
     }
 }
 

@@ -56,9 +56,13 @@ fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
     assert!(!t.rounds[1].menu.contains(&"retrieve_knowledge".to_string()));
     // Drifted names repaired (regions_t → regions_q, query_t → query) and a region name mapped to its index.
     let r0 = &t.rounds[0];
-    assert!(r0.repairs.iter().any(|r| r == "regions_t → regions_q"), "{:?}", r0.repairs);
-    assert!(r0.repairs.iter().any(|r| r == "query_t → query"), "{:?}", r0.repairs);
-    assert!(r0.repairs.iter().any(|r| r.contains("region name RH_SalVentAttn_2")), "{:?}", r0.repairs);
+    assert!(r0.repairs.iter().any(|r| r == "regions_t, renamed to regions_q"), "{:?}", r0.repairs);
+    assert!(r0.repairs.iter().any(|r| r == "query_t, renamed to query"), "{:?}", r0.repairs);
+    assert!(
+        r0.repairs.iter().any(|r| r.contains("region name RH_SalVentAttn_2 read as its index")),
+        "{:?}",
+        r0.repairs
+    );
     let idx = context().region("RH_SalVentAttn_2").unwrap();
     assert_eq!(r0.checked["regions_q"], json!([3, idx]));
     assert!(t.counters.repaired_arguments >= 3);
@@ -116,7 +120,7 @@ fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
     assert!(
         md.contains("Research use only — not a diagnosis")
             && md.contains("## Round 4")
-            && md.contains("regions_t → regions_q")
+            && md.contains("regions_t, renamed to regions_q")
     );
 }
 

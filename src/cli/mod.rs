@@ -50,6 +50,9 @@ pub struct Cli {
     /// GUI: open the Networks room's knowledge (HARK) and similar-case (CARD) panels.
     #[arg(long, global = true, hide = true)]
     pub evidence: bool,
+    /// GUI: open the Networks room's BrainAgent panel and analyse the open network with METHOD.
+    #[arg(long, global = true, hide = true, value_name = "METHOD")]
+    pub agent: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

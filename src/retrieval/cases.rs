@@ -81,7 +81,7 @@ impl GraphEncoder {
 }
 
 /// One candidate of a CARD query.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hit {
     pub case: String,
     pub label: String,

@@ -99,6 +99,8 @@ impl BrainLensApp {
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
+        // The agent panel uses the Model window's provider (with the session's key).
+        self.networks.agent.provider = self.llm.effective(&self.settings.llm);
         egui::CentralPanel::default().show(ui, |ui| match self.room {
             Room::Recordings => self.recordings.show(ui, &mut self.settings),
             Room::Networks => self.networks.show(ui),
@@ -206,7 +208,7 @@ impl BrainLensApp {
             Room::Bench => !self.bench.loading(),
             Room::Networks => {
                 let (h, c) = (&self.networks.hark, &self.networks.card);
-                !h.busy() && !h.pending() && !c.busy() && !c.pending()
+                !h.busy() && !h.pending() && !c.busy() && !c.pending() && !self.networks.agent.busy()
             }
             _ => self.recordings.settled(),
         }

@@ -45,6 +45,8 @@ pub struct RunOptions {
     pub model_window: bool,
     /// Open the Networks room's HARK and CARD panels.
     pub evidence: bool,
+    /// Open the BrainAgent panel and analyse the network with this method (and the saved model settings).
+    pub agent: Option<String>,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
@@ -53,6 +55,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let spectrum = opts.spectrum;
     let model_window = opts.model_window;
     let evidence = opts.evidence;
+    let agent = opts.agent.clone();
     launch(opts, move |app| {
         app.open(file);
         if spectrum {
@@ -61,6 +64,14 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
         app.llm.open = model_window;
         app.networks.hark.open = evidence;
         app.networks.card.open = evidence;
+        if let Some(m) = &agent {
+            match crate::agent::graph::Method::parse(m) {
+                Ok(method) => app.networks.agent.settings = crate::agent::graph::Settings::for_method(method),
+                Err(e) => app.networks.agent.error = Some(e),
+            }
+            app.networks.agent.open = true;
+            app.networks.agent.autostart = true;
+        }
     })
 }
 

@@ -215,7 +215,8 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
                             return;
                         }
                     };
-                    if rec.outcome == OutcomeClass::Cancelled {
+                    // A run that overlapped a cancel may be incomplete (its judge call refused): done again on resume.
+                    if rec.outcome == OutcomeClass::Cancelled || cancel.is_cancelled() {
                         return;
                     }
                     let line = serde_json::to_string(&rec).unwrap_or_default() + "\n";

@@ -182,7 +182,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
             .collect();
         match fits.as_slice() {
             [p] => {
-                repairs.push(format!("{k} → {}", p.name));
+                repairs.push(format!("{k}, renamed to {}", p.name));
                 args.insert(p.name.to_string(), v);
             }
             [] if tool.params.is_empty() => {
@@ -203,7 +203,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
             Kind::Text => match v {
                 Value::String(s) if !s.trim().is_empty() => Value::String(s),
                 Value::Number(n) => {
-                    repairs.push(format!("{}: number → text", p.name));
+                    repairs.push(format!("{}: number read as text", p.name));
                     Value::String(n.to_string())
                 }
                 other => return Err(format!("{}: \"{}\" must be non-empty text, got {other}", tool.name, p.name)),
@@ -220,7 +220,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                 let items = match v {
                     Value::Array(a) => a,
                     single @ (Value::Number(_) | Value::String(_)) => {
-                        repairs.push(format!("{}: single value → list", p.name));
+                        repairs.push(format!("{}: single value read as a list", p.name));
                         vec![single]
                     }
                     other => {
@@ -237,7 +237,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                         Value::String(s) => {
                             let r = ctx.region(s);
                             if r.is_some() && s.trim().parse::<usize>().is_err() {
-                                repairs.push(format!("{}: region name {s} → index", p.name));
+                                repairs.push(format!("{}: region name {s} read as its index", p.name));
                             }
                             r
                         }

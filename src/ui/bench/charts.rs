@@ -8,7 +8,7 @@ use crate::bench::collection::{BRAINAGENT, CODEACT};
 use crate::bench::scoring::UNIT_TYPES;
 use crate::ui::networks::category;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
-use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, pos2, vec2};
+use egui::{Align2, Color32, FontId, Rect, Sense, Stroke, pos2, vec2};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -174,43 +174,12 @@ fn radar(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
         });
     });
     let series = radar_series(r, st);
-    let outer = ui
-        .vertical(|ui| {
-            ui.label("Mean raw score per validation unit (0 at the centre, 1 at the rim)");
-            legend(ui, &series.iter().map(|s| s.0.clone()).collect::<Vec<_>>());
-            let side = ui.available_width().clamp(300.0, 520.0);
-            let (rect, _) = ui.allocate_exact_size(vec2(side, side), Sense::hover());
-            let p = ui.painter_at(rect);
-            let c = rect.center();
-            let rad = side * 0.34;
-            let labels = unit_labels();
-            let n = labels.len();
-            let at = |k: usize, v: f64| -> Pos2 {
-                let a = -std::f32::consts::FRAC_PI_2 + k as f32 * std::f32::consts::TAU / n as f32;
-                c + vec2(a.cos(), a.sin()) * rad * v as f32
-            };
-            let grid = Stroke::new(0.7, ui.visuals().weak_text_color());
-            for ring in [0.25, 0.5, 0.75, 1.0] {
-                p.add(Shape::closed_line((0..n).map(|k| at(k, ring)).collect(), grid));
-            }
-            for (k, l) in labels.iter().enumerate() {
-                p.line_segment([c, at(k, 1.0)], grid);
-                let pos = at(k, 1.16);
-                p.text(pos, Align2::CENTER_CENTER, l, FontId::proportional(12.0), ui.visuals().text_color());
-            }
-            for (s, (_, vals)) in series.iter().enumerate() {
-                let col = category(s);
-                let pts: Vec<Pos2> = vals.iter().enumerate().map(|(k, v)| at(k, v.unwrap_or(0.0))).collect();
-                p.add(Shape::convex_polygon(pts.clone(), col.gamma_multiply(0.12), Stroke::NONE));
-                p.add(Shape::closed_line(pts.clone(), Stroke::new(2.0, col)));
-                for q in pts {
-                    p.circle_filled(q, 3.0, col);
-                }
-            }
-        })
-        .response
-        .rect;
-    outer
+    crate::ui::widgets::radar::show(
+        ui,
+        "Mean raw score per validation unit (0 at the centre, 1 at the rim)",
+        &series,
+        &unit_labels(),
+    )
 }
 
 /// Models × units, BrainAgent − CodeAct mean raw score.

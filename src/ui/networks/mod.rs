@@ -2,6 +2,7 @@
 //! definitions) in a sortable table and a summary card, and see the network as a matrix, a circle and a
 //! glass brain — all linked by one selected region.
 
+pub mod agent;
 mod brain;
 mod circle;
 pub mod evidence;
@@ -64,6 +65,7 @@ pub struct NetworksRoom {
     pub card: evidence::CardPanel,
     pub review: evidence::ReviewPanel,
     pub gfm: evidence::GfmPanel,
+    pub agent: agent::AgentPanel,
 }
 
 /// True for the file types the Networks room opens.
@@ -192,6 +194,10 @@ impl NetworksRoom {
             if ui.button("Graph encoder…").clicked() {
                 self.gfm.open = true;
             }
+            if ui.button("BrainAgent…").on_hover_text("Analyse this network with BrainAgent; batch results").clicked()
+            {
+                self.agent.open = true;
+            }
         });
         if let Some(p) = open_path {
             self.open(p);
@@ -210,6 +216,13 @@ impl NetworksRoom {
             return;
         };
         o.poll(ui.ctx());
+        let intents = self.agent.show(ui.ctx(), o);
+        if let Some(i) = intents.select_region {
+            o.selected = Some(i);
+        }
+        if let Some(r) = intents.show_round {
+            show_round(&mut self.hark, &mut self.card, &r);
+        }
         self.hark.show(ui.ctx(), o);
         self.card.show(ui.ctx(), o);
         o.controls(ui);
@@ -411,4 +424,25 @@ pub fn category(k: usize) -> egui::Color32 {
     ];
     let (r, g, b) = P[k % P.len()];
     egui::Color32::from_rgb(r, g, b)
+}
+
+/// Opens the HARK or CARD panel on an agent round's retrieval: HARK is asked the round's exact query
+/// (text, regions, knowledge set: the same answer); CARD shows the round's ranked cases.
+fn show_round(hark: &mut evidence::HarkPanel, card: &mut evidence::CardPanel, r: &crate::agent::graph::trace::Round) {
+    let set = r.data.get("task").and_then(|v| v.as_str()).unwrap_or("general").to_string();
+    if r.tool == crate::agent::graph::tools::HARK {
+        hark.query = r.checked["query"].as_str().unwrap_or("").to_string();
+        hark.regions = r.checked["regions_q"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_u64()).map(|i| i.to_string()).collect::<Vec<_>>().join(","))
+            .unwrap_or_default();
+        hark.task = set;
+        hark.open = true;
+    } else {
+        let hits: Vec<crate::retrieval::cases::Hit> =
+            serde_json::from_value(r.data["hits"].clone()).unwrap_or_default();
+        card.agent_round =
+            Some((format!("agent round {} (query: {})", r.index, r.checked["query"].as_str().unwrap_or("")), hits));
+        card.open = true;
+    }
 }

@@ -2,6 +2,7 @@
 
 pub mod heatmap;
 pub mod markdown;
+pub mod radar;
 pub mod trace_raster;
 
 /// The outcome of the last action of a panel: a plain line, or the error in the error colour.

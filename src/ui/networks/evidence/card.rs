@@ -40,6 +40,8 @@ pub struct CardPanel {
     pub opened: Option<(String, Connectome)>,
     /// Inputs of the current ranking (β, k, group, network generation): re-ranked only when they change.
     ranked_for: String,
+    /// An agent round's retrieval shown above the panel's own ranking (caption, ranked cases).
+    pub agent_round: Option<(String, Vec<Hit>)>,
 }
 
 pub fn default_memory() -> PathBuf {
@@ -62,6 +64,7 @@ impl Default for CardPanel {
             selected: None,
             opened: None,
             ranked_for: String::new(),
+            agent_round: None,
         }
     }
 }
@@ -146,6 +149,32 @@ impl CardPanel {
             .default_width(720.0)
             .default_height(560.0)
             .show(ctx, |ui| {
+                if let Some((caption, hits)) = &self.agent_round {
+                    let mut close = false;
+                    ui.horizontal(|ui| {
+                        ui.strong(format!("Retrieval of {caption}"));
+                        close = ui.small_button("hide").clicked();
+                    });
+                    egui::Grid::new("card_agent_round").striped(true).show(ui, |ui| {
+                        for h in ["", "case", "label", "graph", "text", "score"] {
+                            ui.strong(h);
+                        }
+                        ui.end_row();
+                        for h in hits.iter().take(10) {
+                            ui.label(if h.chosen { "chosen" } else { "" });
+                            ui.label(&h.case);
+                            ui.label(&h.label);
+                            ui.label(format!("{:.4}", h.graph_sim));
+                            ui.label(format!("{:.4}", h.text_sim));
+                            ui.label(format!("{:.4}", h.score));
+                            ui.end_row();
+                        }
+                    });
+                    if close {
+                        self.agent_round = None;
+                    }
+                    ui.separator();
+                }
                 ui.horizontal(|ui| {
                     let l = ui.label("Memory");
                     ui.add(egui::TextEdit::singleline(&mut self.memory_path).desired_width(420.0)).labelled_by(l.id);

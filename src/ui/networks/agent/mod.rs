@@ -1,0 +1,230 @@
+//! The Agent panel of the Networks room: task, method (with ablations) and the model from the Model window;
+//! Analyze runs BrainAgent on the open graph in the background and the trace grows live — each round's
+//! thought, report, tool call and observation; the final card (label, confidence, rationale whose region names
+//! select the region in the network views, "research use only — not a diagnosis"), the reflection's before
+//! and after, interpretability scores and radar, export as JSON and Markdown; and batch results (run files of
+//! `brainagent agent eval`) with a metrics table, the radar per method and a drill-down into each sample.
+
+mod batch;
+mod view;
+
+use super::OpenNetwork;
+use crate::agent::graph::tools::Resources;
+use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, interpret, setup};
+use crate::llm::Cancel;
+use crate::llm::config::ProviderConfig;
+use crate::ui::jobs::Job;
+use std::sync::{Arc, Mutex};
+
+pub struct AgentPanel {
+    pub open: bool,
+    pub task: String,
+    pub settings: Settings,
+    pub seed: u64,
+    /// The provider (with the session's key) from the Model window, set by the app each frame.
+    pub provider: ProviderConfig,
+    job: Option<Job<Trace>>,
+    cancel: Cancel,
+    live: Arc<Mutex<Option<Trace>>>,
+    pub trace: Option<Trace>,
+    pub scores: Option<interpret::Scores>,
+    /// The trace's graph (the path it was analysed from).
+    pub analysed: Option<std::path::PathBuf>,
+    pub error: Option<String>,
+    pub message: Option<Result<String, String>>,
+    pub export_path: String,
+    /// Round whose retrieval the HARK/CARD panels show.
+    pub selected_round: Option<usize>,
+    pub batch: batch::BatchView,
+    /// Start an analysis as soon as a network is open (the `--agent` flag).
+    pub autostart: bool,
+}
+
+impl Default for AgentPanel {
+    fn default() -> Self {
+        AgentPanel {
+            open: false,
+            task: "fingerprint".into(),
+            settings: Settings::for_method(Method::Brainagent),
+            seed: 0,
+            provider: ProviderConfig::default(),
+            job: None,
+            cancel: Cancel::default(),
+            live: Arc::new(Mutex::new(None)),
+            trace: None,
+            scores: None,
+            analysed: None,
+            error: None,
+            message: None,
+            export_path: String::new(),
+            selected_round: None,
+            batch: Default::default(),
+            autostart: false,
+        }
+    }
+}
+
+/// What the panel asks of the room after drawing (applied by the room: selection, HARK/CARD focus).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Intents {
+    pub select_region: Option<usize>,
+    pub show_round: Option<crate::agent::graph::trace::Round>,
+}
+
+impl AgentPanel {
+    pub fn busy(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| j.is_running())
+    }
+
+    /// Starts the analysis of the open network in the background.
+    pub fn start(&mut self, o: &OpenNetwork) {
+        let task = match Task::load(&self.task) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error = Some(format!("{e:#}"));
+                return;
+            }
+        };
+        let (settings, provider, seed, path) =
+            (self.settings.clone(), self.provider.clone(), self.seed, o.path.clone());
+        let live = self.live.clone();
+        self.cancel = Cancel::default();
+        let cancel = self.cancel.clone();
+        self.error = None;
+        self.trace = None;
+        self.scores = None;
+        self.selected_round = None;
+        self.analysed = Some(path.clone());
+        self.job = Some(Job::spawn("BrainAgent analysis", 1, move |_, _| {
+            let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
+            let ctx = GraphContext::load(&path, atlas.as_ref())?;
+            let model = if settings.method.uses_model() {
+                Some(provider.build().map_err(|e| anyhow::anyhow!("{e}"))?)
+            } else {
+                None
+            };
+            let needs_card =
+                settings.method == Method::EvidenceKnn || (settings.method == Method::Brainagent && settings.card);
+            let memory = match task.memory_dir() {
+                Some(d) if needs_card => Some(setup::memory_from(&d, settings.beta, settings.k)?),
+                _ => None,
+            };
+            let hark = if settings.method == Method::Brainagent && settings.hark { Some(setup::hark()?) } else { None };
+            let agent = Agent::new(task, model, Resources { hark, memory }, settings);
+            let trace = agent.analyze(&ctx, seed, &cancel, &mut |t| {
+                if let Ok(mut slot) = live.lock() {
+                    *slot = Some(t.clone());
+                }
+            });
+            Ok(Some(trace))
+        }));
+    }
+
+    fn poll(&mut self, ctx: &egui::Context, o: &OpenNetwork) {
+        let Some(job) = self.job.as_mut() else { return };
+        match job.poll() {
+            Some(Ok(Some(t))) => {
+                self.job = None;
+                let atlas =
+                    Task::load(&t.task).ok().and_then(|task| crate::network::atlas::Atlas::load(&task.atlas).ok());
+                self.scores = GraphContext::load(&o.path, atlas.as_ref()).ok().map(|c| interpret::score(&t, &c));
+                self.trace = Some(t);
+            }
+            Some(Ok(None)) => self.job = None,
+            Some(Err(e)) => {
+                self.job = None;
+                self.error = Some(format!("{e:#}"));
+            }
+            None => {
+                if let Ok(slot) = self.live.lock()
+                    && let Some(t) = slot.as_ref()
+                {
+                    self.trace = Some(t.clone());
+                }
+                ctx.request_repaint_after(std::time::Duration::from_millis(50));
+            }
+        }
+    }
+
+    pub fn show(&mut self, ctx: &egui::Context, o: &OpenNetwork) -> Intents {
+        let mut intents = Intents::default();
+        if !self.open {
+            return intents;
+        }
+        if self.autostart {
+            self.autostart = false;
+            self.start(o);
+        }
+        self.poll(ctx, o);
+        let mut open = self.open;
+        egui::Window::new("BrainAgent").open(&mut open).default_width(760.0).default_height(820.0).show(ctx, |ui| {
+            self.controls(ui, o);
+            ui.separator();
+            egui::ScrollArea::vertical().id_salt("agent_scroll").show(ui, |ui| {
+                ui.collapsing("Batch results (run files of agent eval)", |ui| {
+                    if let Some(t) = self.batch.show(ui) {
+                        self.trace = Some(t);
+                        self.scores = None;
+                    }
+                });
+                if let Some(t) = self.trace.clone() {
+                    view::export(ui, &t, &mut self.export_path, &mut self.message);
+                    view::show(ui, &t, self.scores.as_ref(), o, &mut self.selected_round, &mut intents);
+                }
+            });
+        });
+        self.open = open;
+        intents
+    }
+
+    fn controls(&mut self, ui: &mut egui::Ui, o: &OpenNetwork) {
+        ui.horizontal_wrapped(|ui| {
+            egui::ComboBox::from_label("Task").selected_text(&self.task).show_ui(ui, |ui| {
+                for t in Task::names() {
+                    ui.selectable_value(&mut self.task, t.clone(), t);
+                }
+            });
+            let mut method = self.settings.method;
+            egui::ComboBox::from_label("Method").selected_text(method.as_str()).show_ui(ui, |ui| {
+                for m in [Method::Direct, Method::Cot, Method::Reflection, Method::Brainagent, Method::EvidenceKnn] {
+                    ui.selectable_value(&mut method, m, m.as_str());
+                }
+            });
+            if method != self.settings.method {
+                self.settings = Settings { rounds: self.settings.rounds, ..Settings::for_method(method) };
+            }
+            if method == Method::Brainagent {
+                ui.checkbox(&mut self.settings.understanding, "understanding");
+                ui.checkbox(&mut self.settings.hark, "HARK");
+                ui.checkbox(&mut self.settings.card, "CARD");
+                ui.checkbox(&mut self.settings.reflection, "reflection");
+                ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            let model = if self.settings.method.uses_model() {
+                format!(
+                    "model: {:?} {} (Model… window)",
+                    self.provider.provider,
+                    if self.provider.model.is_empty() { &self.provider.model_path } else { &self.provider.model }
+                )
+            } else {
+                "no language model".into()
+            };
+            ui.label(model);
+            let running = self.busy();
+            if ui.add_enabled(!running, egui::Button::new("Analyze")).clicked() {
+                self.start(o);
+            }
+            if running {
+                ui.spinner();
+                if ui.button("Cancel").clicked() {
+                    self.cancel.cancel();
+                }
+            }
+        });
+        if let Some(e) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+        }
+    }
+}

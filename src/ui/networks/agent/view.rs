@@ -1,0 +1,200 @@
+//! Drawing a trace: the timeline of rounds, the final card with clickable region names, the reflection's
+//! before/after, interpretability scores and radar, and export.
+
+use super::Intents;
+use crate::agent::graph::interpret::{DIMENSIONS, Scores};
+use crate::agent::graph::{Decision, OutcomeClass, Trace};
+use crate::ui::networks::OpenNetwork;
+
+pub fn show(
+    ui: &mut egui::Ui,
+    t: &Trace,
+    scores: Option<&Scores>,
+    o: &OpenNetwork,
+    selected: &mut Option<usize>,
+    intents: &mut Intents,
+) {
+    ui.label(format!("{} · task {} · method {} · model {} · seed {}", t.sample, t.task, t.method, t.model, t.seed));
+    if let Some(u) = &t.understanding {
+        egui::CollapsingHeader::new("Understanding (written by the model)").id_salt("agent_understanding").show(
+            ui,
+            |ui| {
+                ui.monospace(serde_json::to_string_pretty(u).unwrap_or_default());
+            },
+        );
+    }
+    for r in &t.rounds {
+        let mut flags = String::new();
+        if !r.repairs.is_empty() {
+            flags.push_str(" · repaired");
+        }
+        if r.rejected.is_some() {
+            flags.push_str(" · rejected");
+        }
+        if r.error.is_some() {
+            flags.push_str(" · error");
+        }
+        let title = format!("Round {} · {}{flags}", r.index, if r.tool.is_empty() { "(no action)" } else { &r.tool });
+        egui::CollapsingHeader::new(title).id_salt(("agent_round", r.index)).show(ui, |ui| {
+            if !r.think.is_empty() {
+                ui.label(format!("Think (model): {}", r.think));
+            }
+            if !r.report.is_empty() {
+                ui.label(format!(
+                    "Report (model){}: {}",
+                    if r.report_truncated { ", cut to size" } else { "" },
+                    r.report
+                ));
+            }
+            if !r.tool.is_empty() {
+                ui.label(format!("Action: {}({})", r.tool, r.arguments));
+            }
+            if !r.repairs.is_empty() {
+                ui.label(format!("Arguments repaired: {}; checked: {}", r.repairs.join("; "), r.checked));
+            }
+            if let Some(m) = &r.rejected {
+                ui.colored_label(ui.visuals().warn_fg_color, format!("Rejected: {m}"));
+            }
+            if let Some(e) = &r.error {
+                ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+            }
+            if !r.observation.is_empty() {
+                ui.label("Observation (measured or retrieved):");
+                ui.monospace(r.observation.trim_end());
+            }
+            if matches!(r.tool.as_str(), "retrieve_knowledge" | "retrieve_case") && !r.data.is_null() {
+                let label =
+                    if r.tool == "retrieve_knowledge" { "Show in the HARK panel" } else { "Show in the CARD panel" };
+                if ui.button(label).clicked() {
+                    *selected = Some(r.index);
+                    intents.show_round = Some(r.clone());
+                }
+            }
+        });
+    }
+    ui.separator();
+    match &t.decision {
+        Some(d) => final_card(ui, d, o, intents),
+        None if t.outcome.class == OutcomeClass::Ok => {
+            ui.spinner();
+            ui.label("running…");
+        }
+        None => {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("No label: {} in {} — {}", t.outcome.class.as_str(), t.outcome.step, t.outcome.message),
+            );
+        }
+    }
+    if let Some(r) = &t.reflection {
+        ui.separator();
+        ui.strong(format!("Reflection ({})", if r.revised { "revised the analysis" } else { "kept the analysis" }));
+        ui.label(format!("Critique (model): {}", r.critique));
+        egui::Grid::new("agent_reflection").num_columns(3).striped(true).show(ui, |ui| {
+            ui.label("");
+            ui.strong("before");
+            ui.strong("after");
+            ui.end_row();
+            ui.label("label");
+            ui.label(&r.before.label);
+            ui.label(&r.after.label);
+            ui.end_row();
+            ui.label("confidence");
+            ui.label(format!("{:.2}", r.before.confidence));
+            ui.label(format!("{:.2}", r.after.confidence));
+            ui.end_row();
+            ui.label("rationale");
+            ui.add(egui::Label::new(&r.before.rationale).wrap());
+            ui.add(egui::Label::new(&r.after.rationale).wrap());
+            ui.end_row();
+        });
+    }
+    if let Some(s) = scores {
+        ui.separator();
+        ui.strong(format!("Interpretability (checks against this graph) · overall {:.2}", s.overall));
+        ui.label(DIMENSIONS.iter().zip(s.values()).map(|(d, v)| format!("{d} {v:.2}")).collect::<Vec<_>>().join(" · "));
+        egui::CollapsingHeader::new("Interpretability radar").id_salt("agent_trace_radar").show(ui, |ui| {
+            crate::ui::widgets::radar::show(
+                ui,
+                "0 at the centre, 1 at the rim",
+                &[(t.method.clone(), s.values().iter().map(|v| Some(*v)).collect())],
+                &DIMENSIONS.map(String::from),
+            );
+        });
+    }
+    ui.label(format!(
+        "{} model calls · {} prompt + {} completion tokens · {:.1} s · {} arguments repaired, {} rejected",
+        t.calls.len(),
+        t.prompt_tokens(),
+        t.completion_tokens(),
+        t.elapsed_ms / 1000.0,
+        t.counters.repaired_arguments,
+        t.counters.rejected_arguments
+    ));
+}
+
+fn final_card(ui: &mut egui::Ui, d: &Decision, o: &OpenNetwork, intents: &mut Intents) {
+    ui.horizontal(|ui| {
+        ui.heading(format!("Label: {}", d.label));
+        ui.colored_label(ui.visuals().warn_fg_color, "research use only — not a diagnosis");
+    });
+    ui.add(
+        egui::ProgressBar::new(d.confidence as f32)
+            .text(format!("confidence {:.2}", d.confidence))
+            .desired_width(320.0),
+    );
+    ui.label("Rationale (written by the model; region names select the region):");
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for word in d.rationale.split_whitespace() {
+            let core =
+                word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
+            match o.connectome.labels.iter().position(|l| l == core) {
+                Some(i) => {
+                    if ui.link(word).on_hover_text(format!("select {core}")).clicked() {
+                        intents.select_region = Some(i);
+                    }
+                }
+                None => {
+                    ui.label(word);
+                }
+            }
+        }
+    });
+    ui.label(format!(
+        "Evidence cited: {}",
+        if d.evidence.is_empty() { "none".to_string() } else { d.evidence.join(", ") }
+    ));
+    if !d.unknown_evidence.is_empty() {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("Cited but not in the evidence table: {}", d.unknown_evidence.join(", ")),
+        );
+    }
+}
+
+pub fn export(ui: &mut egui::Ui, t: &Trace, path: &mut String, message: &mut Option<Result<String, String>>) {
+    ui.horizontal(|ui| {
+        let l = ui.label("Export trace to").id;
+        ui.add(egui::TextEdit::singleline(path).desired_width(300.0).hint_text("folder or file stem")).labelled_by(l);
+        let stem = |ext: &str| {
+            let p = std::path::PathBuf::from(path.trim());
+            if p.is_dir() { p.join(format!("{}_{}.{ext}", t.sample, t.method)) } else { p.with_extension(ext) }
+        };
+        let mut write = |file: std::path::PathBuf, text: String| {
+            *message = Some(match std::fs::write(&file, text) {
+                Ok(()) => Ok(format!("wrote {}", file.display())),
+                Err(e) => Err(format!("{}: cannot write: {e}", file.display())),
+            });
+        };
+        let enabled = !path.trim().is_empty();
+        if ui.add_enabled(enabled, egui::Button::new("Save JSON")).clicked() {
+            write(stem("json"), serde_json::to_string_pretty(t).unwrap_or_default() + "\n");
+        }
+        if ui.add_enabled(enabled, egui::Button::new("Save Markdown")).clicked() {
+            write(stem("md"), t.to_markdown());
+        }
+    });
+    crate::ui::widgets::outcome(ui, message);
+    ui.separator();
+}

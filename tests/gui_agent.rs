@@ -1,0 +1,165 @@
+//! The BrainAgent panel with egui_kittest and the replay provider: Analyze runs the agent on the open HCP
+//! graph, the trace rounds and the final card appear, clicking a region name in the rationale selects it in
+//! the matrix view, a round's retrieval opens in the HARK panel, the trace exports as JSON and Markdown, and
+//! batch run files load into the metrics table with a drill-down into a sample's trace.
+#![cfg(feature = "gui")]
+
+mod common;
+
+use brainlens::agent::graph::tools::Resources;
+use brainlens::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, setup};
+use brainlens::llm::config::ProviderKind;
+use brainlens::llm::replay::Recorder;
+use brainlens::llm::{Cancel, ChatModel};
+use brainlens::network::atlas::Atlas;
+use brainlens::ui::app::BrainLensApp;
+use common::scripted::Scripted;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const GRAPH: &str = "assets/cases/hcp_fingerprint/graphs/sub-100206_REST1_t0.npy";
+
+/// The transcript the panel's requests are answered from: the same agent run, recorded from the scripted model.
+fn record(transcript: &Path) -> Trace {
+    let task = Task::load("fingerprint").unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GRAPH);
+    let ctx = GraphContext::load(&path, Some(&Atlas::load("schaefer100").unwrap())).unwrap();
+    let res = Resources {
+        hark: Some(setup::hark().unwrap()),
+        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3).unwrap()),
+    };
+    let model: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(Scripted::default()), transcript, vec![]).unwrap());
+    Agent::new(task, Some(model), res, Settings::for_method(Method::Brainagent)).analyze(
+        &ctx,
+        0,
+        &Cancel::default(),
+        &mut |_| {},
+    )
+}
+
+fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
+    for _ in 0..500 {
+        h.run_steps(1);
+        if done(h.state()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("the panel never finished");
+}
+
+#[test]
+fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let expected = record(&transcript);
+    let mut app = BrainLensApp::new(None, false);
+    app.settings.llm.provider = ProviderKind::Replay;
+    app.settings.llm.transcript = transcript.display().to_string();
+    app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("BrainAgent…").click();
+    h.run_steps(2);
+    h.get_by_label("Analyze").click();
+    settle(&mut h, |a| {
+        !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some())
+    });
+    h.run_steps(3);
+    let t = h.state().networks.agent.trace.clone().unwrap();
+    assert_eq!(t.rounds, expected.rounds, "the panel ran the same analysis the transcript was recorded from");
+    assert_eq!(t.decision, expected.decision);
+    // The timeline, the final card and the disclaimer beside the label.
+    h.get_by_label("Round 1 · retrieve_knowledge · repaired");
+    h.get_by_label("Round 2 · retrieve_case");
+    h.get_by_label("Round 4 · finish");
+    h.get_by_label(&format!("Label: {}", t.decision.as_ref().unwrap().label));
+    h.get_by_label("research use only — not a diagnosis");
+    h.get_by_label("Reflection (revised the analysis)");
+    assert!(h.state().networks.agent.scores.is_some_and(|s| s.region_insight > 0.0));
+    // A region name in the rationale selects the region in the matrix view.
+    h.get_by_role_and_label(Role::Link, "RH_DorsAttn_6").click();
+    h.run_steps(3);
+    let o = h.state().networks.current.as_ref().unwrap();
+    let idx = o.connectome.labels.iter().position(|l| l == "RH_DorsAttn_6").unwrap();
+    assert_eq!(o.selected, Some(idx));
+    h.get_by_label("Matrix (atlas order) — selected: RH_DorsAttn_6");
+    // Export.
+    h.state_mut().networks.agent.export_path = dir.path().display().to_string();
+    h.run_steps(2);
+    h.get_by_label("Save JSON").click();
+    h.get_by_label("Save Markdown").click();
+    h.run_steps(2);
+    assert!(matches!(&h.state().networks.agent.message, Some(Ok(m)) if m.contains(".md")), "{:?}", h.state().networks.agent.message);
+    let stem = dir.path().join(format!("{}_{}", t.sample, t.method));
+    let saved: Trace = serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(saved.rounds, t.rounds);
+    assert!(std::fs::read_to_string(stem.with_extension("md")).unwrap().contains("not a diagnosis"));
+    // Round 1's retrieval in the HARK panel: the same query, the same chosen items.
+    h.get_by_label("Round 1 · retrieve_knowledge · repaired").click();
+    h.run_steps(10);
+    h.get_by_label("Show in the HARK panel").click();
+    settle(&mut h, |a| matches!(&a.networks.hark.result, Some(Ok(_))) && !a.networks.hark.busy());
+    let chosen = |v: &serde_json::Value| -> Vec<String> {
+        v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["chosen"] == true)
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let panel = serde_json::to_value(h.state().networks.hark.result.clone().unwrap().unwrap()).unwrap();
+    assert_eq!(chosen(&panel), chosen(&t.rounds[0].data));
+}
+
+#[test]
+fn batch_results_load_into_the_table_and_open_a_sample_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("knn.jsonl");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
+    common::json(&[
+        "agent",
+        "eval",
+        "--task",
+        "fingerprint",
+        "--graphs",
+        root.join("graphs").to_str().unwrap(),
+        "--labels",
+        root.join("labels.csv").to_str().unwrap(),
+        "--method",
+        "evidence-knn",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    let mut app = BrainLensApp::new(None, false);
+    app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
+    app.networks.agent.open = true;
+    app.networks.agent.batch.paths = format!("{}, {}", out.display(), dir.path().join("missing.jsonl").display());
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("Batch results (run files of agent eval)").click();
+    h.run_steps(10);
+    h.get_by_label("Load runs").click();
+    h.run_steps(2);
+    assert!(h.state().networks.agent.batch.error.as_deref().unwrap().contains("missing.jsonl"), "a bad file is named");
+    h.state_mut().networks.agent.batch.paths = out.display().to_string();
+    h.run_steps(1);
+    h.get_by_label("Load runs").click();
+    h.run_steps(3);
+    assert_eq!(h.state().networks.agent.batch.runs.len(), 1);
+    assert!(h.get_all_by_label("evidence-knn").next().is_some());
+    h.get_by_label("Samples of evidence-knn (none)").click();
+    h.run_steps(10);
+    h.get_all_by_label("trace").next().unwrap().click();
+    h.run_steps(3);
+    let t = h.state().networks.agent.trace.clone().unwrap();
+    assert_eq!(t.method, "evidence-knn");
+    h.get_by_label(&format!("Label: {}", t.decision.unwrap().label));
+}
