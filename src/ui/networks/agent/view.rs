@@ -74,7 +74,7 @@ pub fn show(
     }
     ui.separator();
     match &t.decision {
-        Some(d) => final_card(ui, d, o, intents),
+        Some(d) => final_card(ui, d, t.model == "none", o, intents),
         None if t.outcome.class == OutcomeClass::Ok => {
             ui.spinner();
             ui.label("running…");
@@ -133,7 +133,7 @@ pub fn show(
     ));
 }
 
-fn final_card(ui: &mut egui::Ui, d: &Decision, o: &OpenNetwork, intents: &mut Intents) {
+fn final_card(ui: &mut egui::Ui, d: &Decision, no_model: bool, o: &OpenNetwork, intents: &mut Intents) {
     ui.horizontal(|ui| {
         ui.heading(format!("Label: {}", d.label));
         ui.colored_label(ui.visuals().warn_fg_color, "research use only — not a diagnosis");
@@ -143,7 +143,11 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, o: &OpenNetwork, intents: &mut In
             .text(format!("confidence {:.2}", d.confidence))
             .desired_width(320.0),
     );
-    ui.label("Rationale (written by the model; region names select the region):");
+    ui.label(if no_model {
+        "Rationale (from measured retrieval, no language model):"
+    } else {
+        "Rationale (written by the model; region names select the region):"
+    });
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 4.0;
         for word in d.rationale.split_whitespace() {
