@@ -221,15 +221,33 @@ fn drifted_arguments_are_repaired_when_unambiguous_and_rejected_otherwise() {
     );
     assert!(tools::check_args(tools::spec("global_metrics").unwrap(), &json!("all"), &ctx).is_err());
     // In the loop: a rejected call is counted, the model reads why, and the tool stays on the menu.
-    let drifting = Scripted::with(|name, r| {
-        (name == "step" && round_of(r) == 1).then(|| Ok(json!({"think": "t", "report": "r", "action": {"tool": "retrieve_knowledge", "arguments": {"text": "x", "areas": [1]}}})))
+    let drifting = Scripted::with(|name, r| match name {
+        "step" if round_of(r) == 1 => Some(Ok(
+            json!({"think": "t", "report": "r", "action": {"tool": "retrieve_knowledge", "arguments": {"text": "x", "areas": [1]}}}),
+        )),
+        "arguments" => Some(Ok(json!({"areas": [1]}))),
+        _ => None,
     });
+
     let t = analyze(Arc::new(drifting), brainagent());
     assert_eq!(t.outcome.class, OutcomeClass::Ok);
     assert_eq!(t.counters.rejected_arguments, 1);
     assert!(t.rounds[0].rejected.is_some() && t.rounds[0].observation.starts_with("Rejected:"));
     assert!(t.rounds[1].menu.contains(&"retrieve_knowledge".to_string()));
     assert_eq!(t.rounds[1].tool, "retrieve_knowledge");
+    assert_eq!(t.counters.argument_retries, 1);
+    // Arguments missing altogether (a small model's "hubs" with {}): asked again with the tool's own schema.
+    let empty = Scripted::with(|name, r| {
+        (name == "step" && round_of(r) == 1)
+            .then(|| Ok(json!({"think": "t", "report": "r", "action": {"tool": "hubs", "arguments": {}}})))
+    });
+    let t = analyze(Arc::new(empty), brainagent());
+    assert_eq!(t.rounds[0].tool, "hubs");
+    assert!(t.rounds[0].rejected.is_none(), "{:?}", t.rounds[0]);
+    assert_eq!(t.rounds[0].checked["by"], "degree");
+    assert!(t.rounds[0].repairs[0].starts_with("arguments asked again"));
+    assert!(t.calls.iter().any(|c| c.step == "round 1 arguments"));
+    assert_eq!((t.counters.argument_retries, t.counters.rejected_arguments), (1, 0));
 }
 
 #[test]

@@ -94,7 +94,11 @@ fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
     h.get_by_label("Save JSON").click();
     h.get_by_label("Save Markdown").click();
     h.run_steps(2);
-    assert!(matches!(&h.state().networks.agent.message, Some(Ok(m)) if m.contains(".md")), "{:?}", h.state().networks.agent.message);
+    assert!(
+        matches!(&h.state().networks.agent.message, Some(Ok(m)) if m.contains(".md")),
+        "{:?}",
+        h.state().networks.agent.message
+    );
     let stem = dir.path().join(format!("{}_{}", t.sample, t.method));
     let saved: Trace = serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
     assert_eq!(saved.rounds, t.rounds);

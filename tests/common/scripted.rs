@@ -104,6 +104,27 @@ pub fn answer(r: &ChatRequest) -> Value {
             "rationale": "Hubs RH_DorsAttn_6 [R:RH_DorsAttn_6]; modularity 0.32 [G:modularity]; confidence lowered.",
             "evidence": ["G:modularity", "R:RH_DorsAttn_6"]
         }),
+        // Arguments asked again with one tool's schema: fill what it asks for.
+        "arguments" => {
+            let props = match &r.format {
+                ResponseFormat::JsonSchema { schema, .. } => {
+                    schema["properties"].as_object().cloned().unwrap_or_default()
+                }
+                _ => Default::default(),
+            };
+            let mut out = serde_json::Map::new();
+            for k in props.keys() {
+                let v = match k.as_str() {
+                    "by" => json!("degree"),
+                    "k" => json!(3),
+                    "regions_q" => json!([1, 2]),
+                    "region" => json!("LH_Vis_1"),
+                    _ => json!("salience network hubs"),
+                };
+                out.insert(k.clone(), v);
+            }
+            Value::Object(out)
+        }
         "interpretability" => {
             json!({"domain_awareness": 5, "completeness": 7, "reflection_depth": 6, "region_insight": 8, "subgraph_insight": 6, "graph_insight": 7, "comment": "scripted"})
         }

@@ -119,3 +119,19 @@ pub fn reflection_schema(task: &Task) -> Value {
         "evidence": {"type": "array", "items": {"type": "string"}}
     }, "required": ["critique", "revise", "label", "confidence", "rationale", "evidence"]})
 }
+
+pub fn arguments(task: &Task, context: &str, tool: &super::tools::ToolSpec, problem: &str) -> String {
+    let params: Vec<String> = tool
+        .params
+        .iter()
+        .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { " (optional)" }, p.about))
+        .collect();
+    format!(
+        "{}\n\n{context}\nYou chose the tool {} ({}). Your arguments were not accepted: {problem}.\nGive only its \
+arguments as a JSON object with these names: {}.",
+        task_block(task),
+        tool.name,
+        tool.about,
+        params.join("; ")
+    )
+}

@@ -262,7 +262,33 @@ impl Agent {
                 ..Default::default()
             };
             let spec = tools::spec(&tool);
-            match spec.map(|t| tools::check_args(t, &arguments, ctx)) {
+            let mut checked = spec.map(|t| tools::check_args(t, &arguments, ctx));
+            // The router chose a tool whose arguments do not fit: ask once more for them alone, with the tool's
+            // own schema (constrained decoding fills exactly its parameters).
+            if let (Some(t), Some(Err(first))) = (spec, &checked)
+                && !t.params.is_empty()
+            {
+                let prompt = prompts::arguments(&self.task, &context, t, first);
+                let label = format!("{step} arguments");
+                trace.counters.argument_retries += 1;
+                match caller.ask(trace, &label, prompt, "arguments", tools::args_schema(t), &|_| Ok(())) {
+                    Ok(again) => {
+                        round.arguments_retry = Some(again.clone());
+                        let first = first.clone();
+                        checked = Some(tools::check_args(t, &again, ctx).map(|mut c| {
+                            c.repairs.insert(0, format!("arguments asked again with the tool's schema ({first})"));
+                            c
+                        }));
+                    }
+                    Err(e) if e.class == OutcomeClass::InvalidOutput => {}
+                    Err(e) => {
+                        round.error = Some(e.message.clone());
+                        trace.rounds.push(round);
+                        return Err((step, e));
+                    }
+                }
+            }
+            match checked {
                 None => {
                     round.rejected = Some(format!("unknown tool \"{tool}\""));
                     trace.counters.rejected_arguments += 1;

@@ -81,6 +81,9 @@ pub struct Round {
     /// Arguments after validation and repair (null when rejected).
     pub checked: Value,
     pub repairs: Vec<String>,
+    /// Arguments the model gave when asked again for them alone (after the first ones were rejected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments_retry: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
     pub observation: String,
@@ -119,6 +122,9 @@ pub struct Counters {
     pub rejected_arguments: usize,
     pub invalid_outputs: usize,
     pub out_of_label_set: usize,
+    /// Rounds whose arguments were asked for again with the tool's own schema.
+    #[serde(default)]
+    pub argument_retries: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -197,6 +203,9 @@ impl Trace {
                 "## Round {}\n\n**Think:** {}\n\n**Report:** {}\n\n**Action:** `{}` {}\n\n",
                 r.index, r.think, r.report, r.tool, r.arguments
             ));
+            if let Some(a) = &r.arguments_retry {
+                s.push_str(&format!("Arguments asked again with the tool's schema: {a}\n\n"));
+            }
             if !r.repairs.is_empty() {
                 s.push_str(&format!("Repaired arguments: {}\n\n", r.repairs.join("; ")));
             }

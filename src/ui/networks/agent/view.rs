@@ -49,6 +49,9 @@ pub fn show(
             if !r.tool.is_empty() {
                 ui.label(format!("Action: {}({})", r.tool, r.arguments));
             }
+            if let Some(a) = &r.arguments_retry {
+                ui.label(format!("Arguments asked again with the tool's schema: {a}"));
+            }
             if !r.repairs.is_empty() {
                 ui.label(format!("Arguments repaired: {}; checked: {}", r.repairs.join("; "), r.checked));
             }
