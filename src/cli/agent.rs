@@ -5,7 +5,6 @@ use super::llm::ProviderArgs;
 use super::write_json;
 use crate::agent::graph::eval::{self, EvalJob, Header, metrics, read_rows, read_run, sample_id, split};
 use crate::agent::graph::interpret::{self, DIMENSIONS};
-use crate::agent::graph::tools::Resources;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
 use crate::llm::config::Purpose;
 use crate::llm::{Cancel, ChatModel};
@@ -155,12 +154,6 @@ fn model_for(settings: &Settings, provider: &ProviderArgs) -> Result<Option<Arc<
     Ok(Some(provider.config(Purpose::Agent)?.build().map_err(|e| anyhow!("{e}"))?))
 }
 
-fn resources(settings: &Settings, memory: Option<Arc<crate::agent::graph::tools::Memory>>) -> Result<Resources> {
-    let needs_hark = settings.method == Method::Brainagent && settings.hark;
-    let needs_card = settings.method == Method::EvidenceKnn || (settings.method == Method::Brainagent && settings.card);
-    Ok(Resources { hark: if needs_hark { Some(setup::hark()?) } else { None }, memory: memory.filter(|_| needs_card) })
-}
-
 pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
     match command {
         AgentCommand::Tasks { json } => {
@@ -185,14 +178,8 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             let task = Task::load(&task)?;
             let settings = method.settings()?;
             let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
-            let memory = match &memory_dir {
-                Some(d) if settings.card || settings.method == Method::EvidenceKnn => {
-                    Some(setup::memory_from(d, settings.beta, settings.k)?)
-                }
-                _ => None,
-            };
             let model = model_for(&settings, &provider)?;
-            let res = resources(&settings, memory)?;
+            let res = setup::resources(&settings, memory_dir.as_deref())?;
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&graph, atlas.as_ref())?;
             let agent = Agent::new(task, model.clone(), res, settings);
@@ -260,7 +247,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 );
             }
             let (test, train) = split(&rows, fraction, seed)?;
-            let memory = if settings.card || settings.method == Method::EvidenceKnn {
+            let memory = if settings.needs_card() {
                 Some(match &method.memory {
                     Some(d) => {
                         let m = setup::memory_from(d, settings.beta, settings.k)?;
@@ -276,7 +263,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             };
             let memory_cases = memory.as_ref().map_or(0, |m| m.memory.cases.len());
             let model = model_for(&settings, &provider)?;
-            let res = resources(&settings, memory)?;
+            let res = setup::with_memory(&settings, memory)?;
             let header = Header {
                 kind: "run".into(),
                 task: task.name.clone(),

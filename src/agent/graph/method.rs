@@ -91,6 +91,14 @@ impl Settings {
         Settings { method, reflection: matches!(method, Method::Brainagent | Method::Reflection), ..Default::default() }
     }
 
+    /// Whether this method retrieves similar cases (CARD) or knowledge (HARK).
+    pub fn needs_card(&self) -> bool {
+        self.method == Method::EvidenceKnn || (self.method == Method::Brainagent && self.card)
+    }
+    pub fn needs_hark(&self) -> bool {
+        self.method == Method::Brainagent && self.hark
+    }
+
     /// The method's name with its ablations, e.g. `brainagent-no-hark-no-card`.
     pub fn name(&self) -> String {
         let mut s = self.method.as_str().to_string();

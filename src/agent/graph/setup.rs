@@ -3,8 +3,10 @@
 //! (template-written reports, MiniLM report embeddings when the model is present, BM25 otherwise).
 
 use super::eval::Row;
+use super::method::Settings;
 use super::task::Task;
 use super::tools::Memory;
+use super::tools::Resources;
 use crate::retrieval::cases::{CaseMemory, GraphEncoder};
 use crate::retrieval::knowledge::{Hark, KnowledgeBase, default_dir};
 use crate::retrieval::text::{MiniLm, TextMethod};
@@ -51,4 +53,21 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) 
     )
     .map_err(|e| anyhow!("building the case memory from the training split: {e:#}"))?;
     Ok(Arc::new(Memory { memory, encoder: GraphEncoder::Baseline, text_model: text, beta, k }))
+}
+
+/// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases.
+pub fn resources(settings: &Settings, memory_dir: Option<&Path>) -> Result<Resources> {
+    let memory = match memory_dir {
+        Some(d) if settings.needs_card() => Some(memory_from(d, settings.beta, settings.k)?),
+        _ => None,
+    };
+    with_memory(settings, memory)
+}
+
+/// HARK when `settings` uses knowledge, and `memory` when it uses cases.
+pub fn with_memory(settings: &Settings, memory: Option<Arc<Memory>>) -> Result<Resources> {
+    Ok(Resources {
+        hark: if settings.needs_hark() { Some(hark()?) } else { None },
+        memory: memory.filter(|_| settings.needs_card()),
+    })
 }

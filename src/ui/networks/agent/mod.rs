@@ -9,7 +9,6 @@ mod batch;
 mod view;
 
 use super::OpenNetwork;
-use crate::agent::graph::tools::Resources;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, interpret, setup};
 use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
@@ -103,14 +102,8 @@ impl AgentPanel {
             } else {
                 None
             };
-            let needs_card =
-                settings.method == Method::EvidenceKnn || (settings.method == Method::Brainagent && settings.card);
-            let memory = match task.memory_dir() {
-                Some(d) if needs_card => Some(setup::memory_from(&d, settings.beta, settings.k)?),
-                _ => None,
-            };
-            let hark = if settings.method == Method::Brainagent && settings.hark { Some(setup::hark()?) } else { None };
-            let agent = Agent::new(task, model, Resources { hark, memory }, settings);
+            let resources = setup::resources(&settings, task.memory_dir().as_deref())?;
+            let agent = Agent::new(task, model, resources, settings);
             let trace = agent.analyze(&ctx, seed, &cancel, &mut |t| {
                 if let Ok(mut slot) = live.lock() {
                     *slot = Some(t.clone());
