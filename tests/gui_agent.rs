@@ -122,44 +122,43 @@ fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
 }
 
 #[test]
-fn batch_results_load_into_the_table_and_open_a_sample_trace() {
+fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("knn.jsonl");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
-    common::json(&[
-        "agent",
-        "eval",
-        "--task",
-        "fingerprint",
-        "--graphs",
-        root.join("graphs").to_str().unwrap(),
-        "--labels",
-        root.join("labels.csv").to_str().unwrap(),
-        "--method",
-        "evidence-knn",
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
+    let cli_out = dir.path().join("cli.jsonl");
+    let cli = common::json(&[
+        "agent", "eval", "--task", "fingerprint", "--graphs", root.join("graphs").to_str().unwrap(), "--labels",
+        root.join("labels.csv").to_str().unwrap(), "--method", "evidence-knn", "--out", cli_out.to_str().unwrap(), "--json",
     ]);
     let mut app = BrainLensApp::new(None, false);
     app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
     app.networks.agent.open = true;
-    app.networks.agent.batch.paths = format!("{}, {}", out.display(), dir.path().join("missing.jsonl").display());
-    let mut h =
-        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    app.networks.agent.settings = Settings::for_method(Method::EvidenceKnn);
+    let gui_out = dir.path().join("gui.jsonl");
+    app.networks.agent.batch.out = gui_out.display().to_string();
+    let mut h = Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(3);
     h.get_by_label("Batch results (run files of agent eval)").click();
     h.run_steps(10);
+    h.get_by_label("Run evaluation (fingerprint, evidence-knn)").click();
+    settle(&mut h, |a| !a.networks.agent.busy() && !a.networks.agent.batch.runs.is_empty());
+    let m = &h.state().networks.agent.batch.runs[0].1;
+    assert_eq!(m.samples, 10);
+    assert_eq!(serde_json::to_value(m.accuracy).unwrap(), cli["accuracy"], "the panel runs the same evaluation as the CLI");
+    assert!(h.get_all_by_label("evidence-knn").next().is_some());
+    // A missing run file is named.
+    h.state_mut().networks.agent.batch.paths = format!("{}, {}", gui_out.display(), dir.path().join("missing.jsonl").display());
+    h.run_steps(1);
     h.get_by_label("Load runs").click();
     h.run_steps(2);
-    assert!(h.state().networks.agent.batch.error.as_deref().unwrap().contains("missing.jsonl"), "a bad file is named");
-    h.state_mut().networks.agent.batch.paths = out.display().to_string();
+    assert!(h.state().networks.agent.batch.error.as_deref().unwrap().contains("missing.jsonl"));
+    h.state_mut().networks.agent.batch.paths = format!("{}, {}", gui_out.display(), cli_out.display());
     h.run_steps(1);
     h.get_by_label("Load runs").click();
     h.run_steps(3);
-    assert_eq!(h.state().networks.agent.batch.runs.len(), 1);
-    assert!(h.get_all_by_label("evidence-knn").next().is_some());
-    h.get_by_label("Samples of evidence-knn (none)").click();
+    assert_eq!(h.state().networks.agent.batch.runs.len(), 2);
+    // Drill down into a sample's trace.
+    h.get_all_by_label("Samples of evidence-knn (none)").next().unwrap().click();
     h.run_steps(10);
     h.get_all_by_label("trace").next().unwrap().click();
     h.run_steps(3);

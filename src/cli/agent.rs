@@ -3,7 +3,7 @@
 
 use super::llm::ProviderArgs;
 use super::write_json;
-use crate::agent::graph::eval::{self, EvalJob, Header, metrics, read_rows, read_run, sample_id, split};
+use crate::agent::graph::eval::{self, metrics, read_run};
 use crate::agent::graph::interpret::{self, DIMENSIONS};
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
 use crate::llm::config::Purpose;
@@ -230,55 +230,16 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             out: run_out,
             json,
         } => {
-            if k == 0 {
-                bail!("--k must be at least 1");
-            }
             let task = Task::load(&task)?;
             let settings = method.settings()?;
-            let rows = read_rows(&labels)?;
-            if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
-                bail!(
-                    "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
-                    labels.display(),
-                    bad.label,
-                    bad.file,
-                    task.name,
-                    task.labels.join(", ")
-                );
-            }
-            let (test, train) = split(&rows, fraction, seed)?;
-            let memory = if settings.needs_card() {
-                Some(match &method.memory {
-                    Some(d) => {
-                        let m = setup::memory_from(d, settings.beta, settings.k)?;
-                        let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
-                        let mut inner = Arc::try_unwrap(m).map_err(|_| anyhow!("memory in use"))?;
-                        inner.memory.cases.retain(|c| !test_ids.contains(&c.id));
-                        Arc::new(inner)
-                    }
-                    None => setup::memory_of(&graphs, &train, &task, settings.beta, settings.k)?,
-                })
-            } else {
-                None
-            };
-            let memory_cases = memory.as_ref().map_or(0, |m| m.memory.cases.len());
             let model = model_for(&settings, &provider)?;
-            let res = setup::with_memory(&settings, memory)?;
-            let header = Header {
-                kind: "run".into(),
-                task: task.name.clone(),
-                method: settings.name(),
-                model: model.as_ref().map_or("none".into(), |m| m.name()),
-                split: fraction,
-                seed,
-                runs: k,
-                settings: settings.clone(),
-                test: test.iter().map(|r| sample_id(&r.file)).collect(),
-                memory_cases,
-                graphs: graphs.display().to_string(),
-            };
-            let agent = Agent::new(task.clone(), model, res, settings);
-            let job = EvalJob { agent: &agent, graphs, test, header, concurrency, judge, out: run_out };
+            let plan = eval::Plan::new(
+                task.clone(),
+                settings,
+                model,
+                &eval::Cohort { graphs, labels, fraction, seed, runs: k, memory: method.memory.clone() },
+            )?;
+            let job = plan.job(concurrency, judge, run_out);
             let started = std::time::Instant::now();
             let bar = |done: usize, total: usize| progress_bar(done, total, started);
             let run = eval::run(&job, &Cancel::default(), &bar)?;

@@ -89,6 +89,94 @@ pub struct Header {
     pub graphs: String,
 }
 
+/// A labelled cohort to evaluate on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cohort {
+    pub graphs: PathBuf,
+    /// CSV: file,label[,group].
+    pub labels: PathBuf,
+    /// Test fraction (per label, of its groups).
+    pub fraction: f64,
+    pub seed: u64,
+    /// Runs per sample (pass@k).
+    pub runs: usize,
+    /// A prebuilt case memory (its test graphs are removed); None: built from the training split.
+    pub memory: Option<PathBuf>,
+}
+
+/// The agent, the test rows and the run header of an evaluation, ready to run.
+pub struct Plan {
+    pub agent: Agent,
+    pub graphs: PathBuf,
+    pub test: Vec<Row>,
+    pub header: Header,
+}
+
+impl Plan {
+    /// Reads and splits the cohort, builds the case memory from the training split, and the agent.
+    pub fn new(
+        task: Task,
+        settings: Settings,
+        model: Option<std::sync::Arc<dyn crate::llm::ChatModel>>,
+        c: &Cohort,
+    ) -> Result<Plan> {
+        if c.runs == 0 {
+            bail!("the number of runs per sample (--k) must be at least 1");
+        }
+        let rows = read_rows(&c.labels)?;
+        if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
+            bail!(
+                "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
+                c.labels.display(),
+                bad.label,
+                bad.file,
+                task.name,
+                task.labels.join(", ")
+            );
+        }
+        let (test, train) = split(&rows, c.fraction, c.seed)?;
+        let memory = match (&c.memory, settings.needs_card()) {
+            (_, false) => None,
+            (Some(d), true) => {
+                let m = super::setup::memory_from(d, settings.beta, settings.k)?;
+                let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
+                let mut inner =
+                    std::sync::Arc::try_unwrap(m).map_err(|_| anyhow::anyhow!("the case memory is in use"))?;
+                inner.memory.cases.retain(|x| !test_ids.contains(&x.id));
+                Some(std::sync::Arc::new(inner))
+            }
+            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, settings.beta, settings.k)?),
+        };
+        let header = Header {
+            kind: "run".into(),
+            task: task.name.clone(),
+            method: settings.name(),
+            model: model.as_ref().map_or("none".into(), |m| m.name()),
+            split: c.fraction,
+            seed: c.seed,
+            runs: c.runs,
+            settings: settings.clone(),
+            test: test.iter().map(|r| sample_id(&r.file)).collect(),
+            memory_cases: memory.as_ref().map_or(0, |m| m.memory.cases.len()),
+            graphs: c.graphs.display().to_string(),
+        };
+        let resources = super::setup::with_memory(&settings, memory)?;
+        Ok(Plan { agent: Agent::new(task, model, resources, settings), graphs: c.graphs.clone(), test, header })
+    }
+
+    pub fn job(&self, concurrency: usize, judge: bool, out: PathBuf) -> EvalJob<'_> {
+        EvalJob {
+            agent: &self.agent,
+            graphs: self.graphs.clone(),
+            test: self.test.clone(),
+            header: self.header.clone(),
+            concurrency,
+            judge,
+            out,
+        }
+    }
+}
+
 /// One finished run of one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {

@@ -1,20 +1,140 @@
-//! Batch results: run files of `brainlens agent eval` side by side — the metrics table per method, the
-//! interpretability radar (one polygon per method) with SVG export, and the per-sample list whose rows open
-//! that sample's trace.
+//! Batch evaluation and results: run an evaluation of the panel's task, method and model on a labelled cohort
+//! (progress bar, cancel; the run file resumes like the CLI's), and run files of `brainlens agent eval` side
+//! by side — the metrics table per method, the per-sample list whose rows open that sample's trace, and the
+//! interpretability radar (one polygon per method) with SVG export.
 
-use crate::agent::graph::Task;
-use crate::agent::graph::eval::{Metrics, RunFile, metrics, read_run};
+use crate::agent::graph::eval::{Cohort, Metrics, Plan, RunFile, metrics, read_run};
 use crate::agent::graph::interpret::DIMENSIONS;
+use crate::agent::graph::{Settings, Task};
+use crate::llm::Cancel;
+use crate::llm::config::ProviderConfig;
+use crate::ui::jobs::Job;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
-#[derive(Default)]
 pub struct BatchView {
+    pub graphs: String,
+    pub labels: String,
+    pub split: f64,
+    pub runs_per_sample: usize,
+    pub concurrency: usize,
+    pub out: String,
+    job: Option<Job<PathBuf>>,
+    cancel: Cancel,
     pub paths: String,
     pub runs: Vec<(RunFile, Metrics)>,
     pub error: Option<String>,
     pub message: Option<Result<String, String>>,
 }
 
+impl Default for BatchView {
+    fn default() -> Self {
+        let memory = crate::agent::graph::task::default_dir().join("../cases/hcp_fingerprint");
+        BatchView {
+            graphs: memory.join("graphs").display().to_string(),
+            labels: memory.join("labels.csv").display().to_string(),
+            split: 0.2,
+            runs_per_sample: 1,
+            concurrency: 1,
+            out: String::new(),
+            job: None,
+            cancel: Cancel::default(),
+            paths: String::new(),
+            runs: Vec::new(),
+            error: None,
+            message: None,
+        }
+    }
+}
+
 impl BatchView {
+    pub fn busy(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| j.is_running())
+    }
+
+    /// Starts an evaluation in the background; its run file is loaded when it finishes.
+    fn start(&mut self, task: &str, settings: &Settings, provider: &ProviderConfig) {
+        let (task, settings, provider) = (task.to_string(), settings.clone(), provider.clone());
+        let cohort = Cohort {
+            graphs: PathBuf::from(self.graphs.trim()),
+            labels: PathBuf::from(self.labels.trim()),
+            fraction: self.split,
+            seed: 0,
+            runs: self.runs_per_sample.max(1),
+            memory: None,
+        };
+        let (out, concurrency) = (PathBuf::from(self.out.trim()), self.concurrency.max(1));
+        self.cancel = Cancel::default();
+        let cancel = self.cancel.clone();
+        self.error = None;
+        self.job = Some(Job::spawn("BrainAgent evaluation", 1000, move |progress, _| {
+            let task = Task::load(&task)?;
+            let model = if settings.method.uses_model() {
+                Some(provider.build().map_err(|e| anyhow::anyhow!("{e}"))?)
+            } else {
+                None
+            };
+            let plan = Plan::new(task, settings, model, &cohort)?;
+            let job = plan.job(concurrency, false, out.clone());
+            crate::agent::graph::eval::run(&job, &cancel, &|done, total| {
+                progress.store((done * 1000 / total.max(1)) as u64, Ordering::Relaxed);
+            })?;
+            Ok(Some(out))
+        }));
+    }
+
+    fn poll(&mut self, ui: &egui::Ui) {
+        let Some(job) = self.job.as_mut() else { return };
+        match job.poll() {
+            Some(Ok(Some(path))) => {
+                self.job = None;
+                self.paths = path.display().to_string();
+                self.load();
+            }
+            Some(Ok(None)) => self.job = None,
+            Some(Err(e)) => {
+                self.job = None;
+                self.error = Some(format!("{e:#}"));
+            }
+            None => ui.ctx().request_repaint_after(std::time::Duration::from_millis(100)),
+        }
+    }
+
+    fn run_form(&mut self, ui: &mut egui::Ui, task: &str, settings: &Settings, provider: &ProviderConfig) {
+        self.poll(ui);
+        egui::Grid::new("agent_batch_form").num_columns(2).show(ui, |ui| {
+            for (name, field) in [
+                ("Graphs folder", &mut self.graphs),
+                ("Labels CSV", &mut self.labels),
+                ("Run file (JSONL)", &mut self.out),
+            ] {
+                let l = ui.label(name).id;
+                ui.add(egui::TextEdit::singleline(field).desired_width(420.0)).labelled_by(l);
+                ui.end_row();
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.add(egui::DragValue::new(&mut self.split).range(0.05..=0.95).speed(0.01).prefix("test fraction "));
+            ui.add(egui::DragValue::new(&mut self.runs_per_sample).range(1..=10).prefix("runs per sample (k) "));
+            ui.add(egui::DragValue::new(&mut self.concurrency).range(1..=16).prefix("workers "));
+            let ready = !self.busy() && !self.out.trim().is_empty();
+            if ui
+                .add_enabled(ready, egui::Button::new(format!("Run evaluation ({task}, {})", settings.name())))
+                .clicked()
+            {
+                self.start(task, settings, provider);
+            }
+        });
+        if let Some(j) = self.job.as_ref().filter(|j| j.is_running()) {
+            ui.horizontal(|ui| {
+                ui.add(egui::ProgressBar::new(j.fraction()).show_percentage().desired_width(360.0));
+                if ui.button("Cancel evaluation").clicked() {
+                    self.cancel.cancel();
+                }
+            });
+        }
+    }
+
     pub fn load(&mut self) {
         self.runs.clear();
         self.error = None;
@@ -35,7 +155,15 @@ impl BatchView {
     }
 
     /// Draws the view; returns a trace the user opened.
-    pub fn show(&mut self, ui: &mut egui::Ui) -> Option<crate::agent::graph::Trace> {
+    pub fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        task: &str,
+        settings: &Settings,
+        provider: &ProviderConfig,
+    ) -> Option<crate::agent::graph::Trace> {
+        self.run_form(ui, task, settings, provider);
+        ui.separator();
         ui.horizontal(|ui| {
             let l = ui.label("Run files").id;
             ui.add(

@@ -72,7 +72,7 @@ pub struct Intents {
 
 impl AgentPanel {
     pub fn busy(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| j.is_running())
+        self.job.as_ref().is_some_and(|j| j.is_running()) || self.batch.busy()
     }
 
     /// Starts the analysis of the open network in the background.
@@ -155,7 +155,7 @@ impl AgentPanel {
             ui.separator();
             egui::ScrollArea::vertical().id_salt("agent_scroll").show(ui, |ui| {
                 ui.collapsing("Batch results (run files of agent eval)", |ui| {
-                    if let Some(t) = self.batch.show(ui) {
+                    if let Some(t) = self.batch.show(ui, &self.task, &self.settings, &self.provider) {
                         self.trace = Some(t);
                         self.scores = None;
                     }
