@@ -127,8 +127,19 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
     let cli_out = dir.path().join("cli.jsonl");
     let cli = common::json(&[
-        "agent", "eval", "--task", "fingerprint", "--graphs", root.join("graphs").to_str().unwrap(), "--labels",
-        root.join("labels.csv").to_str().unwrap(), "--method", "evidence-knn", "--out", cli_out.to_str().unwrap(), "--json",
+        "agent",
+        "eval",
+        "--task",
+        "fingerprint",
+        "--graphs",
+        root.join("graphs").to_str().unwrap(),
+        "--labels",
+        root.join("labels.csv").to_str().unwrap(),
+        "--method",
+        "evidence-knn",
+        "--out",
+        cli_out.to_str().unwrap(),
+        "--json",
     ]);
     let mut app = BrainLensApp::new(None, false);
     app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
@@ -136,7 +147,8 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     app.networks.agent.settings = Settings::for_method(Method::EvidenceKnn);
     let gui_out = dir.path().join("gui.jsonl");
     app.networks.agent.batch.out = gui_out.display().to_string();
-    let mut h = Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(3);
     h.get_by_label("Batch results (run files of agent eval)").click();
     h.run_steps(10);
@@ -144,10 +156,15 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     settle(&mut h, |a| !a.networks.agent.busy() && !a.networks.agent.batch.runs.is_empty());
     let m = &h.state().networks.agent.batch.runs[0].1;
     assert_eq!(m.samples, 10);
-    assert_eq!(serde_json::to_value(m.accuracy).unwrap(), cli["accuracy"], "the panel runs the same evaluation as the CLI");
+    assert_eq!(
+        serde_json::to_value(m.accuracy).unwrap(),
+        cli["accuracy"],
+        "the panel runs the same evaluation as the CLI"
+    );
     assert!(h.get_all_by_label("evidence-knn").next().is_some());
     // A missing run file is named.
-    h.state_mut().networks.agent.batch.paths = format!("{}, {}", gui_out.display(), dir.path().join("missing.jsonl").display());
+    h.state_mut().networks.agent.batch.paths =
+        format!("{}, {}", gui_out.display(), dir.path().join("missing.jsonl").display());
     h.run_steps(1);
     h.get_by_label("Load runs").click();
     h.run_steps(2);

@@ -113,6 +113,26 @@ pub fn save_png_region(
     save_png(path, &image.region(&rect, Some(pixels_per_point)))
 }
 
+/// Saves the area `rect` of the next frame as a PNG; the outcome line lands in `slot` (chart export).
+pub fn request_png(
+    ctx: &egui::Context,
+    rect: egui::Rect,
+    path: std::path::PathBuf,
+    slot: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+) {
+    let ppp = ctx.pixels_per_point();
+    ctx.request_screenshot(move |image| {
+        let msg = match save_png_region(&path, &image, rect, ppp) {
+            Ok(()) => format!("wrote {}", path.display()),
+            Err(e) => format!("PNG export failed: {e}"),
+        };
+        if let Ok(mut s) = slot.lock() {
+            *s = Some(msg);
+        }
+    });
+    ctx.request_repaint();
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

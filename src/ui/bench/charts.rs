@@ -9,7 +9,6 @@ use crate::bench::scoring::UNIT_TYPES;
 use crate::ui::networks::category;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
 use egui::{Align2, Color32, FontId, Rect, Sense, Stroke, pos2, vec2};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,7 +68,7 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
             if let (Some(rect), Some(path)) =
                 (st.chart_rect, rfd::FileDialog::new().set_file_name("chart.png").save_file())
             {
-                request_png(ui.ctx(), rect, path, st.png_result.clone());
+                crate::ui::screenshot::request_png(ui.ctx(), rect, path, st.png_result.clone());
             }
         }
         if let Some(text) = svg_of(r, st) {
@@ -117,20 +116,6 @@ fn svg_of(r: &Report, st: &State) -> Option<String> {
         }
         _ => None,
     }
-}
-
-fn request_png(ctx: &egui::Context, rect: Rect, path: PathBuf, slot: Arc<Mutex<Option<String>>>) {
-    let ppp = ctx.pixels_per_point();
-    ctx.request_screenshot(move |image| {
-        let msg = match crate::ui::screenshot::save_png_region(&path, &image, rect, ppp) {
-            Ok(()) => format!("wrote {}", path.display()),
-            Err(e) => format!("PNG export failed: {e}"),
-        };
-        if let Ok(mut s) = slot.lock() {
-            *s = Some(msg);
-        }
-    });
-    ctx.request_repaint();
 }
 
 fn unit_labels() -> Vec<String> {

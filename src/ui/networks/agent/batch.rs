@@ -25,6 +25,8 @@ pub struct BatchView {
     pub runs: Vec<(RunFile, Metrics)>,
     pub error: Option<String>,
     pub message: Option<Result<String, String>>,
+    radar_rect: Option<egui::Rect>,
+    png_result: std::sync::Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl Default for BatchView {
@@ -43,6 +45,8 @@ impl Default for BatchView {
             runs: Vec::new(),
             error: None,
             message: None,
+            radar_rect: None,
+            png_result: Default::default(),
         }
     }
 }
@@ -250,12 +254,21 @@ impl BatchView {
                 .iter()
                 .map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect()))
                 .collect();
-            crate::ui::widgets::radar::show(
+            self.radar_rect = Some(crate::ui::widgets::radar::show(
                 ui,
                 "Interpretability per method (checks against each graph; mean over samples)",
                 &series,
                 &DIMENSIONS.map(String::from),
-            );
+            ));
+            if let Some(m) = self.png_result.lock().ok().and_then(|mut s| s.take()) {
+                self.message = Some(Ok(m));
+            }
+            if ui.button("Export radar PNG").clicked()
+                && let (Some(rect), Some(p)) =
+                    (self.radar_rect, rfd::FileDialog::new().set_file_name("interpretability.png").save_file())
+            {
+                crate::ui::screenshot::request_png(ui.ctx(), rect, p, self.png_result.clone());
+            }
             if ui.button("Export radar SVG").clicked()
                 && let Some(p) = rfd::FileDialog::new().set_file_name("interpretability.svg").save_file()
             {
