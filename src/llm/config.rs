@@ -131,7 +131,7 @@ fn env(name: &str) -> Option<String> {
 
 impl ProviderConfig {
     /// Settings from the environment (`BRAINLENS_PROVIDER`, `BRAINLENS_BASE_URL`, `BRAINLENS_MODEL`,
-    /// `BRAINLENS_API_KEY`, then BrainBench's `BRAINBENCH_*` for the agent or `PARSER_*` for the parser). A
+    /// `BRAINLENS_API_KEY`, `BRAINLENS_TRANSCRIPT` (for replay), then BrainBench's `BRAINBENCH_*` for the agent or `PARSER_*` for the parser). A
     /// base URL without a provider means `openai`; nothing set means the local default model.
     pub fn from_env(purpose: Purpose) -> ProviderConfig {
         let prefixes: &[&str] = match purpose {
@@ -149,6 +149,9 @@ impl ProviderConfig {
         }
         if let Some(model) = lookup("MODEL") {
             config.model = model;
+        }
+        if let Some(t) = lookup("TRANSCRIPT") {
+            config.transcript = t;
         }
         config.api_key = lookup("API_KEY").and_then(Secret::new);
         config
