@@ -245,3 +245,63 @@ impl Trace {
         s
     }
 }
+
+/// One piece of a word diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    Same(&'a str),
+    Removed(&'a str),
+    Added(&'a str),
+}
+
+/// Word-level diff of two texts (longest common subsequence of words): how reflection changed a rationale.
+pub fn word_diff<'a>(before: &'a str, after: &'a str) -> Vec<Change<'a>> {
+    let a: Vec<&str> = before.split_whitespace().collect();
+    let b: Vec<&str> = after.split_whitespace().collect();
+    let (n, m) = (a.len(), b.len());
+    // lcs[i][j]: common words of a[i..] and b[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            out.push(Change::Same(a[i]));
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push(Change::Added(b[j]));
+            j += 1;
+        } else {
+            out.push(Change::Removed(a[i]));
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_diff_keeps_common_words_and_marks_changes() {
+        let d = word_diff("label HC with high confidence", "label HC with moderate confidence");
+        assert_eq!(
+            d,
+            [
+                Change::Same("label"),
+                Change::Same("HC"),
+                Change::Same("with"),
+                Change::Added("moderate"),
+                Change::Removed("high"),
+                Change::Same("confidence")
+            ]
+        );
+        assert!(word_diff("", "").is_empty());
+        assert_eq!(word_diff("a", ""), [Change::Removed("a")]);
+    }
+}

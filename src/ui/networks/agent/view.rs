@@ -3,6 +3,7 @@
 
 use super::Intents;
 use crate::agent::graph::interpret::{DIMENSIONS, Scores};
+use crate::agent::graph::trace::{Change, word_diff};
 use crate::agent::graph::{Decision, OutcomeClass, Trace};
 use crate::ui::networks::OpenNetwork;
 
@@ -93,6 +94,23 @@ pub fn show(
         ui.separator();
         ui.strong(format!("Reflection ({})", if r.revised { "revised the analysis" } else { "kept the analysis" }));
         ui.label(format!("Critique (model): {}", r.critique));
+        if r.revised {
+            ui.label("Rationale changes (removed struck through, added underlined):");
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                for c in word_diff(&r.before.rationale, &r.after.rationale) {
+                    match c {
+                        Change::Same(w) => ui.label(w),
+                        Change::Removed(w) => {
+                            ui.label(egui::RichText::new(w).strikethrough().color(ui.visuals().error_fg_color))
+                        }
+                        Change::Added(w) => {
+                            ui.label(egui::RichText::new(w).underline().color(ui.visuals().hyperlink_color))
+                        }
+                    };
+                }
+            });
+        }
         egui::Grid::new("agent_reflection").num_columns(3).striped(true).show(ui, |ui| {
             ui.label("");
             ui.strong("before");
