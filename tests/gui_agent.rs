@@ -41,7 +41,7 @@ fn record(transcript: &Path) -> Trace {
 }
 
 fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
-    for _ in 0..500 {
+    for _ in 0..3000 {
         h.run_steps(1);
         if done(h.state()) {
             return;
