@@ -252,7 +252,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                                 "{}: \"{}\" has {it}, which is not a region index 0–{} or a region name",
                                 tool.name,
                                 p.name,
-                                ctx.n() - 1
+                                ctx.n().saturating_sub(1)
                             ));
                         }
                     }
