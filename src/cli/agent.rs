@@ -36,7 +36,7 @@ pub struct MethodArgs {
     #[arg(long)]
     pub keep_called_tools: bool,
     /// Links (triplets) shown to the model.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 30)]
     pub max_links: usize,
     #[arg(long, default_value_t = 0.0)]
     pub temperature: f32,

@@ -59,6 +59,9 @@ pub struct GraphLevel {
 /// How many hubs per centrality.
 pub const TOP_HUBS: usize = 5;
 
+/// Members of a module listed in the text form.
+pub const MODULE_MEMBERS: usize = 12;
+
 /// Builds the description of `c` from its prepared matrix `w` and metrics `m`.
 pub fn describe(
     c: &Connectome,
@@ -142,7 +145,8 @@ pub fn describe(
 }
 
 impl Description {
-    /// Compact text: graph level, hubs, modules, network strengths, then the first `max_triplets` links.
+    /// Compact text: graph level, hubs, modules (up to MODULE_MEMBERS members each), network strengths, then the
+    /// first `max_triplets` links.
     pub fn to_text(&self, max_triplets: usize) -> String {
         let g = &self.graph;
         let f = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3}"));
@@ -169,8 +173,12 @@ impl Description {
                 .collect();
             s.push_str(&format!("Hubs by {by}: {}\n", list.join(", ")));
         }
+        // Members of large modules are cut to the first MODULE_MEMBERS (the JSON form has them all).
         for m in &self.modules {
-            s.push_str(&format!("Module {} ({} regions): {}\n", m.id, m.members.len(), m.members.join(", ")));
+            let shown: Vec<&str> = m.members.iter().take(MODULE_MEMBERS).map(String::as_str).collect();
+            let more = m.members.len() - shown.len();
+            let tail = if more > 0 { format!(", … (+{more} more)") } else { String::new() };
+            s.push_str(&format!("Module {} ({} regions): {}{tail}\n", m.id, m.members.len(), shown.join(", ")));
         }
         if !self.networks.is_empty() {
             s.push_str("Mean link weight within/between networks:\n");

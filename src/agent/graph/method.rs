@@ -77,7 +77,7 @@ impl Default for Settings {
             rounds: 4,
             remove_called_tools: true,
             report_chars: 600,
-            max_links: 40,
+            max_links: 30,
             temperature: 0.0,
             max_tokens: 384,
             k: 3,

@@ -61,8 +61,11 @@ impl LocalModel {
         let token_text = |id: Option<u32>| id.and_then(|i| vocab.tokens.get(i as usize).cloned()).unwrap_or_default();
         let template =
             template::ChatTemplate::new(&source, &token_text(vocab.bos), &token_text(Some(vocab.eos))).map_err(fail)?;
-        let context =
-            content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).unwrap_or(2048) as usize;
+        // candle's quantized llama precomputes rotary tables for MAX_SEQ_LEN positions: a longer context than
+        // that fails inside the model, so the usable context is the smaller of the two.
+        let context = (content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).unwrap_or(2048)
+            as usize)
+            .min(candle_transformers::models::quantized_llama::MAX_SEQ_LEN);
         let name =
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
         let weights = ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
