@@ -18,6 +18,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         model_window: cli.model_window,
         evidence: cli.evidence,
         agent: cli.agent.clone(),
+        agent_trace: cli.agent_trace.clone(),
     }
 }
 

@@ -103,6 +103,13 @@ fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
     let saved: Trace = serde_json::from_str(&std::fs::read_to_string(stem.with_extension("json")).unwrap()).unwrap();
     assert_eq!(saved.rounds, t.rounds);
     assert!(std::fs::read_to_string(stem.with_extension("md")).unwrap().contains("not a diagnosis"));
+    // The exported trace opens again for review; a file that is not a trace is named.
+    h.state_mut().networks.agent.trace = None;
+    h.state_mut().networks.agent.open_trace(&stem.with_extension("json"));
+    assert_eq!(h.state().networks.agent.trace.as_ref().unwrap().rounds, t.rounds);
+    h.state_mut().networks.agent.open_trace(&stem.with_extension("md"));
+    assert!(h.state().networks.agent.error.as_deref().unwrap().contains("not a BrainAgent trace"));
+    h.state_mut().networks.agent.error = None;
     // Round 1's retrieval in the HARK panel: the same query, the same chosen items.
     h.get_by_label("Round 1 · retrieve_knowledge · repaired").click();
     h.run_steps(10);

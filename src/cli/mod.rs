@@ -53,6 +53,9 @@ pub struct Cli {
     /// GUI: open the Networks room's BrainAgent panel and analyse the open network with METHOD.
     #[arg(long, global = true, hide = true, value_name = "METHOD")]
     pub agent: Option<String>,
+    /// GUI: open the BrainAgent panel on a saved trace (JSON).
+    #[arg(long, global = true, hide = true, value_name = "TRACE")]
+    pub agent_trace: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -47,6 +47,8 @@ pub struct RunOptions {
     pub evidence: bool,
     /// Open the BrainAgent panel and analyse the network with this method (and the saved model settings).
     pub agent: Option<String>,
+    /// Open the BrainAgent panel on a saved trace.
+    pub agent_trace: Option<PathBuf>,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
@@ -56,6 +58,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let model_window = opts.model_window;
     let evidence = opts.evidence;
     let agent = opts.agent.clone();
+    let agent_trace = opts.agent_trace.clone();
     launch(opts, move |app| {
         app.open(file);
         if spectrum {
@@ -71,6 +74,9 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
             }
             app.networks.agent.open = true;
             app.networks.agent.autostart = true;
+        }
+        if let Some(p) = &agent_trace {
+            app.networks.agent.open_trace(p);
         }
     })
 }

@@ -71,6 +71,22 @@ pub struct Intents {
 }
 
 impl AgentPanel {
+    /// Opens a saved trace (`agent analyze --trace`, the panel's JSON export, or a run file's record) for review.
+    pub fn open_trace(&mut self, path: &std::path::Path) {
+        let read = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display())).and_then(|t| {
+            serde_json::from_str::<Trace>(&t).map_err(|e| format!("{}: not a BrainAgent trace: {e}", path.display()))
+        });
+        match read {
+            Ok(t) => {
+                self.trace = Some(t);
+                self.scores = None;
+                self.error = None;
+                self.open = true;
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
     pub fn busy(&self) -> bool {
         self.job.as_ref().is_some_and(|j| j.is_running()) || self.batch.busy()
     }
@@ -208,6 +224,11 @@ impl AgentPanel {
             let running = self.busy();
             if ui.add_enabled(!running, egui::Button::new("Analyze")).clicked() {
                 self.start(o);
+            }
+            if ui.add_enabled(!running, egui::Button::new("Open trace…")).clicked()
+                && let Some(p) = rfd::FileDialog::new().add_filter("Trace", &["json"]).pick_file()
+            {
+                self.open_trace(&p);
             }
             if running {
                 ui.spinner();
