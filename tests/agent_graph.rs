@@ -37,6 +37,18 @@ fn analyze(model: Arc<dyn ChatModel>, settings: Settings) -> Trace {
     Agent::new(task, Some(model), res, settings).analyze(&context(), 0, &Cancel::default(), &mut |_| {})
 }
 
+/// `brainlens agent analyze GRAPH --task fingerprint --provider replay --transcript T` plus `extra`.
+fn replay_args(graph: &str, transcript: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> =
+        ["agent", "analyze", graph, "--task", "fingerprint", "--provider", "replay", "--transcript"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    v.push(transcript.display().to_string());
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
 fn brainagent() -> Settings {
     Settings::for_method(Method::Brainagent)
 }
@@ -93,22 +105,12 @@ fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
     let trace_file = dir.path().join("trace.json");
     let md = dir.path().join("trace.md");
     let g = graph();
-    let v = common::json(&[
-        "agent",
-        "analyze",
+    let args = replay_args(
         g.to_str().unwrap(),
-        "--task",
-        "fingerprint",
-        "--provider",
-        "replay",
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "--trace",
-        trace_file.to_str().unwrap(),
-        "--markdown",
-        md.to_str().unwrap(),
-        "--json",
-    ]);
+        &transcript,
+        &["--trace", trace_file.to_str().unwrap(), "--markdown", md.to_str().unwrap(), "--json"],
+    );
+    let v = common::json(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let replayed: Trace = serde_json::from_value(v["trace"].clone()).unwrap();
     assert_eq!(replayed.rounds, t.rounds);
     assert_eq!(replayed.decision, t.decision);
@@ -292,19 +294,8 @@ fn a_timeout_in_round_2_is_classified_and_the_trace_kept() {
     // Replayed from the transcript through the CLI: the same classified outcome, exit code 1, trace written.
     let trace_file = dir.path().join("trace.json");
     let g = graph();
-    let (code, _, err) = common::run(&[
-        "agent",
-        "analyze",
-        g.to_str().unwrap(),
-        "--task",
-        "fingerprint",
-        "--provider",
-        "replay",
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "--trace",
-        trace_file.to_str().unwrap(),
-    ]);
+    let args = replay_args(g.to_str().unwrap(), &transcript, &["--trace", trace_file.to_str().unwrap()]);
+    let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 1);
     assert!(err.contains("api_infrastructure_error in round 2"), "{err}");
     let saved: Trace = serde_json::from_str(&std::fs::read_to_string(&trace_file).unwrap()).unwrap();

@@ -42,21 +42,11 @@ pub fn schema_name(r: &ChatRequest) -> String {
     }
 }
 
-fn menu(r: &ChatRequest) -> Vec<String> {
+/// The strings of an enum in the request's schema, at a JSON pointer (the tool menu, the label set).
+fn enum_at(r: &ChatRequest, pointer: &str) -> Vec<String> {
     match &r.format {
         ResponseFormat::JsonSchema { schema, .. } => schema
-            .pointer("/properties/action/properties/tool/enum")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
-            .unwrap_or_default(),
-        _ => vec![],
-    }
-}
-
-fn labels(r: &ChatRequest) -> Vec<String> {
-    match &r.format {
-        ResponseFormat::JsonSchema { schema, .. } => schema
-            .pointer("/properties/label/enum")
+            .pointer(pointer)
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
             .unwrap_or_default(),
@@ -66,7 +56,7 @@ fn labels(r: &ChatRequest) -> Vec<String> {
 
 /// The default answer of each step.
 pub fn answer(r: &ChatRequest) -> Value {
-    let label = labels(r).first().cloned().unwrap_or_default();
+    let label = enum_at(r, "/properties/label/enum").first().cloned().unwrap_or_default();
     match schema_name(r).as_str() {
         "understanding" => json!({
             "region_level": {"hubs": ["RH_DorsAttn_6", "LH_SomMot_3"], "salient_regions": "attention and somatomotor hubs"},
@@ -74,7 +64,7 @@ pub fn answer(r: &ChatRequest) -> Value {
             "graph_level": {"integration": "global efficiency 0.278", "segregation": "modularity 0.320", "small_world": "not computed"}
         }),
         "step" => {
-            let m = menu(r);
+            let m = enum_at(r, "/properties/action/properties/tool/enum");
             let pick = |t: &str, args: Value| json!({"think": format!("I need {t}"), "report": format!("Round {} report: salience network hubs dominate; modularity 0.320.", round_of(r)), "action": {"tool": t, "arguments": args}});
             if m.iter().any(|t| t == "retrieve_knowledge") {
                 pick(
