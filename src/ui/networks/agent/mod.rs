@@ -9,6 +9,7 @@ mod batch;
 mod view;
 
 use super::OpenNetwork;
+use crate::agent::graph::tools::Resources;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, interpret, setup};
 use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
@@ -22,18 +23,17 @@ pub struct AgentPanel {
     pub seed: u64,
     /// The provider (with the session's key) from the Model window, set by the app each frame.
     pub provider: ProviderConfig,
-    job: Option<Job<Trace>>,
+    job: Option<Job<(Trace, interpret::Scores)>>,
     cancel: Cancel,
     live: Arc<Mutex<Option<Trace>>>,
     pub trace: Option<Trace>,
     pub scores: Option<interpret::Scores>,
-    /// The trace's graph (the path it was analysed from).
-    pub analysed: Option<std::path::PathBuf>,
     pub error: Option<String>,
     pub message: Option<Result<String, String>>,
     pub export_path: String,
-    /// Round whose retrieval the HARK/CARD panels show.
-    pub selected_round: Option<usize>,
+    /// HARK's index and the case memory of the last analysis, reused while the task and settings ask for the
+    /// same ones (building HARK reads the knowledge base and its embeddings).
+    resources: Arc<Mutex<Option<(String, Resources)>>>,
     pub batch: batch::BatchView,
     /// Start an analysis as soon as a network is open (the `--agent` flag).
     pub autostart: bool,
@@ -52,11 +52,10 @@ impl Default for AgentPanel {
             live: Arc::new(Mutex::new(None)),
             trace: None,
             scores: None,
-            analysed: None,
             error: None,
             message: None,
             export_path: String::new(),
-            selected_round: None,
+            resources: Default::default(),
             batch: Default::default(),
             autostart: false,
         }
@@ -108,8 +107,10 @@ impl AgentPanel {
         self.error = None;
         self.trace = None;
         self.scores = None;
-        self.selected_round = None;
-        self.analysed = Some(path.clone());
+        if let Ok(mut slot) = self.live.lock() {
+            *slot = None;
+        }
+        let cache = self.resources.clone();
         self.job = Some(Job::spawn("BrainAgent analysis", 1, move |_, _| {
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&path, atlas.as_ref())?;
@@ -118,25 +119,42 @@ impl AgentPanel {
             } else {
                 None
             };
-            let resources = setup::resources(&settings, task.memory_dir().as_deref())?;
+            let memory_dir = task.memory_dir();
+            let key = format!(
+                "{}|{}|{:?}|{}|{}",
+                settings.needs_hark(),
+                settings.needs_card(),
+                memory_dir,
+                settings.beta,
+                settings.k
+            );
+            let mut cached = cache.lock().unwrap_or_else(|p| p.into_inner());
+            let resources = match cached.as_ref().filter(|(k, _)| *k == key) {
+                Some((_, r)) => r.clone(),
+                None => {
+                    let r = setup::resources(&settings, memory_dir.as_deref())?;
+                    *cached = Some((key, r.clone()));
+                    r
+                }
+            };
+            drop(cached);
             let agent = Agent::new(task, model, resources, settings);
             let trace = agent.analyze(&ctx, seed, &cancel, &mut |t| {
                 if let Ok(mut slot) = live.lock() {
                     *slot = Some(t.clone());
                 }
             });
-            Ok(Some(trace))
+            let scores = interpret::score(&trace, &ctx);
+            Ok(Some((trace, scores)))
         }));
     }
 
-    fn poll(&mut self, ctx: &egui::Context, o: &OpenNetwork) {
+    fn poll(&mut self, ctx: &egui::Context) {
         let Some(job) = self.job.as_mut() else { return };
         match job.poll() {
-            Some(Ok(Some(t))) => {
+            Some(Ok(Some((t, scores)))) => {
                 self.job = None;
-                let atlas =
-                    Task::load(&t.task).ok().and_then(|task| crate::network::atlas::Atlas::load(&task.atlas).ok());
-                self.scores = GraphContext::load(&o.path, atlas.as_ref()).ok().map(|c| interpret::score(&t, &c));
+                self.scores = Some(scores);
                 self.trace = Some(t);
             }
             Some(Ok(None)) => self.job = None,
@@ -145,10 +163,9 @@ impl AgentPanel {
                 self.error = Some(format!("{e:#}"));
             }
             None => {
-                if let Ok(slot) = self.live.lock()
-                    && let Some(t) = slot.as_ref()
-                {
-                    self.trace = Some(t.clone());
+                // The latest published state, taken (not cloned every frame).
+                if let Some(t) = self.live.lock().ok().and_then(|mut slot| slot.take()) {
+                    self.trace = Some(t);
                 }
                 ctx.request_repaint_after(std::time::Duration::from_millis(50));
             }
@@ -164,7 +181,7 @@ impl AgentPanel {
             self.autostart = false;
             self.start(o);
         }
-        self.poll(ctx, o);
+        self.poll(ctx);
         let mut open = self.open;
         egui::Window::new("BrainAgent").open(&mut open).default_width(760.0).default_height(820.0).show(ctx, |ui| {
             self.controls(ui, o);
@@ -178,7 +195,7 @@ impl AgentPanel {
                 });
                 if let Some(t) = self.trace.clone() {
                     view::export(ui, &t, &mut self.export_path, &mut self.message);
-                    view::show(ui, &t, self.scores.as_ref(), o, &mut self.selected_round, &mut intents);
+                    view::show(ui, &t, self.scores.as_ref(), o, &mut intents);
                 }
             });
         });

@@ -7,14 +7,7 @@ use crate::agent::graph::trace::{Change, word_diff};
 use crate::agent::graph::{Decision, OutcomeClass, Trace};
 use crate::ui::networks::OpenNetwork;
 
-pub fn show(
-    ui: &mut egui::Ui,
-    t: &Trace,
-    scores: Option<&Scores>,
-    o: &OpenNetwork,
-    selected: &mut Option<usize>,
-    intents: &mut Intents,
-) {
+pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwork, intents: &mut Intents) {
     ui.label(format!("{} · task {} · method {} · model {} · seed {}", t.sample, t.task, t.method, t.model, t.seed));
     if let Some(u) = &t.understanding {
         egui::CollapsingHeader::new("Understanding (written by the model)").id_salt("agent_understanding").show(
@@ -70,7 +63,6 @@ pub fn show(
                 let label =
                     if r.tool == "retrieve_knowledge" { "Show in the HARK panel" } else { "Show in the CARD panel" };
                 if ui.button(label).clicked() {
-                    *selected = Some(r.index);
                     intents.show_round = Some(r.clone());
                 }
             }
