@@ -27,7 +27,7 @@ fn context() -> GraphContext {
 fn resources(task: &Task) -> Resources {
     Resources {
         hark: Some(setup::hark().unwrap()),
-        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3).unwrap()),
+        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3, &[]).unwrap()),
     }
 }
 

@@ -4,7 +4,7 @@
 use super::llm::ProviderArgs;
 use super::write_json;
 use crate::agent::graph::eval::{self, metrics, read_run};
-use crate::agent::graph::interpret::{self, DIMENSIONS};
+use crate::agent::graph::interpret;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
 use crate::llm::config::Purpose;
 use crate::llm::{Cancel, ChatModel};
@@ -258,20 +258,11 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 all.push(metrics(&r, &task));
             }
             if let Some(p) = &svg {
-                std::fs::write(p, radar_svg(&all)).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+                std::fs::write(p, eval::radar_svg(&all)).map_err(|e| anyhow!("{}: {e}", p.display()))?;
             }
             if json { write_json(out, &all) } else { print_metrics(out, &all) }
         }
     }
-}
-
-/// The interpretability radar of metrics rows (one polygon per method).
-pub fn radar_svg(all: &[eval::Metrics]) -> String {
-    let series: Vec<(String, Vec<Option<f64>>)> = all
-        .iter()
-        .map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect()))
-        .collect();
-    crate::bench::aggregate::svg::radar(&series, &DIMENSIONS.map(String::from))
 }
 
 fn progress_bar(done: usize, total: usize, started: std::time::Instant) {
@@ -329,9 +320,7 @@ fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpre
             if r.revised { "revised" } else { "kept" }
         )?;
     }
-    let v = s.values();
-    let dims: Vec<String> = DIMENSIONS.iter().zip(v).map(|(d, x)| format!("{d} {x:.2}")).collect();
-    writeln!(out, "interpretability (checks against the graph): {} · overall {:.2}", dims.join(", "), s.overall)?;
+    writeln!(out, "interpretability (checks against the graph): {} · overall {:.2}", s.line(", "), s.overall)?;
     writeln!(
         out,
         "{} calls · {} prompt + {} completion tokens · {:.1} s",
@@ -391,12 +380,9 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
         if m.missing > 0 {
             writeln!(out, "{} runs missing (unfinished; rerun eval with the same --out to resume)", m.missing)?;
         }
-        let dims: Vec<String> =
-            DIMENSIONS.iter().zip(m.interpretability.values()).map(|(d, x)| format!("{d} {x:.2}")).collect();
-        writeln!(out, "interpretability (checks): {}", dims.join(", "))?;
+        writeln!(out, "interpretability (checks): {}", m.interpretability.line(", "))?;
         if let Some(j) = &m.judge {
-            let dims: Vec<String> = DIMENSIONS.iter().zip(j.values()).map(|(d, x)| format!("{d} {x:.2}")).collect();
-            writeln!(out, "interpretability (judge model's opinion): {}", dims.join(", "))?;
+            writeln!(out, "interpretability (judge model's opinion): {}", j.line(", "))?;
         }
     }
     Ok(())

@@ -138,12 +138,8 @@ impl Plan {
         let memory = match (&c.memory, settings.needs_card()) {
             (_, false) => None,
             (Some(d), true) => {
-                let m = super::setup::memory_from(d, settings.beta, settings.k)?;
                 let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
-                let mut inner =
-                    std::sync::Arc::try_unwrap(m).map_err(|_| anyhow::anyhow!("the case memory is in use"))?;
-                inner.memory.cases.retain(|x| !test_ids.contains(&x.id));
-                Some(std::sync::Arc::new(inner))
+                Some(super::setup::memory_from(d, settings.beta, settings.k, &test_ids)?)
             }
             (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, settings.beta, settings.k)?),
         };
@@ -472,4 +468,14 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         interpretability: Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>()),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
     }
+}
+
+/// One radar series per run file: its method and the six mean interpretability scores.
+pub fn radar_series(all: &[Metrics]) -> Vec<(String, Vec<Option<f64>>)> {
+    all.iter().map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect())).collect()
+}
+
+/// The interpretability radar of run files as SVG (one polygon per method).
+pub fn radar_svg(all: &[Metrics]) -> String {
+    crate::bench::aggregate::svg::radar(&radar_series(all), &super::interpret::DIMENSIONS.map(String::from))
 }

@@ -36,6 +36,11 @@ impl Scores {
         ]
     }
 
+    /// "Domain Awareness 0.50, Completeness 0.25, …" (`sep` between dimensions).
+    pub fn line(&self, sep: &str) -> String {
+        DIMENSIONS.iter().zip(self.values()).map(|(d, v)| format!("{d} {v:.2}")).collect::<Vec<_>>().join(sep)
+    }
+
     pub fn from_values(v: [f64; 6]) -> Scores {
         Scores {
             domain_awareness: v[0],

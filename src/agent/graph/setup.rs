@@ -26,9 +26,11 @@ pub fn hark() -> Result<Arc<Hark>> {
     Ok(Arc::new(Hark::new(KnowledgeBase::load(&default_dir())?, method, model)?))
 }
 
-/// A saved case memory (folder or memory.json).
-pub fn memory_from(dir: &Path, beta: f32, k: usize) -> Result<Arc<Memory>> {
-    let memory = CaseMemory::load(dir)?;
+/// A saved case memory (folder or memory.json) without the cases named in `leave_out` (an evaluation's test
+/// graphs).
+pub fn memory_from(dir: &Path, beta: f32, k: usize, leave_out: &[String]) -> Result<Arc<Memory>> {
+    let mut memory = CaseMemory::load(dir)?;
+    memory.cases.retain(|c| !leave_out.contains(&c.id));
     let base = CaseMemory::file(dir).parent().map(Path::to_path_buf).unwrap_or_default();
     let encoder = GraphEncoder::of_memory(&memory, &base)?;
     let text = if memory.text_model == "bm25" { None } else { text_model() };
@@ -58,7 +60,7 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) 
 /// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases.
 pub fn resources(settings: &Settings, memory_dir: Option<&Path>) -> Result<Resources> {
     let memory = match memory_dir {
-        Some(d) if settings.needs_card() => Some(memory_from(d, settings.beta, settings.k)?),
+        Some(d) if settings.needs_card() => Some(memory_from(d, settings.beta, settings.k, &[])?),
         _ => None,
     };
     with_memory(settings, memory)

@@ -250,10 +250,7 @@ impl BatchView {
         }
         egui::CollapsingHeader::new("Interpretability radar per method").id_salt("agent_batch_radar").show(ui, |ui| {
             let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
-            let series: Vec<(String, Vec<Option<f64>>)> = all
-                .iter()
-                .map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect()))
-                .collect();
+            let series = crate::agent::graph::eval::radar_series(&all);
             self.radar_rect = Some(crate::ui::widgets::radar::show(
                 ui,
                 "Interpretability per method (checks against each graph; mean over samples)",
@@ -272,7 +269,7 @@ impl BatchView {
             if ui.button("Export radar SVG").clicked()
                 && let Some(p) = rfd::FileDialog::new().set_file_name("interpretability.svg").save_file()
             {
-                self.message = Some(match std::fs::write(&p, crate::cli::agent::radar_svg(&all)) {
+                self.message = Some(match std::fs::write(&p, crate::agent::graph::eval::radar_svg(&all)) {
                     Ok(()) => Ok(format!("wrote {}", p.display())),
                     Err(e) => Err(format!("{}: cannot write: {e}", p.display())),
                 });

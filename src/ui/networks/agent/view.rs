@@ -125,7 +125,7 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
     if let Some(s) = scores {
         ui.separator();
         ui.strong(format!("Interpretability (checks against this graph) · overall {:.2}", s.overall));
-        ui.label(DIMENSIONS.iter().zip(s.values()).map(|(d, v)| format!("{d} {v:.2}")).collect::<Vec<_>>().join(" · "));
+        ui.label(s.line(" · "));
         egui::CollapsingHeader::new("Interpretability radar").id_salt("agent_trace_radar").show(ui, |ui| {
             crate::ui::widgets::radar::show(
                 ui,
