@@ -155,6 +155,29 @@ fn baselines_and_ablations_make_the_calls_they_should() {
 }
 
 #[test]
+fn interpretability_checks_reward_true_claims_about_this_graph_only() {
+    let with = |rationale: &'static str| {
+        let m = Scripted::with(move |name, _| {
+            (name == "analysis")
+                .then(|| Ok(json!({"label": "sub-100206", "confidence": 0.5, "rationale": rationale, "evidence": []})))
+        });
+        interpret::score(&analyze(Arc::new(m), Settings::for_method(Method::Direct)), &context())
+    };
+    // Two real degree hubs, the measured modularity (0.3195) and density (0.200), the most cohesive network.
+    let right = with(
+        "LH_SomMot_3 and RH_DorsAttn_6 are hubs; modularity 0.320 and density 0.200; the salience network is the most cohesive.",
+    );
+    assert!((right.region_insight - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12, "{right:?}");
+    assert_eq!(right.graph_insight, 1.0);
+    assert_eq!(right.subgraph_insight, 0.75);
+    assert_eq!(right.reflection_depth, 0.0, "direct prompting has no reflection");
+    // A region that is not a hub, a wrong modularity, the least cohesive network: nothing earned.
+    let wrong = with("LH_Limbic_1 is the hub; modularity 0.9; the limbic network is the most cohesive.");
+    assert_eq!((wrong.region_insight, wrong.graph_insight, wrong.subgraph_insight), (0.0, 0.0, 0.0), "{wrong:?}");
+    assert!(right.overall > wrong.overall);
+}
+
+#[test]
 fn evidence_knn_votes_over_the_nearest_cases_without_a_model() {
     let task = Task::load("fingerprint").unwrap();
     let res = resources(&task);
@@ -411,31 +434,47 @@ mod eval_tests {
         assert!(e.to_string().contains("written by another evaluation"), "{e}");
     }
 
+    /// `brainlens agent eval --task fingerprint --graphs G --labels L --out O` plus `extra`.
+    fn eval_args(
+        graphs: &std::path::Path,
+        labels: &std::path::Path,
+        out: &std::path::Path,
+        extra: &[&str],
+    ) -> Vec<String> {
+        let mut v: Vec<String> = vec!["agent".into(), "eval".into(), "--task".into(), "fingerprint".into()];
+        for (flag, p) in [("--graphs", graphs), ("--labels", labels), ("--out", out)] {
+            v.push(flag.into());
+            v.push(p.display().to_string());
+        }
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    }
+
     #[test]
     fn evidence_knn_eval_and_report_from_the_cli() {
         let (graphs, _) = cohort();
         let labels = graphs.parent().unwrap().join("labels.csv");
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("knn.jsonl");
-        let m = common::json(&[
-            "agent",
-            "eval",
-            "--task",
-            "fingerprint",
-            "--graphs",
-            graphs.to_str().unwrap(),
-            "--labels",
-            labels.to_str().unwrap(),
-            "--method",
-            "evidence-knn",
-            "--concurrency",
-            "2",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ]);
+        let args = eval_args(&graphs, &labels, &out, &["--method", "evidence-knn", "--concurrency", "2", "--json"]);
+        let m = common::json(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(m["samples"], 10);
         assert_eq!(m["failures"], json!({}));
+        // The metrics recomputed here from the records' labels (k = 1; positive class sub-100307).
+        let records = eval::read_run(&out).unwrap().records;
+        let pred = |r: &eval::Record| r.label.clone().unwrap();
+        let count = |f: &dyn Fn(&eval::Record) -> bool| records.iter().filter(|r| f(r)).count() as f64;
+        let pos = "sub-100307";
+        let tp = count(&|r| pred(r) == pos && r.truth == pos);
+        let fp = count(&|r| pred(r) == pos && r.truth != pos);
+        let fn_ = count(&|r| pred(r) != pos && r.truth == pos);
+        let close = |a: &Value, b: f64| assert!((a.as_f64().unwrap() - b).abs() < 1e-12, "{a} vs {b}");
+        close(&m["accuracy"], count(&|r| pred(r) == r.truth) / 10.0);
+        close(&m["recall"], tp / (tp + fn_));
+        close(&m["precision"], tp / (tp + fp));
+        close(&m["positive_rate"], (tp + fp) / 10.0);
+        let right_negatives = count(&|r| pred(r) == r.truth && r.truth != pos) as u64;
+        assert_eq!(m["confusion"], json!([[right_negatives, 5 - right_negatives, 0], [fn_ as u64, tp as u64, 0]]));
         // The memory is the training split only: no test window retrieves a window of its own run.
         for r in eval::read_run(&out).unwrap().records {
             let own = r.sample.rsplit_once("_t").unwrap().0.to_string();
@@ -449,18 +488,8 @@ mod eval_tests {
         // Labels outside the task's set are refused with the file named.
         let bad = dir.path().join("bad.csv");
         std::fs::write(&bad, "file,label\nsub-100206_REST1_t0.npy,UNCERTAIN\n").unwrap();
-        let (code, _, err) = common::run(&[
-            "agent",
-            "eval",
-            "--task",
-            "fingerprint",
-            "--graphs",
-            graphs.to_str().unwrap(),
-            "--labels",
-            bad.to_str().unwrap(),
-            "--out",
-            dir.path().join("x.jsonl").to_str().unwrap(),
-        ]);
+        let args = eval_args(&graphs, &bad, &dir.path().join("x.jsonl"), &[]);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(code, 1);
         assert!(err.contains("bad.csv") && err.contains("UNCERTAIN"), "{err}");
     }
