@@ -35,6 +35,9 @@ else
     echo "GUI smoke test skipped: xvfb-run not installed (apt-get install -y xvfb)"
 fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
+# The generated local BrainBench suite's reference answers, recomputed with MNE/scipy/YASA/neurokit2.
+rm -rf target/bench-suite && target/debug/brainlens bench generate --out target/bench-suite >/dev/null
+"$VENV/bin/python" -W ignore::FutureWarning scripts/reference/bench_suite_reference.py target/bench-suite
 # The committed MiniLM reference vectors are what an independent numpy forward pass gives.
 "$VENV/bin/python" scripts/reference/minilm_reference.py "${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models/all-MiniLM-L6-v2" target/minilm_vectors.json
 cmp target/minilm_vectors.json tests/expected/minilm_vectors.json

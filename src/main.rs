@@ -96,6 +96,9 @@ fn main() -> ExitCode {
                 let levels = Levels { easy_max, medium_max };
                 bench::report(&results, levels, json, csv.as_deref(), html.as_deref(), &mut stdout)
             }
+            BenchCommand::Generate { data, templates, out, seed, per_template, json } => {
+                bench::generate(&data, templates.as_deref(), &out, seed, per_template, json, &mut stdout)
+            }
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
         Some(Command::Embed { text, model, json }) => {

@@ -174,3 +174,26 @@ pub fn report(
 fn trunc(s: &str, n: usize) -> String {
     if s.chars().count() <= n { s.to_string() } else { s.chars().take(n - 1).collect::<String>() + "…" }
 }
+
+/// `bench generate --data DIR [--templates DIR] --out SUITE [--seed N] [--per-template N]`.
+pub fn generate(
+    data: &Path,
+    templates: Option<&Path>,
+    out_dir: &Path,
+    seed: u64,
+    per_template: usize,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let templates = templates.map(Path::to_path_buf).unwrap_or_else(crate::bench::generate::default_templates);
+    let g = crate::bench::generate::generate(data, &templates, out_dir, seed, per_template)?;
+    if json {
+        write_json(out, &g)?;
+    } else {
+        for (subset, n) in &g.per_subset {
+            writeln!(out, "{subset:<28} {n:>4} instance(s)")?;
+        }
+        writeln!(out, "{} templates, {} instances → {}", g.templates, g.instances, g.suite.display())?;
+    }
+    Ok(())
+}

@@ -374,6 +374,27 @@ pub enum BenchCommand {
         #[arg(long, value_name = "OUT.html")]
         html: Option<PathBuf>,
     },
+    /// Generate a local BrainBench suite: task templates bound to real recordings, reference answers computed
+    /// with BrainLens's signal functions (deterministic: same inputs and seed, byte-identical files).
+    Generate {
+        /// Folder searched (recursively, by file name) for the recordings the templates bind.
+        #[arg(long, default_value = "fixtures")]
+        data: PathBuf,
+        /// Template folder (*.toml).
+        #[arg(long)]
+        templates: Option<PathBuf>,
+        /// The suite folder to write (replaced when it already holds a suite).
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed of the sampled bindings (e.g. which subjects' hypnograms).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// At most this many instances per template.
+        #[arg(long, default_value_t = 3)]
+        per_template: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Open the Bench room on result files or folders.
     Open {
         #[arg(required = true)]

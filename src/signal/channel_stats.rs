@@ -76,7 +76,7 @@ pub fn region_of(label: &str) -> Option<&'static str> {
     })
 }
 
-fn moments(x: &[f64]) -> (f64, f64, f64) {
+pub fn moments(x: &[f64]) -> (f64, f64, f64) {
     let n = x.len() as f64;
     let mean = x.iter().sum::<f64>() / n;
     let (mut m2, mut m4, mut sq) = (0.0, 0.0, 0.0);

@@ -64,7 +64,8 @@ pub fn analytic(x: &[f64]) -> Vec<Complex<f64>> {
     buf.iter().map(|v| v * scale).collect()
 }
 
-fn pearson(a: &[f64], b: &[f64]) -> f64 {
+/// Pearson correlation of two equal-length signals.
+pub fn pearson(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len() as f64;
     let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
     let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);

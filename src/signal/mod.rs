@@ -14,5 +14,6 @@ pub mod resample;
 pub mod sleep;
 pub mod spectrum;
 pub mod topomap;
+pub mod view;
 
 pub use recording::{Channel, ChannelData, Recording, Segment};

@@ -210,3 +210,63 @@ fn put(out: &mut Vec<u8>, text: &str, width: usize) {
     bytes.resize(width, b' ');
     out.extend_from_slice(&bytes);
 }
+
+/// Writes one channel of physical values as a 16-bit EDF+C file with 1-s records (the physical range is the
+/// data's range with a small margin; a last partial second is dropped). Deterministic: the start date is
+/// fixed, so the same samples give the same bytes.
+pub fn write_channel_edf(
+    path: &Path,
+    label: &str,
+    unit: &str,
+    fs: f64,
+    values: &[f64],
+    note: &str,
+) -> anyhow::Result<()> {
+    let spr = fs.round() as usize;
+    if spr == 0 || (fs - spr as f64).abs() > 1e-9 {
+        anyhow::bail!("{}: the sampling rate {fs} Hz is not a whole number of samples per second", path.display());
+    }
+    let records = values.len() / spr;
+    let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+    if !lo.is_finite() || !hi.is_finite() || records == 0 {
+        anyhow::bail!("{}: no finite samples to write", path.display());
+    }
+    let margin = ((hi - lo) * 1e-3).max(1e-6);
+    let sig = SignalHeader {
+        label: label.into(),
+        transducer: String::new(),
+        physical_dimension: unit.into(),
+        physical_min: lo - margin,
+        physical_max: hi + margin,
+        digital_min: -32768,
+        digital_max: 32767,
+        prefilter: String::new(),
+        samples_per_record: spr,
+        reserved: String::new(),
+        is_annotation: false,
+    };
+    // The header's 8-character fields round the range: quantise against what a reader will see.
+    let (pmin, pmax): (f64, f64) = (
+        super::fields::format_number(sig.physical_min, 8).trim().parse()?,
+        super::fields::format_number(sig.physical_max, 8).trim().parse()?,
+    );
+    let gain = (pmax - pmin) / 65535.0;
+    let spec = WriteSpec {
+        format: EdfFormat::EdfPlusC,
+        patient: "X X X X".into(),
+        recording: note.into(),
+        start: StartTime { year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0, subsecond: 0.0 },
+        record_duration: 1.0,
+        record_count: records as u64,
+        signals: vec![SignalHeader { physical_min: pmin, physical_max: pmax, ..sig }],
+        annotations: vec![],
+        record_onsets: None,
+    };
+    write_edf(path, &spec, |r, bufs| {
+        let s = r as usize * spr;
+        bufs[0].extend(
+            values[s..s + spr].iter().map(|v| (((v - pmin) / gain).round() as i64 - 32768).clamp(-32768, 32767) as i32),
+        );
+        Ok(())
+    })
+}

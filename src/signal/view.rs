@@ -1,0 +1,171 @@
+//! A view: channels of one recording held in memory at one sampling rate, with the operations applied to them
+//! written down (`ops`). The Bench suite's reference analyses and the BrainAgent (EEG) tools both work on
+//! views, so an agent that takes the same steps gets the same numbers as the reference.
+
+use super::Recording;
+use super::filter::fir::{FirFilter, FirWindow};
+use super::montage::is_non_eeg;
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct View {
+    /// The recording file the samples came from.
+    pub source: String,
+    pub labels: Vec<String>,
+    pub sfreq: f64,
+    /// Time of the first sample from the recording start (s).
+    pub t0: f64,
+    #[serde(skip)]
+    pub data: Vec<Vec<f64>>,
+    /// What was done, in order (`bandpass 0.5-40 Hz (FIR)`, `average reference`, …).
+    pub ops: Vec<String>,
+}
+
+/// Which channels to take: by kind (`eeg`, `eog`, `ecg`, `all`) or by label.
+pub enum Pick<'a> {
+    Kind(&'a str),
+    Labels(&'a [String]),
+}
+
+/// The kind of a channel from its label (`EOG 061` → eog); anything not recognised as another kind is EEG.
+pub fn channel_kind(label: &str) -> &'static str {
+    let l = label.to_uppercase();
+    if l.contains("EOG") {
+        "eog"
+    } else if l.contains("ECG") || l.contains("EKG") {
+        "ecg"
+    } else if l.contains("EMG") {
+        "emg"
+    } else if is_non_eeg(label) {
+        "other"
+    } else {
+        "eeg"
+    }
+}
+
+impl View {
+    /// Reads whole channels of `path` (all of one sampling rate).
+    pub fn load(path: &Path, pick: Pick) -> Result<View, String> {
+        let rec = Recording::open(path).map_err(|e| e.to_string())?;
+        let idx: Vec<usize> = match pick {
+            Pick::Kind(kind) => rec
+                .channels()
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| kind == "all" || channel_kind(&c.label) == kind)
+                .map(|(i, _)| i)
+                .collect(),
+            Pick::Labels(labels) => labels
+                .iter()
+                .map(|l| rec.channel_index(l).ok_or_else(|| format!("{}: no channel {l:?}", path.display())))
+                .collect::<Result<_, _>>()?,
+        };
+        if idx.is_empty() {
+            return Err(format!("{}: no channel of that kind", path.display()));
+        }
+        let sfreq = rec.channels()[idx[0]].sample_rate;
+        if let Some(&i) = idx.iter().find(|&&i| rec.channels()[i].sample_rate != sfreq) {
+            return Err(format!(
+                "{}: channels differ in sampling rate ({} has {} Hz, {} has {sfreq} Hz)",
+                path.display(),
+                rec.channels()[i].label,
+                rec.channels()[i].sample_rate,
+                rec.channels()[idx[0]].label
+            ));
+        }
+        let dur = rec.duration_s().map_err(|e| e.to_string())?;
+        let data = rec.read(&idx, 0.0, dur + 1.0).map_err(|e| e.to_string())?;
+        Ok(View {
+            source: path.display().to_string(),
+            labels: idx.iter().map(|&i| rec.channels()[i].label.clone()).collect(),
+            sfreq,
+            t0: 0.0,
+            data: data.into_iter().map(|d| d.values).collect(),
+            ops: Vec::new(),
+        })
+    }
+
+    pub fn n_times(&self) -> usize {
+        self.data.first().map_or(0, Vec::len)
+    }
+
+    pub fn duration_s(&self) -> f64 {
+        self.n_times() as f64 / self.sfreq
+    }
+
+    pub fn index(&self, label: &str) -> Result<usize, String> {
+        self.labels
+            .iter()
+            .position(|l| l.eq_ignore_ascii_case(label.trim()))
+            .ok_or_else(|| format!("no channel {label:?} in this view (it has {})", self.labels.len()))
+    }
+
+    /// The channels named, in that order.
+    pub fn select(&self, labels: &[String]) -> Result<View, String> {
+        let idx: Vec<usize> = labels.iter().map(|l| self.index(l)).collect::<Result<_, _>>()?;
+        let mut v = self.clone();
+        v.labels = idx.iter().map(|&i| self.labels[i].clone()).collect();
+        v.data = idx.iter().map(|&i| self.data[i].clone()).collect();
+        v.ops.push(format!("select {} channel(s)", idx.len()));
+        Ok(v)
+    }
+
+    /// Zero-phase FIR filter as MNE's `filter(l_freq, h_freq)` (firwin design, Hamming window).
+    pub fn filter(&self, l_freq: Option<f64>, h_freq: Option<f64>) -> Result<View, String> {
+        let f = FirFilter::design(self.sfreq, l_freq, h_freq, FirWindow::Hamming)?;
+        let mut v = self.clone();
+        v.data = self.data.iter().map(|x| f.apply(x)).collect();
+        let edge = |e: Option<f64>| e.map_or("-".to_string(), |x| format!("{x}"));
+        v.ops.push(format!("filter {}-{} Hz (FIR, zero-phase)", edge(l_freq), edge(h_freq)));
+        Ok(v)
+    }
+
+    /// Average reference: the mean over the view's channels subtracted from each sample.
+    pub fn average_reference(&self) -> Result<View, String> {
+        if self.labels.len() < 2 {
+            return Err("an average reference needs at least two channels".into());
+        }
+        let n = self.labels.len() as f64;
+        let mut v = self.clone();
+        for t in 0..self.n_times() {
+            let mean = self.data.iter().map(|c| c[t]).sum::<f64>() / n;
+            for c in &mut v.data {
+                c[t] -= mean;
+            }
+        }
+        v.ops.push("average reference".into());
+        Ok(v)
+    }
+
+    /// Polyphase resampling (scipy's `resample_poly`).
+    pub fn resample(&self, sfreq: f64) -> Result<View, String> {
+        let (up, down) = super::resample::ratio(self.sfreq, sfreq)?;
+        let mut v = self.clone();
+        v.data = self.data.iter().map(|x| super::resample::resample_poly(x, up, down)).collect::<Result<_, _>>()?;
+        v.sfreq = sfreq;
+        v.ops.push(format!("resample to {sfreq} Hz"));
+        Ok(v)
+    }
+
+    /// Samples with time in [tmin, tmax) (seconds from the recording start).
+    pub fn crop(&self, tmin: f64, tmax: f64) -> Result<View, String> {
+        let i0 = ((tmin - self.t0) * self.sfreq).round().max(0.0) as usize;
+        let i1 = (((tmax - self.t0) * self.sfreq).round().max(0.0) as usize).min(self.n_times());
+        if i1 <= i0 {
+            return Err(format!("crop {tmin}–{tmax} s leaves no samples (the view spans {:.3} s)", self.duration_s()));
+        }
+        let mut v = self.clone();
+        v.data = self.data.iter().map(|x| x[i0..i1].to_vec()).collect();
+        v.t0 = self.t0 + i0 as f64 / self.sfreq;
+        v.ops.push(format!("crop {tmin}-{tmax} s"));
+        Ok(v)
+    }
+}
+
+pub use super::connectivity::pearson;
+
+/// numpy's `var` (ddof 0).
+pub fn variance(x: &[f64]) -> f64 {
+    super::channel_stats::moments(x).0
+}
