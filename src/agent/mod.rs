@@ -1,5 +1,7 @@
 //! Agents over the analysis core. `graph`: BrainAgent for connectomes (understanding, the
 //! Think-Report-Action-Observation loop over HARK, CARD and the network analysis functions, analysis,
-//! reflection, baselines, batch evaluation and interpretability scores).
+//! reflection, baselines, batch evaluation and interpretability scores). `eeg`: BrainAgent for EEG tasks
+//! (supervisor, sub-agents, shared state, signal tools) — BrainBench's BrainAgent paradigm.
 
+pub mod eeg;
 pub mod graph;

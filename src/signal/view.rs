@@ -169,3 +169,55 @@ pub use super::connectivity::pearson;
 pub fn variance(x: &[f64]) -> f64 {
     super::channel_stats::moments(x).0
 }
+
+/// Welch with 2-s Hann segments, 50 % overlap, mean averaging, density scaling (scipy's defaults otherwise).
+pub fn welch_2s(x: &[f64], fs: f64) -> Result<super::spectrum::Psd, String> {
+    super::spectrum::welch(
+        x,
+        fs,
+        &super::spectrum::WelchParams { nperseg: Some((2.0 * fs).round() as usize), ..Default::default() },
+    )
+}
+
+/// Epochs of `view` around each onset: samples round(onset·fs) + [round(tmin·fs), round(tmax·fs)], each
+/// baseline-corrected with the mean over [tmin, 0) when `baseline`; events whose window leaves the data are
+/// dropped.
+pub fn epochs(view: &View, onsets: &[f64], tmin: f64, tmax: f64, baseline: bool) -> Vec<Vec<Vec<f64>>> {
+    let fs = view.sfreq;
+    let (a, b) = ((tmin * fs).round() as i64, (tmax * fs).round() as i64);
+    let mut out = Vec::new();
+    for &o in onsets {
+        let c = ((o - view.t0) * fs).round() as i64;
+        if c + a < 0 || c + b >= view.n_times() as i64 {
+            continue;
+        }
+        let ep: Vec<Vec<f64>> = view
+            .data
+            .iter()
+            .map(|x| {
+                let mut e = x[(c + a) as usize..=(c + b) as usize].to_vec();
+                if baseline && a < 0 {
+                    let m = e[..(-a) as usize].iter().sum::<f64>() / (-a) as f64;
+                    e.iter_mut().for_each(|v| *v -= m);
+                }
+                e
+            })
+            .collect();
+        out.push(ep);
+    }
+    out
+}
+
+/// Mean over epochs, per channel.
+pub fn evoked(eps: &[Vec<Vec<f64>>]) -> Vec<Vec<f64>> {
+    let n = eps.len() as f64;
+    let mut avg = eps[0].iter().map(|c| vec![0.0; c.len()]).collect::<Vec<_>>();
+    for e in eps {
+        for (a, c) in avg.iter_mut().zip(e) {
+            for (x, y) in a.iter_mut().zip(c) {
+                *x += y / n;
+            }
+        }
+    }
+    avg
+}

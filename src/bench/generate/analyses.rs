@@ -10,8 +10,8 @@ use crate::signal::physio::{ecg_clean, eog_activity, find_r_peaks, hrv};
 use crate::signal::sleep::agreement::agreement;
 use crate::signal::sleep::hypnogram::{Codes, Hypnogram};
 use crate::signal::sleep::stats::sleep_statistics;
-use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency, welch};
-use crate::signal::view::{Pick, View, pearson, variance};
+use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency};
+use crate::signal::view::{Pick, View, epochs, evoked, pearson, variance, welch_2s};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -44,11 +44,6 @@ impl Inputs<'_> {
     fn channel(&self, label: &str) -> Result<View, String> {
         View::load(self.data()?, Pick::Labels(&[label.to_string()]))
     }
-}
-
-/// Welch with 2-s Hann segments, 50 % overlap, mean averaging, density scaling (scipy's defaults otherwise).
-pub fn welch_2s(x: &[f64], fs: f64) -> Result<Psd, String> {
-    welch(x, fs, &WelchParams { nperseg: Some((2.0 * fs).round() as usize), ..Default::default() })
 }
 
 fn trapz(p: &Psd, lo: f64, hi: f64) -> Result<f64, String> {
@@ -226,49 +221,6 @@ fn events(path: &Path) -> Result<Vec<(f64, String)>, String> {
 
 fn is_stimulus(text: &str) -> bool {
     text.starts_with("auditory/") || text.starts_with("visual/")
-}
-
-/// Epochs of `view` around each onset: samples round(onset·fs) + [round(tmin·fs), round(tmax·fs)], each
-/// baseline-corrected with the mean over [tmin, 0) when `baseline`; events whose window leaves the data are
-/// dropped.
-pub fn epochs(view: &View, onsets: &[f64], tmin: f64, tmax: f64, baseline: bool) -> Vec<Vec<Vec<f64>>> {
-    let fs = view.sfreq;
-    let (a, b) = ((tmin * fs).round() as i64, (tmax * fs).round() as i64);
-    let mut out = Vec::new();
-    for &o in onsets {
-        let c = ((o - view.t0) * fs).round() as i64;
-        if c + a < 0 || c + b >= view.n_times() as i64 {
-            continue;
-        }
-        let ep: Vec<Vec<f64>> = view
-            .data
-            .iter()
-            .map(|x| {
-                let mut e = x[(c + a) as usize..=(c + b) as usize].to_vec();
-                if baseline && a < 0 {
-                    let m = e[..(-a) as usize].iter().sum::<f64>() / (-a) as f64;
-                    e.iter_mut().for_each(|v| *v -= m);
-                }
-                e
-            })
-            .collect();
-        out.push(ep);
-    }
-    out
-}
-
-/// Mean over epochs, per channel.
-pub fn evoked(eps: &[Vec<Vec<f64>>]) -> Vec<Vec<f64>> {
-    let n = eps.len() as f64;
-    let mut avg = eps[0].iter().map(|c| vec![0.0; c.len()]).collect::<Vec<_>>();
-    for e in eps {
-        for (a, c) in avg.iter_mut().zip(e) {
-            for (x, y) in a.iter_mut().zip(c) {
-                *x += y / n;
-            }
-        }
-    }
-    avg
 }
 
 fn onsets_with_prefix(path: &Path, prefix: &str) -> Result<Vec<f64>, String> {

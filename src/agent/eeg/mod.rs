@@ -1,0 +1,11 @@
+//! BrainAgent for EEG (BrainBench's BrainAgent paradigm): a supervisor routes a task to SleepAgent,
+//! NeurocogAgent or PhysiolAgent (common toolset + domain tools); each plans over a hierarchical shared state
+//! and runs the longest executable segment of its plan per round; the report appends the measured results.
+
+pub mod run;
+pub mod state;
+pub mod tools;
+pub mod trace;
+
+pub use run::{Outcome, Settings, run};
+pub use trace::EegTrace;

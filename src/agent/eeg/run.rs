@@ -1,0 +1,378 @@
+//! The BrainAgent (EEG) paradigm: a supervisor routes the objective to a sub-agent; the sub-agent plans over
+//! the shared state round by round, and each round the longest executable prefix of its plan runs; then the
+//! model writes the report, to which the measured results (tool outputs) are appended verbatim.
+
+use super::state::SharedState;
+use super::tools::{self, Domain, ToolSpec};
+use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
+use crate::llm::openai::extract_json;
+use crate::llm::schema::Schema;
+use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub max_rounds: usize,
+    pub max_steps: usize,
+    pub max_tokens: u32,
+    pub report_tokens: u32,
+    pub temperature: f32,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { max_rounds: 4, max_steps: 6, max_tokens: 320, report_tokens: 200, temperature: 0.0, seed: 0 }
+    }
+}
+
+pub const AGENTS: [(&str, Domain, &str); 3] = [
+    ("SleepAgent", Domain::Sleep, "sleep recordings and hypnograms: staging, sleep statistics, scorer agreement"),
+    (
+        "NeurocogAgent",
+        Domain::Neurocog,
+        "event-related analyses: stimulus events, epochs, evoked responses, task-related power",
+    ),
+    (
+        "PhysiolAgent",
+        Domain::Physiol,
+        "physiological signals: ECG and heart rate variability, EOG activity, EEG-EOG coupling",
+    ),
+];
+
+/// The outcome of one instance for the runner.
+pub struct Outcome {
+    /// The full report (model text + measured results), empty when the agent failed before writing one.
+    pub report: String,
+    pub trace: EegTrace,
+    /// An LLM failure that ended the run (infrastructure errors are rerun by the runner).
+    pub failure: Option<LlmError>,
+}
+
+struct Ctx<'a> {
+    model: &'a dyn ChatModel,
+    cancel: &'a Cancel,
+    s: &'a Settings,
+}
+
+const SYSTEM: &str = "You are part of BrainAgent, an EEG analysis agent in BrainLens. Tools run real signal \
+processing on the task's files and register their outputs in a shared state under ids; you refer to data only \
+by these ids. Reply with JSON only, exactly in the requested shape.";
+
+impl Ctx<'_> {
+    /// One JSON step: schema-constrained request, reply re-validated, one corrective retry.
+    fn ask(
+        &self,
+        trace: &mut EegTrace,
+        step: &str,
+        prompt: String,
+        name: &str,
+        schema: Value,
+        max_tokens: u32,
+    ) -> Result<Value, LlmError> {
+        let compiled = Schema::compile(&schema).map_err(|e| LlmError::config("agent", e))?;
+        let mut messages = vec![Message::system(SYSTEM), Message::user(prompt)];
+        let mut rec = CallRecord { step: step.to_string(), ..Default::default() };
+        for attempt in 1..=2u32 {
+            rec.attempts = attempt;
+            let req = ChatRequest {
+                temperature: self.s.temperature,
+                max_tokens,
+                seed: Some(self.s.seed),
+                format: ResponseFormat::JsonSchema { name: name.to_string(), schema: schema.clone() },
+                ..ChatRequest::new(messages.clone())
+            };
+            let resp = match self.model.chat_with(&req, self.cancel, &mut |_| {}) {
+                Ok(r) => r,
+                Err(e) => {
+                    rec.error = Some(e.to_string());
+                    trace.calls.push(rec);
+                    return Err(e);
+                }
+            };
+            rec.prompt_tokens += resp.usage.prompt_tokens;
+            rec.completion_tokens += resp.usage.completion_tokens;
+            rec.latency_ms += resp.latency_ms;
+            rec.raw = resp.text.clone();
+            let parsed = resp.json.clone().or_else(|| extract_json(&resp.text));
+            let problem = match &parsed {
+                None => "the reply is not JSON".to_string(),
+                Some(v) => match compiled.validate(v) {
+                    Ok(()) => {
+                        trace.calls.push(rec);
+                        return Ok(v.clone());
+                    }
+                    Err(e) => format!("the reply does not fit the schema: {e}"),
+                },
+            };
+            rec.error = Some(problem.clone());
+            messages.push(Message::assistant(resp.text));
+            messages.push(Message::user(format!("{problem}. Answer again with JSON only.")));
+        }
+        let msg = rec.error.clone().unwrap_or_default();
+        trace.calls.push(rec);
+        Err(LlmError::model("agent", format!("{step}: {msg} (after a corrective retry)")))
+    }
+}
+
+fn route_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "agent": {"type": "string", "enum": AGENTS.iter().map(|a| a.0).collect::<Vec<_>>()},
+        "reason": {"type": "string", "maxLength": 200}}, "required": ["agent", "reason"]})
+}
+
+fn plan_schema(tools: &[&ToolSpec], max_steps: usize) -> Value {
+    json!({"type": "object", "properties": {
+        "thought": {"type": "string", "maxLength": 300},
+        "steps": {"type": "array", "maxItems": max_steps, "items": {"type": "object", "properties": {
+            "tool": {"type": "string", "enum": tools.iter().map(|t| t.name).collect::<Vec<_>>()},
+            "args": {"type": "object"}}, "required": ["tool", "args"]}},
+        "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
+}
+
+/// `$k` → the id registered by step k of this segment.
+fn resolve(v: &Value, produced: &[Option<String>]) -> Value {
+    match v {
+        Value::String(s) if s.starts_with('$') => s[1..]
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| produced.get(k.wrapping_sub(1)).cloned().flatten())
+            .map_or_else(|| v.clone(), Value::String),
+        Value::Array(a) => Value::Array(a.iter().map(|x| resolve(x, produced)).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), resolve(x, produced))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Runs the longest executable prefix of `steps`; returns the records and whether every step ran.
+fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel: &Cancel) -> Vec<StepRecord> {
+    let mut produced: Vec<Option<String>> = Vec::new();
+    let mut out = Vec::new();
+    for step in steps {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let name = step["tool"].as_str().unwrap_or("").to_string();
+        let args = resolve(&step["args"], &produced);
+        let mut rec = StepRecord { tool: name.clone(), args: args.clone(), ..Default::default() };
+        let empty = Map::new();
+        let map = args.as_object().unwrap_or(&empty);
+        let checked = match tools.iter().find(|t| t.name == name) {
+            None => Err(format!("{name:?} is not one of this agent's tools")),
+            Some(t) => tools::check(t, map, state),
+        };
+        if let Err(e) = checked {
+            rec.status = "not_executable".into();
+            rec.error = Some(e.clone());
+            state.errors.push(e);
+            state.planning.steps_skipped += steps.len() - out.len();
+            out.push(rec);
+            break;
+        }
+        match tools::run(&name, map, state) {
+            Ok(obs) => {
+                produced.push(obs.get("id").and_then(Value::as_str).map(str::to_string));
+                rec.status = "ok".into();
+                rec.observation = obs;
+                state.planning.steps_executed += 1;
+                out.push(rec);
+            }
+            Err(e) => {
+                let e = format!("{name}: {e}");
+                rec.status = "failed".into();
+                rec.error = Some(e.clone());
+                state.errors.push(e);
+                state.planning.steps_failed += 1;
+                out.push(rec);
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn plan_prompt(
+    query: &str,
+    agent: &str,
+    state: &SharedState,
+    tools: &[&ToolSpec],
+    last: &[StepRecord],
+    max_steps: usize,
+) -> String {
+    let last_text = if last.is_empty() {
+        "none yet".to_string()
+    } else {
+        last.iter()
+            .map(|r| match &r.error {
+                Some(e) => format!("{} {} → {}: {e}", r.tool, r.args, r.status),
+                None => format!("{} {} → {}", r.tool, r.args, super::state::short(&r.observation)),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "You are {agent}.\n\nTask:\n{query}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n\n\
+         Plan the remaining steps (at most {max_steps}) as JSON {{\"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}], \"done\": bool}}. \
+         Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
+         Set done to true with no steps when the shared state holds everything the task asks for, or when the data cannot be loaded.",
+        state.summary(),
+        tools::menu(tools)
+    )
+}
+
+/// The measured part of the report, written by BrainLens from the shared state (not by the model).
+pub fn measured_section(state: &SharedState) -> String {
+    let mut s = String::from("Measured results (tool outputs from BrainLens, by shared-state id):\n");
+    if state.results.is_empty() && state.artifacts.is_empty() {
+        s.push_str("- none\n");
+    }
+    for (id, r) in &state.results {
+        let v = r["value"].clone();
+        let text = v.to_string();
+        let text = if text.chars().count() > 1500 {
+            format!("{}…", text.chars().take(1500).collect::<String>())
+        } else {
+            text
+        };
+        s.push_str(&format!("- {id} {}: {text}\n", r["what"].as_str().unwrap_or("")));
+    }
+    for (id, a) in &state.artifacts {
+        s.push_str(&format!("- {id} artifact written: {a}\n"));
+    }
+    if !state.errors.is_empty() {
+        s.push_str("Errors:\n");
+        for e in &state.errors {
+            s.push_str(&format!("- {e}\n"));
+        }
+    }
+    s
+}
+
+/// Runs the paradigm on one query. `inputs` is the read-only folder the task's paths are relative to;
+/// artifacts go to `workspace/file_check/`.
+pub fn run(
+    query: &str,
+    inputs: &Path,
+    workspace: &Path,
+    model: &dyn ChatModel,
+    cancel: &Cancel,
+    s: &Settings,
+) -> Outcome {
+    let ctx = Ctx { model, cancel, s };
+    let mut trace =
+        EegTrace { paradigm: "brainagent".into(), model: model.name(), outcome: "ok".into(), ..Default::default() };
+    let mut state = SharedState::new(inputs, workspace);
+    let fail = |mut trace: EegTrace, e: LlmError, report: String| {
+        trace.outcome = match e.class {
+            ErrorClass::ApiInfrastructureError => "api_infrastructure_error",
+            ErrorClass::Cancelled => "cancelled",
+            ErrorClass::Configuration => "configuration_error",
+            ErrorClass::ModelError => "agent_error",
+        }
+        .into();
+        trace.error = Some(e.to_string());
+        Outcome { report, trace, failure: Some(e) }
+    };
+    // Supervisor.
+    let prompt = format!(
+        "You are the supervisor. Route the task to one sub-agent:\n{}\n\nTask:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.",
+        AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
+    );
+    let route = match ctx.ask(&mut trace, "route", prompt, "route", route_schema(), 60) {
+        Ok(v) => v,
+        Err(e) => return fail(trace, e, String::new()),
+    };
+    let agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
+    trace.route = Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string() });
+    let domain = AGENTS.iter().find(|a| a.0 == agent).map_or(Domain::Physiol, |a| a.1);
+    let tools = tools::toolset(domain);
+    // Planning rounds.
+    let mut last: Vec<StepRecord> = Vec::new();
+    for round in 1..=s.max_rounds {
+        if cancel.is_cancelled() {
+            return fail(trace, LlmError::cancelled("agent"), String::new());
+        }
+        state.planning.round = round;
+        let summary = state.summary();
+        let prompt = plan_prompt(query, &agent, &state, &tools, &last, s.max_steps);
+        let plan = match ctx.ask(
+            &mut trace,
+            &format!("plan {round}"),
+            prompt,
+            "plan",
+            plan_schema(&tools, s.max_steps),
+            s.max_tokens,
+        ) {
+            Ok(v) => v,
+            // An unusable plan ends planning; the report is still written from what the state holds.
+            Err(e) if e.class == ErrorClass::ModelError => {
+                state.errors.push(format!("plan {round}: {}", e.message));
+                break;
+            }
+            Err(e) => return fail(trace, e, String::new()),
+        };
+        let steps: Vec<Value> = plan["steps"].as_array().cloned().unwrap_or_default();
+        let done = plan["done"].as_bool().unwrap_or(false);
+        let before = state.changes.len();
+        let executed = execute(&steps, &tools, &mut state, cancel);
+        trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
+        trace.rounds.push(PlanRound {
+            round,
+            state_summary: summary,
+            thought: plan["thought"].as_str().unwrap_or("").to_string(),
+            plan: Value::Array(steps.clone()),
+            done,
+            executed: executed.clone(),
+        });
+        last = executed;
+        if done || steps.is_empty() {
+            break;
+        }
+    }
+    // Report.
+    let measured = measured_section(&state);
+    let prompt = format!(
+        "Task:\n{query}\n\n{measured}\nWrite the final report for this task in a few sentences: state each requested value with the name the task gives it, \
+         taken from the measured results above; if the data could not be loaded, say so and give no values."
+    );
+    let req = ChatRequest {
+        temperature: s.temperature,
+        max_tokens: s.report_tokens,
+        seed: Some(s.seed),
+        ..ChatRequest::new(vec![
+            Message::system(
+                SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text."),
+            ),
+            Message::user(prompt),
+        ])
+    };
+    match model.chat_with(&req, cancel, &mut |_| {}) {
+        Ok(r) => {
+            trace.calls.push(CallRecord {
+                step: "report".into(),
+                attempts: 1,
+                prompt_tokens: r.usage.prompt_tokens,
+                completion_tokens: r.usage.completion_tokens,
+                latency_ms: r.latency_ms,
+                raw: r.text.clone(),
+                error: None,
+            });
+            trace.report_text = r.text.trim().to_string();
+        }
+        Err(e) => {
+            trace.calls.push(CallRecord {
+                step: "report".into(),
+                attempts: 1,
+                error: Some(e.to_string()),
+                ..Default::default()
+            });
+            if e.class != ErrorClass::ModelError {
+                return fail(trace, e, String::new());
+            }
+            state.errors.push(format!("report: {}", e.message));
+        }
+    }
+    let report = format!("{}\n\n{}", trace.report_text, measured_section(&state));
+    Outcome { report, trace, failure: None }
+}

@@ -1,0 +1,202 @@
+//! The hierarchical `shared_state` of a BrainAgent (EEG) run: raw recordings, derived views, temporal labels,
+//! events, results, artifacts and planning counters, each entry under a stable id (`rec1`, `v2`, `lab1`,
+//! `ev1`, `r3`, `a1`). Tools pass ids, never arrays; the model sees only `summary()`.
+
+use crate::signal::sleep::hypnogram::Hypnogram;
+use crate::signal::view::View;
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordingInfo {
+    /// As the instruction named it (relative to the inputs).
+    pub path: String,
+    pub description: Value,
+}
+
+/// One change of the state, for the trace.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Change {
+    pub id: String,
+    pub kind: &'static str,
+    pub what: String,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Planning {
+    pub round: usize,
+    pub steps_executed: usize,
+    pub steps_failed: usize,
+    pub steps_skipped: usize,
+}
+
+#[derive(Debug)]
+pub struct SharedState {
+    /// Inputs (read-only): data paths resolve against it.
+    pub inputs: PathBuf,
+    /// The instance workspace; artifacts go to `file_check/` inside it.
+    pub workspace: PathBuf,
+    pub recordings: IndexMap<String, RecordingInfo>,
+    pub views: IndexMap<String, View>,
+    pub labels: IndexMap<String, Hypnogram>,
+    pub events: IndexMap<String, Vec<(f64, String)>>,
+    pub results: IndexMap<String, Value>,
+    pub artifacts: IndexMap<String, String>,
+    pub errors: Vec<String>,
+    pub planning: Planning,
+    pub changes: Vec<Change>,
+}
+
+fn next_id(prefix: &str, n: usize) -> String {
+    format!("{prefix}{}", n + 1)
+}
+
+impl SharedState {
+    pub fn new(inputs: &Path, workspace: &Path) -> SharedState {
+        SharedState {
+            inputs: inputs.to_path_buf(),
+            workspace: workspace.to_path_buf(),
+            recordings: IndexMap::new(),
+            views: IndexMap::new(),
+            labels: IndexMap::new(),
+            events: IndexMap::new(),
+            results: IndexMap::new(),
+            artifacts: IndexMap::new(),
+            errors: Vec::new(),
+            planning: Planning::default(),
+            changes: Vec::new(),
+        }
+    }
+
+    fn note(&mut self, id: &str, kind: &'static str, what: String) {
+        self.changes.push(Change { id: id.to_string(), kind, what });
+    }
+
+    pub fn add_recording(&mut self, info: RecordingInfo) -> String {
+        let id = next_id("rec", self.recordings.len());
+        self.note(&id, "recording", info.path.clone());
+        self.recordings.insert(id.clone(), info);
+        id
+    }
+
+    pub fn add_view(&mut self, v: View) -> String {
+        let id = next_id("v", self.views.len());
+        self.note(
+            &id,
+            "view",
+            format!("{} ch @ {} Hz, {:.2} s; {}", v.labels.len(), v.sfreq, v.duration_s(), v.ops.join(" → ")),
+        );
+        self.views.insert(id.clone(), v);
+        id
+    }
+
+    pub fn add_labels(&mut self, h: Hypnogram, what: String) -> String {
+        let id = next_id("lab", self.labels.len());
+        self.note(&id, "labels", what);
+        self.labels.insert(id.clone(), h);
+        id
+    }
+
+    pub fn add_events(&mut self, e: Vec<(f64, String)>) -> String {
+        let id = next_id("ev", self.events.len());
+        self.note(&id, "events", format!("{} events", e.len()));
+        self.events.insert(id.clone(), e);
+        id
+    }
+
+    pub fn add_result(&mut self, what: &str, v: Value) -> String {
+        let id = next_id("r", self.results.len());
+        self.note(&id, "result", what.to_string());
+        self.results.insert(id.clone(), json!({"what": what, "value": v}));
+        id
+    }
+
+    pub fn add_artifact(&mut self, rel: String) -> String {
+        let id = next_id("a", self.artifacts.len());
+        self.note(&id, "artifact", rel.clone());
+        self.artifacts.insert(id.clone(), rel);
+        id
+    }
+
+    pub fn view(&self, id: &str) -> Result<&View, String> {
+        self.views.get(id).ok_or_else(|| format!("no view {id:?} (views: {})", keys(&self.views)))
+    }
+
+    pub fn result(&self, id: &str) -> Result<&Value, String> {
+        self.results
+            .get(id)
+            .map(|r| &r["value"])
+            .ok_or_else(|| format!("no result {id:?} (results: {})", keys(&self.results)))
+    }
+
+    /// Whether `id` names anything in the state.
+    pub fn has(&self, id: &str) -> bool {
+        self.recordings.contains_key(id)
+            || self.views.contains_key(id)
+            || self.labels.contains_key(id)
+            || self.events.contains_key(id)
+            || self.results.contains_key(id)
+            || self.artifacts.contains_key(id)
+    }
+
+    /// The compact, identifier-based view of the state the model plans from.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let section = |s: &mut String, name: &str, lines: Vec<String>| {
+            s.push_str(&format!("{name}: {}\n", if lines.is_empty() { "none".to_string() } else { String::new() }));
+            for l in lines {
+                s.push_str(&format!("  {l}\n"));
+            }
+        };
+        section(
+            &mut s,
+            "recordings",
+            self.recordings.iter().map(|(k, r)| format!("{k} {} {}", r.path, short(&r.description))).collect(),
+        );
+        section(
+            &mut s,
+            "views",
+            self.views
+                .iter()
+                .map(|(k, v)| {
+                    format!("{k} {} ch @ {} Hz {:.1} s [{}]", v.labels.len(), v.sfreq, v.duration_s(), v.ops.join("; "))
+                })
+                .collect(),
+        );
+        section(
+            &mut s,
+            "labels",
+            self.labels.iter().map(|(k, h)| format!("{k} hypnogram {} epochs", h.stages.len())).collect(),
+        );
+        section(&mut s, "events", self.events.iter().map(|(k, e)| format!("{k} {} events", e.len())).collect());
+        section(
+            &mut s,
+            "results",
+            self.results
+                .iter()
+                .map(|(k, r)| format!("{k} {}: {}", r["what"].as_str().unwrap_or(""), short(&r["value"])))
+                .collect(),
+        );
+        section(&mut s, "artifacts", self.artifacts.iter().map(|(k, a)| format!("{k} {a}")).collect());
+        if !self.errors.is_empty() {
+            section(&mut s, "errors", self.errors.iter().rev().take(3).cloned().collect());
+        }
+        s.push_str(&format!(
+            "planning: round {}, {} steps executed, {} failed, {} skipped\n",
+            self.planning.round, self.planning.steps_executed, self.planning.steps_failed, self.planning.steps_skipped
+        ));
+        s
+    }
+}
+
+fn keys<V>(m: &IndexMap<String, V>) -> String {
+    if m.is_empty() { "none".into() } else { m.keys().cloned().collect::<Vec<_>>().join(", ") }
+}
+
+/// A value cut to 200 characters for the summary.
+pub fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 200 { format!("{}…", s.chars().take(200).collect::<String>()) } else { s }
+}

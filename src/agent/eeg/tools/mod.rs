@@ -1,0 +1,345 @@
+//! Capability-oriented tools over the `signal` module: reusable operations (inspect, prepare, segment,
+//! extract features, aggregate, write artifacts) that register their outputs in the shared state under ids.
+//! No tool knows a task or computes a task's answer on its own.
+
+mod common;
+mod domain;
+
+use super::state::SharedState;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Domain {
+    Common,
+    Sleep,
+    Neurocog,
+    Physiol,
+}
+
+/// Parameter kinds: an id of the state (`id`), a number, a string, a list of strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Id,
+    Number,
+    Text,
+    Texts,
+}
+
+pub struct Param {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+    pub help: &'static str,
+}
+
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub domain: Domain,
+    pub description: &'static str,
+    pub params: &'static [Param],
+}
+
+const fn p(name: &'static str, kind: Kind, required: bool, help: &'static str) -> Param {
+    Param { name, kind, required, help }
+}
+
+use Kind::*;
+
+pub static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "inspect_file",
+        domain: Domain::Common,
+        description: "Open a recording (EDF/BDF) or label file (CSV) named in the task and register it; shows channels, rate, duration, annotations or columns.",
+        params: &[p("path", Text, true, "path as given in the task")],
+    },
+    ToolSpec {
+        name: "load_channels",
+        domain: Domain::Common,
+        description: "Load channels of a recording into a view.",
+        params: &[
+            p("recording", Id, true, "rec id"),
+            p("kind", Text, false, "eeg, eog, ecg or all (default eeg)"),
+            p("channels", Texts, false, "channel labels instead of a kind"),
+        ],
+    },
+    ToolSpec {
+        name: "select_channels",
+        domain: Domain::Common,
+        description: "Keep the named channels of a view.",
+        params: &[p("view", Id, true, "view id"), p("channels", Texts, true, "labels")],
+    },
+    ToolSpec {
+        name: "filter",
+        domain: Domain::Common,
+        description: "Zero-phase FIR filter (MNE's design): high-pass l_freq and/or low-pass h_freq.",
+        params: &[p("view", Id, true, "view id"), p("l_freq", Number, false, "Hz"), p("h_freq", Number, false, "Hz")],
+    },
+    ToolSpec {
+        name: "rereference",
+        domain: Domain::Common,
+        description: "Average reference over the view's channels.",
+        params: &[p("view", Id, true, "view id")],
+    },
+    ToolSpec {
+        name: "resample",
+        domain: Domain::Common,
+        description: "Polyphase resampling to sfreq.",
+        params: &[p("view", Id, true, "view id"), p("sfreq", Number, true, "Hz")],
+    },
+    ToolSpec {
+        name: "crop",
+        domain: Domain::Common,
+        description: "Keep samples with tmin <= t < tmax seconds.",
+        params: &[p("view", Id, true, "view id"), p("tmin", Number, true, "s"), p("tmax", Number, true, "s")],
+    },
+    ToolSpec {
+        name: "band_power",
+        domain: Domain::Common,
+        description: "Welch PSD (method welch: 2-s Hann, 50% overlap; or multitaper) and trapezoid band power per channel; relative when total_lo/total_hi are given (in %).",
+        params: &[
+            p("view", Id, true, "view id"),
+            p("lo", Number, true, "Hz"),
+            p("hi", Number, true, "Hz"),
+            p("total_lo", Number, false, "Hz"),
+            p("total_hi", Number, false, "Hz"),
+            p("method", Text, false, "welch or multitaper"),
+        ],
+    },
+    ToolSpec {
+        name: "peak_frequency",
+        domain: Domain::Common,
+        description: "Frequency of the largest Welch PSD value in lo-hi per channel.",
+        params: &[p("view", Id, true, "view id"), p("lo", Number, true, "Hz"), p("hi", Number, true, "Hz")],
+    },
+    ToolSpec {
+        name: "channel_stats",
+        domain: Domain::Common,
+        description: "Variance, RMS, kurtosis per channel and IQR outlier flags on variance.",
+        params: &[p("view", Id, true, "view id")],
+    },
+    ToolSpec {
+        name: "connectivity",
+        domain: Domain::Common,
+        description: "Channel-pair connectivity (plv, wpli, coh in a band; corr) and its mean over pairs.",
+        params: &[
+            p("view", Id, true, "view id"),
+            p("method", Text, true, "plv, wpli, coh or corr"),
+            p("lo", Number, false, "Hz"),
+            p("hi", Number, false, "Hz"),
+        ],
+    },
+    ToolSpec {
+        name: "aggregate",
+        domain: Domain::Common,
+        description: "Combine a per-channel result: mean, max, min, rank (largest first), top_k, above_mean.",
+        params: &[
+            p("result", Id, true, "result id"),
+            p("op", Text, true, "mean, max, min, rank, top_k, above_mean"),
+            p("k", Number, false, "for top_k"),
+        ],
+    },
+    ToolSpec {
+        name: "write_artifact",
+        domain: Domain::Common,
+        description: "Write a view to file_check/<name> in the workspace (.edf or .npy).",
+        params: &[p("view", Id, true, "view id"), p("name", Text, true, "file name ending .edf or .npy")],
+    },
+    ToolSpec {
+        name: "plot",
+        domain: Domain::Common,
+        description: "Plot a view's first channels to file_check/<name>.png.",
+        params: &[p("view", Id, true, "view id"), p("name", Text, true, "file name ending .png")],
+    },
+    ToolSpec {
+        name: "load_hypnogram",
+        domain: Domain::Sleep,
+        description: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
+        params: &[p("path", Text, true, "path as given in the task"), p("column", Text, true, "column name")],
+    },
+    ToolSpec {
+        name: "hypnogram_stats",
+        domain: Domain::Sleep,
+        description: "Sleep statistics (YASA definitions, minutes and % of TST): TIB, TST, SE, SOL, WASO, REM latency, stage minutes and %, awakenings.",
+        params: &[p("labels", Id, true, "lab id")],
+    },
+    ToolSpec {
+        name: "scorer_agreement",
+        domain: Domain::Sleep,
+        description: "Cohen's kappa and epoch agreement of two scorings.",
+        params: &[p("a", Id, true, "lab id"), p("b", Id, true, "lab id")],
+    },
+    ToolSpec {
+        name: "read_events",
+        domain: Domain::Neurocog,
+        description: "Register the annotations of a recording as events; counts per description.",
+        params: &[p("recording", Id, true, "rec id")],
+    },
+    ToolSpec {
+        name: "event_intervals",
+        domain: Domain::Neurocog,
+        description: "Mean interval (ms) between consecutive events whose description starts with one of the prefixes.",
+        params: &[p("events", Id, true, "ev id"), p("prefixes", Texts, true, "e.g. [\"auditory/\", \"visual/\"]")],
+    },
+    ToolSpec {
+        name: "epoch_average",
+        domain: Domain::Neurocog,
+        description: "Average epochs tmin..tmax around events starting with condition (baseline tmin..0) into an evoked view.",
+        params: &[
+            p("view", Id, true, "view id"),
+            p("events", Id, true, "ev id"),
+            p("condition", Text, true, "description prefix"),
+            p("tmin", Number, true, "s"),
+            p("tmax", Number, true, "s"),
+        ],
+    },
+    ToolSpec {
+        name: "peak_latency",
+        domain: Domain::Neurocog,
+        description: "Latency (ms) and value of the most negative or positive sample of each channel of an evoked view in tmin..tmax.",
+        params: &[
+            p("view", Id, true, "evoked view id"),
+            p("tmin", Number, true, "s"),
+            p("tmax", Number, true, "s"),
+            p("polarity", Text, false, "negative (default) or positive"),
+        ],
+    },
+    ToolSpec {
+        name: "event_power_change",
+        domain: Domain::Neurocog,
+        description: "Percent change of mean squared amplitude after (0..window s) vs before (-window..0 s) events starting with condition, over all channels of the view.",
+        params: &[
+            p("view", Id, true, "view id"),
+            p("events", Id, true, "ev id"),
+            p("condition", Text, true, "prefix"),
+            p("window", Number, false, "s, default 0.5"),
+        ],
+    },
+    ToolSpec {
+        name: "ecg_hrv",
+        domain: Domain::Physiol,
+        description: "R-peaks (neurokit2's pipeline) of a one-channel ECG view and time-domain HRV: beats, HR, MeanNN, SDNN, RMSSD, pNN50.",
+        params: &[p("view", Id, true, "ECG view id")],
+    },
+    ToolSpec {
+        name: "eog_activity",
+        domain: Domain::Physiol,
+        description: "EOG RMS and deflections beyond k x median absolute value of the 0.5-15 Hz band, >= 0.2 s apart.",
+        params: &[p("view", Id, true, "EOG view id"), p("k", Number, false, "default 4")],
+    },
+    ToolSpec {
+        name: "segment_stats",
+        domain: Domain::Physiol,
+        description: "Standard deviation of the first channel in consecutive segments S1, S2, ... and their ranking (largest first).",
+        params: &[p("view", Id, true, "view id"), p("segment_s", Number, true, "s")],
+    },
+    ToolSpec {
+        name: "correlate",
+        domain: Domain::Physiol,
+        description: "Pearson |r| between the first channel of reference and every channel of view; the best channel.",
+        params: &[p("view", Id, true, "view id"), p("reference", Id, true, "view id")],
+    },
+];
+
+/// The tools a sub-agent has: the common set plus its domain.
+pub fn toolset(domain: Domain) -> Vec<&'static ToolSpec> {
+    TOOLS.iter().filter(|t| t.domain == Domain::Common || t.domain == domain).collect()
+}
+
+pub fn spec(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The menu text a planner reads.
+pub fn menu(tools: &[&ToolSpec]) -> String {
+    tools
+        .iter()
+        .map(|t| {
+            let ps: Vec<String> = t
+                .params
+                .iter()
+                .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { "?" }, p.help))
+                .collect();
+            format!("- {}({}) — {}", t.name, ps.join("; "), t.description)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
+pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), String> {
+    for k in args.keys() {
+        if !t.params.iter().any(|p| p.name == k) {
+            return Err(format!("{}: unknown argument {k:?}", t.name));
+        }
+    }
+    for p in t.params {
+        let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else {
+            if p.required {
+                return Err(format!("{}: missing argument {:?}", t.name, p.name));
+            }
+            continue;
+        };
+        let ok = match p.kind {
+            Kind::Id => v.as_str().is_some_and(|id| state.has(id)),
+            Kind::Number => v.as_f64().is_some_and(f64::is_finite),
+            Kind::Text => v.is_string(),
+            Kind::Texts => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+        };
+        if !ok {
+            let what = match p.kind {
+                Kind::Id => "an id that exists in the state",
+                Kind::Number => "a number",
+                Kind::Text => "a string",
+                Kind::Texts => "a list of strings",
+            };
+            return Err(format!("{}: argument {:?} must be {what}, got {v}", t.name, p.name));
+        }
+    }
+    Ok(())
+}
+
+/// Argument accessors (arguments were checked).
+pub(crate) struct Args<'a>(pub &'a Map<String, Value>);
+
+impl Args<'_> {
+    pub fn s(&self, k: &str) -> &str {
+        self.0.get(k).and_then(Value::as_str).unwrap_or("")
+    }
+    pub fn opt_s(&self, k: &str) -> Option<&str> {
+        self.0.get(k).and_then(Value::as_str)
+    }
+    pub fn f(&self, k: &str) -> Option<f64> {
+        self.0.get(k).and_then(Value::as_f64)
+    }
+    pub fn need_f(&self, k: &str) -> Result<f64, String> {
+        self.f(k).ok_or_else(|| format!("missing number {k:?}"))
+    }
+    pub fn list(&self, k: &str) -> Option<Vec<String>> {
+        self.0
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+    }
+}
+
+/// Runs a checked call; the observation says what was registered.
+pub fn run(name: &str, args: &Map<String, Value>, state: &mut SharedState) -> Result<Value, String> {
+    let a = Args(args);
+    match spec(name).map(|t| t.domain) {
+        Some(Domain::Common) => common::run(name, &a, state),
+        Some(_) => domain::run(name, &a, state),
+        None => Err(format!("unknown tool {name:?}")),
+    }
+}
+
+/// `{"id": …, …}` observation helper.
+pub(crate) fn registered(id: String, detail: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(id));
+    if let Value::Object(d) = detail {
+        m.extend(d);
+    }
+    Value::Object(m)
+}

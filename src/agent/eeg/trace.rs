@@ -1,0 +1,90 @@
+//! What a BrainAgent (EEG) run records: the route, every planning round with its plan and executed segment
+//! (tool, arguments after placeholder resolution, observation or error, ids registered), every model call,
+//! every state change, the report, and the outcome.
+
+use super::state::Change;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Route {
+    pub agent: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct StepRecord {
+    pub tool: String,
+    pub args: Value,
+    /// ok, failed (the tool raised), not_executable (argument or tool check failed; the segment ends there).
+    pub status: String,
+    #[serde(default)]
+    pub observation: Value,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PlanRound {
+    pub round: usize,
+    /// The state summary the model planned from.
+    pub state_summary: String,
+    pub thought: String,
+    /// The plan as the model wrote it.
+    pub plan: Value,
+    pub done: bool,
+    pub executed: Vec<StepRecord>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CallRecord {
+    pub step: String,
+    pub attempts: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub latency_ms: f64,
+    /// The model's raw text of the last attempt.
+    pub raw: String,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct EegTrace {
+    pub paradigm: String,
+    pub model: String,
+    pub route: Option<Route>,
+    pub rounds: Vec<PlanRound>,
+    /// The model-written part of the report.
+    pub report_text: String,
+    pub calls: Vec<CallRecord>,
+    pub changes: Vec<ChangeRecord>,
+    /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.
+    pub outcome: String,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ChangeRecord {
+    pub round: usize,
+    pub id: String,
+    pub kind: String,
+    pub what: String,
+}
+
+impl ChangeRecord {
+    pub fn of(round: usize, c: &Change) -> ChangeRecord {
+        ChangeRecord { round, id: c.id.clone(), kind: c.kind.to_string(), what: c.what.clone() }
+    }
+}
+
+impl EegTrace {
+    pub fn tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum()
+    }
+
+    pub fn model_seconds(&self) -> f64 {
+        self.calls.iter().map(|c| c.latency_ms).sum::<f64>() / 1000.0
+    }
+}
