@@ -99,6 +99,7 @@ fn main() -> ExitCode {
             BenchCommand::Generate { data, templates, out, seed, per_template, json } => {
                 bench::generate(&data, templates.as_deref(), &out, seed, per_template, json, &mut stdout)
             }
+            BenchCommand::Run(args) => bench::run_command(&args, &mut stdout),
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
         Some(Command::Embed { text, model, json }) => {

@@ -9,6 +9,7 @@ pub mod generate;
 pub mod json;
 pub mod rescore;
 pub mod results;
+pub mod runner;
 pub mod scoring;
 pub mod signal_file;
 

@@ -241,7 +241,11 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             )?;
             let job = plan.job(concurrency, judge, run_out);
             let started = std::time::Instant::now();
-            let bar = |done: usize, total: usize| progress_bar(done, total, started);
+            let bar = |done: usize, total: usize| {
+                let elapsed = started.elapsed().as_secs_f64();
+                let eta = (done > 0 && done < total).then(|| elapsed / done as f64 * (total - done) as f64);
+                super::progress_bar(done, total, "runs", elapsed, eta)
+            };
             let run = eval::run(&job, &Cancel::default(), &bar)?;
             eprintln!();
             let m = metrics(&run, &task);
@@ -263,18 +267,6 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             if json { write_json(out, &all) } else { print_metrics(out, &all) }
         }
     }
-}
-
-fn progress_bar(done: usize, total: usize, started: std::time::Instant) {
-    let width = 30;
-    let filled = if total == 0 { width } else { done * width / total };
-    let elapsed = started.elapsed().as_secs_f64();
-    let eta = if done == 0 || done >= total {
-        String::new()
-    } else {
-        format!(" ETA {:.0} s", elapsed / done as f64 * (total - done) as f64)
-    };
-    eprint!("\r[{}{}] {done}/{total} runs · {elapsed:.0} s{eta}   ", "#".repeat(filled), " ".repeat(width - filled));
 }
 
 fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpret::Scores) -> Result<()> {

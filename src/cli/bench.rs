@@ -197,3 +197,159 @@ pub fn generate(
     }
     Ok(())
 }
+
+/// `bench run` arguments.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// A suite, subset folder or case file.
+    pub cases: PathBuf,
+    /// brainagent (BrainAgent EEG: supervisor + Sleep/Neurocog/Physiol agents) or codeact.
+    #[arg(long, default_value = "brainagent")]
+    pub paradigm: String,
+    #[command(flatten)]
+    pub provider: crate::cli::llm::ProviderArgs,
+    /// The parser's model: target (the same model), or local[:GGUF], openai:MODEL, replay:TRANSCRIPT.
+    #[arg(long, default_value = "target")]
+    pub parser_model: String,
+    /// The semantic judge's model (same forms as --parser-model), or none (judged units then score 0).
+    #[arg(long, default_value = "none")]
+    pub judge_model: String,
+    /// Instances in flight.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Only the first N cases.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Run the suite R times (files RESULT.r2.json, … beside --out).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Keep the finished instances of --out and run the rest (and the infrastructure failures).
+    #[arg(long)]
+    pub resume: bool,
+    /// Seconds per instance before it is stopped (an agent error).
+    #[arg(long, default_value_t = 720.0)]
+    pub deadline: f64,
+    /// Reruns of an instance that ended in an infrastructure failure (HTTP retries are --retries).
+    #[arg(long, default_value_t = 2)]
+    pub instance_retries: u32,
+    /// Planning rounds of the BrainAgent sub-agent.
+    #[arg(long, default_value_t = 4)]
+    pub max_rounds: usize,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The model of a role: `target` (the target's own instance), `none`, `local[:GGUF]`, `openai:MODEL` (the
+/// target's endpoint settings), `replay:TRANSCRIPT`.
+fn role_model(
+    spec: &str,
+    base: &crate::llm::config::ProviderConfig,
+    target: &std::sync::Arc<dyn crate::llm::ChatModel>,
+) -> Result<Option<std::sync::Arc<dyn crate::llm::ChatModel>>> {
+    use crate::llm::config::ProviderKind;
+    let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+    let mut c = base.clone();
+    c.record = false;
+    match kind.trim() {
+        "target" => return Ok(Some(target.clone())),
+        "none" => return Ok(None),
+        "local" => {
+            c.provider = ProviderKind::Local;
+            c.model_path = rest.to_string();
+        }
+        "openai" => {
+            c.provider = ProviderKind::Openai;
+            c.model = rest.to_string();
+        }
+        "replay" => {
+            c.provider = ProviderKind::Replay;
+            c.transcript = rest.to_string();
+        }
+        o => bail!("model {o:?}: use target, none, local[:GGUF], openai:MODEL or replay:TRANSCRIPT"),
+    }
+    Ok(Some(c.build()?))
+}
+
+/// `RESULT.json` → `RESULT.r2.json` for repeat 2.
+fn repeat_path(out: &Path, r: usize) -> PathBuf {
+    if r == 1 {
+        return out.to_path_buf();
+    }
+    let stem = out.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    out.with_file_name(format!("{stem}.r{r}.json"))
+}
+
+/// `bench run`: the runner with a progress bar on stderr; Ctrl-C stops after the instances in flight are
+/// abandoned (finished ones are already written), exit status 130.
+pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
+    use crate::bench::runner::{Live, Models, Options, Paradigm, run};
+    let cfg = a.provider.config(crate::llm::config::Purpose::Agent)?;
+    let target = cfg.build()?;
+    let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
+    let judge = role_model(&a.judge_model, &cfg, &target)?;
+    let models = Models { target, parser, judge };
+    let cancel = crate::llm::Cancel::default();
+    super::on_interrupt(cancel.clone());
+    let mut summaries = Vec::new();
+    for r in 1..=a.repeat.max(1) {
+        let mut opts = Options::new(&a.cases, &repeat_path(&a.out, r));
+        opts.paradigm = Paradigm::parse(&a.paradigm)?;
+        opts.concurrency = a.concurrency.max(1);
+        opts.limit = a.limit;
+        opts.resume = a.resume;
+        opts.deadline_s = a.deadline;
+        opts.retries = a.instance_retries;
+        opts.agent.max_rounds = a.max_rounds.max(1);
+        let live = Live::default();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let result = std::thread::scope(|s| {
+            s.spawn(|| {
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    let (d, t, elapsed, eta) = live.progress();
+                    if t > 0 {
+                        super::progress_bar(d, t, "instances", elapsed, eta);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+            });
+            let r = run(&opts, &models, &cancel, &live);
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            r
+        });
+        let (d, t, elapsed, _) = live.progress();
+        super::progress_bar(d, t, "instances", elapsed, None);
+        eprintln!();
+        let result = result?;
+        if cancel.is_cancelled() {
+            eprintln!(
+                "brainlens: cancelled; {} of {} instances are in {} (continue with --resume)",
+                d,
+                t,
+                opts.out.display()
+            );
+            std::process::exit(130);
+        }
+        summaries.push(json!({"out": opts.out, "summary": result.summary}));
+    }
+    if a.json {
+        write_json(out, &summaries)?;
+    } else {
+        for s in &summaries {
+            let sm = &s["summary"];
+            writeln!(
+                out,
+                "{}: score {:.2} over {} instances ({} answered), tokens {}, wall {:.1} s, failures {}",
+                s["out"].as_str().unwrap_or(""),
+                sm["total_score"].as_f64().unwrap_or(0.0),
+                sm["instance_count"],
+                sm["successful_instance_count"],
+                sm["token_usage"]["total"],
+                sm["timing_sec"]["wall_clock_total"].as_f64().unwrap_or(0.0),
+                sm["failure_summary"]
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -21,6 +21,25 @@ pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, va
     Ok(())
 }
 
+/// `[#####     ] 12/54 runs · 80 s ETA 240 s` on stderr, rewritten in place.
+pub fn progress_bar(done: usize, total: usize, unit: &str, elapsed: f64, eta: Option<f64>) {
+    let width = 30;
+    let filled = if total == 0 { width } else { (done * width / total).min(width) };
+    let eta = eta.map_or(String::new(), |e| format!(" ETA {e:.0} s"));
+    eprint!("\r[{}{}] {done}/{total} {unit} · {elapsed:.0} s{eta}   ", "#".repeat(filled), " ".repeat(width - filled));
+}
+
+/// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
+/// calls check the flag between tokens), after the result file's last atomic rewrite.
+pub fn on_interrupt(cancel: crate::llm::Cancel) {
+    #[cfg(unix)]
+    {
+        const SIGINT: i32 = 2;
+        // SAFETY: the handler only stores an atomic flag, which is async-signal-safe.
+        let _ = unsafe { signal_hook_registry::register(SIGINT, move || cancel.cancel()) };
+    }
+}
+
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -395,6 +414,9 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Run an evaluation: every case of a suite (or subset, or case file) through the target agent, the parser
+    /// and the judge; the result file is rewritten atomically after every instance.
+    Run(crate::cli::bench::RunArgs),
     /// Open the Bench room on result files or folders.
     Open {
         #[arg(required = true)]

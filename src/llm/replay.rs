@@ -102,6 +102,9 @@ pub struct Replay {
     path: PathBuf,
     model: String,
     entries: Mutex<HashMap<String, (usize, Vec<Entry>)>>,
+    /// `BRAINLENS_REPLAY_DELAY_MS`: each call waits this long (cancellable), to measure a runner's
+    /// concurrency against a model of known latency without a model.
+    delay: std::time::Duration,
 }
 
 impl Replay {
@@ -115,7 +118,14 @@ impl Replay {
             model = entry.model.clone();
             entries.entry(entry.hash.clone()).or_default().1.push(entry);
         }
-        Ok(Replay { path: path.to_path_buf(), model, entries: Mutex::new(entries) })
+        let delay_ms =
+            std::env::var("BRAINLENS_REPLAY_DELAY_MS").ok().and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+        Ok(Replay {
+            path: path.to_path_buf(),
+            model,
+            entries: Mutex::new(entries),
+            delay: std::time::Duration::from_millis(delay_ms),
+        })
     }
 }
 
@@ -127,9 +137,16 @@ impl ChatModel for Replay {
     fn chat_with(
         &self,
         request: &ChatRequest,
-        _cancel: &Cancel,
+        cancel: &Cancel,
         on_delta: &mut dyn FnMut(&str),
     ) -> Result<ChatResponse, LlmError> {
+        let until = std::time::Instant::now() + self.delay;
+        while std::time::Instant::now() < until {
+            if cancel.is_cancelled() {
+                return Err(LlmError::cancelled("replay"));
+            }
+            std::thread::sleep((until - std::time::Instant::now()).min(std::time::Duration::from_millis(10)));
+        }
         let hash = request_hash(request);
         let entry = {
             let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());

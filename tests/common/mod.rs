@@ -1,6 +1,7 @@
 //! Running the `brainlens` binary from integration tests.
 #![allow(dead_code)]
 
+pub mod eeg_scripted;
 pub mod scripted;
 
 use serde_json::Value;

@@ -228,7 +228,18 @@ pub fn measured_section(state: &SharedState) -> String {
         s.push_str("- none\n");
     }
     for (id, r) in &state.results {
-        let v = r["value"].clone();
+        // Summary values first, per-channel tables last (they are what gets cut).
+        let v = match &r["value"] {
+            Value::Object(o) => {
+                let mut m: Map<String, Value> =
+                    o.iter().filter(|(k, _)| *k != "per_channel").map(|(k, v)| (k.clone(), v.clone())).collect();
+                if let Some(p) = o.get("per_channel") {
+                    m.insert("per_channel".into(), p.clone());
+                }
+                Value::Object(m)
+            }
+            other => other.clone(),
+        };
         let text = v.to_string();
         let text = if text.chars().count() > 1500 {
             format!("{}…", text.chars().take(1500).collect::<String>())

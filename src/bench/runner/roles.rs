@@ -1,0 +1,139 @@
+//! The parser agent and the semantic judge: language-model roles of the evaluation, each call recorded in the
+//! instance's audit with its tokens and time.
+
+use crate::bench::case::Case;
+use crate::bench::scoring::Judge;
+use crate::llm::openai::extract_json;
+use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
+use serde_json::{Map, Value, json};
+use std::sync::Mutex;
+
+/// Tokens and seconds of one role in one instance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spent {
+    pub tokens: u64,
+    pub seconds: f64,
+}
+
+/// The JSON schema of a case's parser output: one property per metric target key (except `full_text`), any
+/// JSON value — `null` included, so the parser can say a value is absent instead of inventing one.
+pub fn parser_schema(case: &Case) -> Value {
+    let mut props = Map::new();
+    for m in &case.metrics {
+        if let Some(k) = m.target_key.as_deref().filter(|k| *k != "full_text") {
+            props.insert(k.to_string(), json!({}));
+        }
+    }
+    if props.is_empty() {
+        props.insert("answer".into(), json!({}));
+    }
+    let required: Vec<&String> = props.keys().collect();
+    json!({"type": "object", "properties": props, "required": required})
+}
+
+pub struct ParserOutcome {
+    pub parsed: Value,
+    pub spent: Spent,
+    pub audit: Value,
+    /// `parser_error: …` when the reply was unusable (the instance scores what it can).
+    pub error: Option<String>,
+}
+
+/// The parser: the case's `parser_prompt` as system message, the report as user message, JSON back.
+pub fn parse(
+    model: &dyn ChatModel,
+    case: &Case,
+    report: &str,
+    cancel: &Cancel,
+    max_tokens: u32,
+) -> Result<ParserOutcome, LlmError> {
+    let schema = parser_schema(case);
+    let system = format!(
+        "{}\nCopy values from the report only; use null for a value the report does not state. Never invent values.",
+        case.parser_prompt
+    );
+    let req = ChatRequest {
+        temperature: 0.0,
+        max_tokens,
+        seed: Some(0),
+        format: ResponseFormat::JsonSchema { name: "parser_output".into(), schema },
+        ..ChatRequest::new(vec![Message::system(system), Message::user(format!("Report:\n{report}"))])
+    };
+    let r = model.chat_with(&req, cancel, &mut |_| {})?;
+    let spent = Spent { tokens: r.usage.prompt_tokens + r.usage.completion_tokens, seconds: r.latency_ms / 1000.0 };
+    let parsed = r.json.clone().or_else(|| extract_json(&r.text)).filter(Value::is_object);
+    let audit = json!({"model": r.model, "raw": r.text, "prompt_tokens": r.usage.prompt_tokens,
+                       "completion_tokens": r.usage.completion_tokens, "latency_ms": r.latency_ms});
+    Ok(match parsed {
+        Some(p) => ParserOutcome { parsed: p, spent, audit, error: None },
+        None => ParserOutcome {
+            parsed: json!({}),
+            spent,
+            audit,
+            error: Some("parser_error: the parser's reply is not a JSON object".into()),
+        },
+    })
+}
+
+/// A language-model judge for the semantic units; every call is kept for the audit.
+pub struct LlmJudge<'a> {
+    pub model: &'a dyn ChatModel,
+    pub cancel: &'a Cancel,
+    pub calls: Mutex<Vec<Value>>,
+    pub spent: Mutex<Spent>,
+    /// An infrastructure failure of the judge (the instance is then rerun as a whole).
+    pub infra: Mutex<Option<LlmError>>,
+}
+
+impl<'a> LlmJudge<'a> {
+    pub fn new(model: &'a dyn ChatModel, cancel: &'a Cancel) -> Self {
+        LlmJudge {
+            model,
+            cancel,
+            calls: Mutex::new(Vec::new()),
+            spent: Mutex::new(Spent::default()),
+            infra: Mutex::new(None),
+        }
+    }
+}
+
+impl Judge for LlmJudge<'_> {
+    fn judge(&self, input: &Value, prompt: &str) -> Result<Value, String> {
+        let schema = json!({"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string", "maxLength": 200}},
+                            "required": ["score", "reason"]});
+        let text = input.as_str().map_or_else(|| input.to_string(), str::to_string);
+        let req = ChatRequest {
+            temperature: 0.0,
+            max_tokens: 96,
+            seed: Some(0),
+            format: ResponseFormat::JsonSchema { name: "judge".into(), schema },
+            ..ChatRequest::new(vec![
+                Message::system(format!("{prompt}\nScores are between 0 and 1.")),
+                Message::user(format!("Answer to judge:\n{text}")),
+            ])
+        };
+        match self.model.chat_with(&req, self.cancel, &mut |_| {}) {
+            Ok(r) => {
+                let mut s = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+                s.tokens += r.usage.prompt_tokens + r.usage.completion_tokens;
+                s.seconds += r.latency_ms / 1000.0;
+                let answer = r.json.clone().or_else(|| extract_json(&r.text));
+                self.calls
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(json!({"prompt": prompt, "raw": r.text, "answer": answer}));
+                answer.ok_or_else(|| "the judge's reply is not JSON".to_string())
+            }
+            Err(e) => {
+                self.calls
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(json!({"prompt": prompt, "error": e.to_string()}));
+                if e.class.retryable() || e.class == crate::llm::ErrorClass::Cancelled {
+                    *self.infra.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+                }
+                Err(e.to_string())
+            }
+        }
+    }
+}

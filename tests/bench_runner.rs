@@ -1,0 +1,228 @@
+//! The bench runner with the BrainAgent (EEG) paradigm on the generated local suite (54 instances): a scripted
+//! model recorded into a transcript, then replayed from the CLI — N = 1 and N = 8 give identical results,
+//! `kill -9` + `--resume` loses nothing, infrastructure failures are rerun and excluded, target failures kept.
+
+mod common;
+
+use brainlens::bench::results::{Instance, ResultFile};
+use brainlens::bench::runner::{Live, Models, Options, run};
+use brainlens::llm::replay::Recorder;
+use brainlens::llm::{Cancel, ChatModel, ErrorClass, LlmError};
+use common::eeg_scripted::EegScripted;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn suite(dir: &Path) -> PathBuf {
+    let s = dir.join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    s
+}
+
+fn models(m: Arc<dyn ChatModel>) -> Models {
+    Models { target: m.clone(), parser: m, judge: None }
+}
+
+/// What must not depend on scheduling: everything but times, timestamps and workspace paths.
+fn essence(i: &Instance) -> Value {
+    let mut trace = i.sandbox["trace"].clone();
+    trace["model"] = Value::Null; // "scripted:eeg" recorded, "replay:scripted:eeg" replayed
+    if let Some(calls) = trace.get_mut("calls").and_then(Value::as_array_mut) {
+        for c in calls {
+            c["latency_ms"] = json!(0);
+        }
+    }
+    json!({"id": i.instance_id, "total": i.total_score, "max": i.max_score, "vrr": i.vrr,
+           "details": serde_json::to_value(&i.metric_details).unwrap(), "report": i.agent_output,
+           "parsed": i.parser_output, "errors": i.errors, "tokens": i.token_usage, "trace": trace,
+           "manifest": i.artifact_manifest.as_array().map(|a| a.iter().map(|m| json!([m["file_name"], m["sha256"]])).collect::<Vec<_>>())})
+}
+
+/// Instance by instance (the message names the first that differs, not the whole file).
+fn same(a: &ResultFile, b: &ResultFile) {
+    assert_eq!(a.instances.len(), b.instances.len());
+    for (x, y) in a.instances.iter().zip(&b.instances) {
+        assert!(essence(x) == essence(y), "{} differs", x.instance_id);
+    }
+}
+
+fn record(suite: &Path, transcript: &Path, out: &Path, model: EegScripted) -> ResultFile {
+    let rec: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(model), transcript, vec![]).unwrap());
+    let opts = Options::new(suite, out);
+    run(&opts, &models(rec), &Cancel::default(), &Live::default()).unwrap()
+}
+
+fn replay(suite: &Path, transcript: &Path, out: &Path, n: usize, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "bench",
+        "run",
+        suite.to_str().unwrap(),
+        "--provider",
+        "replay",
+        "--transcript",
+        transcript.to_str().unwrap(),
+        "--concurrency",
+        Box::leak(n.to_string().into_boxed_str()),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    common::run(&args)
+}
+
+#[test]
+fn fifty_instances_replayed_with_one_and_eight_workers_are_identical() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let t = d.path().join("t.jsonl");
+    let recorded = record(&s, &t, &d.path().join("rec.json"), EegScripted::default());
+    assert!(recorded.instances.len() >= 50, "{}", recorded.instances.len());
+    // The scripted plans measure real values: band power, sleep statistics, kappa, HRV, event counts score.
+    let by_id = |f: &ResultFile, id: &str| f.instances.iter().find(|i| i.instance_id.contains(id)).unwrap().clone();
+    for id in [
+        "case1-case1_1",
+        "Sleep Assessment-case1-case1_1",
+        "Sleep Assessment-case5-case5_1",
+        "Physiological Integration-case1-case1_1",
+    ] {
+        let i = by_id(&recorded, id);
+        assert_eq!(i.total_score, i.max_score, "{id}: {:?} {}", i.metric_details, i.agent_output);
+    }
+    // The invalid request: the agent reports the missing file and the parser says no data.
+    let missing =
+        recorded.instances.iter().find(|i| i.recording_id.as_str().is_some_and(|p| p.contains("missing"))).unwrap();
+    assert_eq!(missing.parser_output["data_available"], json!(false));
+    assert!(missing.agent_output.as_str().unwrap().contains("file not found"));
+    for (n, name) in [(1, "n1.json"), (8, "n8.json")] {
+        let (code, _, err) = replay(&s, &t, &d.path().join(name), n, &[]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let n1 = ResultFile::load(&d.path().join("n1.json")).unwrap();
+    let n8 = ResultFile::load(&d.path().join("n8.json")).unwrap();
+    same(&n1, &recorded);
+    same(&n8, &n1);
+    assert_eq!(n8.summary["total_score"], n1.summary["total_score"]);
+    assert_eq!(n8.experiment["max_workers"], json!(8));
+    // The report reads it.
+    let rep = common::json(&["bench", "report", d.path().join("n8.json").to_str().unwrap(), "--json"]);
+    assert_eq!(rep["runs"][0]["paradigm"], json!("BrainAgent"), "{rep}");
+    assert_eq!(rep["runs"][0]["instances"], json!(recorded.instances.len()));
+}
+
+#[test]
+fn infrastructure_failures_are_rerun_and_excluded_target_failures_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let t = d.path().join("t.jsonl");
+    // Sleep case 1 (first binding): the route call times out once, then answers (rerun succeeds).
+    // Sleep case 2 (first binding): times out every time (rerun twice, then kept as an infrastructure failure).
+    // Physiological case 1: the model refuses the route step with a model error (a target failure, kept).
+    let first = std::sync::Mutex::new(std::collections::HashSet::new());
+    let model = EegScripted {
+        over: Box::new(move |name, r| {
+            if name != "route" {
+                return None;
+            }
+            let text = r.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+            let timeout = || Err(LlmError::new(ErrorClass::ApiInfrastructureError, "scripted", "timed out after 30 s"));
+            if text.contains("total sleep time in minutes") && first.lock().unwrap().insert(text.clone()) {
+                return Some(timeout());
+            }
+            if text.contains("Report the sleep efficiency") {
+                return Some(timeout());
+            }
+            if text.contains("mean heart rate in beats per minute") {
+                return Some(Err(LlmError::model("scripted", "the model refused to answer")));
+            }
+            None
+        }),
+    };
+    let recorded = record(&s, &t, &d.path().join("rec.json"), model);
+    let check = |f: &ResultFile| {
+        let tst: Vec<&Instance> =
+            f.instances.iter().filter(|i| i.instance_id.contains("Sleep Assessment-case1-")).collect();
+        assert!(
+            tst.iter().all(|i| i.errors.is_empty() && i.extra["attempts"] == json!(2) && i.total_score == 100.0),
+            "{:?}",
+            tst[0].errors
+        );
+        let se: Vec<&Instance> =
+            f.instances.iter().filter(|i| i.instance_id.contains("Sleep Assessment-case2-")).collect();
+        assert!(se.iter().all(|i| i.is_infrastructure_failure() && i.extra["attempts"] == json!(3) && i.vrr == 0.0));
+        let hr = f.instances.iter().find(|i| i.instance_id.contains("Physiological Integration-case1-")).unwrap();
+        assert!(
+            hr.errors.iter().any(|e| e.starts_with("agent_error")) && !hr.is_infrastructure_failure(),
+            "{:?}",
+            hr.errors
+        );
+        assert_eq!(hr.extra["attempts"], json!(1));
+        assert_eq!(f.summary["failure_summary"]["api_infrastructure_error"], json!(3));
+    };
+    check(&recorded);
+    // The same from the CLI with the replayed transcript (errors replay in order).
+    let (code, _, err) = replay(&s, &t, &d.path().join("cli.json"), 4, &[]);
+    assert_eq!(code, 0, "{err}");
+    let cli = ResultFile::load(&d.path().join("cli.json")).unwrap();
+    check(&cli);
+    // The report's scores exclude the infrastructure failures.
+    let rep = common::json(&["bench", "report", d.path().join("cli.json").to_str().unwrap(), "--json"]);
+    assert!(rep.to_string().contains("api_infrastructure_error"), "{rep}");
+}
+
+#[test]
+fn kill_minus_nine_then_resume_loses_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let t = d.path().join("t.jsonl");
+    let full = record(&s, &t, &d.path().join("rec.json"), EegScripted::default());
+    let out = d.path().join("run.json");
+    // 40 ms per model call, 2 workers: about 0.5 s per instance; killed once 6 instances are written.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args([
+            "bench",
+            "run",
+            s.to_str().unwrap(),
+            "--provider",
+            "replay",
+            "--transcript",
+            t.to_str().unwrap(),
+            "--concurrency",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("BRAINLENS_REPLAY_DELAY_MS", "40")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let before = loop {
+        if let Ok(f) = ResultFile::load(&out) {
+            if f.instances.len() >= 6 {
+                break f;
+            }
+        }
+        assert!(started.elapsed().as_secs() < 120, "the run never wrote 6 instances");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let killed = ResultFile::load(&out).expect("the file survives a kill -9 (atomic rewrite)");
+    assert!(killed.instances.len() >= before.instances.len() && killed.instances.len() < full.instances.len());
+    let (code, _, err) = replay(&s, &t, &out, 2, &["--resume"]);
+    assert_eq!(code, 0, "{err}");
+    let resumed = ResultFile::load(&out).unwrap();
+    same(&resumed, &full);
+    // Every instance finished before the kill is kept as written (same start time), not rerun.
+    for k in &killed.instances {
+        let r = resumed.instances.iter().find(|i| i.instance_id == k.instance_id).unwrap();
+        assert_eq!(r.started_at, k.started_at, "{}", k.instance_id);
+        assert_eq!(r.timing_sec, k.timing_sec, "{}", k.instance_id);
+    }
+    assert_eq!(resumed.summary["completed_instance_count"], json!(full.instances.len()));
+    // Without --resume an existing file is refused, never overwritten.
+    let (code, _, err) = replay(&s, &t, &out, 2, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--resume"), "{err}");
+}
