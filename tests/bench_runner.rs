@@ -226,3 +226,14 @@ fn kill_minus_nine_then_resume_loses_nothing() {
     assert_eq!(code, 1);
     assert!(err.contains("--resume"), "{err}");
 }
+
+/// For scripts/bench/runner_throughput.sh: the suite and the scripted transcript in $BRAINLENS_BENCH_DIR.
+#[test]
+#[ignore]
+fn record_for_benchmark() {
+    let dir = PathBuf::from(std::env::var("BRAINLENS_BENCH_DIR").expect("set BRAINLENS_BENCH_DIR"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = suite(&dir);
+    record(&s, &dir.join("transcript.jsonl"), &dir.join("recorded.json"), EegScripted::default());
+}

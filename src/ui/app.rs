@@ -101,6 +101,7 @@ impl BrainLensApp {
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         // The agent panel uses the Model window's provider (with the session's key).
         self.networks.agent.provider = self.llm.effective(&self.settings.llm);
+        self.bench.run.provider = self.networks.agent.provider.clone();
         egui::CentralPanel::default().show(ui, |ui| match self.room {
             Room::Recordings => self.recordings.show(ui, &mut self.settings),
             Room::Networks => self.networks.show(ui),
@@ -205,7 +206,7 @@ impl BrainLensApp {
     /// True when nothing is loading: used to decide when a screenshot may be taken.
     pub fn settled(&self) -> bool {
         match self.room {
-            Room::Bench => !self.bench.loading(),
+            Room::Bench => !self.bench.loading() && !self.bench.run.busy(),
             Room::Networks => {
                 let (h, c) = (&self.networks.hark, &self.networks.card);
                 !h.busy() && !h.pending() && !c.busy() && !c.pending() && !self.networks.agent.busy()

@@ -274,7 +274,15 @@ fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
         });
     }
     if !inst.sandbox.is_null() {
-        egui::CollapsingHeader::new("Sandbox / CodeAct trace").show(ui, |ui| sandbox(ui, &inst.sandbox));
+        if inst.sandbox["trace"]["paradigm"] == "brainagent" {
+            egui::CollapsingHeader::new("BrainAgent trace")
+                .default_open(true)
+                .show(ui, |ui| super::agent_trace::show(ui, &inst.sandbox["trace"]));
+            egui::CollapsingHeader::new("Parser and judge audit")
+                .show(ui, |ui| ui.monospace(serde_json::to_string_pretty(&inst.sandbox["audit"]).unwrap_or_default()));
+        } else {
+            egui::CollapsingHeader::new("Sandbox / CodeAct trace").show(ui, |ui| sandbox(ui, &inst.sandbox));
+        }
     }
     egui::CollapsingHeader::new("Tokens and timing").show(ui, |ui| {
         egui::Grid::new("tokens_timing").show(ui, |ui| {

@@ -2,11 +2,13 @@
 //! BrainBench paper (unit radar, mode-gap and task heatmaps, difficulty table with Δ and DAI, MPAD, score
 //! histograms, tokens), and browse instances down to each metric's ground truth and prediction.
 
+mod agent_trace;
 mod charts;
 mod data;
 mod files;
 mod instances;
 mod leaderboard;
+pub mod run;
 
 pub use data::Loaded;
 pub use leaderboard::{columns as leaderboard_columns, sorted_models as leaderboard_order};
@@ -21,6 +23,7 @@ pub enum View {
     Charts,
     Instances,
     Files,
+    Run,
 }
 
 /// State of the Bench room.
@@ -36,6 +39,7 @@ pub struct BenchRoom {
     pub charts: charts::State,
     pub instances: instances::State,
     pub files: files::State,
+    pub run: run::RunPanel,
     /// The demo collection is opened the first time the room is shown with nothing loaded.
     demo_offered: bool,
     cycle: usize,
@@ -55,6 +59,7 @@ impl Default for BenchRoom {
             charts: Default::default(),
             instances: Default::default(),
             files: Default::default(),
+            run: Default::default(),
             demo_offered: false,
             cycle: 0,
         }
@@ -86,6 +91,7 @@ impl BenchRoom {
             "leaderboard" => (View::Leaderboard, None),
             "instances" => (View::Instances, None),
             "files" => (View::Files, None),
+            "run" => (View::Run, None),
             "radar" => chart(charts::Chart::Radar),
             "mode-gap" => chart(charts::Chart::ModeGap),
             "tasks" => chart(charts::Chart::Tasks),
@@ -204,6 +210,14 @@ impl BenchRoom {
         if let Some(e) = &self.error {
             ui.colored_label(egui::Color32::from_rgb(220, 60, 60), format!("Error: {e}"));
         }
+        if self.view == View::Run {
+            ui.separator();
+            if let Some(done) = self.run.show(ui) {
+                self.open(vec![done]);
+                self.view = View::Leaderboard;
+            }
+            return;
+        }
         let Some(data) = &mut self.data else {
             ui.add_space(20.0);
             ui.label(
@@ -234,6 +248,7 @@ impl BenchRoom {
                     data.rebuild_report(self.levels);
                 }
             }
+            View::Run => {}
         }
     }
 
@@ -281,6 +296,7 @@ impl BenchRoom {
                 (View::Charts, "Charts"),
                 (View::Instances, "Instances"),
                 (View::Files, "Files"),
+                (View::Run, "Run"),
             ] {
                 ui.selectable_value(&mut self.view, v, name);
             }

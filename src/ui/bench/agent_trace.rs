@@ -1,0 +1,99 @@
+//! A BrainAgent (EEG) instance trace: the supervisor's route, each planning round (the plan the model wrote,
+//! then every executed step with its arguments, status and observation or error), the state changes, the
+//! model calls, and the report. What the model wrote is labelled as such; observations are tool outputs.
+
+use serde_json::Value;
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() > n { format!("{}…", s.chars().take(n).collect::<String>()) } else { s.to_string() }
+}
+
+pub fn show(ui: &mut egui::Ui, t: &Value) {
+    ui.label(format!("BrainAgent (EEG) · model {} · outcome {}", text(&t["model"]), text(&t["outcome"])));
+    if let Some(e) = t["error"].as_str() {
+        ui.colored_label(egui::Color32::from_rgb(220, 60, 60), format!("Error: {e}"));
+    }
+    if t["route"].is_object() {
+        ui.label(format!(
+            "Supervisor → {} (model's reason: {})",
+            text(&t["route"]["agent"]),
+            text(&t["route"]["reason"])
+        ));
+    }
+    for r in t["rounds"].as_array().into_iter().flatten() {
+        let steps = r["executed"].as_array().map_or(0, Vec::len);
+        let header = format!(
+            "Round {} · {} planned, {} executed{}",
+            text(&r["round"]),
+            r["plan"].as_array().map_or(0, Vec::len),
+            steps,
+            if r["done"].as_bool() == Some(true) { " · done" } else { "" }
+        );
+        egui::CollapsingHeader::new(header).id_salt(("eeg_round", text(&r["round"]))).default_open(true).show(
+            ui,
+            |ui| {
+                ui.weak(format!("Thought (model): {}", text(&r["thought"])));
+                egui::CollapsingHeader::new("State the model planned from")
+                    .id_salt(("eeg_state", text(&r["round"])))
+                    .show(ui, |ui| {
+                        ui.monospace(text(&r["state_summary"]));
+                    });
+                for s in r["executed"].as_array().into_iter().flatten() {
+                    let status = text(&s["status"]);
+                    let color = match status.as_str() {
+                        "ok" => egui::Color32::from_rgb(60, 150, 80),
+                        _ => egui::Color32::from_rgb(220, 60, 60),
+                    };
+                    ui.horizontal_wrapped(|ui| {
+                        ui.colored_label(color, status);
+                        ui.strong(text(&s["tool"]));
+                        ui.monospace(cut(&s["args"].to_string(), 200));
+                    });
+                    match s["error"].as_str() {
+                        Some(e) => ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e),
+                        None => ui.weak(format!("→ {}", cut(&s["observation"].to_string(), 400))),
+                    };
+                }
+            },
+        );
+    }
+    egui::CollapsingHeader::new(format!("State changes ({})", t["changes"].as_array().map_or(0, Vec::len))).show(
+        ui,
+        |ui| {
+            egui::Grid::new("eeg_changes").striped(true).show(ui, |ui| {
+                for c in t["changes"].as_array().into_iter().flatten() {
+                    ui.label(format!("round {}", text(&c["round"])));
+                    ui.monospace(text(&c["id"]));
+                    ui.label(text(&c["kind"]));
+                    ui.label(cut(&text(&c["what"]), 120));
+                    ui.end_row();
+                }
+            });
+        },
+    );
+    egui::CollapsingHeader::new(format!("Model calls ({})", t["calls"].as_array().map_or(0, Vec::len))).show(
+        ui,
+        |ui| {
+            for c in t["calls"].as_array().into_iter().flatten() {
+                ui.label(format!(
+                    "{} · {} attempt(s) · {} + {} tokens · {:.1} s{}",
+                    text(&c["step"]),
+                    text(&c["attempts"]),
+                    text(&c["prompt_tokens"]),
+                    text(&c["completion_tokens"]),
+                    c["latency_ms"].as_f64().unwrap_or(0.0) / 1000.0,
+                    c["error"].as_str().map_or(String::new(), |e| format!(" · {e}"))
+                ));
+                ui.weak(cut(&text(&c["raw"]), 300));
+            }
+        },
+    );
+}
