@@ -306,10 +306,17 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         let done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|s| {
             s.spawn(|| {
+                // On a terminal the bar is redrawn in place; in a log, a line per finished instance.
+                let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+                let mut last = usize::MAX;
                 while !done.load(std::sync::atomic::Ordering::SeqCst) {
                     let (d, t, elapsed, eta) = live.progress();
-                    if t > 0 {
+                    if t > 0 && (tty || d != last) {
                         super::progress_bar(d, t, "instances", elapsed, eta);
+                        if !tty {
+                            eprintln!();
+                        }
+                        last = d;
                     }
                     std::thread::sleep(std::time::Duration::from_millis(500));
                 }

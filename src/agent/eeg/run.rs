@@ -124,10 +124,10 @@ fn route_schema() -> Value {
 
 fn plan_schema(tools: &[&ToolSpec], max_steps: usize) -> Value {
     json!({"type": "object", "properties": {
-        "thought": {"type": "string", "maxLength": 300},
+        "thought": {"type": "string", "maxLength": 200},
         "steps": {"type": "array", "maxItems": max_steps, "items": {"type": "object", "properties": {
             "tool": {"type": "string", "enum": tools.iter().map(|t| t.name).collect::<Vec<_>>()},
-            "args": {"type": "object"}}, "required": ["tool", "args"]}},
+            "args": tools::args_schema(tools)}, "required": ["tool", "args"]}},
         "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
 }
 

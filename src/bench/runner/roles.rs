@@ -15,17 +15,27 @@ pub struct Spent {
     pub seconds: f64,
 }
 
-/// The JSON schema of a case's parser output: one property per metric target key (except `full_text`), any
-/// JSON value — `null` included, so the parser can say a value is absent instead of inventing one.
+/// The JSON schema of a case's parser output: one property per metric target key (except `full_text`), typed
+/// by the metric's unit (number, list of strings, string) and always nullable, so the parser can say a value
+/// is absent instead of inventing one.
 pub fn parser_schema(case: &Case) -> Value {
     let mut props = Map::new();
     for m in &case.metrics {
         if let Some(k) = m.target_key.as_deref().filter(|k| *k != "full_text") {
-            props.insert(k.to_string(), json!({}));
+            let t = match m.kind.as_str() {
+                "numeric_check" => json!({"type": ["number", "null"]}),
+                "set_match_check" | "sequence_match_check" => {
+                    json!({"type": ["array", "null"], "items": {"type": "string"}})
+                }
+                // A categorical truth may be a boolean, a number or a string: leave it open.
+                "categorical_check" => json!({}),
+                _ => json!({"type": ["string", "null"]}),
+            };
+            props.insert(k.to_string(), t);
         }
     }
     if props.is_empty() {
-        props.insert("answer".into(), json!({}));
+        props.insert("answer".into(), json!({"type": ["string", "null"]}));
     }
     let required: Vec<&String> = props.keys().collect();
     json!({"type": "object", "properties": props, "required": required})

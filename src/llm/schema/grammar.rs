@@ -131,6 +131,8 @@ pub struct Grammar {
     lits: Vec<Vec<Vec<u8>>>,
     node_lit: Vec<u16>,
     any_words: u16,
+    /// The literal set `["null"]` of nullable nodes.
+    null_lit: u16,
 }
 
 fn bits(mask: u64) -> impl Iterator<Item = usize> {
@@ -163,7 +165,9 @@ impl Grammar {
                 _ => u16::MAX,
             });
         }
-        Grammar { schema, lits, node_lit, any_words: 0 }
+        let null_lit = lits.len() as u16;
+        lits.push(vec![b"null".to_vec()]);
+        Grammar { schema, lits, node_lit, any_words: 0, null_lit }
     }
 
     pub fn schema(&self) -> &Schema {
@@ -246,6 +250,8 @@ impl Grammar {
                 let alive = (1u64 << self.lits[set as usize].len()) - 1;
                 Some((Frame::Lit { set, pos: 0, alive }, false))
             }
+            Node::Nullable(_) if b == b'n' => Some((Frame::Lit { set: self.null_lit, pos: 0, alive: 1 }, false)),
+            Node::Nullable(inner) => self.open(*inner as u16, b),
             _ => None,
         }
     }
@@ -486,6 +492,7 @@ impl Grammar {
                 let set = &self.lits[self.node_lit[node as usize] as usize];
                 set.iter().min_by_key(|t| t.len()).map_or(b'0', |t| t[0])
             }
+            Node::Nullable(_) => b'n',
         }
     }
 
@@ -585,5 +592,21 @@ mod tests {
         assert_eq!(g.completion(&g.start()), b"[]");
         let g = grammar(json!({"type": "integer"}));
         assert!(accepts(&g, "-7") && !accepts(&g, "-") && !accepts(&g, "7.0"));
+    }
+
+    #[test]
+    fn nullable_values() {
+        let g = grammar(json!({"type": "object", "properties": {
+            "x": {"type": ["number", "null"]}, "tags": {"type": ["array", "null"], "items": {"type": "string"}}},
+            "required": ["x", "tags"]}));
+        for ok in [r#"{"x":null,"tags":null}"#, r#"{"x":1.5,"tags":["a"]}"#, r#"{"x":-2,"tags":[]}"#] {
+            assert!(accepts(&g, ok), "{ok}");
+            g.schema().validate(&serde_json::from_str(ok).unwrap()).unwrap();
+        }
+        for bad in [r#"{"x":nul,"tags":null}"#, r#"{"x":"1","tags":null}"#, r#"{"x":true,"tags":null}"#] {
+            assert!(!accepts(&g, bad), "{bad}");
+        }
+        // Out of budget, a nullable value closes as null: nothing is invented.
+        assert_eq!(g.completion(&g.start()), br#"{"x":null,"tags":null}"#);
     }
 }

@@ -27,6 +27,8 @@ pub enum Node {
     Boolean,
     /// Allowed values; each is matched as its compact JSON text.
     Enum(Vec<Value>),
+    /// `null` or a value of the inner node (`"type": ["number", "null"]`).
+    Nullable(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +86,8 @@ impl Schema {
         let bad = |want: &str| Err(format!("{path}: expected {want}, got {}", short(value)));
         match &self.nodes[node] {
             Node::Any => Ok(()),
+            Node::Nullable(_) if value.is_null() => Ok(()),
+            Node::Nullable(inner) => self.check(*inner, value, path),
             Node::String => {
                 if value.is_string() {
                     Ok(())
@@ -191,6 +195,19 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
         nodes.push(Node::Enum(unique));
         return Ok(nodes.len() - 1);
     }
+    if let Some(Value::Array(types)) = object.get("type") {
+        let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+        if let [a, b] = names[..]
+            && types.len() == 2
+            && (a == "null") != (b == "null")
+        {
+            let mut inner = object.clone();
+            inner.insert("type".into(), Value::from(if a == "null" { b } else { a }));
+            let i = compile_node(&Value::Object(inner), nodes, path)?;
+            nodes.push(Node::Nullable(i));
+            return Ok(nodes.len() - 1);
+        }
+    }
     let kind = match object.get("type") {
         None => return Ok(0),
         Some(Value::String(t)) => t.as_str(),
@@ -270,7 +287,7 @@ mod tests {
     fn refuses_keywords_outside_the_subset() {
         let e = Schema::compile(&json!({"oneOf": [{"type": "string"}]})).unwrap_err();
         assert!(e.contains("oneOf"), "{e}");
-        let e = Schema::compile(&json!({"type": ["string", "null"]})).unwrap_err();
+        let e = Schema::compile(&json!({"type": ["string", "number"]})).unwrap_err();
         assert!(e.contains("outside"), "{e}");
         let e = Schema::compile(&json!({"type": "object", "required": ["x"]})).unwrap_err();
         assert!(e.contains("\"x\""), "{e}");

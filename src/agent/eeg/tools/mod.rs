@@ -251,6 +251,21 @@ pub fn spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+/// The schema of a step's arguments: every parameter name of the toolset, typed, all optional, no other keys
+/// (a schema per tool would need `oneOf`, outside the constrained-decoding subset; `check` then applies each
+/// tool's own required set).
+pub fn args_schema(tools: &[&ToolSpec]) -> Value {
+    let mut props = Map::new();
+    for p in tools.iter().flat_map(|t| t.params.iter()) {
+        props.entry(p.name.to_string()).or_insert_with(|| match p.kind {
+            Kind::Number => json!({"type": "number"}),
+            Kind::Texts => json!({"type": "array", "items": {"type": "string"}}),
+            Kind::Id | Kind::Text => json!({"type": "string"}),
+        });
+    }
+    json!({"type": "object", "properties": props, "additionalProperties": false})
+}
+
 /// The menu text a planner reads.
 pub fn menu(tools: &[&ToolSpec]) -> String {
     tools
