@@ -89,6 +89,13 @@ fn fifty_instances_replayed_with_one_and_eight_workers_are_identical() {
         let i = by_id(&recorded, id);
         assert_eq!(i.total_score, i.max_score, "{id}: {:?} {}", i.metric_details, i.agent_output);
     }
+    // Artifacts written by the tools pass the file checks in the instance workspace (channels, rate, prefilter
+    // band, average reference, npy shape), and are listed in the manifest with their hash.
+    for task in ["case7-case7_1", "case8-case8_1", "case9-case9_1"] {
+        let i = by_id(&recorded, &format!("Foundational Analysis-{task}"));
+        assert_eq!(i.total_score, 100.0, "{task}: {:?}", i.metric_details);
+        assert_eq!(i.artifact_manifest.as_array().unwrap().len(), 1);
+    }
     // The invalid request: the agent reports the missing file and the parser says no data.
     let missing =
         recorded.instances.iter().find(|i| i.recording_id.as_str().is_some_and(|p| p.contains("missing"))).unwrap();

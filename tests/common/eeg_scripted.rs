@@ -82,6 +82,14 @@ fn plan_for(task: &str) -> Vec<Value> {
         steps.push(step("load_channels", json!({"recording": "$1", "kind": "eeg"})));
         steps.push(step("filter", json!({"view": "$2", "l_freq": 0.5, "h_freq": 40.0})));
         steps.push(step("band_power", json!({"view": "$3", "lo": lo, "hi": hi, "total_lo": 0.5, "total_hi": 40.0})));
+    } else if let Some(name) = ["filtered.edf", "avg_ref.edf", "resampled.npy"].into_iter().find(|n| task.contains(n)) {
+        steps.push(step("load_channels", json!({"recording": "$1", "kind": "eeg"})));
+        steps.push(match name {
+            "filtered.edf" => step("filter", json!({"view": "$2", "l_freq": 1.0, "h_freq": 30.0})),
+            "avg_ref.edf" => step("rereference", json!({"view": "$2"})),
+            _ => step("resample", json!({"view": "$2", "sfreq": 125.0})),
+        });
+        steps.push(step("write_artifact", json!({"view": "$3", "name": name})));
     } else if task.contains("events it holds") {
         steps.push(step("read_events", json!({"recording": "$1"})));
     }
@@ -109,6 +117,9 @@ fn parse_report(r: &ChatRequest) -> Value {
             "rmssd_ms" => find("RMSSD").map(Value::from),
             "beats" => find("beats").map(Value::from),
             "data_available" => Some(Value::from(!report.contains("file not found"))),
+            "artifact_path" => {
+                report.split("artifact written: ").nth(1).and_then(|t| t.lines().next()).map(Value::from)
+            }
             _ => None,
         };
         out.insert(key, v.unwrap_or(Value::Null));

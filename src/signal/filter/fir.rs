@@ -109,6 +109,9 @@ impl FirFilter {
         if let Some(l) = l_freq.filter(|l| !(*l > 0.0)) {
             return Err(format!("highpass frequency {l} must be greater than zero"));
         }
+        if let Some(l) = l_freq.filter(|l| !(*l < nyq)) {
+            return Err(format!("highpass frequency {l} must be less than Nyquist ({nyq})"));
+        }
         if let Some(h) = h_freq.filter(|h| !(*h < nyq)) {
             return Err(format!("lowpass frequency {h} must be less than Nyquist ({nyq})"));
         }

@@ -1,0 +1,141 @@
+//! BrainAgent (EEG) tools on their own: outputs registered under ids, arguments checked against the tool and
+//! the state, inputs confined (no absolute paths elsewhere, no `..`), artifacts confined to file_check/, and
+//! bad input answered with an error, never a panic. Plus the runner's refusals from the CLI.
+
+mod common;
+
+use brainlens::agent::eeg::state::SharedState;
+use brainlens::agent::eeg::tools::{self, Domain};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+
+fn args(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+fn call(st: &mut SharedState, tool: &str, a: Value) -> Result<Value, String> {
+    let a = args(a);
+    tools::check(tools::spec(tool).unwrap(), &a, st)?;
+    tools::run(tool, &a, st)
+}
+
+#[test]
+fn tools_register_ids_and_refuse_bad_input() {
+    let ws = tempfile::tempdir().unwrap();
+    let inputs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut st = SharedState::new(&inputs, ws.path());
+    let rec = call(&mut st, "inspect_file", json!({"path": "eeg/mne_sample_eeg60.edf"})).unwrap();
+    assert_eq!(rec["id"], "rec1");
+    assert_eq!(rec["kinds"], json!({"eeg": 60, "eog": 1}));
+    let v = call(&mut st, "load_channels", json!({"recording": "rec1", "kind": "eog"})).unwrap();
+    assert_eq!((v["id"].as_str(), v["channels"].as_u64()), (Some("v1"), Some(1)));
+    let eeg = call(&mut st, "load_channels", json!({"recording": "rec1"})).unwrap();
+    assert_eq!(eeg["channels"], 60);
+    // Pearson |r| of EOG with each EEG channel: the best is what the reference analysis finds.
+    let c = call(&mut st, "correlate", json!({"view": "v2", "reference": "v1"})).unwrap();
+    assert_eq!(c["best"]["channel"], "EEG 002");
+    // Confinement: outside the inputs, '..', missing files.
+    for bad in ["/etc/passwd", "../Cargo.toml", "eeg/nope.edf"] {
+        let e = call(&mut st, "inspect_file", json!({"path": bad})).unwrap_err();
+        assert!(e.contains(bad), "{e}");
+    }
+    // Argument checks: unknown ids, unknown arguments, wrong kinds, missing required ones.
+    assert!(call(&mut st, "filter", json!({"view": "v9", "l_freq": 1.0})).unwrap_err().contains("\"view\""));
+    assert!(call(&mut st, "filter", json!({"view": "v2", "cutoff": 1.0})).unwrap_err().contains("unknown argument"));
+    assert!(call(&mut st, "crop", json!({"view": "v2", "tmin": "0", "tmax": 1})).unwrap_err().contains("a number"));
+    assert!(call(&mut st, "resample", json!({"view": "v2"})).unwrap_err().contains("missing argument"));
+    // Signal errors come back as messages.
+    assert!(call(&mut st, "filter", json!({"view": "v2", "l_freq": 200.0})).is_err());
+    assert!(
+        call(&mut st, "crop", json!({"view": "v2", "tmin": 30.0, "tmax": 40.0})).unwrap_err().contains("no samples")
+    );
+    // Artifacts: a bare name under file_check/ only; a cropped view cannot be an EDF.
+    for bad in ["../x.edf", "/tmp/x.edf", "sub/x.edf", "x.txt", ".edf"] {
+        assert!(call(&mut st, "write_artifact", json!({"view": "v2", "name": bad})).is_err(), "{bad}");
+    }
+    let cropped = call(&mut st, "crop", json!({"view": "v2", "tmin": 1.0, "tmax": 3.0})).unwrap();
+    let e = call(&mut st, "write_artifact", json!({"view": cropped["id"], "name": "c.edf"})).unwrap_err();
+    assert!(e.contains(".npy"), "{e}");
+    let a = call(&mut st, "write_artifact", json!({"view": cropped["id"], "name": "c.npy"})).unwrap();
+    assert_eq!(a["path"], "file_check/c.npy");
+    assert!(ws.path().join("file_check/c.npy").is_file());
+    let p = call(&mut st, "plot", json!({"view": "v2", "name": "traces.png"})).unwrap();
+    assert!(ws.path().join(p["path"].as_str().unwrap()).metadata().unwrap().len() > 1000);
+    // Aggregation over a per-channel result; a result without one is refused.
+    let bp = call(&mut st, "band_power", json!({"view": "v2", "lo": 8.0, "hi": 13.0})).unwrap();
+    let top = call(&mut st, "aggregate", json!({"result": bp["id"], "op": "top_k", "k": 3})).unwrap();
+    assert_eq!(top["value"].as_array().unwrap().len(), 3);
+    assert!(
+        call(&mut st, "aggregate", json!({"result": top["id"], "op": "mean"})).unwrap_err().contains("per-channel")
+    );
+    // The summary the planner sees names ids, not arrays.
+    let s = st.summary();
+    assert!(s.contains("rec1") && s.contains("v2 60 ch @ 250 Hz") && s.contains("a1 file_check/c.npy"), "{s}");
+    assert!(st.changes.len() >= 8);
+    // Toolsets: common tools everywhere, domain tools only in their agent.
+    let sleep: Vec<&str> = tools::toolset(Domain::Sleep).iter().map(|t| t.name).collect();
+    assert!(sleep.contains(&"hypnogram_stats") && !sleep.contains(&"ecg_hrv") && sleep.contains(&"band_power"));
+}
+
+#[test]
+fn the_runner_refuses_clearly() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("r.json");
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        "/nonexistent/suite",
+        "--provider",
+        "replay",
+        "--transcript",
+        "/nonexistent.jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent.jsonl"), "{err}");
+    let s = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    let t = d.path().join("t.jsonl");
+    std::fs::write(&t, "").unwrap();
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        s.to_str().unwrap(),
+        "--paradigm",
+        "codeact",
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("CodeAct") && err.contains("brainagent"), "{err}");
+    // A broken case file is skipped with its name; the rest run (an empty transcript: configuration errors, kept).
+    let bad = s.join("Foundational_Analysis/cases/case1/case1_1.json");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        s.join("Foundational_Analysis").to_str().unwrap(),
+        "--limit",
+        "2",
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("case1_1.json") && err.contains("not valid JSON"), "{err}");
+    let f = brainlens::bench::results::ResultFile::load(&out).unwrap();
+    assert_eq!(f.instances.len(), 2);
+    assert!(
+        f.instances.iter().all(|i| i.errors.iter().any(|e| e.contains("no recorded response"))),
+        "{:?}",
+        f.instances[0].errors
+    );
+}
