@@ -72,6 +72,10 @@ fn run_view_generates_runs_and_opens_the_result() {
     assert!(h.state().bench.run.message.as_deref().unwrap().starts_with("finished 12 instances"));
     let data = h.state().bench.data.as_ref().unwrap();
     assert_eq!(data.collection.instance_count(), 12);
+    // The Run view stays on screen; the Leaderboard tab has the run.
+    h.get_by_label_contains("opened in the dashboard");
+    h.state_mut().bench.select_view("leaderboard");
+    h.run_steps(3);
     h.get_by_label_contains("replay:scripted:eeg");
     // The live table stays in the Run view with every row done.
     h.state_mut().bench.select_view("run");

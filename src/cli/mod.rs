@@ -56,8 +56,8 @@ pub struct Cli {
     /// Page through the recording for N frames, print frame times and exit (performance check).
     #[arg(long, global = true, value_name = "N", hide = true)]
     pub frame_stats: Option<u32>,
-    /// GUI, `bench open`: the view to show first (leaderboard, instances, files, radar, mode-gap, tasks,
-    /// agreement, difficulty, mpad, histograms, tokens).
+    /// GUI, `bench open`: the view to show first (leaderboard, instances, instance:N, files, run, radar,
+    /// mode-gap, tasks, agreement, difficulty, mpad, histograms, tokens).
     #[arg(long, global = true, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,
     /// GUI: open the Recordings room's spectrum panel.

@@ -40,6 +40,8 @@ pub struct BenchRoom {
     pub instances: instances::State,
     pub files: files::State,
     pub run: run::RunPanel,
+    /// `instance:N` from `--bench-view`: select instance N of the first run once loaded.
+    pending_instance: Option<usize>,
     /// The demo collection is opened the first time the room is shown with nothing loaded.
     demo_offered: bool,
     cycle: usize,
@@ -60,6 +62,7 @@ impl Default for BenchRoom {
             instances: Default::default(),
             files: Default::default(),
             run: Default::default(),
+            pending_instance: None,
             demo_offered: false,
             cycle: 0,
         }
@@ -92,6 +95,13 @@ impl BenchRoom {
             "instances" => (View::Instances, None),
             "files" => (View::Files, None),
             "run" => (View::Run, None),
+            other if other.starts_with("instance:") => match other[9..].parse() {
+                Ok(n) => {
+                    self.pending_instance = Some(n);
+                    (View::Instances, None)
+                }
+                Err(_) => return false,
+            },
             "radar" => chart(charts::Chart::Radar),
             "mode-gap" => chart(charts::Chart::ModeGap),
             "tasks" => chart(charts::Chart::Tasks),
@@ -168,6 +178,7 @@ impl BenchRoom {
                     }
                 ));
                 self.instances = Default::default();
+                self.instances.selected = self.pending_instance.take().map(|n| (0, n));
                 self.data = Some(loaded);
             }
             Ok(None) => {}
@@ -214,7 +225,6 @@ impl BenchRoom {
             ui.separator();
             if let Some(done) = self.run.show(ui) {
                 self.open(vec![done]);
-                self.view = View::Leaderboard;
             }
             return;
         }

@@ -124,7 +124,7 @@ impl RunPanel {
                     return None;
                 }
                 self.message = Some(format!(
-                    "finished {total} instances in {elapsed:.1} s, score {:.2}; opened in the dashboard",
+                    "finished {total} instances in {elapsed:.1} s, score {:.2}; opened in the dashboard (Leaderboard, Charts, Instances)",
                     f.summary.get("total_score").and_then(serde_json::Value::as_f64).unwrap_or(0.0)
                 ));
                 Some(PathBuf::from(self.out.trim()))
