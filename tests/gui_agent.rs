@@ -13,6 +13,7 @@ use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel};
 use brainlens::network::atlas::Atlas;
 use brainlens::ui::app::BrainLensApp;
+use common::gui::settle;
 use common::scripted::Scripted;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -38,17 +39,6 @@ fn record(transcript: &Path) -> Trace {
         &Cancel::default(),
         &mut |_| {},
     )
-}
-
-fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
-    for _ in 0..3000 {
-        h.run_steps(1);
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    panic!("the panel never finished");
 }
 
 #[test]

@@ -12,20 +12,10 @@ use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel};
 use brainlens::ui::app::BrainLensApp;
 use common::eeg_scripted::EegScripted;
+use common::gui::settle;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::sync::Arc;
-
-fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
-    for _ in 0..3000 {
-        h.run_steps(1);
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    panic!("the run view never finished");
-}
 
 #[test]
 fn run_view_generates_runs_and_opens_the_result() {

@@ -3,8 +3,11 @@
 //! cases live (β = 1 → graph similarity alone, β = 0 → text similarity alone).
 #![cfg(feature = "gui")]
 
+mod common;
+
 use brainlens::retrieval::text::TextMethod;
 use brainlens::ui::app::BrainLensApp;
+use common::gui::settle;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -17,17 +20,6 @@ fn harness(file: &str) -> Harness<'static, BrainLensApp> {
         Harness::builder().with_size([1400.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
     h.run_steps(3);
     h
-}
-
-fn settle(h: &mut Harness<'static, BrainLensApp>, done: impl Fn(&BrainLensApp) -> bool) {
-    for _ in 0..300 {
-        h.run_steps(1);
-        if done(h.state()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    panic!("the panel never finished");
 }
 
 /// (passed, chosen) task items of the current HARK answer.

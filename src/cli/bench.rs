@@ -237,6 +237,9 @@ pub struct RunArgs {
     /// Planning rounds of the BrainAgent sub-agent.
     #[arg(long, default_value_t = 4)]
     pub max_rounds: usize,
+    /// Token budget of each planning reply (a plan cut by the budget is closed by the grammar).
+    #[arg(long, default_value_t = 320)]
+    pub plan_tokens: u32,
     #[arg(long)]
     pub json: bool,
 }
@@ -302,6 +305,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.deadline_s = a.deadline;
         opts.retries = a.instance_retries;
         opts.agent.max_rounds = a.max_rounds.max(1);
+        opts.agent.max_tokens = a.plan_tokens.max(16);
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|s| {

@@ -5,7 +5,7 @@
 //! writes the transcript the `replay` provider answers from.
 #![allow(dead_code)]
 
-use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat, Usage};
+use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat};
 use serde_json::{Value, json};
 
 pub type Override = dyn Fn(&str, &ChatRequest) -> Option<Result<Value, LlmError>> + Send + Sync;
@@ -168,18 +168,6 @@ impl ChatModel for EegScripted {
             Some(Ok(v)) => v,
             None => answer(r),
         };
-        let (text, json) = match &v {
-            Value::String(s) => (s.clone(), None),
-            other => (other.to_string(), Some(other.clone())),
-        };
-        Ok(ChatResponse {
-            text,
-            json,
-            usage: Usage { prompt_tokens: 100, completion_tokens: 20 },
-            latency_ms: 1.0,
-            model: "scripted".into(),
-            finish_reason: "stop".into(),
-            attempts: 1,
-        })
+        Ok(super::scripted::respond(v))
     }
 }

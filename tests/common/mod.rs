@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod eeg_scripted;
+#[cfg(feature = "gui")]
+pub mod gui;
 pub mod scripted;
 
 use serde_json::Value;

@@ -134,19 +134,23 @@ impl ChatModel for Scripted {
             Some(Ok(v)) => v,
             None => answer(r),
         };
-        // A string override is prose, not JSON.
-        let (text, json) = match &v {
-            Value::String(s) => (s.clone(), None),
-            other => (other.to_string(), Some(other.clone())),
-        };
-        Ok(ChatResponse {
-            text,
-            json,
-            usage: Usage { prompt_tokens: 100, completion_tokens: 20 },
-            latency_ms: 1.0,
-            model: "scripted".into(),
-            finish_reason: "stop".into(),
-            attempts: 1,
-        })
+        Ok(respond(v))
+    }
+}
+
+/// A scripted reply: a string is prose (no JSON), anything else is the JSON answer; fixed usage and latency.
+pub fn respond(v: Value) -> ChatResponse {
+    let (text, json) = match &v {
+        Value::String(s) => (s.clone(), None),
+        other => (other.to_string(), Some(other.clone())),
+    };
+    ChatResponse {
+        text,
+        json,
+        usage: Usage { prompt_tokens: 100, completion_tokens: 20 },
+        latency_ms: 1.0,
+        model: "scripted".into(),
+        finish_reason: "stop".into(),
+        attempts: 1,
     }
 }
