@@ -2,12 +2,13 @@
 # Bench runner throughput (issue 9's target: N = 8 at least 6× faster than N = 1), release build, whole
 # processes: the generated local suite replayed from a scripted transcript with every model call delayed by
 # 1 s (BRAINLENS_REPLAY_DELAY_MS=1000), i.e. a model of known latency; the agent's tools and the scoring run
-# for real. LIMIT instances (default 24; 5 model calls each).
+# for real. LIMIT instances (default 24; 5 model calls each). The transcript is recorded by the ignored test
+# bench_runner::record_for_benchmark (debug build: the requests are the same in any profile).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LIMIT=${LIMIT:-24}
 DIR=target/runner-bench
-BRAINLENS_BENCH_DIR="$PWD/$DIR" cargo test --release --quiet --test bench_runner record_for_benchmark -- --ignored >/dev/null
+BRAINLENS_BENCH_DIR="$PWD/$DIR" cargo test --quiet --test bench_runner record_for_benchmark -- --ignored >/dev/null
 cargo build --release --quiet --bin brainlens
 run() {
   rm -f "$DIR/n$1.json"; rm -rf "$DIR/n$1.json.workspaces"
