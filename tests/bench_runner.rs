@@ -111,6 +111,15 @@ fn fifty_instances_replayed_with_one_and_eight_workers_are_identical() {
     same(&n8, &n1);
     assert_eq!(n8.summary["total_score"], n1.summary["total_score"]);
     assert_eq!(n8.experiment["max_workers"], json!(8));
+    // --repeat writes one file per run (RESULT.json, RESULT.r2.json); replayed runs agree.
+    let (code, _, err) = replay(&s, &t, &d.path().join("rep.json"), 2, &["--limit", "3", "--repeat", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let (r1, r2) = (
+        ResultFile::load(&d.path().join("rep.json")).unwrap(),
+        ResultFile::load(&d.path().join("rep.r2.json")).unwrap(),
+    );
+    assert_eq!(r1.instances.len(), 3);
+    same(&r1, &r2);
     // The report reads it.
     let rep = common::json(&["bench", "report", d.path().join("n8.json").to_str().unwrap(), "--json"]);
     assert_eq!(rep["runs"][0]["paradigm"], json!("BrainAgent"), "{rep}");
