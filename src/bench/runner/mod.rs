@@ -355,7 +355,10 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
             }
         }
     } else if opts.out.exists() && !opts.resume {
-        bail!("{}: exists; use --resume to continue it or choose another --out", opts.out.display());
+        bail!(
+            "{}: exists; resume it (--resume, or Resume in the Run view) or choose another result file",
+            opts.out.display()
+        );
     }
     *live.rows.lock().unwrap_or_else(|p| p.into_inner()) = cases
         .iter()

@@ -139,7 +139,7 @@ impl Judge for LlmJudge<'_> {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(json!({"prompt": prompt, "error": e.to_string()}));
-                if e.class.retryable() || e.class == crate::llm::ErrorClass::Cancelled {
+                if e.class.retryable() {
                     *self.infra.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
                 }
                 Err(e.to_string())
