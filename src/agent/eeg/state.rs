@@ -86,7 +86,7 @@ impl SharedState {
         self.note(
             &id,
             "view",
-            format!("{} ch @ {} Hz, {:.2} s; {}", v.labels.len(), v.sfreq, v.duration_s(), v.ops.join(" → ")),
+            format!("{} ch @ {} Hz, {:.2} s; {}", v.labels.len(), v.sfreq, v.duration_s(), v.ops.join("; ")),
         );
         self.views.insert(id.clone(), v);
         id

@@ -23,7 +23,7 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
     }
     if t["route"].is_object() {
         ui.label(format!(
-            "Supervisor → {} (model's reason: {})",
+            "Supervisor routed to {} (model's reason: {})",
             text(&t["route"]["agent"]),
             text(&t["route"]["reason"])
         ));
@@ -59,7 +59,7 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
                     });
                     match s["error"].as_str() {
                         Some(e) => ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e),
-                        None => ui.weak(format!("→ {}", cut(&s["observation"].to_string(), 400))),
+                        None => ui.weak(format!("= {}", cut(&s["observation"].to_string(), 400))),
                     };
                 }
             },
