@@ -8,6 +8,7 @@ pub mod cli;
 pub mod llm;
 pub mod network;
 pub mod retrieval;
+pub mod sandbox;
 pub mod signal;
 #[cfg(feature = "gui")]
 pub mod ui;

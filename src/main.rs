@@ -2,8 +2,8 @@
 
 use brainlens::bench::aggregate::Levels;
 use brainlens::cli::{
-    BenchCommand, Cli, Command, NetworkCommand, bench, connectivity, filter, network, physio, recording, reref,
-    resample, sleep, spectrum,
+    BenchCommand, Cli, Command, NetworkCommand, SandboxCommand, bench, connectivity, filter, network, physio,
+    recording, reref, resample, sleep, spectrum,
 };
 use clap::Parser;
 use std::process::ExitCode;
@@ -87,6 +87,35 @@ fn main() -> ExitCode {
         Some(Command::Connectivity { file, args }) => connectivity::run(&file, &args, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
+        Some(Command::Sandbox {
+            command:
+                SandboxCommand::Run {
+                    input,
+                    workspace,
+                    memory_mb,
+                    cpu_s,
+                    max_procs,
+                    timeout,
+                    unsafe_no_sandbox,
+                    report,
+                    command,
+                },
+        }) => {
+            match brainlens::cli::sandbox::run(
+                input,
+                workspace,
+                memory_mb,
+                cpu_s,
+                max_procs,
+                timeout,
+                unsafe_no_sandbox,
+                report,
+                command,
+            ) {
+                Ok(code) => return ExitCode::from(code.clamp(0, 255) as u8),
+                Err(e) => Err(e),
+            }
+        }
         Some(Command::Bench { command }) => match command {
             BenchCommand::Validate { cases, json } => bench::validate(&cases, json, &mut stdout),
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {

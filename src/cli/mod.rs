@@ -11,6 +11,7 @@ pub mod recording;
 pub mod reref;
 pub mod resample;
 pub mod retrieval;
+pub mod sandbox;
 pub mod sleep;
 pub mod spectrum;
 
@@ -289,6 +290,12 @@ pub enum Command {
         #[command(subcommand)]
         command: BenchCommand,
     },
+    /// Run a command in the CodeAct sandbox (bubblewrap: no network, read-only root and inputs at /input,
+    /// writable /workspace, tmpfs /tmp, no capabilities, process/memory/CPU limits); exits with its status.
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
     /// Text representation used by retrieval: the MiniLM sentence embedding, or BM25's terms.
     Embed {
         text: String,
@@ -421,6 +428,40 @@ pub enum BenchCommand {
     Open {
         #[arg(required = true)]
         results: Vec<PathBuf>,
+    },
+}
+
+/// `brainlens sandbox …`.
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// `brainlens sandbox run [--input DIR] [--workspace DIR] -- python3 -c CODE`.
+    Run {
+        /// Mounted read-only at /input.
+        #[arg(long)]
+        input: Option<PathBuf>,
+        /// Mounted writable at /workspace (default: a new temporary folder, removed afterwards).
+        #[arg(long)]
+        workspace: Option<PathBuf>,
+        /// Address-space limit in MiB.
+        #[arg(long, default_value_t = 4096)]
+        memory_mb: u64,
+        /// CPU-time limit in seconds.
+        #[arg(long, default_value_t = 900)]
+        cpu_s: u64,
+        /// Processes at most.
+        #[arg(long, default_value_t = 128)]
+        max_procs: u64,
+        /// Wall-clock limit in seconds (exit status 124 when hit).
+        #[arg(long, default_value_t = 720.0)]
+        timeout: f64,
+        /// Run without bubblewrap (machines without user namespaces). Not a sandbox.
+        #[arg(long)]
+        unsafe_no_sandbox: bool,
+        /// Print what protected the run (JSON) on stderr.
+        #[arg(long)]
+        report: bool,
+        #[arg(required = true, last = true)]
+        command: Vec<String>,
     },
 }
 
