@@ -22,7 +22,16 @@ pub fn run(
     let temp =
         workspace.is_none().then(|| std::env::temp_dir().join(format!("brainlens-sandbox-{}", std::process::id())));
     let ws = workspace.or_else(|| temp.clone()).expect("one of the two");
-    let spec = Spec { input, workspace: ws, memory_mb, cpu_s, max_procs, read_only: Vec::new(), unsafe_no_sandbox };
+    let spec = Spec {
+        input,
+        workspace: ws,
+        memory_mb,
+        cpu_s,
+        max_procs,
+        read_only: Vec::new(),
+        binds: Vec::new(),
+        unsafe_no_sandbox,
+    };
     if unsafe_no_sandbox {
         eprintln!("brainlens: WARNING: --unsafe-no-sandbox: the command runs with this user's full access and network");
     }

@@ -4,6 +4,7 @@
 //! limits: address space and CPU time (rlimits) and a process count (a pids cgroup when one can be created,
 //! else `RLIMIT_NPROC`, which the kernel does not apply to root — then the sandbox refuses to start).
 
+pub mod kernel;
 mod limits;
 
 use std::path::{Path, PathBuf};
@@ -20,8 +21,10 @@ pub struct Spec {
     /// CPU-time limit (s).
     pub cpu_s: u64,
     pub max_procs: u64,
-    /// Extra read-only directories (the Python environment).
+    /// Extra read-only directories, at the same path inside (the Python environment).
     pub read_only: Vec<PathBuf>,
+    /// Read-only binds to another path inside (host, inside), e.g. the kernel driver at /kernel.
+    pub binds: Vec<(PathBuf, String)>,
     /// Run without bubblewrap (machines without user namespaces); recorded loudly.
     pub unsafe_no_sandbox: bool,
 }
@@ -35,6 +38,7 @@ impl Spec {
             cpu_s: 900,
             max_procs: 128,
             read_only: Vec::new(),
+            binds: Vec::new(),
             unsafe_no_sandbox: false,
         }
     }
@@ -125,6 +129,9 @@ pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, String> {
         c.args(["--ro-bind", &d, &d]);
     }
     c.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
+    for (host, inside) in &spec.binds {
+        c.arg("--ro-bind").arg(host).arg(inside);
+    }
     if let Some(i) = &input {
         c.arg("--ro-bind").arg(i).arg("/input");
     } else {

@@ -1,0 +1,69 @@
+"""BrainLens CodeAct kernel: executes code blocks in one persistent namespace.
+
+Protocol (JSON lines): requests on stdin {"id": n, "code": str, "timeout": seconds}; replies on the original
+stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float}.
+The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
+past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
+interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
+"""
+import ast, contextlib, io, json, os, signal, sys, time, traceback
+
+proto = os.fdopen(os.dup(1), "w", buffering=1)
+requests = os.fdopen(os.dup(0), "r")
+# User code sees an empty stdin (`exit()` closes sys.stdin; the protocol must survive it).
+sys.stdin = open(os.devnull)
+# Low-level writes to fd 1 (subprocesses, C extensions) must not corrupt the protocol: they go to stderr.
+os.dup2(2, 1)
+namespace = {"__name__": "__main__"}
+
+
+class BlockTimeout(Exception):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise BlockTimeout("execution interrupted: the block ran past its time limit")
+
+
+signal.signal(signal.SIGALRM, on_alarm)
+
+
+def run(code):
+    tree = ast.parse(code, "<cell>", "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    if last is not None:
+        value = eval(compile(last, "<cell>", "eval"), namespace)
+        if value is not None:
+            return repr(value)
+    return None
+
+
+for line in requests:
+    try:
+        req = json.loads(line)
+    except ValueError:
+        continue
+    out = io.StringIO()
+    reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False}
+    t0 = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            reply["result"] = run(req.get("code", ""))
+    except BlockTimeout as e:
+        reply["timed_out"] = True
+        reply["error"] = str(e)
+    except BaseException:
+        etype, value, tb = sys.exc_info()
+        # Drop the driver's own frames from the traceback.
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        reply["error"] = "".join(traceback.format_exception(etype, value, tb))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    reply["stdout"] = out.getvalue()
+    reply["seconds"] = time.monotonic() - t0
+    proto.write(json.dumps(reply) + "\n")

@@ -1,0 +1,169 @@
+//! The persistent Python kernel of a CodeAct instance: one Python process (in the sandbox) running
+//! `assets/kernel/driver.py`, which executes code blocks in one namespace and answers each with stdout, the
+//! last expression's repr and the traceback, over JSON lines on pipes. A block past its timeout is interrupted
+//! inside Python; one that cannot be interrupted is killed with the kernel, which is started again.
+
+use super::{Prepared, Report, Spec, prepare};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+const DRIVER: &str = include_str!("../../assets/kernel/driver.py");
+
+/// Extra seconds after a block's timeout before the kernel is killed (time for the in-Python interrupt).
+const GRACE_S: f64 = 5.0;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Execution {
+    pub stdout: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub timed_out: bool,
+    /// The kernel was killed and started again (the namespace is lost).
+    #[serde(default)]
+    pub restarted: bool,
+    pub seconds: f64,
+}
+
+pub struct Kernel {
+    spec: Spec,
+    python: PathBuf,
+    child: Option<(Child, ChildStdin, Receiver<String>, super::ProcessLimit)>,
+    pub report: Option<Report>,
+    pub restarts: u32,
+    next: u64,
+}
+
+/// The driver written where the sandbox can bind it (the cache folder).
+fn driver_dir() -> Result<PathBuf, String> {
+    let dir = crate::llm::config::cache_dir().join("kernel");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("driver.py");
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(DRIVER) {
+        let tmp = dir.join(format!("driver.py.{}", std::process::id()));
+        std::fs::write(&tmp, DRIVER)
+            .and_then(|_| std::fs::rename(&tmp, &file))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    Ok(dir)
+}
+
+impl Kernel {
+    /// Starts a kernel with `python` under `spec` (the interpreter's prefixes are bound read-only).
+    pub fn start(spec: &Spec, python: &Path) -> Result<Kernel, String> {
+        let mut k = Kernel {
+            spec: spec.clone(),
+            python: python.to_path_buf(),
+            child: None,
+            report: None,
+            restarts: 0,
+            next: 0,
+        };
+        k.spawn()?;
+        Ok(k)
+    }
+
+    fn spawn(&mut self) -> Result<(), String> {
+        let dir = driver_dir()?;
+        let mut spec = self.spec.clone();
+        let driver = if spec.unsafe_no_sandbox {
+            dir.join("driver.py").display().to_string()
+        } else {
+            spec.binds.push((dir, "/kernel".into()));
+            for p in super::python_prefixes(&self.python) {
+                if !spec.read_only.contains(&p) && !SYSTEM.iter().any(|s| p.starts_with(s)) {
+                    spec.read_only.push(p);
+                }
+            }
+            "/kernel/driver.py".into()
+        };
+        let argv = vec![self.python.display().to_string(), "-u".into(), driver];
+        let Prepared { mut command, report, limit } = prepare(&spec, &argv)?;
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut child = command.spawn().map_err(|e| format!("cannot start the kernel: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no kernel stdin")?;
+        let stdout = child.stdout.take().ok_or("no kernel stdout")?;
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        self.report = Some(report);
+        self.child = Some((child, stdin, rx, limit));
+        Ok(())
+    }
+
+    fn kill(&mut self) {
+        if let Some((mut child, stdin, _, limit)) = self.child.take() {
+            drop(stdin);
+            let _ = child.kill();
+            let _ = child.wait();
+            drop(limit);
+        }
+    }
+
+    /// Executes one block; errors in the code are in the `Execution`, `Err` only when no kernel can run.
+    pub fn exec(&mut self, code: &str, timeout_s: f64) -> Result<Execution, String> {
+        if self.child.is_none() {
+            self.spawn()?;
+        }
+        self.next += 1;
+        let id = self.next;
+        let req = serde_json::json!({"id": id, "code": code, "timeout": timeout_s});
+        let t0 = std::time::Instant::now();
+        let (_, stdin, rx, _) = self.child.as_mut().expect("spawned");
+        let sent = writeln!(stdin, "{req}").and_then(|_| stdin.flush());
+        let wait = Duration::from_secs_f64(timeout_s + GRACE_S);
+        let outcome = if sent.is_err() {
+            Err("the kernel is not running".to_string())
+        } else {
+            loop {
+                match rx.recv_timeout(wait.saturating_sub(t0.elapsed())) {
+                    Ok(line) => match serde_json::from_str::<serde_json::Value>(&line) {
+                        Ok(v) if v["id"] == id => {
+                            break serde_json::from_value::<Execution>(v).map_err(|e| e.to_string());
+                        }
+                        _ => continue,
+                    },
+                    Err(RecvTimeoutError::Timeout) => {
+                        break Err(format!("the block did not stop at its {timeout_s} s limit"));
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break Err("the kernel exited".to_string()),
+                }
+            }
+        };
+        match outcome {
+            Ok(e) => Ok(e),
+            Err(why) => {
+                // Killed and started again: the next block runs in a fresh namespace.
+                self.kill();
+                self.restarts += 1;
+                let timed_out = why.contains("limit");
+                self.spawn()?;
+                Ok(Execution {
+                    error: Some(format!("{why}; the kernel was restarted (variables from earlier blocks are lost)")),
+                    timed_out,
+                    restarted: true,
+                    seconds: t0.elapsed().as_secs_f64(),
+                    ..Default::default()
+                })
+            }
+        }
+    }
+}
+
+/// Prefixes already visible in the sandbox (bound as system directories).
+const SYSTEM: [&str; 4] = ["/usr", "/bin", "/lib", "/opt"];
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,0 +1,51 @@
+//! The persistent Python kernel in the sandbox: one namespace across blocks, stdout and the last expression's
+//! repr, tracebacks that leave the kernel alive, an in-Python interrupt at the timeout, and a kill + restart
+//! when a block cannot be interrupted. Skipped without bubblewrap unless BRAINLENS_REQUIRE_SANDBOX=1.
+
+use brainlens::sandbox::Spec;
+use brainlens::sandbox::kernel::Kernel;
+use std::path::PathBuf;
+
+fn python() -> PathBuf {
+    let out = std::process::Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+#[test]
+fn blocks_share_a_namespace_and_timeouts_interrupt_or_restart() {
+    if brainlens::sandbox::bwrap_version().is_none() {
+        assert_ne!(std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(), Ok("1"), "bubblewrap is missing");
+        eprintln!("skipped: bubblewrap is not installed");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::write(input.join("a.txt"), "42").unwrap();
+    let mut spec = Spec::new(&d.path().join("ws"));
+    spec.input = Some(input);
+    let mut k = Kernel::start(&spec, &python()).unwrap();
+    assert_eq!(k.report.as_ref().unwrap().mode, "bubblewrap");
+    let e = k.exec("x = int(open('/input/a.txt').read()) - 1\nprint('loaded', x)", 10.0).unwrap();
+    assert_eq!((e.stdout.as_str(), e.error.as_deref()), ("loaded 41\n", None));
+    let e = k.exec("x + 1", 10.0).unwrap();
+    assert_eq!(e.result.as_deref(), Some("42"));
+    let e = k.exec("1 / 0", 10.0).unwrap();
+    assert!(e.error.as_deref().unwrap().contains("ZeroDivisionError"), "{e:?}");
+    assert!(!e.error.as_deref().unwrap().contains("driver.py"), "the driver's frames are hidden: {e:?}");
+    // Interrupted inside Python: the namespace survives.
+    let e = k.exec("import time\ntime.sleep(30)", 1.0).unwrap();
+    assert!(e.timed_out && !e.restarted && e.seconds < 5.0, "{e:?}");
+    assert_eq!(k.exec("x", 10.0).unwrap().result.as_deref(), Some("41"));
+    // A block that blocks the interrupt: killed after the grace period, the kernel starts again, empty.
+    let e = k.exec("import signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\ntime.sleep(60)", 1.0).unwrap();
+    assert!(e.timed_out && e.restarted, "{e:?}");
+    assert_eq!(k.restarts, 1);
+    let e = k.exec("x", 10.0).unwrap();
+    assert!(e.error.as_deref().unwrap().contains("NameError"), "{e:?}");
+    // Artifacts land in the host workspace; exit() inside a block does not end the kernel.
+    let e = k.exec("import os\nos.makedirs('/workspace/file_check', exist_ok=True)\nopen('/workspace/file_check/r.txt','w').write('ok')\nexit(3)", 10.0).unwrap();
+    assert!(e.error.as_deref().unwrap().contains("SystemExit"), "{e:?}");
+    assert_eq!(std::fs::read_to_string(d.path().join("ws/file_check/r.txt")).unwrap(), "ok");
+    assert_eq!(k.exec("1 + 1", 10.0).unwrap().result.as_deref(), Some("2"));
+}
