@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 # The model files (SmolLM2 GGUF, MiniLM) go to the model cache, not the repo; the LLM tests then require them.
 scripts/setup_models.sh >/dev/null
+# The CodeAct Python environment (pinned: assets/python/codeact.lock) in the cache.
+scripts/setup_python.sh >/dev/null
 export BRAINLENS_REQUIRE_MODELS=1
 # The sandbox escape tests must run (bubblewrap is installed by .ci/run), not skip.
 if command -v bwrap >/dev/null; then export BRAINLENS_REQUIRE_SANDBOX=1; fi

@@ -3,5 +3,6 @@
 //! reflection, baselines, batch evaluation and interpretability scores). `eeg`: BrainAgent for EEG tasks
 //! (supervisor, sub-agents, shared state, signal tools) — BrainBench's BrainAgent paradigm.
 
+pub mod codeact;
 pub mod eeg;
 pub mod graph;

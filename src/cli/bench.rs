@@ -237,6 +237,13 @@ pub struct RunArgs {
     /// Planning rounds of the BrainAgent sub-agent.
     #[arg(long, default_value_t = 4)]
     pub max_rounds: usize,
+    /// CodeAct: the Python the sandboxed kernel runs (default: the environment scripts/setup_python.sh makes).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// CodeAct without bubblewrap, for machines without user namespaces: model-written code then runs with
+    /// this user's access. Recorded in the result's experiment block.
+    #[arg(long)]
+    pub unsafe_no_sandbox: bool,
     /// Token budget of each planning reply (a plan cut by the budget is closed by the grammar).
     #[arg(long, default_value_t = 320)]
     pub plan_tokens: u32,
@@ -306,6 +313,8 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.retries = a.instance_retries;
         opts.agent.max_rounds = a.max_rounds.max(1);
         opts.agent.max_tokens = a.plan_tokens.max(16);
+        opts.python = a.python.clone();
+        opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|s| {

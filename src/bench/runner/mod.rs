@@ -66,7 +66,17 @@ pub struct Options {
     /// Reruns of an instance that ended in an infrastructure failure.
     pub retries: u32,
     pub agent: eeg::Settings,
+    pub codeact: crate::agent::codeact::Settings,
+    /// CodeAct: the Python the kernel runs (default: the CodeAct environment in the cache).
+    pub python: Option<PathBuf>,
+    /// CodeAct without bubblewrap (recorded loudly in the experiment block).
+    pub unsafe_no_sandbox: bool,
     pub parser_tokens: u32,
+}
+
+/// The CodeAct environment's interpreter (made by scripts/setup_python.sh).
+pub fn default_python() -> PathBuf {
+    crate::llm::config::cache_dir().join("codeact-venv/bin/python")
 }
 
 impl Options {
@@ -81,6 +91,9 @@ impl Options {
             deadline_s: 720.0,
             retries: 2,
             agent: eeg::Settings::default(),
+            codeact: Default::default(),
+            python: None,
+            unsafe_no_sandbox: false,
             parser_tokens: 160,
         }
     }
@@ -162,11 +175,11 @@ fn run_instance(case: &Case, models: &Models, opts: &Options, cancel: &Cancel, w
     let mut errors: Vec<String> = Vec::new();
     let inputs = inputs_root(case);
     // Target.
-    let outcome = eeg::run(&case.query(), &inputs, workspace, models.target.as_ref(), cancel, &opts.agent);
-    let target = Spent { tokens: outcome.trace.tokens(), seconds: outcome.trace.model_seconds() };
-    let report = outcome.report.clone();
+    let t = target_run(case, &inputs, workspace, models, opts, cancel);
+    let target = t.spent;
+    let report = t.report.clone();
     let mut infra = false;
-    if let Some(e) = &outcome.failure {
+    if let Some(e) = &t.failure {
         match e.class {
             ErrorClass::ApiInfrastructureError => {
                 infra = true;
@@ -253,15 +266,98 @@ fn run_instance(case: &Case, models: &Models, opts: &Options, cancel: &Cancel, w
         agent_output: json!(report),
         parser_output: parsed,
         artifact_manifest: json!(score.artifact_manifest),
-        sandbox: json!({"paradigm": opts.paradigm.name(), "workspace": workspace.display().to_string(),
-                        "inputs": inputs.display().to_string(), "trace": outcome.trace,
-                        "audit": {"parser": parser_audit, "judge": judge_calls}}),
+        sandbox: {
+            let mut sb = json!({"paradigm": opts.paradigm.name(), "workspace": workspace.display().to_string(),
+                                "inputs": inputs.display().to_string(), "trace": t.trace,
+                                "audit": {"parser": parser_audit, "judge": judge_calls}});
+            if !t.rounds.is_null() {
+                sb["rounds"] = t.rounds;
+                sb["kernel"] = t.kernel;
+            }
+            sb
+        },
         token_usage: tokens,
         timing_sec: timing,
         started_at: json!(started_at),
         finished_at: json!(utc_now()),
         errors,
         extra: Map::new(),
+    }
+}
+
+/// What the target paradigm produced for one instance.
+struct Target {
+    report: String,
+    trace: Value,
+    spent: Spent,
+    failure: Option<crate::llm::LlmError>,
+    /// CodeAct: rounds as {round, code, observation} (the instance view's sandbox rounds), and the sandbox.
+    rounds: Value,
+    kernel: Value,
+}
+
+fn kernel_spec(inputs: &Path, workspace: &Path, opts: &Options) -> crate::sandbox::Spec {
+    let mut spec = crate::sandbox::Spec::new(workspace);
+    spec.input = Some(inputs.to_path_buf());
+    spec.unsafe_no_sandbox = opts.unsafe_no_sandbox;
+    spec
+}
+
+fn target_run(
+    case: &Case,
+    inputs: &Path,
+    workspace: &Path,
+    models: &Models,
+    opts: &Options,
+    cancel: &Cancel,
+) -> Target {
+    match opts.paradigm {
+        Paradigm::BrainAgent => {
+            let o = eeg::run(&case.query(), inputs, workspace, models.target.as_ref(), cancel, &opts.agent);
+            let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
+            Target {
+                report: o.report,
+                trace: json!(o.trace),
+                spent,
+                failure: o.failure,
+                rounds: Value::Null,
+                kernel: Value::Null,
+            }
+        }
+        Paradigm::CodeAct => {
+            let python = opts.python.clone().unwrap_or_else(default_python);
+            let mut kernel = match crate::sandbox::kernel::Kernel::start(&kernel_spec(inputs, workspace, opts), &python)
+            {
+                Ok(k) => k,
+                Err(e) => {
+                    return Target {
+                        report: String::new(),
+                        trace: json!({"paradigm": "codeact", "error": e}),
+                        spent: Spent::default(),
+                        failure: Some(crate::llm::LlmError::config("sandbox", e)),
+                        rounds: Value::Null,
+                        kernel: Value::Null,
+                    };
+                }
+            };
+            let o =
+                crate::agent::codeact::run(&case.query(), &mut kernel, models.target.as_ref(), cancel, &opts.codeact);
+            let rounds: Vec<Value> = o
+                .trace
+                .rounds
+                .iter()
+                .map(|r| json!({"round": r.round, "code": r.code.clone().unwrap_or_else(|| r.reply.clone()), "observation": r.observation}))
+                .collect();
+            let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
+            Target {
+                report: o.report,
+                trace: json!(o.trace),
+                spent,
+                failure: o.failure,
+                rounds: json!(rounds),
+                kernel: json!(kernel.report),
+            }
+        }
     }
 }
 
@@ -313,14 +409,38 @@ fn write(
     ResultFile { experiment, instances, summary, extra: Map::new() }.save(out).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
+/// CodeAct can run here: the interpreter exists and a kernel starts in the sandbox (or `--unsafe-no-sandbox`).
+fn check_codeact(opts: &Options) -> Result<Value> {
+    let python = opts.python.clone().unwrap_or_else(default_python);
+    if !python.exists() {
+        bail!(
+            "CodeAct needs its Python environment: {} is missing (run scripts/setup_python.sh, or give --python)",
+            python.display()
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("brainlens-codeact-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let spec = kernel_spec(&dir, &dir, opts);
+    let started = crate::sandbox::kernel::Kernel::start(&spec, &python);
+    let checked = started.and_then(|mut k| {
+        let e = k.exec("1 + 1", 60.0)?;
+        if e.result.as_deref() != Some("2") {
+            return Err(format!("the kernel does not answer ({e:?})"));
+        }
+        Ok(json!(k.report))
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = checked.map_err(|e| anyhow::anyhow!("CodeAct cannot start its sandboxed kernel: {e}"))?;
+    if opts.unsafe_no_sandbox {
+        eprintln!("brainlens: WARNING: CodeAct runs model-written code WITHOUT a sandbox (--unsafe-no-sandbox)");
+    }
+    Ok(report)
+}
+
 /// Runs the evaluation; `cancel` stops it (in-flight instances are not written, so `--resume` reruns them).
 /// Returns the result file as written.
 pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Result<ResultFile> {
-    if opts.paradigm == Paradigm::CodeAct {
-        bail!(
-            "the CodeAct paradigm needs the sandboxed Python kernel, which this build does not have yet: use --paradigm brainagent"
-        );
-    }
+    let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts)?) } else { None };
     let set = load_cases(&opts.cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     for p in &set.problems {
         eprintln!("brainlens: skipped invalid case: {p}");
@@ -335,6 +455,9 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
     let planned = cases.len();
     let started_at = utc_now();
     let mut exp = experiment(opts, models, &started_at);
+    if let Some(report) = sandbox {
+        exp.insert("sandbox".into(), report);
+    }
     let mut slots: Vec<Option<Instance>> = vec![None; planned];
     if opts.resume && opts.out.is_file() {
         let old = ResultFile::load(&opts.out).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -1,0 +1,242 @@
+//! The CodeAct paradigm: the model answers each round with `<execute>python</execute>` or
+//! `<solution>report</solution>`; code runs in one persistent sandboxed kernel per instance; the observation
+//! (stdout + last expression + traceback, or a success message when silent) is cut to 8,000 characters; at
+//! most 20 rounds; two failed executions in a row with the same error stop the loop; the last round (or the
+//! stop) demands a `<solution>`; the history keeps the last 3 (reply, observation) pairs.
+
+use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message};
+use crate::sandbox::kernel::Kernel;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub max_rounds: usize,
+    pub exec_timeout_s: f64,
+    pub observation_chars: usize,
+    pub history_pairs: usize,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            max_rounds: 20,
+            exec_timeout_s: 150.0,
+            observation_chars: 8000,
+            history_pairs: 3,
+            max_tokens: 768,
+            temperature: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Round {
+    pub round: usize,
+    /// The model's reply (what it wrote).
+    pub reply: String,
+    pub code: Option<String>,
+    /// What the kernel returned (tool output, not the model's).
+    pub observation: String,
+    pub failed: bool,
+    pub timed_out: bool,
+    pub restarted: bool,
+    pub seconds: f64,
+    pub code_sha256: Option<String>,
+    pub observation_sha256: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub model_seconds: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CodeActTrace {
+    pub paradigm: String,
+    pub model: String,
+    pub rounds: Vec<Round>,
+    /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.
+    pub outcome: String,
+    pub error: Option<String>,
+    /// Why the loop ended: solution, forced_solution, repeated_failures, max_rounds.
+    pub ended_by: String,
+    pub kernel_restarts: u32,
+}
+
+impl CodeActTrace {
+    pub fn tokens(&self) -> u64 {
+        self.rounds.iter().map(|r| r.prompt_tokens + r.completion_tokens).sum()
+    }
+    pub fn model_seconds(&self) -> f64 {
+        self.rounds.iter().map(|r| r.model_seconds).sum()
+    }
+}
+
+pub struct Outcome {
+    pub report: String,
+    pub trace: CodeActTrace,
+    pub failure: Option<LlmError>,
+}
+
+const SYSTEM: &str = "You are a careful scientific programmer analysing EEG, sleep and physiological data in \
+BrainLens's CodeAct sandbox. Each turn, reply with exactly one of:\n\
+<execute>\nPython code\n</execute>\n\
+to run code in a persistent Python session (variables survive between turns; numpy, scipy, pandas, \
+matplotlib, scikit-learn, mne, yasa, pyedflib, edfio and wfdb are installed; there is no network), or\n\
+<solution>\nyour final report\n</solution>\n\
+when you have the answer. The task's files are under /input: a path given as data/x.edf is /input/data/x.edf. \
+Write files you are asked for to /workspace/file_check/ and report them as /workspace/file_check/<name>. \
+Print the values you need to see; state every requested value with the name the task gives it in the report. \
+If the data file does not exist, say so in the solution and report no values.";
+
+/// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
+fn tagged(text: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}>");
+    let start = text.find(&open)? + open.len();
+    let rest = &text[start..];
+    let end = rest.find(&format!("</{tag}>")).unwrap_or(rest.len());
+    Some(rest[..end].trim_matches('\n').to_string())
+}
+
+fn sha(s: &str) -> String {
+    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The observation of one execution: stdout, the result, the traceback; a success message when silent; cut.
+pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> String {
+    let mut s = e.stdout.clone();
+    if let Some(r) = &e.result {
+        s.push_str(r);
+        s.push('\n');
+    }
+    if let Some(err) = &e.error {
+        s.push_str(err);
+    }
+    if s.trim().is_empty() {
+        s = "Executed successfully (no output).".into();
+    }
+    if s.chars().count() > limit {
+        let cut: String = s.chars().take(limit).collect();
+        s = format!("{cut}\n[observation cut to {limit} characters]");
+    }
+    s
+}
+
+fn last_error_line(e: &crate::sandbox::kernel::Execution) -> Option<String> {
+    e.error.as_ref().map(|t| t.trim().lines().last().unwrap_or("").to_string())
+}
+
+/// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
+pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
+    let mut trace =
+        CodeActTrace { paradigm: "codeact".into(), model: model.name(), outcome: "ok".into(), ..Default::default() };
+    let task = format!("{query}\n\n(Files: paths are relative to /input.)");
+    let mut history: Vec<(String, String)> = Vec::new();
+    let mut previous_error: Option<String> = None;
+    let mut force = false;
+    let mut report = None;
+    for round in 1..=s.max_rounds {
+        let last = round == s.max_rounds || force;
+        let mut messages = vec![Message::system(SYSTEM), Message::user(task.clone())];
+        for (reply, obs) in history.iter().rev().take(s.history_pairs).rev() {
+            messages.push(Message::assistant(reply.clone()));
+            messages.push(Message::user(format!("Observation:\n{obs}")));
+        }
+        if last {
+            messages
+                .push(Message::user("This is the last turn: reply now with <solution>your final report</solution>."));
+        }
+        let req = ChatRequest {
+            temperature: s.temperature,
+            max_tokens: s.max_tokens,
+            seed: Some(s.seed),
+            stop: vec!["</execute>".into(), "</solution>".into()],
+            ..ChatRequest::new(messages)
+        };
+        let resp = match model.chat_with(&req, cancel, &mut |_| {}) {
+            Ok(r) => r,
+            Err(e) => {
+                trace.outcome = match e.class {
+                    ErrorClass::ApiInfrastructureError => "api_infrastructure_error",
+                    ErrorClass::Cancelled => "cancelled",
+                    ErrorClass::Configuration => "configuration_error",
+                    ErrorClass::ModelError => "agent_error",
+                }
+                .into();
+                trace.error = Some(e.to_string());
+                trace.kernel_restarts = kernel.restarts;
+                return Outcome { report: String::new(), trace, failure: Some(e) };
+            }
+        };
+        let reply = resp.text.clone();
+        let mut r = Round {
+            round,
+            reply: reply.clone(),
+            prompt_tokens: resp.usage.prompt_tokens,
+            completion_tokens: resp.usage.completion_tokens,
+            model_seconds: resp.latency_ms / 1000.0,
+            ..Default::default()
+        };
+        if let Some(sol) = tagged(&reply, "solution") {
+            r.observation = String::new();
+            r.observation_sha256 = sha("");
+            trace.rounds.push(r);
+            trace.ended_by = if last { "forced_solution".into() } else { "solution".into() };
+            report = Some(sol);
+            break;
+        }
+        if last {
+            r.observation = "No <solution> in the last turn.".into();
+            r.observation_sha256 = sha(&r.observation);
+            r.failed = true;
+            trace.rounds.push(r);
+            trace.ended_by = if force { "repeated_failures".into() } else { "max_rounds".into() };
+            break;
+        }
+        match tagged(&reply, "execute") {
+            Some(code) => {
+                let e = match kernel.exec(&code, s.exec_timeout_s) {
+                    Ok(e) => e,
+                    Err(why) => crate::sandbox::kernel::Execution { error: Some(why), ..Default::default() },
+                };
+                r.observation = observation(&e, s.observation_chars);
+                r.failed = e.error.is_some();
+                r.timed_out = e.timed_out;
+                r.restarted = e.restarted;
+                r.seconds = e.seconds;
+                r.code_sha256 = Some(sha(&code));
+                r.code = Some(code);
+                let err = last_error_line(&e);
+                if err.is_some() && err == previous_error {
+                    force = true;
+                }
+                previous_error = err;
+            }
+            None => {
+                r.observation = "Reply with <execute>code</execute> or <solution>report</solution>.".into();
+                r.failed = true;
+            }
+        }
+        r.observation_sha256 = sha(&r.observation);
+        history.push((reply, r.observation.clone()));
+        trace.rounds.push(r);
+        if cancel.is_cancelled() {
+            trace.outcome = "cancelled".into();
+            trace.kernel_restarts = kernel.restarts;
+            return Outcome { report: String::new(), trace, failure: Some(LlmError::cancelled("codeact")) };
+        }
+    }
+    trace.kernel_restarts = kernel.restarts;
+    match report {
+        Some(rep) => Outcome { report: rep, trace, failure: None },
+        None => {
+            let msg = format!("no <solution> after {} round(s) ({})", trace.rounds.len(), trace.ended_by);
+            trace.outcome = "agent_error".into();
+            trace.error = Some(msg.clone());
+            Outcome { report: String::new(), trace, failure: Some(LlmError::model("codeact", msg)) }
+        }
+    }
+}
