@@ -116,6 +116,7 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Some(Command::Doctor { json }) => brainlens::cli::doctor::doctor(json, &mut stdout),
         Some(Command::Bench { command }) => match command {
             BenchCommand::Validate { cases, json } => bench::validate(&cases, json, &mut stdout),
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {

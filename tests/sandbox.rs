@@ -133,3 +133,18 @@ fn limits_hold() {
     let (status, _, _) = py(&input, &ws, "raise SystemExit(7)", &[]);
     assert_eq!(status, 7);
 }
+
+#[test]
+fn doctor_reports_the_sandbox_and_the_python_environment() {
+    let v = common::json(&["doctor", "--json"]);
+    assert!(v["version"].as_str().unwrap().starts_with(env!("CARGO_PKG_VERSION")));
+    if std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref() == Ok("1") {
+        assert!(v["sandbox"]["bwrap"].as_str().unwrap().starts_with("bubblewrap"), "{v}");
+        assert_eq!(v["sandbox"]["namespaces"], json!(true));
+        assert_eq!(v["codeact_python"]["matches_lock"], json!(true), "{v}");
+        for p in ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyedflib", "edfio", "wfdb"]
+        {
+            assert!(v["codeact_python"]["packages"][p].is_string(), "{p}: {v}");
+        }
+    }
+}

@@ -7,7 +7,6 @@
 use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message};
 use crate::sandbox::kernel::Kernel;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -102,7 +101,7 @@ fn tagged(text: &str, tag: &str) -> Option<String> {
 }
 
 fn sha(s: &str) -> String {
-    Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    crate::bench::generate::sha256_hex(s.as_bytes())
 }
 
 /// The observation of one execution: stdout, the result, the traceback; a success message when silent; cut.

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod bench;
 pub mod connectivity;
+pub mod doctor;
 pub mod filter;
 pub mod llm;
 pub mod network;
@@ -289,6 +290,12 @@ pub enum Command {
     Bench {
         #[command(subcommand)]
         command: BenchCommand,
+    },
+    /// What this machine has: model files, the CodeAct sandbox (bubblewrap, process limit), the CodeAct
+    /// Python environment and its package versions.
+    Doctor {
+        #[arg(long)]
+        json: bool,
     },
     /// Run a command in the CodeAct sandbox (bubblewrap: no network, read-only root and inputs at /input,
     /// writable /workspace, tmpfs /tmp, no capabilities, process/memory/CPU limits); exits with its status.

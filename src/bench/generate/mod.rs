@@ -293,9 +293,13 @@ pub fn generate(
 }
 
 pub fn sha256_file(path: &Path) -> Result<String> {
-    use sha2::{Digest, Sha256};
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+    Ok(sha256_hex(&bytes))
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn build_case(

@@ -23,6 +23,7 @@ pub struct RunPanel {
     pub max_rounds: usize,
     pub judge: bool,
     pub resume: bool,
+    pub paradigm: Paradigm,
     generating: Option<Job<Generated>>,
     job: Option<Job<ResultFile>>,
     cancel: Cancel,
@@ -45,6 +46,7 @@ impl Default for RunPanel {
             max_rounds: 4,
             judge: false,
             resume: false,
+            paradigm: Paradigm::BrainAgent,
             generating: None,
             job: None,
             cancel: Cancel::default(),
@@ -63,7 +65,7 @@ impl RunPanel {
     /// Starts the run in the background.
     pub fn start(&mut self) {
         let mut opts = Options::new(&PathBuf::from(self.suite.trim()), &PathBuf::from(self.out.trim()));
-        opts.paradigm = Paradigm::BrainAgent;
+        opts.paradigm = self.paradigm;
         opts.concurrency = self.concurrency.max(1);
         opts.limit = (self.limit > 0).then_some(self.limit);
         opts.resume = self.resume;
@@ -164,9 +166,9 @@ impl RunPanel {
             ui.end_row();
             ui.label("Paradigm");
             ui.horizontal(|ui| {
-                let _ = ui.selectable_label(true, "BrainAgent (EEG)");
-                ui.add_enabled(false, egui::Button::selectable(false, "CodeAct")).on_disabled_hover_text(
-                    "CodeAct runs model-written Python in a sandbox, which this build does not have yet",
+                ui.selectable_value(&mut self.paradigm, Paradigm::BrainAgent, "BrainAgent (EEG)");
+                ui.selectable_value(&mut self.paradigm, Paradigm::CodeAct, "CodeAct").on_hover_text(
+                    "model-written Python in the sandboxed kernel (bubblewrap + the environment of scripts/setup_python.sh)",
                 );
             });
             ui.end_row();

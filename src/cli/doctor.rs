@@ -1,0 +1,89 @@
+//! `brainlens doctor`: what this machine has for BrainLens — the model files, the CodeAct sandbox
+//! (bubblewrap, namespaces, the process limit) and the CodeAct Python environment with its package versions.
+
+use super::write_json;
+use anyhow::Result;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::Command;
+
+const PACKAGES: [&str; 10] =
+    ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyedflib", "edfio", "wfdb"];
+
+fn python_env() -> Value {
+    let python = crate::bench::runner::default_python();
+    if !python.exists() {
+        return json!({"python": python, "present": false, "fix": "scripts/setup_python.sh"});
+    }
+    let code = format!(
+        "import json, importlib.metadata as m\nout = {{}}\nfor p in {PACKAGES:?}:\n    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
+    );
+    let versions = Command::new(&python)
+        .args(["-c", &code])
+        .output()
+        .ok()
+        .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok())
+        .unwrap_or(Value::Null);
+    let lock = include_str!("../../assets/python/codeact.lock");
+    let want = crate::bench::generate::sha256_hex(lock.as_bytes());
+    let stamp = std::fs::read_to_string(
+        python.parent().and_then(|b| b.parent()).map(|v| v.join(".lock-sha256")).unwrap_or_default(),
+    )
+    .map(|s| s.trim().to_string())
+    .unwrap_or_default();
+    json!({"python": python, "present": true, "packages": versions, "matches_lock": stamp == want})
+}
+
+pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
+    let model = crate::llm::config::default_model_path();
+    let minilm = crate::retrieval::text::MiniLm::default_dir();
+    let bwrap = crate::sandbox::bwrap_version();
+    let namespaces = bwrap.is_some()
+        && Command::new("bwrap")
+            .args(["--unshare-all", "--ro-bind", "/", "/", "true"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let report = json!({
+        "version": crate::build_info::VERSION_LINE,
+        "cache": crate::llm::config::cache_dir(),
+        "models": {"local_llm": {"path": model, "present": model.is_file()},
+                   "minilm": {"path": minilm, "present": minilm.join("model.safetensors").is_file()}},
+        "sandbox": {"bwrap": bwrap, "namespaces": namespaces, "process_limit": crate::sandbox::describe_process_limit()},
+        "codeact_python": python_env(),
+    });
+    if json_out {
+        return write_json(out, &report);
+    }
+    let yes = |b: bool| if b { "ok" } else { "MISSING" };
+    writeln!(out, "BrainLens {}", crate::build_info::VERSION_LINE)?;
+    writeln!(out, "cache               {}", report["cache"].as_str().unwrap_or(""))?;
+    writeln!(out, "local model         {} ({})", yes(model.is_file()), model.display())?;
+    writeln!(out, "MiniLM              {} ({})", yes(minilm.join("model.safetensors").is_file()), minilm.display())?;
+    match &report["sandbox"]["bwrap"] {
+        Value::String(v) => writeln!(out, "bubblewrap          ok ({v}); namespaces {}", yes(namespaces))?,
+        _ => writeln!(
+            out,
+            "bubblewrap          MISSING (apt-get install bubblewrap); CodeAct needs it or --unsafe-no-sandbox"
+        )?,
+    }
+    writeln!(out, "process limit       {}", report["sandbox"]["process_limit"].as_str().unwrap_or(""))?;
+    let py = &report["codeact_python"];
+    if py["present"] == true {
+        writeln!(
+            out,
+            "CodeAct Python      ok ({}); matches the lock: {}",
+            py["python"].as_str().unwrap_or(""),
+            py["matches_lock"]
+        )?;
+        for (k, v) in py["packages"].as_object().into_iter().flatten() {
+            writeln!(out, "  {k:<14} {}", v.as_str().unwrap_or("MISSING"))?;
+        }
+    } else {
+        writeln!(
+            out,
+            "CodeAct Python      MISSING ({}): run scripts/setup_python.sh",
+            py["python"].as_str().unwrap_or("")
+        )?;
+    }
+    Ok(())
+}
