@@ -130,6 +130,10 @@ fn main() -> ExitCode {
                 bench::generate(&data, templates.as_deref(), &out, seed, per_template, json, &mut stdout)
             }
             BenchCommand::Run(args) => bench::run_command(&args, &mut stdout),
+            BenchCommand::Merge { shards, cases, out, json } => {
+                bench::merge(&shards, cases.as_deref(), &out, json, &mut stdout)
+            }
+            BenchCommand::Slurm(args) => bench::slurm(&args, &mut stdout),
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
         Some(Command::Embed { text, model, json }) => {

@@ -9,6 +9,7 @@ use brainlens::bench::runner::{Live, Models, Options, run};
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel, ErrorClass, LlmError};
 use common::eeg_scripted::EegScripted;
+use common::same;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,29 +22,6 @@ fn suite(dir: &Path) -> PathBuf {
 
 fn models(m: Arc<dyn ChatModel>) -> Models {
     Models { target: m.clone(), parser: m, judge: None }
-}
-
-/// What must not depend on scheduling: everything but times, timestamps and workspace paths.
-fn essence(i: &Instance) -> Value {
-    let mut trace = i.sandbox["trace"].clone();
-    trace["model"] = Value::Null; // "scripted:eeg" recorded, "replay:scripted:eeg" replayed
-    if let Some(calls) = trace.get_mut("calls").and_then(Value::as_array_mut) {
-        for c in calls {
-            c["latency_ms"] = json!(0);
-        }
-    }
-    json!({"id": i.instance_id, "total": i.total_score, "max": i.max_score, "vrr": i.vrr,
-           "details": serde_json::to_value(&i.metric_details).unwrap(), "report": i.agent_output,
-           "parsed": i.parser_output, "errors": i.errors, "tokens": i.token_usage, "trace": trace,
-           "manifest": i.artifact_manifest.as_array().map(|a| a.iter().map(|m| json!([m["file_name"], m["sha256"]])).collect::<Vec<_>>())})
-}
-
-/// Instance by instance (the message names the first that differs, not the whole file).
-fn same(a: &ResultFile, b: &ResultFile) {
-    assert_eq!(a.instances.len(), b.instances.len());
-    for (x, y) in a.instances.iter().zip(&b.instances) {
-        assert!(essence(x) == essence(y), "{} differs", x.instance_id);
-    }
 }
 
 fn record(suite: &Path, transcript: &Path, out: &Path, model: EegScripted) -> ResultFile {

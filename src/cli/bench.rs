@@ -244,6 +244,9 @@ pub struct RunArgs {
     /// this user's access. Recorded in the result's experiment block.
     #[arg(long)]
     pub unsafe_no_sandbox: bool,
+    /// Run only shard i of n (1-based; stable assignment by instance id), e.g. --shard 2/4.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
     /// Token budget of each planning reply (a plan cut by the budget is closed by the grammar).
     #[arg(long, default_value_t = 320)]
     pub plan_tokens: u32,
@@ -314,6 +317,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.agent.max_rounds = a.max_rounds.max(1);
         opts.agent.max_tokens = a.plan_tokens.max(16);
         opts.python = a.python.clone();
+        opts.shard = a.shard.as_deref().map(crate::bench::runner::parse_shard).transpose()?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
@@ -371,5 +375,64 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// `bench merge SHARDS... --out RESULT.json [--cases SUITE]`.
+pub fn merge(shards: &[PathBuf], cases: Option<&Path>, out_path: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+    let mut merged = crate::bench::runner::shards::merge(shards, cases)?;
+    merged.summary.insert("result_file".into(), json!(out_path.display().to_string()));
+    merged.save(out_path)?;
+    if json {
+        write_json(out, &json!({"out": out_path, "summary": merged.summary}))
+    } else {
+        writeln!(
+            out,
+            "{} shards, {} instances → {} (score {:.2})",
+            shards.len(),
+            merged.instances.len(),
+            out_path.display(),
+            merged.summary["total_score"].as_f64().unwrap_or(0.0)
+        )?;
+        Ok(())
+    }
+}
+
+/// `bench slurm SUITE --shards N --out-dir DIR [sbatch options] -- RUN OPTIONS...`.
+#[derive(Debug, clap::Args)]
+pub struct SlurmArgs {
+    pub suite: PathBuf,
+    #[arg(long)]
+    pub shards: usize,
+    #[arg(long)]
+    pub out_dir: PathBuf,
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Wall time per shard task.
+    #[arg(long, default_value = "12:00:00")]
+    pub time: String,
+    #[arg(long, default_value_t = 2)]
+    pub cpus: usize,
+    #[arg(long, default_value = "8G")]
+    pub mem: String,
+    /// The options every shard's `bench run` gets (paradigm, provider, models, concurrency…), after `--`.
+    #[arg(last = true)]
+    pub run_args: Vec<String>,
+}
+
+pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find the brainlens binary")?;
+    let o = crate::bench::runner::shards::SlurmOptions {
+        shards: a.shards,
+        partition: a.partition.clone(),
+        time: a.time.clone(),
+        cpus: a.cpus,
+        mem: a.mem.clone(),
+    };
+    let files = crate::bench::runner::shards::write_slurm(&exe, &a.suite, &a.run_args, &a.out_dir, &o)?;
+    for f in &files {
+        writeln!(out, "wrote {}", f.display())?;
+    }
+    writeln!(out, "submit with: {}", files[2].display())?;
     Ok(())
 }

@@ -431,6 +431,21 @@ pub enum BenchCommand {
     /// Run an evaluation: every case of a suite (or subset, or case file) through the target agent, the parser
     /// and the judge; the result file is rewritten atomically after every instance.
     Run(crate::cli::bench::RunArgs),
+    /// Merge shard result files (bench run --shard i/n) into one; checks they cover the suite exactly once
+    /// and recomputes the summary.
+    Merge {
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// The suite (gives the order and the instance set to check); default: the shards' subset_root.
+        #[arg(long)]
+        cases: Option<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write Slurm scripts: a job array running the shards, then a dependent merge job (and submit.sh).
+    Slurm(crate::cli::bench::SlurmArgs),
     /// Open the Bench room on result files or folders.
     Open {
         #[arg(required = true)]

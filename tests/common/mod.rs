@@ -7,7 +7,7 @@ pub mod eeg_scripted;
 pub mod gui;
 pub mod scripted;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::process::Command;
 
 /// Exit code, stdout and stderr of `brainlens ARGS`.
@@ -39,4 +39,27 @@ pub fn local_model() -> Option<std::path::PathBuf> {
     }
     eprintln!("skipped: {} is missing (run scripts/setup_models.sh)", path.display());
     None
+}
+
+/// What must not depend on scheduling: everything but times, timestamps and workspace paths.
+pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
+    let mut trace = i.sandbox["trace"].clone();
+    trace["model"] = Value::Null; // "scripted:eeg" recorded, "replay:scripted:eeg" replayed
+    if let Some(calls) = trace.get_mut("calls").and_then(Value::as_array_mut) {
+        for c in calls {
+            c["latency_ms"] = json!(0);
+        }
+    }
+    json!({"id": i.instance_id, "total": i.total_score, "max": i.max_score, "vrr": i.vrr,
+           "details": serde_json::to_value(&i.metric_details).unwrap(), "report": i.agent_output,
+           "parsed": i.parser_output, "errors": i.errors, "tokens": i.token_usage, "trace": trace,
+           "manifest": i.artifact_manifest.as_array().map(|a| a.iter().map(|m| json!([m["file_name"], m["sha256"]])).collect::<Vec<_>>())})
+}
+
+/// Instance by instance (the message names the first that differs, not the whole file).
+pub fn same(a: &brainlens::bench::results::ResultFile, b: &brainlens::bench::results::ResultFile) {
+    assert_eq!(a.instances.len(), b.instances.len());
+    for (x, y) in a.instances.iter().zip(&b.instances) {
+        assert!(essence(x) == essence(y), "{} differs", x.instance_id);
+    }
 }

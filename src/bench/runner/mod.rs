@@ -4,6 +4,7 @@
 //! role, the result file rewritten atomically after every instance, resume, and cancel.
 
 pub mod roles;
+pub mod shards;
 mod time;
 
 use crate::agent::eeg;
@@ -72,6 +73,24 @@ pub struct Options {
     /// CodeAct without bubblewrap (recorded loudly in the experiment block).
     pub unsafe_no_sandbox: bool,
     pub parser_tokens: u32,
+    /// Run only shard `i` of `n` (1-based): the instances whose id hashes to it (stable across machines).
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The shard (1-based) an instance belongs to: FNV-1a of its id, modulo `n`.
+pub fn shard_of(instance_id: &str, n: usize) -> usize {
+    let h = instance_id.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    (h % n.max(1) as u64) as usize + 1
+}
+
+/// `"2/4"` → (2, 4).
+pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    let (i, n) = s.split_once('/').ok_or_else(|| anyhow::anyhow!("--shard {s:?}: expected i/n, e.g. 2/4"))?;
+    let (i, n): (usize, usize) = (i.trim().parse()?, n.trim().parse()?);
+    if n == 0 || i == 0 || i > n {
+        bail!("--shard {s:?}: i must be between 1 and n");
+    }
+    Ok((i, n))
 }
 
 /// The CodeAct environment's interpreter (made by scripts/setup_python.sh).
@@ -95,6 +114,7 @@ impl Options {
             python: None,
             unsafe_no_sandbox: false,
             parser_tokens: 160,
+            shard: None,
         }
     }
 }
@@ -452,11 +472,19 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
     if let Some(l) = opts.limit {
         cases.truncate(l);
     }
+    let suite_instances = cases.len();
+    if let Some((i, n)) = opts.shard {
+        cases.retain(|c| shard_of(&c.instance_id(), n) == i);
+    }
     let planned = cases.len();
     let started_at = utc_now();
     let mut exp = experiment(opts, models, &started_at);
     if let Some(report) = sandbox {
         exp.insert("sandbox".into(), report);
+    }
+    exp.insert("limit".into(), json!(opts.limit));
+    if let Some((i, n)) = opts.shard {
+        exp.insert("shard".into(), json!({"index": i, "count": n, "suite_instances": suite_instances}));
     }
     let mut slots: Vec<Option<Instance>> = vec![None; planned];
     if opts.resume && opts.out.is_file() {

@@ -1,0 +1,133 @@
+//! Sharded runs: 4 shards (`bench run --shard i/4`, replayed) merged with `bench merge` equal the unsharded
+//! result instance by instance; merge refuses missing, duplicate and foreign shards; `bench slurm` writes a job
+//! array + dependent merge whose scripts, run here task by task with SLURM_ARRAY_TASK_ID set (no Slurm
+//! daemons on this machine), produce the same result.
+
+mod common;
+
+use brainlens::bench::results::ResultFile;
+use brainlens::bench::runner::{Live, Models, Options, run};
+use brainlens::llm::replay::Recorder;
+use brainlens::llm::{Cancel, ChatModel};
+use common::eeg_scripted::EegScripted;
+use common::same;
+use std::path::Path;
+use std::sync::Arc;
+
+fn shard(s: &Path, t: &Path, out: &Path, k: usize) {
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        s.to_str().unwrap(),
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--shard",
+        &format!("{k}/4"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    let t = d.path().join("t.jsonl");
+    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), &t, vec![]).unwrap());
+    let full = run(
+        &Options::new(&s, &d.path().join("full.json")),
+        &Models { target: m.clone(), parser: m, judge: None },
+        &Cancel::default(),
+        &Live::default(),
+    )
+    .unwrap();
+    let paths: Vec<_> = (1..=4).map(|k| d.path().join(format!("shard-{k}.json"))).collect();
+    let mut sizes = Vec::new();
+    for (k, p) in paths.iter().enumerate() {
+        shard(&s, &t, p, k + 1);
+        sizes.push(ResultFile::load(p).unwrap().instances.len());
+    }
+    assert_eq!(sizes.iter().sum::<usize>(), full.instances.len());
+    assert!(sizes.iter().all(|&n| n > 0), "{sizes:?}");
+    let merged = d.path().join("merged.json");
+    let p: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut args = vec!["bench", "merge"];
+    args.extend(&p);
+    args.extend(["--out", merged.to_str().unwrap(), "--json"]);
+    let v = common::json(&args);
+    let merged = ResultFile::load(&merged).unwrap();
+    same(&merged, &full);
+    assert_eq!(v["summary"]["total_score"], full.summary["total_score"]);
+    assert_eq!(merged.experiment["shards"], 4);
+    // Missing, duplicate and foreign shards are refused with the reason.
+    let fail = |files: &[&str], want: &str| {
+        let mut a = vec!["bench", "merge"];
+        a.extend(files);
+        a.extend(["--out", "/dev/null"]);
+        let (code, _, err) = common::run(&a);
+        assert_eq!(code, 1);
+        assert!(err.contains(want), "{want}: {err}");
+    };
+    fail(&p[..3], "missing");
+    fail(&[p[0], p[0], p[1], p[2], p[3]], "twice");
+    fail(&[d.path().join("full.json").to_str().unwrap()], "not a shard");
+    // Slurm: the array script per task, then the merge script, as Slurm would run them.
+    let dir = d.path().join("slurm");
+    let (code, out, err) = common::run(&[
+        "bench",
+        "slurm",
+        s.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--partition",
+        "cpu",
+        "--",
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("submit.sh"));
+    let array = std::fs::read_to_string(dir.join("run_shards.sbatch")).unwrap();
+    assert!(
+        array.contains("#SBATCH --array=1-4")
+            && array.contains("#SBATCH --partition=cpu")
+            && array.contains("--resume"),
+        "{array}"
+    );
+    let submit = std::fs::read_to_string(dir.join("submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=afterok:"), "{submit}");
+    for k in 1..=4 {
+        let st = std::process::Command::new("bash")
+            .arg(dir.join("run_shards.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    }
+    let st = std::process::Command::new("bash").arg(dir.join("merge.sbatch")).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    same(&ResultFile::load(&dir.join("result.json")).unwrap(), &full);
+    // Run options that the scripts set per shard are refused.
+    let (code, _, err) = common::run(&[
+        "bench",
+        "slurm",
+        s.to_str().unwrap(),
+        "--shards",
+        "2",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--",
+        "--out",
+        "x.json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--out"), "{err}");
+}
