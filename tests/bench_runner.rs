@@ -10,7 +10,7 @@ use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel, ErrorClass, LlmError};
 use common::eeg_scripted::EegScripted;
 use common::same;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
