@@ -244,6 +244,15 @@ pub struct RunArgs {
     /// this user's access. Recorded in the result's experiment block.
     #[arg(long)]
     pub unsafe_no_sandbox: bool,
+    /// CodeAct: rounds per instance (the protocol's 20 by default).
+    #[arg(long, default_value_t = 20)]
+    pub codeact_rounds: usize,
+    /// CodeAct: token budget of each reply.
+    #[arg(long, default_value_t = 768)]
+    pub codeact_tokens: u32,
+    /// CodeAct: seconds per executed block before it is interrupted.
+    #[arg(long, default_value_t = 150.0)]
+    pub exec_timeout: f64,
     /// Run only shard i of n (1-based; stable assignment by instance id), e.g. --shard 2/4.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -317,6 +326,9 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.agent.max_rounds = a.max_rounds.max(1);
         opts.agent.max_tokens = a.plan_tokens.max(16);
         opts.python = a.python.clone();
+        opts.codeact.max_rounds = a.codeact_rounds.max(1);
+        opts.codeact.max_tokens = a.codeact_tokens.max(16);
+        opts.codeact.exec_timeout_s = a.exec_timeout;
         opts.shard = a.shard.as_deref().map(crate::bench::runner::parse_shard).transpose()?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
         let live = Live::default();
