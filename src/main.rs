@@ -87,35 +87,10 @@ fn main() -> ExitCode {
         Some(Command::Connectivity { file, args }) => connectivity::run(&file, &args, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
-        Some(Command::Sandbox {
-            command:
-                SandboxCommand::Run {
-                    input,
-                    workspace,
-                    memory_mb,
-                    cpu_s,
-                    max_procs,
-                    timeout,
-                    unsafe_no_sandbox,
-                    report,
-                    command,
-                },
-        }) => {
-            match brainlens::cli::sandbox::run(
-                input,
-                workspace,
-                memory_mb,
-                cpu_s,
-                max_procs,
-                timeout,
-                unsafe_no_sandbox,
-                report,
-                command,
-            ) {
-                Ok(code) => return ExitCode::from(code.clamp(0, 255) as u8),
-                Err(e) => Err(e),
-            }
-        }
+        Some(Command::Sandbox { command: SandboxCommand::Run(args) }) => match brainlens::cli::sandbox::run(args) {
+            Ok(code) => return ExitCode::from(code.clamp(0, 255) as u8),
+            Err(e) => Err(e),
+        },
         Some(Command::Doctor { json }) => brainlens::cli::doctor::doctor(json, &mut stdout),
         Some(Command::Bench { command }) => match command {
             BenchCommand::Validate { cases, json } => bench::validate(&cases, json, &mut stdout),

@@ -4,7 +4,7 @@
 //! most 20 rounds; two failed executions in a row with the same error stop the loop; the last round (or the
 //! stop) demands a `<solution>`; the history keeps the last 3 (reply, observation) pairs.
 
-use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message};
+use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message};
 use crate::sandbox::kernel::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -158,13 +158,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         let resp = match model.chat_with(&req, cancel, &mut |_| {}) {
             Ok(r) => r,
             Err(e) => {
-                trace.outcome = match e.class {
-                    ErrorClass::ApiInfrastructureError => "api_infrastructure_error",
-                    ErrorClass::Cancelled => "cancelled",
-                    ErrorClass::Configuration => "configuration_error",
-                    ErrorClass::ModelError => "agent_error",
-                }
-                .into();
+                trace.outcome = crate::agent::outcome_of(e.class).into();
                 trace.error = Some(e.to_string());
                 trace.kernel_restarts = kernel.restarts;
                 return Outcome { report: String::new(), trace, failure: Some(e) };

@@ -6,3 +6,14 @@
 pub mod codeact;
 pub mod eeg;
 pub mod graph;
+
+/// The outcome name of a model failure in a trace (a model error is the agent's failure).
+pub fn outcome_of(class: crate::llm::ErrorClass) -> &'static str {
+    use crate::llm::ErrorClass::*;
+    match class {
+        ApiInfrastructureError => "api_infrastructure_error",
+        Cancelled => "cancelled",
+        Configuration => "configuration_error",
+        ModelError => "agent_error",
+    }
+}

@@ -457,34 +457,7 @@ pub enum BenchCommand {
 #[derive(Debug, Subcommand)]
 pub enum SandboxCommand {
     /// `brainlens sandbox run [--input DIR] [--workspace DIR] -- python3 -c CODE`.
-    Run {
-        /// Mounted read-only at /input.
-        #[arg(long)]
-        input: Option<PathBuf>,
-        /// Mounted writable at /workspace (default: a new temporary folder, removed afterwards).
-        #[arg(long)]
-        workspace: Option<PathBuf>,
-        /// Address-space limit in MiB.
-        #[arg(long, default_value_t = 4096)]
-        memory_mb: u64,
-        /// CPU-time limit in seconds.
-        #[arg(long, default_value_t = 900)]
-        cpu_s: u64,
-        /// Processes at most.
-        #[arg(long, default_value_t = 128)]
-        max_procs: u64,
-        /// Wall-clock limit in seconds (exit status 124 when hit).
-        #[arg(long, default_value_t = 720.0)]
-        timeout: f64,
-        /// Run without bubblewrap (machines without user namespaces). Not a sandbox.
-        #[arg(long)]
-        unsafe_no_sandbox: bool,
-        /// Print what protected the run (JSON) on stderr.
-        #[arg(long)]
-        report: bool,
-        #[arg(required = true, last = true)]
-        command: Vec<String>,
-    },
+    Run(crate::cli::sandbox::RunArgs),
 }
 
 /// `brainlens network …`.

@@ -5,19 +5,40 @@ use crate::sandbox::{Spec, prepare, run_to_end};
 use anyhow::{Result, anyhow};
 use std::path::PathBuf;
 
+/// `sandbox run` arguments.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Mounted read-only at /input.
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// Mounted writable at /workspace (default: a new temporary folder, removed afterwards).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+    /// Address-space limit in MiB.
+    #[arg(long, default_value_t = 4096)]
+    pub memory_mb: u64,
+    /// CPU-time limit in seconds.
+    #[arg(long, default_value_t = 900)]
+    pub cpu_s: u64,
+    /// Processes at most.
+    #[arg(long, default_value_t = 128)]
+    pub max_procs: u64,
+    /// Wall-clock limit in seconds (exit status 124 when hit).
+    #[arg(long, default_value_t = 720.0)]
+    pub timeout: f64,
+    /// Run without bubblewrap (machines without user namespaces). Not a sandbox.
+    #[arg(long)]
+    pub unsafe_no_sandbox: bool,
+    /// Print what protected the run (JSON) on stderr.
+    #[arg(long)]
+    pub report: bool,
+    #[arg(required = true, last = true)]
+    pub command: Vec<String>,
+}
+
 /// Runs the command; returns its exit status (124 on timeout).
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    input: Option<PathBuf>,
-    workspace: Option<PathBuf>,
-    memory_mb: u64,
-    cpu_s: u64,
-    max_procs: u64,
-    timeout: f64,
-    unsafe_no_sandbox: bool,
-    report: bool,
-    command: Vec<String>,
-) -> Result<i32> {
+pub fn run(a: RunArgs) -> Result<i32> {
+    let RunArgs { input, workspace, memory_mb, cpu_s, max_procs, timeout, unsafe_no_sandbox, report, command } = a;
     // Without --workspace: a fresh folder, removed afterwards.
     let temp =
         workspace.is_none().then(|| std::env::temp_dir().join(format!("brainlens-sandbox-{}", std::process::id())));

@@ -275,13 +275,7 @@ pub fn run(
         EegTrace { paradigm: "brainagent".into(), model: model.name(), outcome: "ok".into(), ..Default::default() };
     let mut state = SharedState::new(inputs, workspace);
     let fail = |mut trace: EegTrace, e: LlmError, report: String| {
-        trace.outcome = match e.class {
-            ErrorClass::ApiInfrastructureError => "api_infrastructure_error",
-            ErrorClass::Cancelled => "cancelled",
-            ErrorClass::Configuration => "configuration_error",
-            ErrorClass::ModelError => "agent_error",
-        }
-        .into();
+        trace.outcome = crate::agent::outcome_of(e.class).into();
         trace.error = Some(e.to_string());
         Outcome { report, trace, failure: Some(e) }
     };
