@@ -1,8 +1,9 @@
 //! The CodeAct paradigm: the model answers each round with `<execute>python</execute>` or
 //! `<solution>report</solution>`; code runs in one persistent sandboxed kernel per instance; the observation
 //! (stdout + last expression + traceback, or a success message when silent) is cut to 8,000 characters; at
-//! most 20 rounds; two failed executions in a row with the same error stop the loop; the last round (or the
-//! stop) demands a `<solution>`; the history keeps the last 3 (reply, observation) pairs.
+//! most 20 rounds; two failures in a row with the same error (or two replies without an action) stop the
+//! loop; the last round (or the stop) demands a `<solution>`; the history keeps the last 3 (reply,
+//! observation) pairs.
 
 use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message};
 use crate::sandbox::kernel::Kernel;
@@ -211,6 +212,12 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             None => {
                 r.observation = "Reply with <execute>code</execute> or <solution>report</solution>.".into();
                 r.failed = true;
+                // A reply without an action is a failure too: two in a row stop the loop like any repeat.
+                let err = Some("no <execute> or <solution>".to_string());
+                if err == previous_error {
+                    force = true;
+                }
+                previous_error = err;
             }
         }
         r.observation_sha256 = sha(&r.observation);
