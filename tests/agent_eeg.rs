@@ -104,6 +104,8 @@ fn the_runner_refuses_clearly() {
         s.to_str().unwrap(),
         "--paradigm",
         "codeact",
+        "--python",
+        "/nonexistent/python3",
         "--provider",
         "replay",
         "--transcript",
@@ -112,7 +114,7 @@ fn the_runner_refuses_clearly() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 1);
-    assert!(err.contains("CodeAct") && err.contains("brainagent"), "{err}");
+    assert!(err.contains("CodeAct needs its Python environment") && err.contains("/nonexistent/python3"), "{err}");
     // A broken case file is skipped with its name; the rest run (an empty transcript: configuration errors, kept).
     let bad = s.join("Foundational_Analysis/cases/case1/case1_1.json");
     std::fs::write(&bad, "{ not json").unwrap();
