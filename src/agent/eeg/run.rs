@@ -378,6 +378,7 @@ pub fn run(
             state.errors.push(format!("report: {}", e.message));
         }
     }
-    let report = format!("{}\n\n{}", trace.report_text, measured_section(&state));
+    // The model's part is labelled before it starts, so nothing it writes can pass for the measured part.
+    let report = format!("Report (written by the model):\n{}\n\n---\n{}", trace.report_text, measured_section(&state));
     Outcome { report, trace, failure: None }
 }

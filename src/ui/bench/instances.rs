@@ -133,7 +133,8 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State) {
         });
     }
     let row_h = ui.text_style_height(&egui::TextStyle::Body) + 6.0;
-    egui::ScrollArea::vertical().id_salt("instance_list").auto_shrink(false).show_rows(
+    // Both directions: a wide row scrolls inside the list instead of running under the detail panel.
+    egui::ScrollArea::both().id_salt("instance_list").auto_shrink(false).show_rows(
         ui,
         row_h,
         rows.len(),
