@@ -120,3 +120,26 @@ fn repeated_failures_force_a_solution() {
     assert!(rounds[0]["observation"].as_str().unwrap().contains("FileNotFoundError"));
     assert_eq!(i.agent_output, json!("I could not compute it."));
 }
+
+#[test]
+fn replies_without_an_action_stop_the_loop() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    // Prose every turn (what SmolLM2 does): two such replies end the loop; the last turn still has no solution.
+    let model = CodeActScripted {
+        over: Some(Box::new(|r| {
+            matches!(r.format, brainlens::llm::ResponseFormat::Text)
+                .then(|| Ok(Value::String("The task is to load the data file and report the value.".into())))
+        })),
+    };
+    let f = record(&s.join("Sleep_Assessment"), &d.path().join("f.json"), &d.path().join("t.jsonl"), 1, model);
+    let i = &f.instances[0];
+    assert_eq!(i.sandbox["trace"]["ended_by"], json!("repeated_failures"), "{}", i.sandbox["trace"]);
+    assert_eq!(i.sandbox["trace"]["rounds"].as_array().unwrap().len(), 3);
+    assert!(i.errors.iter().any(|e| e.starts_with("agent_error") && e.contains("no <solution>")), "{:?}", i.errors);
+    assert_eq!(i.vrr, 0.0);
+}
