@@ -231,3 +231,47 @@ fn record_for_benchmark() {
     let s = suite(&dir);
     record(&s, &dir.join("transcript.jsonl"), &dir.join("recorded.json"), EegScripted::default());
 }
+
+#[test]
+fn the_semantic_judge_scores_knowledge_questions_and_is_audited() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let fa = s.join("Foundational_Analysis");
+    let t = d.path().join("t.jsonl");
+    // Cases 1_1, 1_2, 10_1 and 11_1 (FA-11: Welch vs multitaper, judged on the full report).
+    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), &t, vec![]).unwrap());
+    let mut opts = Options::new(&fa, &d.path().join("rec.json"));
+    opts.limit = Some(4);
+    let rec = run(
+        &opts,
+        &Models { target: m.clone(), parser: m.clone(), judge: Some(m) },
+        &Cancel::default(),
+        &Live::default(),
+    )
+    .unwrap();
+    let check = |f: &ResultFile| {
+        let k = f.instances.iter().find(|i| i.instance_id.ends_with("case11-case11_1")).unwrap();
+        // The scripted judge answers {"score": 0.5}: half of the metric's weight, and the call is in the audit.
+        assert_eq!(k.metric_details["welch_multitaper"].raw_score, 0.5, "{:?}", k.metric_details);
+        assert_eq!(k.total_score, 50.0);
+        let calls = k.sandbox["audit"]["judge"].as_array().unwrap();
+        assert_eq!(calls.len(), 1);
+        assert!(calls[0]["prompt"].as_str().unwrap().contains("Welch averages periodograms"));
+        assert!(k.tokens("semantic") > 0.0);
+        assert_eq!(
+            f.experiment["models"]["semantic"]["model"].as_str().map(|s| s.ends_with("scripted:eeg")),
+            Some(true)
+        );
+    };
+    check(&rec);
+    // From the CLI: --judge-model target judges with the replayed model; without a judge the unit scores 0.
+    let out = d.path().join("cli.json");
+    let (code, _, err) = replay(&fa, &t, &out, 2, &["--limit", "4", "--judge-model", "target"]);
+    assert_eq!(code, 0, "{err}");
+    check(&ResultFile::load(&out).unwrap());
+    let out = d.path().join("nojudge.json");
+    let (code, _, err) = replay(&fa, &t, &out, 2, &["--limit", "4"]);
+    assert_eq!(code, 0, "{err}");
+    let f = ResultFile::load(&out).unwrap();
+    assert_eq!(f.instances.iter().find(|i| i.instance_id.ends_with("case11-case11_1")).unwrap().total_score, 0.0);
+}

@@ -316,6 +316,13 @@ struct Target {
     kernel: Value,
 }
 
+impl Target {
+    /// A target outcome without CodeAct rounds.
+    fn plain(report: String, trace: Value, spent: Spent, failure: Option<crate::llm::LlmError>) -> Target {
+        Target { report, trace, spent, failure, rounds: Value::Null, kernel: Value::Null }
+    }
+}
+
 fn kernel_spec(inputs: &Path, workspace: &Path, opts: &Options) -> crate::sandbox::Spec {
     let mut spec = crate::sandbox::Spec::new(workspace);
     spec.input = Some(inputs.to_path_buf());
@@ -335,14 +342,7 @@ fn target_run(
         Paradigm::BrainAgent => {
             let o = eeg::run(&case.query(), inputs, workspace, models.target.as_ref(), cancel, &opts.agent);
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
-            Target {
-                report: o.report,
-                trace: json!(o.trace),
-                spent,
-                failure: o.failure,
-                rounds: Value::Null,
-                kernel: Value::Null,
-            }
+            Target::plain(o.report, json!(o.trace), spent, o.failure)
         }
         Paradigm::CodeAct => {
             let python = opts.python.clone().unwrap_or_else(default_python);
@@ -350,14 +350,13 @@ fn target_run(
             {
                 Ok(k) => k,
                 Err(e) => {
-                    return Target {
-                        report: String::new(),
-                        trace: json!({"paradigm": "codeact", "error": e}),
-                        spent: Spent::default(),
-                        failure: Some(crate::llm::LlmError::config("sandbox", e)),
-                        rounds: Value::Null,
-                        kernel: Value::Null,
-                    };
+                    let trace = json!({"paradigm": "codeact", "error": e});
+                    return Target::plain(
+                        String::new(),
+                        trace,
+                        Spent::default(),
+                        Some(crate::llm::LlmError::config("sandbox", e)),
+                    );
                 }
             };
             let o =
