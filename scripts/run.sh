@@ -12,6 +12,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "    sudo apt-get install -y ${missing[*]} libgl1-mesa-dri" >&2
     exit 1
 fi
+# Building needs cmake, a C++ compiler and libclang: llama.cpp (the local model) is compiled from source.
+if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null || ! ldconfig -p | grep -q libclang; then
+    echo "Building BrainLens compiles llama.cpp from source and needs:" >&2
+    echo "    sudo apt-get install -y cmake clang libclang-dev" >&2
+    exit 1
+fi
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && [ -z "${BRAINLENS_ALLOW_NO_DISPLAY:-}" ]; then
     echo "No display found (DISPLAY/WAYLAND_DISPLAY unset). On a headless machine: apt-get install -y xvfb, then" >&2
     echo "    xvfb-run -a scripts/run.sh" >&2

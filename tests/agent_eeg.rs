@@ -77,6 +77,52 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(sleep.contains(&"hypnogram_stats") && !sleep.contains(&"ecg_hrv") && sleep.contains(&"band_power"));
 }
 
+/// A plan step is one tool of the menu with that tool's own arguments, and a parameter that names something
+/// can only name what exists: ids of its kind (or `$k`), data files under the inputs, channel labels.
+#[test]
+fn plan_steps_can_only_name_what_exists() {
+    use brainlens::llm::schema::Schema;
+    use brainlens::llm::schema::grammar::Grammar;
+    let ws = tempfile::tempdir().unwrap();
+    let inputs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut st = SharedState::new(&inputs, ws.path());
+    call(&mut st, "inspect_file", json!({"path": "eeg/mne_sample_eeg60.edf"})).unwrap();
+    call(&mut st, "load_channels", json!({"recording": "rec1", "kind": "eog"})).unwrap();
+    let menu = tools::toolset(Domain::Physiol);
+    let schema = Schema::compile(&tools::step_schema(&menu, &st, 4)).unwrap();
+    let g = Grammar::new(schema.clone());
+    let accepts = |text: &str| {
+        let mut s = g.start();
+        g.feed_all(&mut s, text.as_bytes()) && g.accepts_end(&s)
+    };
+    for ok in [
+        r#"{"tool":"load_channels","args":{"recording":"rec1","channels":["EEG 001","EOG 061"]}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","l_freq":1}}"#,
+        r#"{"tool":"band_power","args":{"view":"$2","lo":8,"hi":13,"method":"multitaper"}}"#,
+        r#"{"tool":"inspect_file","args":{"path":"eeg/mne_sample_eeg60.edf"}}"#,
+    ] {
+        assert!(accepts(ok), "{ok}");
+        schema.validate(&serde_json::from_str(ok).unwrap()).unwrap();
+    }
+    for bad in [
+        r#"{"tool":"filter","args":{"view":"v2","l_freq":1}}"#,
+        r#"{"tool":"filter","args":{"view":"rec1"}}"#,
+        r#"{"tool":"load_channels","args":{"recording":"v1"}}"#,
+        r#"{"tool":"load_channels","args":{"recording":"rec1","channels":["Fp1"]}}"#,
+        r#"{"tool":"inspect_file","args":{"path":"eeg/nope.edf"}}"#,
+        r#"{"tool":"load_hypnogram","args":{"path":"hypnograms/x.csv","column":"a"}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","method":"plv"}}"#,
+        r#"{"tool":"band_power","args":{"view":"v1","lo":8,"hi":13,"method":"fft"}}"#,
+    ] {
+        assert!(!accepts(bad), "{bad}");
+        assert!(schema.validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
+    }
+    // Every id the schema offers for a view passes the tool's own check once resolved.
+    for id in st.ids(tools::Of::View) {
+        tools::check(tools::spec("filter").unwrap(), &args(json!({"view": id, "l_freq": 1.0})), &st).unwrap();
+    }
+}
+
 #[test]
 fn the_runner_refuses_clearly() {
     let d = tempfile::tempdir().unwrap();

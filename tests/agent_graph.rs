@@ -89,7 +89,7 @@ fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
     assert!(["sub-100206", "sub-100307"].contains(&d.label.as_str()));
     assert_eq!(d.confidence, 0.6);
     let a = t.analysis.clone().unwrap();
-    assert_eq!(a.unknown_evidence, ["C:nonexistent"]);
+    assert!(a.unknown_evidence.is_empty(), "the schema offers only ids of the table: {:?}", a.unknown_evidence);
     assert!(a.evidence.contains(&"G:modularity".to_string()) && a.evidence.contains(&"R:RH_DorsAttn_6".to_string()));
     let refl = t.reflection.clone().unwrap();
     assert!(refl.revised && refl.before.confidence == 0.7 && refl.after.confidence == 0.6);

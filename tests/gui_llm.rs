@@ -21,6 +21,7 @@ fn entry(request: &ChatRequest, text: &str) -> String {
         model: "recorded".into(),
         finish_reason: "stop".into(),
         attempts: 1,
+        choices: Vec::new(),
     };
     json!({"hash": request_hash(request), "model": "local:recorded", "request": request, "response": response})
         .to_string()

@@ -198,6 +198,28 @@ fn a_server_without_json_schema_support_gets_json_mode() {
     let requests = f.requests.lock().unwrap();
     let kinds: Vec<&str> = requests.iter().map(|r| r.1["response_format"]["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["json_schema", "json_object", "json_object"], "the downgrade is remembered");
+    assert_eq!(requests[1].1["response_format"]["schema"]["required"], json!(["label"]), "the schema goes along");
+}
+
+/// llama-cpp-python's server answers `json_schema` with HTTP 500 (its request model knows only `text` and
+/// `json_object` with a `schema`): that is a refused format, not an infrastructure failure to retry, and the
+/// level it accepts is remembered for the endpoint — by a new client too.
+#[test]
+fn a_500_that_names_the_format_downgrades_to_json_object_with_schema() {
+    let f = fake(vec![
+        Reply::Status(500, "", "{\"error\": {\"message\": \"1 validation error: response_format.type: Input should be 'text' or 'json_object'\"}}".into()),
+        Reply::Ok(ok_body("{\"label\": \"HC\"}")),
+        Reply::Ok(ok_body("{\"label\": \"ASD\"}")),
+    ]);
+    let r = client(&f.url, 3, 5.0).chat(&label_request()).unwrap();
+    assert_eq!((r.json, r.attempts), (Some(json!({"label": "HC"})), 2));
+    assert_eq!(client(&f.url, 3, 5.0).chat(&label_request()).unwrap().json, Some(json!({"label": "ASD"})));
+    let requests = f.requests.lock().unwrap();
+    let formats: Vec<Value> = requests.iter().map(|r| r.1["response_format"].clone()).collect();
+    assert_eq!(formats[0]["type"], "json_schema");
+    for f in &formats[1..] {
+        assert_eq!((f["type"].as_str(), f["schema"]["required"].clone()), (Some("json_object"), json!(["label"])));
+    }
 }
 
 #[test]

@@ -44,6 +44,65 @@ fn same_seed_same_text_and_the_budget_closes_json_validly() {
     constrained::valid("tool", &r.text).unwrap();
 }
 
+/// The key/value cache of a common prefix is reused (fewer tokens computed) and changes nothing: a call
+/// answered after related calls (cache hit) gives the same text as the same call on a fresh model (miss),
+/// and the model is loaded once per process.
+#[test]
+fn prefix_cache_hits_give_the_same_text_as_misses() {
+    let Some(path) = common::local_model() else { return };
+    let system = "You are BrainAgent. ".repeat(60);
+    let ask = |q: &str| {
+        let mut r =
+            ChatRequest::new(vec![brainlens::llm::Message::system(system.clone()), brainlens::llm::Message::user(q)]);
+        r.max_tokens = 24;
+        r
+    };
+    let warm = LocalModel::load(&path).unwrap();
+    warm.chat(&ask("What is the alpha rhythm?")).unwrap();
+    let before = warm.cache_stats();
+    let hit = warm.chat(&ask("What is a sleep spindle?")).unwrap();
+    let after = warm.cache_stats();
+    assert!(after.0 - before.0 > 300, "the shared system prompt was reused: {before:?} → {after:?}");
+    let again = warm.chat(&ask("What is a sleep spindle?")).unwrap();
+    let cold = LocalModel::load(&path).unwrap().chat(&ask("What is a sleep spindle?")).unwrap();
+    assert_eq!(hit.text, cold.text);
+    assert_eq!(again.text, cold.text);
+    let a = LocalModel::shared(&path).unwrap();
+    let b = LocalModel::shared(&path).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&a, &b), "one model per file and process");
+}
+
+/// Repetition control (on by default for free text) stops a sentence from being repeated: the same greedy
+/// request without it repeats its sentence, with it no sentence of 6+ words comes back (a 6-gram of the reply
+/// is never generated twice).
+#[test]
+fn repetition_control_stops_repeated_sentences() {
+    let Some(path) = common::local_model() else { return };
+    let model = LocalModel::shared(&path).unwrap();
+    let mut r = ChatRequest::user(
+        "Continue this text for as long as you can: The label is supported by the evidence. The label is supported by the evidence. The label is supported by the evidence.",
+    );
+    r.max_tokens = 160;
+    let most_repeated = |text: &str| {
+        let mut counts = std::collections::HashMap::new();
+        for s in text.split(['.', '\n']).map(str::trim).filter(|s| s.split_whitespace().count() >= 6) {
+            *counts.entry(s.to_string()).or_insert(0) += 1;
+        }
+        counts.values().copied().max().unwrap_or(0)
+    };
+    r.repetition = Some(brainlens::llm::Repetition::off());
+    let plain = model.chat(&r).unwrap().text;
+    r.repetition = None;
+    let controlled = model.chat(&r).unwrap().text;
+    eprintln!(
+        "without control ({}x):\n{plain}\nwith control ({}x):\n{controlled}",
+        most_repeated(&plain),
+        most_repeated(&controlled)
+    );
+    assert!(most_repeated(&plain) >= 2, "the prompt makes the model repeat its sentence: {plain}");
+    assert!(most_repeated(&controlled) <= 1, "no sentence of 6+ words comes back: {controlled}");
+}
+
 struct Serve(std::process::Child);
 
 impl Drop for Serve {

@@ -141,6 +141,7 @@ impl brainlens::llm::ChatModel for Reporter {
             model: "scripted".into(),
             finish_reason: "stop".into(),
             attempts: 1,
+            choices: Vec::new(),
         })
     }
 }

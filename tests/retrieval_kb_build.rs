@@ -43,6 +43,7 @@ impl ChatModel for Scripted {
             model: "scripted".into(),
             finish_reason: "stop".into(),
             attempts: 1,
+            choices: Vec::new(),
         })
     }
 }

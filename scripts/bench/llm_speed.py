@@ -1,31 +1,50 @@
 #!/usr/bin/env python3
-"""Tokens per second of two OpenAI-compatible servers on the same prompts (no third-party packages).
+"""Prefill and decode tokens/s of OpenAI-compatible servers on the same prompts (no third-party packages).
 
-Each server gets the same requests (temperature 0, fixed max_tokens, streamed so the decode rate can be timed
-apart from the prompt): end-to-end completion tokens / wall time, and decode tokens/s = (chunks - 1) / (time
-of last chunk - time of first chunk). Usage: llm_speed.py NAME=URL [NAME=URL ...] [--runs N] [--max-tokens M]
+For each prompt length L (tokens, approximately: the servers report the exact count) every server gets a prompt
+that starts with a number drawn fresh for each request, so no prompt cache can serve it:
+- prefill: max_tokens 1, not streamed: prompt_tokens / wall time of the request;
+- decode: the same kind of prompt, streamed, max_tokens M: (chunks - 1) / (time of the last chunk - time of
+  the first), i.e. generation after the first token.
+Servers are measured in turn (never at the same time). Usage:
+  llm_speed.py NAME=URL [NAME=URL ...] [--lengths 512,2048,4000] [--decode-tokens 200] [--runs 2]
 """
 import argparse
 import json
+import random
 import time
 import urllib.request
 
-PROMPTS = [
-    "Explain what the alpha rhythm in the EEG is and when it is strongest.",
-    "List the stages of human sleep and one feature of each.",
-    "What does the clustering coefficient of a brain network measure?",
-    "Describe the default mode network in two sentences.",
-]
+WORDS = ("alpha theta delta beta gamma spindle cortex thalamus hippocampus occipital frontal parietal "
+         "temporal electrode montage epoch artifact baseline power spectrum coherence network hub module").split()
 
 
-def stream(url, prompt, max_tokens):
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": prompt}], "temperature": 0,
-                       "max_tokens": max_tokens, "stream": True, "stream_options": {"include_usage": True}}).encode()
-    req = urllib.request.Request(url.rstrip("/") + "/chat/completions", data=body,
+def prompt_of(tokens, rng):
+    # About one token per word for these words; the servers' usage says how many it really was.
+    body = " ".join(rng.choice(WORDS) for _ in range(max(1, tokens - 40)))
+    return f"Request {rng.randrange(10**9)}. Summarise these keywords in one sentence: {body}"
+
+
+def post(url, payload, stream):
+    req = urllib.request.Request(url.rstrip("/") + "/chat/completions", data=json.dumps(payload).encode(),
                                  headers={"Content-Type": "application/json"})
+    return urllib.request.urlopen(req, timeout=900)
+
+
+def prefill(url, prompt):
+    payload = {"model": "m", "messages": [{"role": "user", "content": prompt}], "temperature": 0, "max_tokens": 1}
     start = time.perf_counter()
-    stamps, usage = [], None
-    with urllib.request.urlopen(req, timeout=600) as resp:
+    with post(url, payload, False) as resp:
+        body = json.loads(resp.read())
+    wall = time.perf_counter() - start
+    return body["usage"]["prompt_tokens"], wall
+
+
+def decode(url, prompt, max_tokens):
+    payload = {"model": "m", "messages": [{"role": "user", "content": prompt}], "temperature": 0,
+               "max_tokens": max_tokens, "stream": True}
+    stamps = []
+    with post(url, payload, True) as resp:
         for raw in resp:
             line = raw.decode().strip()
             if not line.startswith("data:"):
@@ -34,38 +53,47 @@ def stream(url, prompt, max_tokens):
             if data == "[DONE]":
                 break
             chunk = json.loads(data)
-            if chunk.get("usage"):
-                usage = chunk["usage"]
             for choice in chunk.get("choices") or []:
                 if (choice.get("delta") or {}).get("content"):
                     stamps.append(time.perf_counter())
-    total = time.perf_counter() - start
-    tokens = usage["completion_tokens"] if usage else len(stamps)
-    return tokens, total, stamps
+    return len(stamps), (stamps[-1] - stamps[0]) if len(stamps) > 1 else 0.0
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("servers", nargs="+")
+    ap.add_argument("--lengths", default="512,2048,4000")
+    ap.add_argument("--decode-tokens", type=int, default=200)
     ap.add_argument("--runs", type=int, default=2)
-    ap.add_argument("--max-tokens", type=int, default=128)
     args = ap.parse_args()
+    lengths = [int(x) for x in args.lengths.split(",")]
+    rng = random.Random(7)
     report = {}
     for spec in args.servers:
         name, url = spec.split("=", 1)
-        stream(url, "Warm up.", 8)
-        tokens = wall = dec_tokens = dec_time = 0.0
-        for _ in range(args.runs):
-            for p in PROMPTS:
-                n, t, stamps = stream(url, p, args.max_tokens)
-                tokens += n
-                wall += t
-                if len(stamps) > 2:
-                    dec_tokens += len(stamps) - 1
-                    dec_time += stamps[-1] - stamps[0]
-        report[name] = {"completion_tokens": tokens, "wall_s": round(wall, 3),
-                        "end_to_end_tokens_per_s": round(tokens / wall, 2),
-                        "decode_tokens_per_s": round(dec_tokens / dec_time, 2) if dec_time else None}
+        prefill(url, "Warm up.")
+        rows = {}
+        for n in lengths:
+            tok = wall = 0.0
+            dec_n = dec_t = 0.0
+            for _ in range(args.runs):
+                t, w = prefill(url, prompt_of(n, rng))
+                tok += t
+                wall += w
+                k, d = decode(url, prompt_of(n, rng), args.decode_tokens)
+                dec_n += max(k - 1, 0)
+                dec_t += d
+            rows[str(n)] = {"prompt_tokens": tok / args.runs, "prefill_tokens_per_s": round(tok / wall, 1),
+                            "decode_tokens": dec_n / args.runs,
+                            "decode_tokens_per_s": round(dec_n / dec_t, 1) if dec_t else None}
+        report[name] = rows
+    names = list(report)
+    if len(names) >= 2:
+        a, b = report[names[0]], report[names[1]]
+        report["ratio"] = {n: {"prefill": round(a[n]["prefill_tokens_per_s"] / b[n]["prefill_tokens_per_s"], 2),
+                               "decode": round(a[n]["decode_tokens_per_s"] / b[n]["decode_tokens_per_s"], 2)
+                               if a[n]["decode_tokens_per_s"] and b[n]["decode_tokens_per_s"] else None}
+                           for n in a}
     print(json.dumps(report, indent=2))
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Tokens/s of the local provider (`brainlens llm serve`, candle, the SmolLM2 GGUF re-quantised to Q8_0) against
-# llama-cpp-python's server on the same machine, same prompts, 2 threads each: on the shipped Q4_1 file and on
-# the Q8_0 copy BrainLens runs. llama-cpp-python is built from source by pip into target/llama-venv (minutes).
+# Prefill and decode tokens/s of the local provider (`brainlens llm serve`: llama.cpp in process, BrainLens's own
+# sampler and prefix cache) against llama-cpp-python's server (llama.cpp's OpenAI server, built from source here
+# by pip into target/llama-venv) on the same Q8_0 GGUF, 2 threads each, prompt lengths 512/2,048/4,000 tokens,
+# measured one server after the other. Prints JSON with a ratio block (BrainLens / llama.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/setup_models.sh >/dev/null
@@ -12,17 +13,17 @@ Q80="$MODELS/SmolLM2-135M-Instruct.Q4_1.q8_0.gguf"
 VENV=target/llama-venv
 if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "llama-cpp-python[server]"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "llama-cpp-python[server]==0.3.36"
 fi
 export RAYON_NUM_THREADS=2
+# The Q8_0 copy is made on first load.
+[ -f "$Q80" ] || target/release/brainlens llm chat --model-path "$Q41" --max-tokens 1 hi >/dev/null 2>&1
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-target/release/brainlens llm serve --model "$Q41" --port 18081 >/dev/null & pids+=($!)
-[ -f "$Q80" ] || target/release/brainlens llm chat --model-path "$Q41" --max-tokens 1 hi >/dev/null 2>&1
-"$VENV/bin/python" -m llama_cpp.server --model "$Q41" --port 18082 --n_threads 2 --n_ctx 2048 >/dev/null 2>&1 & pids+=($!)
-"$VENV/bin/python" -m llama_cpp.server --model "$Q80" --port 18083 --n_threads 2 --n_ctx 2048 >/dev/null 2>&1 & pids+=($!)
-for port in 18081 18082 18083; do
-    for _ in $(seq 120); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break; sleep 0.5; done
+target/release/brainlens llm serve --model "$Q80" --port 18081 >/dev/null & pids+=($!)
+"$VENV/bin/python" -m llama_cpp.server --model "$Q80" --port 18083 --n_threads 2 --n_threads_batch 2 --n_ctx 8192 \
+    --n_batch 512 >/dev/null 2>&1 & pids+=($!)
+for port in 18081 18083; do
+    for _ in $(seq 240); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break; sleep 0.5; done
 done
-python3 scripts/bench/llm_speed.py brainlens=http://127.0.0.1:18081/v1 llama_cpp_q4_1=http://127.0.0.1:18082/v1 \
-    llama_cpp_q8_0=http://127.0.0.1:18083/v1 "$@"
+python3 scripts/bench/llm_speed.py brainlens=http://127.0.0.1:18081/v1 llama_cpp=http://127.0.0.1:18083/v1 "$@"

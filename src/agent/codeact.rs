@@ -5,7 +5,7 @@
 //! loop; the last round (or the stop) demands a `<solution>`; the history keeps the last 3 (reply,
 //! observation) pairs.
 
-use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message};
+use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message, Repetition, ResponseFormat};
 use crate::sandbox::kernel::Kernel;
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +154,12 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             max_tokens: s.max_tokens,
             seed: Some(s.seed),
             stop: vec!["</execute>".into(), "</solution>".into()],
+            // A local model's reply always opens with an action (remote models are unconstrained); code may
+            // repeat itself legitimately, so no repetition control.
+            format: ResponseFormat::Tagged {
+                tags: if last { vec!["solution".into()] } else { vec!["execute".into(), "solution".into()] },
+            },
+            repetition: Some(Repetition::off()),
             ..ChatRequest::new(messages)
         };
         let resp = match model.chat_with(&req, cancel, &mut |_| {}) {
@@ -226,7 +232,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         if cancel.is_cancelled() {
             trace.outcome = "cancelled".into();
             trace.kernel_restarts = kernel.restarts;
-            return Outcome { report: String::new(), trace, failure: Some(LlmError::cancelled("codeact")) };
+            return Outcome { report: String::new(), trace, failure: Some(cancel.error("codeact")) };
         }
     }
     trace.kernel_restarts = kernel.restarts;

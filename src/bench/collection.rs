@@ -126,6 +126,27 @@ impl Collection {
         self.runs.iter().any(|r| r.simulated)
     }
 
+    /// A warning when the runs' reports were made in different modes (`experiment.report_mode`: "system" =
+    /// model text + BrainLens's measured results, "model" = the model's text alone): their scores are then
+    /// not like for like. Files that do not say are left out.
+    pub fn report_mode_warning(&self) -> Option<String> {
+        let mut modes: Vec<(String, String)> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.result.experiment_str("report_mode").map(|m| (m.to_string(), r.paradigm.clone())))
+            .collect();
+        modes.sort();
+        modes.dedup();
+        let distinct: std::collections::BTreeSet<&str> = modes.iter().map(|(m, _)| m.as_str()).collect();
+        (distinct.len() > 1).then(|| {
+            let list: Vec<String> = modes.iter().map(|(m, p)| format!("{p}: {m}")).collect();
+            format!(
+                "the compared runs used different report modes ({}): \"system\" reports include BrainLens's measured results, \"model\" reports only what the model wrote — scores are not like for like",
+                list.join(", ")
+            )
+        })
+    }
+
     pub fn instance_count(&self) -> usize {
         self.runs.iter().map(|r| r.result.instances.len()).sum()
     }

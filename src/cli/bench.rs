@@ -98,6 +98,9 @@ pub fn report(
     for p in &c.problems {
         eprintln!("brainlens: skipped: {p}");
     }
+    if let Some(w) = c.report_mode_warning() {
+        eprintln!("brainlens: warning: {w}");
+    }
     if c.runs.is_empty() {
         bail!(
             "no readable result files in {}",
@@ -259,6 +262,10 @@ pub struct RunArgs {
     /// Token budget of each planning reply (a plan cut by the budget is closed by the grammar).
     #[arg(long, default_value_t = 320)]
     pub plan_tokens: u32,
+    /// BrainAgent report: "system" = the model's text + BrainLens's measured results; "model" = the model's
+    /// text alone (as CodeAct's), for like-for-like comparisons.
+    #[arg(long, default_value = "system", value_parser = ["system", "model"])]
+    pub report: String,
     #[arg(long)]
     pub json: bool,
 }
@@ -325,6 +332,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.retries = a.instance_retries;
         opts.agent.max_rounds = a.max_rounds.max(1);
         opts.agent.max_tokens = a.plan_tokens.max(16);
+        opts.agent.report = crate::agent::eeg::ReportMode::parse(&a.report).map_err(|e| anyhow::anyhow!(e))?;
         opts.python = a.python.clone();
         opts.codeact.max_rounds = a.codeact_rounds.max(1);
         opts.codeact.max_tokens = a.codeact_tokens.max(16);

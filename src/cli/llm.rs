@@ -78,7 +78,8 @@ impl ProviderArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum LlmCommand {
-    /// Serve a GGUF model as an OpenAI-compatible API on loopback (/v1/chat/completions, /v1/models).
+    /// Serve a GGUF model as an OpenAI-compatible API on loopback (/v1/chat/completions with tool calling,
+    /// /v1/models, /health).
     Serve {
         /// GGUF file (default: SmolLM2-135M-Instruct in the model cache).
         #[arg(long, value_name = "GGUF")]
@@ -88,6 +89,10 @@ pub enum LlmCommand {
         /// Address to bind; loopback unless you mean to share the model on a network.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
+        /// Require `Authorization: Bearer KEY` on every request (needed to serve beyond loopback); default
+        /// BRAINLENS_SERVE_KEY. Never printed.
+        #[arg(long, value_name = "KEY", env = "BRAINLENS_SERVE_KEY", hide_env_values = true)]
+        api_key: Option<String>,
     },
     /// One chat turn: prints the reply (streamed as it is generated), or the whole response with --json.
     Chat {
@@ -125,7 +130,9 @@ pub enum LlmCommand {
 
 pub fn run(command: LlmCommand, out: &mut dyn Write) -> Result<()> {
     match command {
-        LlmCommand::Serve { model, port, host } => serve(model, port, &host, out),
+        LlmCommand::Serve { model, port, host, api_key } => {
+            serve(model, port, &host, api_key.and_then(crate::llm::config::Secret::new), out)
+        }
         LlmCommand::Chat { prompt, provider, system, schema, json_mode, temperature, max_tokens, seed, stop, json } => {
             let mut messages = Vec::new();
             if let Some(s) = system {
@@ -158,12 +165,25 @@ fn read_schema(text: &str) -> Result<Value> {
     serde_json::from_str(text).context("--schema is neither a file nor inline JSON")
 }
 
-fn serve(model: Option<PathBuf>, port: u16, host: &str, out: &mut dyn Write) -> Result<()> {
+fn serve(
+    model: Option<PathBuf>,
+    port: u16,
+    host: &str,
+    key: Option<crate::llm::config::Secret>,
+    out: &mut dyn Write,
+) -> Result<()> {
     let config =
         ProviderConfig { model_path: model.map(|m| m.display().to_string()).unwrap_or_default(), ..Default::default() };
     let model = config.build().map_err(|e| anyhow!("{e}"))?;
-    let server = Server::bind(model.clone(), &format!("{host}:{port}")).map_err(|e| anyhow!(e))?;
-    writeln!(out, "serving {} on http://{}/v1 (Ctrl-C to stop)", model.name(), server.addr())?;
+    let keyed = key.is_some();
+    let server = Server::bind(model.clone(), &format!("{host}:{port}"), key).map_err(|e| anyhow!(e))?;
+    writeln!(
+        out,
+        "serving {} on http://{}/v1{} (Ctrl-C to stop)",
+        model.name(),
+        server.addr(),
+        if keyed { " with an API key" } else { "" }
+    )?;
     out.flush()?;
     server.run();
     Ok(())

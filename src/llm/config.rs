@@ -165,7 +165,7 @@ impl ProviderConfig {
     /// Builds the provider (loading the local model takes about a second).
     pub fn build(&self) -> Result<Arc<dyn ChatModel>, LlmError> {
         let inner: Arc<dyn ChatModel> = match self.provider {
-            ProviderKind::Local => Arc::new(super::local::LocalModel::load(&self.local_model_path())?),
+            ProviderKind::Local => super::local::LocalModel::shared(&self.local_model_path())?,
             ProviderKind::Openai => Arc::new(super::openai::OpenAiClient::new(self)?),
             ProviderKind::Replay => {
                 return Ok(Arc::new(super::replay::Replay::open(Path::new(&self.transcript))?));

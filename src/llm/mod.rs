@@ -11,7 +11,10 @@ pub mod openai;
 pub mod replay;
 pub mod schema;
 pub mod server;
+pub mod tools;
 pub mod types;
 
 pub use error::{ErrorClass, LlmError};
-pub use types::{Cancel, ChatModel, ChatRequest, ChatResponse, Message, ResponseFormat, Role, Usage};
+pub use types::{
+    Cancel, ChatModel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage,
+};

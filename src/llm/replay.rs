@@ -143,7 +143,7 @@ impl ChatModel for Replay {
         let until = std::time::Instant::now() + self.delay;
         while std::time::Instant::now() < until {
             if cancel.is_cancelled() {
-                return Err(LlmError::cancelled("replay"));
+                return Err(cancel.error("replay"));
             }
             std::thread::sleep((until - std::time::Instant::now()).min(std::time::Duration::from_millis(10)));
         }

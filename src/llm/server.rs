@@ -1,19 +1,36 @@
 //! An OpenAI-compatible HTTP server over any `ChatModel` (normally the local GGUF), for loopback use: several
 //! tools share one loaded model, and the `openai` client is tested against a real server.
-//! Routes: GET /v1/models, POST /v1/chat/completions (response_format text / json_object / json_schema,
-//! stream with SSE).
+//! Routes: GET /v1/models, GET /health (requests running and waiting), POST /v1/chat/completions
+//! (response_format text / json_object / json_schema, OpenAI tool calling — `tools`, `tool_choice`,
+//! `parallel_tool_calls`, arguments decoded under each function's schema —, stream with SSE). With an API key
+//! every request needs `Authorization: Bearer KEY` (401 otherwise); the key is never logged. Requests run
+//! one at a time on the model and queue meanwhile.
 
+use super::config::Secret;
 use super::error::ErrorClass;
+use super::tools::{self, Reply, ToolSpec};
 use super::types::{Cancel, ChatModel, ChatRequest, Message, ResponseFormat};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub struct Server {
     http: Arc<tiny_http::Server>,
     model: Arc<dyn ChatModel>,
     id: String,
+    key: Option<Secret>,
+    queue: Arc<Queue>,
+}
+
+/// Chat requests in flight: `waiting` for the model, `running` on it (one at a time).
+#[derive(Default)]
+pub struct Queue {
+    waiting: AtomicUsize,
+    running: AtomicUsize,
+    served: AtomicUsize,
+    gate: std::sync::Mutex<()>,
 }
 
 fn header(name: &str, value: &str) -> tiny_http::Header {
@@ -44,12 +61,35 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
         .enumerate()
         .map(|(i, m)| {
             let role = m.get("role").and_then(Value::as_str).ok_or(format!("messages[{i}].role missing"))?;
-            let content = match m.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(parts)) => {
+            let calls = m.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty());
+            let content = match (m.get("content"), calls) {
+                (Some(Value::String(s)), _) => s.clone(),
+                (Some(Value::Array(parts)), _) => {
                     parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
                 }
+                (None | Some(Value::Null), Some(_)) => String::new(),
                 _ => return Err(format!("messages[{i}].content must be a string")),
+            };
+            // Earlier calls and their results go back to the model as the text it would have written/read.
+            let content = match calls {
+                Some(calls) => {
+                    let list: Vec<Value> = calls
+                        .iter()
+                        .map(|c| {
+                            let args = c.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("{}");
+                            json!({"name": c.pointer("/function/name"), "arguments": serde_json::from_str::<Value>(args).unwrap_or(json!(args))})
+                        })
+                        .collect();
+                    format!("{content}{}", Value::Array(list))
+                }
+                None => content,
+            };
+            let (role, content) = match role {
+                "tool" => {
+                    let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                    ("user", format!("Result of tool call {id}: {content}"))
+                }
+                r => (r, content),
             };
             let role = match role {
                 "system" | "developer" => super::types::Role::System,
@@ -97,10 +137,17 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
 
 impl Server {
     /// Binds `addr` (e.g. "127.0.0.1:8080"; port 0 picks a free one).
-    pub fn bind(model: Arc<dyn ChatModel>, addr: &str) -> Result<Server, String> {
+    /// Without a key the server binds loopback addresses only.
+    pub fn bind(model: Arc<dyn ChatModel>, addr: &str, key: Option<Secret>) -> Result<Server, String> {
         let http = tiny_http::Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let loopback = http.server_addr().to_ip().is_some_and(|a| a.ip().is_loopback());
+        if !loopback && key.is_none() {
+            return Err(format!(
+                "{addr} is reachable from other machines: serving beyond loopback needs --api-key (or BRAINLENS_SERVE_KEY)"
+            ));
+        }
         let id = model.name().split_once(':').map(|(_, m)| m.to_string()).unwrap_or_else(|| model.name());
-        Ok(Server { http: Arc::new(http), model, id })
+        Ok(Server { http: Arc::new(http), model, id, key, queue: Arc::new(Queue::default()) })
     }
 
     /// The bound address, e.g. "127.0.0.1:41234".
@@ -113,15 +160,35 @@ impl Server {
         for request in self.http.incoming_requests() {
             let model = self.model.clone();
             let id = self.id.clone();
-            std::thread::spawn(move || handle(request, model.as_ref(), &id));
+            let key = self.key.clone();
+            let queue = self.queue.clone();
+            std::thread::spawn(move || handle(request, model.as_ref(), &id, key.as_ref(), &queue));
         }
     }
 }
 
-fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str) {
+fn authorised(request: &tiny_http::Request, key: Option<&Secret>) -> bool {
+    let Some(key) = key else { return true };
+    request.headers().iter().any(|h| {
+        h.field.equiv("Authorization")
+            && h.value.as_str().strip_prefix("Bearer ").is_some_and(|v| v.trim() == key.expose())
+    })
+}
+
+fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str, key: Option<&Secret>, queue: &Queue) {
     let path = request.url().split('?').next().unwrap_or("").trim_end_matches('/').to_string();
     let method = request.method().clone();
+    if !authorised(&request, key) {
+        let body = error_body("invalid_api_key", "missing or wrong API key (Authorization: Bearer …)");
+        let _ = request.respond(json_response(401, &body));
+        return;
+    }
     let response = match (method, path.as_str()) {
+        (tiny_http::Method::Get, "/health" | "/v1/health") => json_response(
+            200,
+            &json!({"status": "ok", "model": id, "running": queue.running.load(Ordering::SeqCst),
+                    "waiting": queue.waiting.load(Ordering::SeqCst), "served": queue.served.load(Ordering::SeqCst)}),
+        ),
         (tiny_http::Method::Get, "/v1/models" | "/models") => json_response(
             200,
             &json!({"object": "list", "data": [{"id": id, "object": "model", "created": 0, "owned_by": "brainlens"}]}),
@@ -134,14 +201,26 @@ fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str) {
             }
             let parsed = serde_json::from_str::<Value>(&text)
                 .map_err(|e| format!("body is not JSON: {e}"))
-                .and_then(|b| parse_request(&b));
+                .and_then(|b| Ok((parse_request(&b)?, tools::parse(&b)?)));
             match parsed {
                 Err(message) => json_response(400, &error_body("invalid_request_error", &message)),
-                Ok(chat) if chat.stream => {
-                    stream(request, model, id, chat);
+                Ok((mut chat, spec)) => {
+                    if let Some(t) = &spec {
+                        t.apply(&mut chat);
+                    }
+                    queue.waiting.fetch_add(1, Ordering::SeqCst);
+                    let _turn = queue.gate.lock().unwrap_or_else(|p| p.into_inner());
+                    queue.waiting.fetch_sub(1, Ordering::SeqCst);
+                    queue.running.fetch_add(1, Ordering::SeqCst);
+                    if chat.stream {
+                        stream(request, model, id, chat, spec.as_ref());
+                    } else {
+                        let _ = request.respond(complete(model, id, &chat, spec.as_ref()));
+                    }
+                    queue.running.fetch_sub(1, Ordering::SeqCst);
+                    queue.served.fetch_add(1, Ordering::SeqCst);
                     return;
                 }
-                Ok(chat) => complete(model, id, &chat),
             }
         }
         _ => json_response(404, &error_body("not_found", &format!("no route {path}"))),
@@ -149,17 +228,38 @@ fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str) {
     let _ = request.respond(response);
 }
 
-fn complete(model: &dyn ChatModel, id: &str, chat: &ChatRequest) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    match model.chat(chat) {
-        Ok(r) => json_response(
-            200,
-            &json!({
-                "id": format!("chatcmpl-{}", now()), "object": "chat.completion", "created": now(), "model": id,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": r.text}, "finish_reason": r.finish_reason}],
-                "usage": {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
-                          "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens},
-            }),
+/// The assistant message and finish reason of a reply: content, or tool calls under a tool request.
+fn message_of(r: &super::types::ChatResponse, spec: Option<&ToolSpec>) -> (Value, String) {
+    let reply = spec.map(|t| t.reply(r.json.as_ref().unwrap_or(&Value::Null), &r.text));
+    match reply {
+        Some(Reply::Calls(calls)) => (
+            json!({"role": "assistant", "content": null, "tool_calls": tools::tool_calls_json(&calls, now())}),
+            "tool_calls".into(),
         ),
+        Some(Reply::Text(t)) => (json!({"role": "assistant", "content": t}), r.finish_reason.clone()),
+        None => (json!({"role": "assistant", "content": r.text}), r.finish_reason.clone()),
+    }
+}
+
+fn complete(
+    model: &dyn ChatModel,
+    id: &str,
+    chat: &ChatRequest,
+    spec: Option<&ToolSpec>,
+) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    match model.chat(chat) {
+        Ok(r) => {
+            let (message, finish) = message_of(&r, spec);
+            json_response(
+                200,
+                &json!({
+                    "id": format!("chatcmpl-{}", now()), "object": "chat.completion", "created": now(), "model": id,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
+                              "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens},
+                }),
+            )
+        }
         Err(e) => {
             let status = if e.class == ErrorClass::Configuration { 400 } else { 500 };
             json_response(status, &error_body(e.class.as_str(), &e.message))
@@ -169,7 +269,7 @@ fn complete(model: &dyn ChatModel, id: &str, chat: &ChatRequest) -> tiny_http::R
 
 /// Server-sent events written straight to the socket, one HTTP chunk per event, flushed at once (tiny_http's
 /// own chunked writer buffers 8 KiB, which would deliver a short reply in one burst).
-fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: ChatRequest) {
+fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: ChatRequest, spec: Option<&ToolSpec>) {
     let mut w = request.into_writer();
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
                 Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
@@ -194,8 +294,9 @@ fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: Ch
         return;
     }
     let cancel = Cancel::default();
+    // Under a tool request the reply is JSON for us, not text for the client: it is sent once decoded.
     let result = model.chat_with(&chat, &cancel, &mut |delta| {
-        if send(&chunk(json!({"content": delta}), Value::Null, None)).is_err() {
+        if spec.is_none() && send(&chunk(json!({"content": delta}), Value::Null, None)).is_err() {
             cancel.cancel();
         }
     });
@@ -203,7 +304,26 @@ fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: Ch
         Ok(r) => {
             let usage = json!({"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
                                "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens});
-            send(&chunk(json!({}), json!(r.finish_reason), Some(usage))).and_then(|_| send("[DONE]"))
+            let (message, finish) = message_of(&r, spec);
+            let sent = match (spec, message.get("tool_calls").and_then(Value::as_array)) {
+                // Streamed tool calls: each call's id and name, then its arguments, as OpenAI sends them.
+                (Some(_), Some(calls)) => calls.iter().enumerate().try_for_each(|(i, c)| {
+                    send(&chunk(
+                        json!({"tool_calls": [{"index": i, "id": c["id"], "type": "function",
+                                               "function": {"name": c["function"]["name"], "arguments": ""}}]}),
+                        Value::Null,
+                        None,
+                    ))?;
+                    send(&chunk(
+                        json!({"tool_calls": [{"index": i, "function": {"arguments": c["function"]["arguments"]}}]}),
+                        Value::Null,
+                        None,
+                    ))
+                }),
+                (Some(_), None) => send(&chunk(json!({"content": message["content"]}), Value::Null, None)),
+                _ => Ok(()),
+            };
+            sent.and_then(|_| send(&chunk(json!({}), json!(finish), Some(usage)))).and_then(|_| send("[DONE]"))
         }
         Err(e) => send(&error_body(e.class.as_str(), &e.message).to_string()),
     };

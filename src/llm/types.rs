@@ -42,6 +42,39 @@ pub enum ResponseFormat {
     JsonObject,
     /// A JSON value valid against `schema` (the subset in `llm::schema`).
     JsonSchema { name: String, schema: Value },
+    /// Free text that opens with one of the tags (`<execute>`, `<solution>`): the local model's reply is made
+    /// to start with one of them (chosen by likelihood); remote endpoints get plain text.
+    Tagged { tags: Vec<String> },
+}
+
+/// Repetition control of local sampling for free text (plain replies and JSON strings): logits of tokens
+/// seen in the last `last_n` are divided by `penalty` (llama.cpp's rule), and a token that would repeat an
+/// n-gram of `no_repeat_ngram` tokens already in the reply is excluded (Hugging Face's
+/// `no_repeat_ngram_size`). `None` in a request means the default.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Repetition {
+    pub penalty: f32,
+    pub last_n: u32,
+    pub no_repeat_ngram: u32,
+}
+
+impl Default for Repetition {
+    fn default() -> Self {
+        Repetition { penalty: 1.1, last_n: 64, no_repeat_ngram: 6 }
+    }
+}
+
+impl Repetition {
+    /// No repetition control (code, where repeats are legitimate).
+    pub fn off() -> Self {
+        Repetition { penalty: 1.0, last_n: 0, no_repeat_ngram: 0 }
+    }
+    pub fn describe(&self) -> String {
+        format!(
+            "repeat_penalty {} over the last {} tokens, no_repeat_ngram {}",
+            self.penalty, self.last_n, self.no_repeat_ngram
+        )
+    }
 }
 
 /// One chat call. `stream` only changes the transport (deltas reach the callback as they arrive).
@@ -59,6 +92,9 @@ pub struct ChatRequest {
     pub stop: Vec<String>,
     #[serde(default, skip_serializing)]
     pub stream: bool,
+    /// Local sampling only; `None` = `Repetition::default()` for free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition: Option<Repetition>,
 }
 
 impl ChatRequest {
@@ -71,6 +107,7 @@ impl ChatRequest {
             seed: None,
             stop: Vec::new(),
             stream: false,
+            repetition: None,
         }
     }
     pub fn user(prompt: impl Into<String>) -> Self {
@@ -103,6 +140,17 @@ pub struct ChatResponse {
     /// HTTP attempts (1 for in-process models).
     #[serde(default = "one")]
     pub attempts: u32,
+    /// The model's own probabilities of the options at each enum choice it made (local model: whole values
+    /// scored by likelihood), in reply order. Empty for providers that cannot tell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<EnumChoice>,
+}
+
+/// One enum choice: each option's JSON text and its probability (softmax of the options' total
+/// log-likelihoods, so they sum to 1 over the options).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnumChoice {
+    pub options: Vec<(String, f64)>,
 }
 
 fn one() -> u32 {
@@ -117,15 +165,31 @@ impl ChatResponse {
 }
 
 /// Shared cancellation flag: set it from any thread; providers check it between tokens and between retries.
+/// The reason (the user, or a deadline) travels with it into the error a cancelled call returns.
 #[derive(Debug, Clone, Default)]
-pub struct Cancel(Arc<AtomicBool>);
+pub struct Cancel(Arc<AtomicBool>, Arc<std::sync::Mutex<Option<String>>>);
 
 impl Cancel {
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst)
     }
+    /// Cancels and says why (e.g. "stopped at the instance deadline of 720 s").
+    pub fn cancel_because(&self, reason: impl Into<String>) {
+        if let Ok(mut r) = self.1.lock() {
+            r.get_or_insert(reason.into());
+        }
+        self.cancel();
+    }
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)
+    }
+    /// The error a call stopped by this flag returns: its reason, else "cancelled by the user".
+    pub fn error(&self, provider: &str) -> LlmError {
+        let mut e = LlmError::cancelled(provider);
+        if let Some(r) = self.1.lock().ok().and_then(|r| r.clone()) {
+            e.message = r;
+        }
+        e
     }
 }
 

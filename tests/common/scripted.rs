@@ -64,7 +64,19 @@ pub fn answer(r: &ChatRequest) -> Value {
             "graph_level": {"integration": "global efficiency 0.278", "segregation": "modularity 0.320", "small_world": "not computed"}
         }),
         "step" => {
-            let m = enum_at(r, "/properties/action/properties/tool/enum");
+            // The menu: each `anyOf` branch of the action names one tool (its `const`).
+            let m: Vec<String> = match &r.format {
+                ResponseFormat::JsonSchema { schema, .. } => schema
+                    .pointer("/properties/action/anyOf")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|b| b.pointer("/properties/tool/const")?.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                _ => vec![],
+            };
             let pick = |t: &str, args: Value| json!({"think": format!("I need {t}"), "report": format!("Round {} report: salience network hubs dominate; modularity 0.320.", round_of(r)), "action": {"tool": t, "arguments": args}});
             if m.iter().any(|t| t == "retrieve_knowledge") {
                 pick(
@@ -86,7 +98,7 @@ pub fn answer(r: &ChatRequest) -> Value {
             "reasoning": "The nearest cases and the hubs agree.",
             "label": label, "confidence": 0.7,
             "rationale": "Hubs RH_DorsAttn_6 and LH_SomMot_3 [R:RH_DorsAttn_6]; modularity 0.32 [G:modularity]; the salience network is the most cohesive.",
-            "evidence": ["G:modularity", "R:RH_DorsAttn_6", "C:nonexistent"]
+            "evidence": ["G:modularity", "R:RH_DorsAttn_6"]
         }),
         "reflection" => json!({
             "critique": "The rationale cites real hubs and the measured modularity, but the confidence is high for three cases of mixed labels.",
@@ -152,5 +164,6 @@ pub fn respond(v: Value) -> ChatResponse {
         model: "scripted".into(),
         finish_reason: "stop".into(),
         attempts: 1,
+        choices: Vec::new(),
     }
 }

@@ -7,5 +7,5 @@ pub mod state;
 pub mod tools;
 pub mod trace;
 
-pub use run::{Outcome, Settings, run};
+pub use run::{Outcome, ReportMode, Settings, run};
 pub use trace::EegTrace;

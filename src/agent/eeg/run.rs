@@ -11,6 +11,32 @@ use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message, 
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
+/// What the BrainAgent's final report holds: `System` = the model's text plus BrainLens's labelled
+/// "Measured results" section (tool outputs); `Model` = the model's text alone, like CodeAct's report, for a
+/// like-for-like comparison of what the model itself wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportMode {
+    #[default]
+    System,
+    Model,
+}
+
+impl ReportMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportMode::System => "system",
+            ReportMode::Model => "model",
+        }
+    }
+    pub fn parse(s: &str) -> Result<ReportMode, String> {
+        match s {
+            "system" => Ok(ReportMode::System),
+            "model" => Ok(ReportMode::Model),
+            o => Err(format!("unknown report mode {o:?} (system or model)")),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub max_rounds: usize,
@@ -19,11 +45,20 @@ pub struct Settings {
     pub report_tokens: u32,
     pub temperature: f32,
     pub seed: u64,
+    pub report: ReportMode,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { max_rounds: 4, max_steps: 6, max_tokens: 320, report_tokens: 200, temperature: 0.0, seed: 0 }
+        Settings {
+            max_rounds: 4,
+            max_steps: 6,
+            max_tokens: 320,
+            report_tokens: 200,
+            temperature: 0.0,
+            seed: 0,
+            report: ReportMode::System,
+        }
     }
 }
 
@@ -61,7 +96,9 @@ processing on the task's files and register their outputs in a shared state unde
 by these ids. Reply with JSON only, exactly in the requested shape.";
 
 impl Ctx<'_> {
-    /// One JSON step: schema-constrained request, reply re-validated, one corrective retry.
+    /// One JSON step: schema-constrained request, reply re-validated (against `accept` when given: a looser
+    /// shape whose remaining problems the step handles itself), one corrective retry.
+    #[allow(clippy::too_many_arguments)]
     fn ask(
         &self,
         trace: &mut EegTrace,
@@ -69,9 +106,11 @@ impl Ctx<'_> {
         prompt: String,
         name: &str,
         schema: Value,
+        accept: Option<&Value>,
         max_tokens: u32,
     ) -> Result<Value, LlmError> {
-        let compiled = Schema::compile(&schema).map_err(|e| LlmError::config("agent", e))?;
+        Schema::compile(&schema).map_err(|e| LlmError::config("agent", e))?;
+        let compiled = Schema::compile(accept.unwrap_or(&schema)).map_err(|e| LlmError::config("agent", e))?;
         let mut messages = vec![Message::system(SYSTEM), Message::user(prompt)];
         let mut rec = CallRecord { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {
@@ -122,12 +161,22 @@ fn route_schema() -> Value {
         "reason": {"type": "string", "maxLength": 200}}, "required": ["agent", "reason"]})
 }
 
-fn plan_schema(tools: &[&ToolSpec], max_steps: usize) -> Value {
+fn plan_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -> Value {
     json!({"type": "object", "properties": {
         "thought": {"type": "string", "maxLength": 200},
-        "steps": {"type": "array", "maxItems": max_steps, "items": {"type": "object", "properties": {
-            "tool": {"type": "string", "enum": tools.iter().map(|t| t.name).collect::<Vec<_>>()},
-            "args": tools::args_schema(tools)}, "required": ["tool", "args"]}},
+        "steps": {"type": "array", "maxItems": max_steps, "items": tools::step_schema(tools, state, max_steps)},
+        "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
+}
+
+/// What a plan reply must be to be accepted: steps naming tools of the menu with any argument object. The
+/// tools' own checks then find the longest executable prefix (for models that do not follow the schema;
+/// constrained decoding always produces `plan_schema`'s executable steps).
+fn loose_plan_schema(tools: &[&ToolSpec]) -> Value {
+    json!({"type": "object", "properties": {
+        "thought": {"type": "string"},
+        "steps": {"type": "array", "items": {"type": "object", "properties": {
+            "tool": {"enum": tools.iter().map(|t| t.name).collect::<Vec<_>>()},
+            "args": {"type": "object"}}, "required": ["tool", "args"]}},
         "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
 }
 
@@ -212,13 +261,24 @@ fn plan_prompt(
             .join("\n")
     };
     format!(
-        "You are {agent}.\n\nTask:\n{query}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n\n\
+        "You are {agent}.\n\nTask:\n{query}\n\nData files in the inputs: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n\n\
          Plan the remaining steps (at most {max_steps}) as JSON {{\"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}], \"done\": bool}}. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
          Set done to true with no steps when the shared state holds everything the task asks for, or when the data cannot be loaded.",
+        files_line(state),
         state.summary(),
         tools::menu(tools)
     )
+}
+
+/// The input folder's data files for the planner (the first 40).
+fn files_line(state: &SharedState) -> String {
+    let files = state.input_files();
+    match files.len() {
+        0 => "none".to_string(),
+        n if n > 40 => format!("{} … ({n} in all)", files[..40].join(", ")),
+        _ => files.join(", "),
+    }
 }
 
 /// The measured part of the report, written by BrainLens from the shared state (not by the model).
@@ -284,7 +344,7 @@ pub fn run(
         "You are the supervisor. Route the task to one sub-agent:\n{}\n\nTask:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.",
         AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
     );
-    let route = match ctx.ask(&mut trace, "route", prompt, "route", route_schema(), 60) {
+    let route = match ctx.ask(&mut trace, "route", prompt, "route", route_schema(), None, 60) {
         Ok(v) => v,
         Err(e) => return fail(trace, e, String::new()),
     };
@@ -296,7 +356,7 @@ pub fn run(
     let mut last: Vec<StepRecord> = Vec::new();
     for round in 1..=s.max_rounds {
         if cancel.is_cancelled() {
-            return fail(trace, LlmError::cancelled("agent"), String::new());
+            return fail(trace, cancel.error("agent"), String::new());
         }
         state.planning.round = round;
         let summary = state.summary();
@@ -306,7 +366,8 @@ pub fn run(
             &format!("plan {round}"),
             prompt,
             "plan",
-            plan_schema(&tools, s.max_steps),
+            plan_schema(&tools, &state, s.max_steps),
+            Some(&loose_plan_schema(&tools)),
             s.max_tokens,
         ) {
             Ok(v) => v,
@@ -379,6 +440,11 @@ pub fn run(
         }
     }
     // The model's part is labelled before it starts, so nothing it writes can pass for the measured part.
-    let report = format!("Report (written by the model):\n{}\n\n---\n{}", trace.report_text, measured_section(&state));
+    let report = match s.report {
+        ReportMode::System => {
+            format!("Report (written by the model):\n{}\n\n---\n{}", trace.report_text, measured_section(&state))
+        }
+        ReportMode::Model => trace.report_text.clone(),
+    };
     Outcome { report, trace, failure: None }
 }

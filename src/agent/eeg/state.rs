@@ -49,6 +49,11 @@ pub struct SharedState {
     pub changes: Vec<Change>,
 }
 
+/// Files a path parameter may name.
+const DATA_EXTENSIONS: &[&str] =
+    &["edf", "bdf", "csv", "tsv", "txt", "npy", "npz", "mat", "fif", "vhdr", "set", "cnt", "gdf"];
+const MAX_FILES: usize = 400;
+
 fn next_id(prefix: &str, n: usize) -> String {
     format!("{prefix}{}", n + 1)
 }
@@ -129,6 +134,60 @@ impl SharedState {
             .get(id)
             .map(|r| &r["value"])
             .ok_or_else(|| format!("no result {id:?} (results: {})", keys(&self.results)))
+    }
+
+    /// The ids of one kind, in registration order.
+    pub fn ids(&self, of: super::tools::Of) -> Vec<String> {
+        use super::tools::Of;
+        match of {
+            Of::Recording => self.recordings.keys().cloned().collect(),
+            Of::View => self.views.keys().cloned().collect(),
+            Of::Labels => self.labels.keys().cloned().collect(),
+            Of::Events => self.events.keys().cloned().collect(),
+            Of::Result => self.results.keys().cloned().collect(),
+        }
+    }
+
+    /// Data files under the inputs (relative, `/`-separated, sorted; at most `MAX_FILES`): what a path
+    /// parameter may name.
+    pub fn input_files(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.inputs.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| DATA_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()))
+                    && let Ok(rel) = path.strip_prefix(&self.inputs)
+                {
+                    out.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
+                }
+            }
+        }
+        out.sort();
+        out.truncate(MAX_FILES);
+        out
+    }
+
+    /// Channel labels of the views and inspected recordings (each once, first seen first).
+    pub fn channel_labels(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let from_recordings = self
+            .recordings
+            .values()
+            .filter_map(|r| r.description["labels"].as_array())
+            .flat_map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>());
+        for l in self.views.values().flat_map(|v| v.labels.iter().cloned()).chain(from_recordings) {
+            if !out.contains(&l) {
+                out.push(l);
+            }
+        }
+        out
     }
 
     /// Whether `id` names anything in the state.

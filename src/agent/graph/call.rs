@@ -44,8 +44,27 @@ impl Caller<'_> {
         schema: Value,
         check: Check,
     ) -> Result<Value, StepError> {
+        let accept = schema.clone();
+        self.ask_accepting(trace, step, prompt, schema_name, schema, &accept, check)
+    }
+
+    /// `ask` that sends `schema` (what constrained decoding produces) but accepts any reply valid against
+    /// `accept`, a looser shape whose remaining problems the step repairs itself (drifted tool arguments from
+    /// models that do not follow schemas).
+    #[allow(clippy::too_many_arguments)]
+    pub fn ask_accepting(
+        &self,
+        trace: &mut Trace,
+        step: &str,
+        prompt: String,
+        schema_name: &str,
+        schema: Value,
+        accept: &Value,
+        check: Check,
+    ) -> Result<Value, StepError> {
         let compiled =
-            Schema::compile(&schema).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })?;
+            Schema::compile(accept).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })?;
+        Schema::compile(&schema).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })?;
         let mut messages = vec![Message::system(super::prompts::SYSTEM), Message::user(prompt)];
         let mut call = Call { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {
@@ -72,6 +91,7 @@ impl Caller<'_> {
             call.completion_tokens += reply.usage.completion_tokens;
             call.ms += reply.latency_ms;
             call.raw = reply.text.clone();
+            call.choices = reply.choices.clone();
             let value = reply.json.clone().or_else(|| extract_json(&reply.text));
             let problem = match &value {
                 None => Some((OutcomeClass::InvalidOutput, "the reply is not JSON".to_string())),

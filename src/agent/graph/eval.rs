@@ -390,6 +390,43 @@ pub struct Metrics {
     pub interpretability: Scores,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<Scores>,
+    /// Calibration of the stated confidence and of the model's own label probability against correctness.
+    pub calibration: Calibration,
+}
+
+/// How well a per-run probability of "my label is right" matches correctness (runs with a decision).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Calibration {
+    /// Brier score of the stated confidence: mean (confidence − correct)², 0 is perfect.
+    pub confidence_brier: Option<f64>,
+    /// Brier score of the model's probability of the label it chose (local model only).
+    pub label_probability_brier: Option<f64>,
+    /// Mean label probability over correct and over wrong runs.
+    pub label_probability_correct: Option<f64>,
+    pub label_probability_wrong: Option<f64>,
+    pub runs_with_label_probability: usize,
+}
+
+impl Calibration {
+    pub fn of(records: &[Record]) -> Calibration {
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        let decided: Vec<(&Record, &super::trace::Decision)> =
+            records.iter().filter_map(|r| r.trace.decision.as_ref().map(|d| (r, d))).collect();
+        let hit = |r: &Record| if r.correct { 1.0 } else { 0.0 };
+        let conf: Vec<f64> = decided.iter().map(|(r, d)| (d.confidence.clamp(0.0, 1.0) - hit(r)).powi(2)).collect();
+        let with_p: Vec<(&Record, f64)> =
+            decided.iter().filter_map(|(r, d)| d.label_probability().map(|p| (*r, p))).collect();
+        let brier: Vec<f64> = with_p.iter().map(|(r, p)| (p - hit(r)).powi(2)).collect();
+        let right: Vec<f64> = with_p.iter().filter(|(r, _)| r.correct).map(|(_, p)| *p).collect();
+        let wrong: Vec<f64> = with_p.iter().filter(|(r, _)| !r.correct).map(|(_, p)| *p).collect();
+        Calibration {
+            confidence_brier: mean(&conf),
+            label_probability_brier: mean(&brier),
+            label_probability_correct: mean(&right),
+            label_probability_wrong: mean(&wrong),
+            runs_with_label_probability: with_p.len(),
+        }
+    }
 }
 
 /// Majority label of a sample's successful runs (ties: the larger summed confidence, then the label order).
@@ -467,6 +504,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         rejected_arguments: run.records.iter().map(|r| r.trace.counters.rejected_arguments).sum(),
         interpretability: Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>()),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
+        calibration: Calibration::of(&run.records),
     }
 }
 

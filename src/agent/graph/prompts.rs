@@ -65,13 +65,12 @@ Put the tool's arguments in \"arguments\" as a JSON object with exactly the argu
     )
 }
 
-pub fn step_schema(menu: &[String]) -> Value {
+/// A round's reply; `action` is `tools::action_schema` (one menu tool with its own arguments).
+pub fn step_schema(action: Value) -> Value {
     json!({"type": "object", "properties": {
         "think": {"type": "string"},
         "report": {"type": "string"},
-        "action": {"type": "object", "properties": {
-            "tool": {"enum": menu},
-            "arguments": {"type": "object"}}, "required": ["tool", "arguments"]}
+        "action": action
     }, "required": ["think", "report", "action"]})
 }
 
@@ -85,7 +84,16 @@ between 0 and 1, and a rationale that cites the evidence ids it rests on. List t
     )
 }
 
-pub fn analysis_schema(task: &Task, cot: bool) -> Value {
+/// The cited ids: an enum of the evidence table's ids, so a constrained reply cites only evidence that exists.
+fn evidence_schema(ids: &[String]) -> Value {
+    if ids.is_empty() {
+        json!({"type": "array", "items": {"type": "string"}})
+    } else {
+        json!({"type": "array", "items": {"enum": ids}})
+    }
+}
+
+pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
     let mut props = serde_json::Map::new();
     if cot {
         props.insert("reasoning".into(), json!({"type": "string"}));
@@ -93,7 +101,7 @@ pub fn analysis_schema(task: &Task, cot: bool) -> Value {
     props.insert("label".into(), json!({"enum": task.labels}));
     props.insert("confidence".into(), json!({"type": "number"}));
     props.insert("rationale".into(), json!({"type": "string"}));
-    props.insert("evidence".into(), json!({"type": "array", "items": {"type": "string"}}));
+    props.insert("evidence".into(), evidence_schema(ids));
     let required: Vec<&String> = props.keys().collect();
     json!({"type": "object", "properties": props, "required": required})
 }
@@ -109,14 +117,14 @@ change, and give the final label (one of {}), confidence, rationale and evidence
     )
 }
 
-pub fn reflection_schema(task: &Task) -> Value {
+pub fn reflection_schema(task: &Task, ids: &[String]) -> Value {
     json!({"type": "object", "properties": {
         "critique": {"type": "string"},
         "revise": {"type": "boolean"},
         "label": {"enum": task.labels},
         "confidence": {"type": "number"},
         "rationale": {"type": "string"},
-        "evidence": {"type": "array", "items": {"type": "string"}}
+        "evidence": evidence_schema(ids)
     }, "required": ["critique", "revise", "label", "confidence", "rationale", "evidence"]})
 }
 

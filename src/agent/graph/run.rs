@@ -134,6 +134,7 @@ impl Agent {
         }
         let context = prompts::context_block(&known, &trace.report, &observations);
         let evidence_text = evidence_table(&trace.evidence);
+        let evidence_ids: Vec<String> = trace.evidence.iter().map(|e| e.id.clone()).collect();
         let cot = s.method == Method::Cot;
         let v = caller
             .ask(
@@ -141,11 +142,11 @@ impl Agent {
                 "analysis",
                 prompts::analysis(&self.task, &context, &evidence_text, cot),
                 "analysis",
-                prompts::analysis_schema(&self.task, cot),
+                prompts::analysis_schema(&self.task, cot, &evidence_ids),
                 &|v| self.check_decision(v),
             )
             .map_err(|e| ("analysis".to_string(), e))?;
-        let analysis = decision_of(&v, &trace.evidence);
+        let analysis = with_label_probabilities(decision_of(&v, &trace.evidence), trace, &self.task.labels);
         trace.analysis = Some(analysis.clone());
         trace.decision = Some(analysis.clone());
         on_update(trace);
@@ -157,11 +158,11 @@ impl Agent {
                     "reflection",
                     prompts::reflection(&self.task, &context, &evidence_text, &before),
                     "reflection",
-                    prompts::reflection_schema(&self.task),
+                    prompts::reflection_schema(&self.task, &evidence_ids),
                     &|v| self.check_decision(v),
                 )
                 .map_err(|e| ("reflection".to_string(), e))?;
-            let proposed = decision_of(&v, &trace.evidence);
+            let proposed = with_label_probabilities(decision_of(&v, &trace.evidence), trace, &self.task.labels);
             // A revision counts only when the model says so; otherwise the analysis stands as it was.
             let revise = v["revise"].as_bool().unwrap_or(false);
             let after = if revise { proposed } else { analysis.clone() };
@@ -213,7 +214,13 @@ impl Agent {
             let context = prompts::context_block(known, &trace.report, observations);
             let prompt = prompts::step(&self.task, &context, &tools::menu_text(&menu), index, s.rounds, s.report_chars);
             let menu_now = menu.clone();
-            let v = match caller.ask(trace, &step, prompt, "step", prompts::step_schema(&menu), &|v| match v
+            // Constrained decoding gets each tool's own closed arguments; a reply is accepted with any arguments
+            // object, which `check_args` then repairs or rejects (models that do not follow schemas drift).
+            let loose = prompts::step_schema(
+                json!({"type": "object", "properties": {"tool": {"enum": menu}, "arguments": {"type": "object"}}, "required": ["tool", "arguments"]}),
+            );
+            let strict = prompts::step_schema(tools::action_schema(&menu, ctx));
+            let v = match caller.ask_accepting(trace, &step, prompt, "step", strict, &loose, &|v| match v
                 .pointer("/action/tool")
                 .and_then(Value::as_str)
             {
@@ -271,7 +278,7 @@ impl Agent {
                 let prompt = prompts::arguments(&self.task, &context, t, first);
                 let label = format!("{step} arguments");
                 trace.counters.argument_retries += 1;
-                match caller.ask(trace, &label, prompt, "arguments", tools::args_schema(t), &|_| Ok(())) {
+                match caller.ask(trace, &label, prompt, "arguments", tools::args_schema(t, ctx), &|_| Ok(())) {
                     Ok(again) => {
                         round.arguments_retry = Some(again.clone());
                         let first = first.clone();
@@ -410,6 +417,26 @@ fn evidence_table(e: &[Evidence]) -> String {
 
 /// A decision from a checked reply: cited ids split into known and unknown; ids written in the rationale
 /// (`[R:…]`) count as cited.
+/// The label probabilities of the last call's label choice (the enum whose options are the task's labels).
+fn with_label_probabilities(mut d: Decision, trace: &Trace, labels: &[String]) -> Decision {
+    let texts: Vec<String> = labels.iter().map(|l| Value::from(l.as_str()).to_string()).collect();
+    d.label_probabilities = trace
+        .calls
+        .last()
+        .and_then(|c| {
+            c.choices
+                .iter()
+                .find(|ch| ch.options.len() == texts.len() && ch.options.iter().all(|(o, _)| texts.contains(o)))
+        })
+        .map(|ch| {
+            ch.options
+                .iter()
+                .map(|(o, p)| (serde_json::from_str::<String>(o).unwrap_or_else(|_| o.clone()), *p))
+                .collect()
+        });
+    d
+}
+
 fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
     let rationale = v["rationale"].as_str().unwrap_or("").to_string();
     let mut cited: Vec<String> = v["evidence"]
@@ -438,5 +465,6 @@ fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
         evidence: dedup(known),
         unknown_evidence: dedup(unknown),
         reasoning: v.get("reasoning").and_then(Value::as_str).map(String::from),
+        label_probabilities: None,
     }
 }

@@ -101,20 +101,36 @@ pub fn spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
-/// JSON schema of a tool's arguments (for the menu the model reads).
-pub fn args_schema(t: &ToolSpec) -> Value {
+/// JSON schema of a tool's own arguments, closed: regions are an enum of the graph's region labels, so a
+/// constrained model can name only regions that exist.
+pub fn args_schema(t: &ToolSpec, ctx: &GraphContext) -> Value {
     let mut props = Map::new();
     for p in t.params {
         let s = match p.kind {
             Kind::Text => json!({"type": "string"}),
             Kind::Integer => json!({"type": "integer"}),
-            Kind::Regions => json!({"type": "array", "items": {"type": "integer"}}),
+            Kind::Regions if ctx.connectome.labels.is_empty() => json!({"type": "array", "items": {"type": "integer"}}),
+            Kind::Regions => json!({"type": "array", "items": {"enum": ctx.connectome.labels}}),
             Kind::Choice(c) => json!({"enum": c}),
         };
         props.insert(p.name.to_string(), s);
     }
     let required: Vec<&str> = t.params.iter().filter(|p| p.required).map(|p| p.name).collect();
-    json!({"type": "object", "properties": props, "required": required})
+    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+}
+
+/// The action of a round: one tool of the menu with that tool's own arguments (`anyOf` told apart by the
+/// tool's name), so every constrained action is a call the tool accepts.
+pub fn action_schema(menu: &[String], ctx: &GraphContext) -> Value {
+    let branches: Vec<Value> = menu
+        .iter()
+        .filter_map(|n| spec(n))
+        .map(|t| {
+            json!({"type": "object", "properties": {"tool": {"const": t.name}, "arguments": args_schema(t, ctx)},
+                   "required": ["tool", "arguments"]})
+        })
+        .collect();
+    json!({"anyOf": branches})
 }
 
 /// The menu as text: one line per tool with its arguments.

@@ -64,6 +64,9 @@ pub struct Call {
     pub raw: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The model's own probabilities at each enum choice of the reply (local model only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<crate::llm::EnumChoice>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -106,6 +109,17 @@ pub struct Decision {
     /// Chain-of-thought reasoning (cot method).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// The model's own probability of each label (its likelihood of the whole label among the task's labels,
+    /// from the constrained decoder), beside the confidence it states; None when the provider cannot tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_probabilities: Option<Vec<(String, f64)>>,
+}
+
+impl Decision {
+    /// The model's probability of the label it chose.
+    pub fn label_probability(&self) -> Option<f64> {
+        self.label_probabilities.as_ref()?.iter().find(|(l, _)| *l == self.label).map(|(_, p)| *p)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -182,9 +196,10 @@ impl Trace {
         ));
         if let Some(d) = &self.decision {
             s.push_str(&format!(
-                "## Answer\n\n**Label:** {} · **confidence:** {:.2}\n\n{}\n\nEvidence cited: {}\n\n",
+                "## Answer\n\n**Label:** {} · **confidence:** {:.2}{}\n\n{}\n\nEvidence cited: {}\n\n",
                 d.label,
                 d.confidence,
+                d.label_probability().map_or(String::new(), |p| format!(" · **model's label probability:** {p:.2}")),
                 d.rationale,
                 d.evidence.join(", ")
             ));

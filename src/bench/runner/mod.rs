@@ -400,6 +400,14 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     e.insert("evaluation_mode".into(), json!(opts.paradigm.name()));
     e.insert("paradigm".into(), json!(opts.paradigm.name()));
     e.insert("rerun".into(), json!(opts.resume));
+    // BrainAgent reports with or without BrainLens's measured section (CodeAct's are always the model's own).
+    e.insert(
+        "report_mode".into(),
+        json!(match opts.paradigm {
+            Paradigm::BrainAgent => opts.agent.report.name(),
+            Paradigm::CodeAct => "model",
+        }),
+    );
     e.insert(
         "runner".into(),
         json!({"name": "brainlens bench run", "version": env!("CARGO_PKG_VERSION"),
@@ -558,8 +566,15 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
                         let inst = std::thread::scope(|s2| {
                             s2.spawn(|| {
                                 while !finished.load(Ordering::SeqCst) {
-                                    if cancel.is_cancelled() || Instant::now() >= deadline {
+                                    if cancel.is_cancelled() {
                                         own.cancel();
+                                        break;
+                                    }
+                                    if Instant::now() >= deadline {
+                                        own.cancel_because(format!(
+                                            "stopped at the instance deadline of {} s",
+                                            opts.deadline_s
+                                        ));
                                         break;
                                     }
                                     std::thread::sleep(Duration::from_millis(20));

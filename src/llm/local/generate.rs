@@ -2,23 +2,16 @@
 //! enum values chosen by their likelihood, stop strings, cancellation, and a token budget that closes a JSON
 //! value validly instead of cutting it.
 
+use super::engine::Engine;
 use super::{LocalModel, PROVIDER};
 use crate::llm::error::LlmError;
 use crate::llm::local::constrained::Constrainer;
 use crate::llm::schema::Schema;
 use crate::llm::schema::grammar::Grammar;
-use crate::llm::types::{Cancel, ChatRequest, ChatResponse, Message, ResponseFormat, Role, Usage};
-use candle_core::{DType, Device, Tensor};
-use candle_transformers::models::quantized_llama::ModelWeights;
+use crate::llm::types::{
+    Cancel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage,
+};
 use std::time::Instant;
-
-fn forward(w: &mut ModelWeights, ids: &[u32], pos: usize) -> Result<Vec<f32>, LlmError> {
-    let mut run = || -> candle_core::Result<Vec<f32>> {
-        let x = Tensor::new(ids, &Device::Cpu)?.unsqueeze(0)?;
-        w.forward(&x, pos)?.squeeze(0)?.to_dtype(DType::F32)?.to_vec1()
-    };
-    run().map_err(|e| LlmError::model(PROVIDER, format!("inference failed: {e}")))
-}
 
 /// SplitMix64: a seeded generator for sampling (same seed, same text).
 struct Rng(u64);
@@ -56,7 +49,7 @@ fn log_softmax_at(logits: &[f32], id: u32) -> f32 {
 /// The schema as an instruction (the mask enforces it; the model still needs to know what the fields mean).
 fn with_schema_hint(messages: &[Message], format: &ResponseFormat) -> Vec<Message> {
     let hint = match format {
-        ResponseFormat::Text => return messages.to_vec(),
+        ResponseFormat::Text | ResponseFormat::Tagged { .. } => return messages.to_vec(),
         ResponseFormat::JsonObject => "Reply with one JSON object only.".to_string(),
         ResponseFormat::JsonSchema { schema, .. } => {
             format!("Reply with one JSON value only, valid against this JSON Schema: {schema}")
@@ -70,71 +63,74 @@ fn with_schema_hint(messages: &[Message], format: &ResponseFormat) -> Vec<Messag
     out
 }
 
+/// An enum value chosen by its likelihood, with the logits after it (the engine has consumed its tokens).
 struct Choice {
     ids: Vec<u32>,
     bytes: Vec<u8>,
-    weights: ModelWeights,
     logits: Vec<f32>,
+    /// Each option's text (the remainder scored) and its probability among the options.
+    probabilities: Vec<(String, f64)>,
 }
 
-/// Scores each remaining enum text by its total log-likelihood (run on copies of the model) and returns the
-/// chosen one with the model state after it. None when a remainder is not text (then the mask decides).
+/// Enums with at most this many options are chosen by the whole value's likelihood (labels, tools, fixed
+/// choices); larger ones (region labels, channels, files, evidence ids) are decoded token by token under the
+/// mask, which keeps them valid at the cost of one forward pass per token instead of one per option.
+const WHOLE_VALUE_OPTIONS: usize = 32;
+
+/// Scores each remaining enum text by its total log-likelihood and returns the chosen one, its tokens appended
+/// to the engine's sequence. Options are scored in token order, so a prefix shared with the option before is
+/// computed once (a trie walked depth first). None when a remainder is not text (then the mask decides).
 fn choose_enum(
     m: &LocalModel,
-    weights: &ModelWeights,
+    engine: &mut Engine,
     logits: &[f32],
-    pos: usize,
     remainders: Vec<Vec<u8>>,
     temperature: f32,
     rng: &mut Rng,
 ) -> Result<Option<Choice>, LlmError> {
-    let mut choices = Vec::new();
-    let mut scores = Vec::new();
+    let fail = |e: String| LlmError::model(PROVIDER, e);
+    let mut options = Vec::with_capacity(remainders.len());
     for bytes in remainders {
         let Ok(text) = std::str::from_utf8(&bytes) else { return Ok(None) };
-        let ids = m.vocab.encode(text).map_err(|e| LlmError::model(PROVIDER, e))?;
-        let mut w = weights.clone();
-        let mut l = logits.to_vec();
-        let mut score = 0.0;
-        for (k, &id) in ids.iter().enumerate() {
-            score += log_softmax_at(&l, id);
-            l = forward(&mut w, &[id], pos + k)?;
+        let ids = m.vocab.encode(text).map_err(fail)?;
+        if ids.is_empty() {
+            return Ok(None);
         }
-        scores.push(score);
-        choices.push(Choice { ids, bytes, weights: w, logits: l });
+        options.push((ids, bytes));
+    }
+    let mut order: Vec<usize> = (0..options.len()).collect();
+    order.sort_by(|&a, &b| options[a].0.cmp(&options[b].0));
+    let base = engine.len();
+    let mut scores = vec![0.0f32; options.len()];
+    // Logits after each token of the previous option (index k = after its token k).
+    let mut prev: (Vec<u32>, Vec<Vec<f32>>) = (Vec::new(), Vec::new());
+    for &i in &order {
+        let ids = &options[i].0;
+        let shared = super::engine::common_prefix(&prev.0, &ids[..ids.len() - 1]).min(prev.1.len());
+        engine.truncate(base + shared).map_err(fail)?;
+        let mut after = prev.1[..shared].to_vec();
+        after.extend(engine.push_all(&ids[shared..ids.len() - 1], true).map_err(fail)?);
+        let mut score = log_softmax_at(logits, ids[0]);
+        for (k, &id) in ids.iter().enumerate().skip(1) {
+            score += log_softmax_at(&after[k - 1], id);
+        }
+        scores[i] = score;
+        prev = (ids[..ids.len() - 1].to_vec(), after);
     }
     let chosen = pick(&scores, temperature, rng);
-    Ok(Some(choices.swap_remove(chosen)))
-}
-
-/// Where the final turn starts: the third-last control token (ChatML: `<|im_start|>` of the last user
-/// message, before its `<|im_end|>` and the assistant's `<|im_start|>`); 0 when there is none.
-fn turn_boundary(ids: &[u32], control: &[bool]) -> usize {
-    let marks: Vec<usize> = ids.iter().enumerate().filter(|(_, t)| control[**t as usize]).map(|(i, _)| i).collect();
-    if marks.len() >= 3 { marks[marks.len() - 3] } else { 0 }
-}
-
-/// Runs the prompt through the model and returns the next-token logits. The key/value cache of everything
-/// before the final turn (system prompt, schema, earlier turns) is kept and reused by the next call that
-/// starts with the same tokens, so a repeated system prompt is computed once. The prompt is always split
-/// at the same boundary, cached or not, so a cache hit gives the same numbers as a miss.
-fn prefill(m: &LocalModel, weights: &mut ModelWeights, ids: &[u32]) -> Result<Vec<f32>, LlmError> {
-    let boundary = turn_boundary(ids, &m.vocab.control);
-    let mut start = 0;
-    let mut kept = m.prefix.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((tokens, snapshot)) = kept.as_ref() {
-        if !tokens.is_empty() && tokens.len() <= boundary && ids.starts_with(tokens) {
-            *weights = snapshot.clone();
-            start = tokens.len();
-        }
-    }
-    if boundary > start {
-        forward(weights, &ids[start..boundary], start)?;
-        *kept = Some((ids[..boundary].to_vec(), weights.clone()));
-        start = boundary;
-    }
-    drop(kept);
-    forward(weights, &ids[start..], start)
+    let top = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let total: f64 = scores.iter().map(|&s| ((s - top) as f64).exp()).sum();
+    let probabilities = options
+        .iter()
+        .zip(&scores)
+        .map(|((_, b), &s)| (String::from_utf8_lossy(b).into_owned(), ((s - top) as f64).exp() / total))
+        .collect();
+    let (ids, bytes) = options.swap_remove(chosen);
+    let shared = super::engine::common_prefix(&prev.0, &ids).min(prev.1.len());
+    engine.truncate(base + shared).map_err(fail)?;
+    let logits = engine.push(&ids[shared..]).map_err(fail)?;
+    let logits = if logits.is_empty() { prev.1[shared - 1].clone() } else { logits };
+    Ok(Some(Choice { ids, bytes, logits, probabilities }))
 }
 
 pub(super) fn generate(
@@ -144,7 +140,7 @@ pub(super) fn generate(
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<ChatResponse, LlmError> {
     let schema_key = match &req.format {
-        ResponseFormat::Text => None,
+        ResponseFormat::Text | ResponseFormat::Tagged { .. } => None,
         ResponseFormat::JsonObject => Some("json_object".to_string()),
         ResponseFormat::JsonSchema { schema, .. } => Some(schema.to_string()),
     };
@@ -184,9 +180,9 @@ fn decode(
         ));
     }
     let max_new = (req.max_tokens as usize).min(m.context - prompt_ids.len() - 1);
-    let mut weights = m.weights.lock().unwrap_or_else(|p| p.into_inner());
-    let mut logits = prefill(m, &mut weights, &prompt_ids)?;
-    let mut pos = prompt_ids.len();
+    let mut engine = m.engine.lock().unwrap_or_else(|p| p.into_inner());
+    let fail = |e: String| LlmError::model(PROVIDER, e);
+    let mut logits = engine.prefill(&prompt_ids).map_err(fail)?;
     let mut rng = Rng(req.seed.unwrap_or(0));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());
     let holdback = req.stop.iter().map(|s| s.len()).max().unwrap_or(1) - 1;
@@ -194,6 +190,10 @@ fn decode(
     let mut sent = 0usize;
     let mut generated = 0usize;
     let mut finish = "length";
+    // Repetition control applies to free text: the whole reply without a schema, strings inside JSON.
+    let repetition = req.repetition.unwrap_or_default();
+    let mut tokens: Vec<u32> = Vec::new();
+    let mut choices: Vec<EnumChoice> = Vec::new();
     let mut emit = |out: &[u8], sent: &mut usize, upto: usize| {
         if upto > *sent {
             let valid = match std::str::from_utf8(&out[*sent..upto]) {
@@ -207,9 +207,22 @@ fn decode(
         }
     };
 
+    if let ResponseFormat::Tagged { tags } = &req.format
+        && !tags.is_empty()
+    {
+        let openings: Vec<Vec<u8>> = tags.iter().map(|t| format!("<{t}>").into_bytes()).collect();
+        if let Some(choice) = choose_enum(m, &mut engine, &logits, openings, req.temperature, &mut rng)? {
+            out.extend(&choice.bytes);
+            generated += choice.ids.len();
+            tokens.extend(&choice.ids);
+            logits = choice.logits;
+            emit(&out, &mut sent, out.len());
+        }
+    }
+
     while generated < max_new {
         if cancel.is_cancelled() {
-            return Err(LlmError::cancelled(PROVIDER));
+            return Err(cancel.error(PROVIDER));
         }
         if let (Some(c), Some(s)) = (constrainer.as_mut(), state.as_mut()) {
             if s.finished() {
@@ -223,21 +236,30 @@ fn decode(
                 break;
             }
             if c.grammar.at_enum_choice(s) {
-                if let Some((at, texts)) = c.grammar.enum_texts(s) {
+                if let Some((at, texts)) = c.grammar.enum_texts(s).filter(|(_, t)| t.len() <= WHOLE_VALUE_OPTIONS) {
                     let remainders: Vec<Vec<u8>> = texts.iter().map(|t| t[at..].to_vec()).collect();
-                    if let Some(choice) = choose_enum(m, &weights, &logits, pos, remainders, req.temperature, &mut rng)?
-                    {
+                    if let Some(choice) = choose_enum(m, &mut engine, &logits, remainders, req.temperature, &mut rng)? {
+                        // The options' texts from where the choice started (an enum may be entered mid-way).
+                        let head = texts.first().map(|t| String::from_utf8_lossy(&t[..at]).into_owned());
+                        choices.push(EnumChoice {
+                            options: choice
+                                .probabilities
+                                .iter()
+                                .map(|(o, p)| (format!("{}{o}", head.clone().unwrap_or_default()), *p))
+                                .collect(),
+                        });
                         let ok = c.grammar.feed_all(s, &choice.bytes);
                         debug_assert!(ok, "an enum text is valid by construction");
                         out.extend(&choice.bytes);
                         generated += choice.ids.len();
-                        pos += choice.ids.len();
-                        *weights = choice.weights;
                         logits = choice.logits;
                         emit(&out, &mut sent, out.len());
                         continue;
                     }
                 }
+            }
+            if c.grammar.in_string(s) {
+                penalise(&mut logits, &tokens, &repetition);
             }
             let mask = c.allowed(s);
             for (i, l) in logits.iter_mut().enumerate() {
@@ -245,6 +267,8 @@ fn decode(
                     *l = f32::NEG_INFINITY;
                 }
             }
+        } else {
+            penalise(&mut logits, &tokens, &repetition);
         }
         let token = pick(&logits, req.temperature, &mut rng) as u32;
         if token == m.vocab.eos || m.vocab.control[token as usize] {
@@ -258,6 +282,7 @@ fn decode(
             }
         }
         out.extend(bytes);
+        tokens.push(token);
         generated += 1;
         if let Some(cut) = find_stop(&out, &req.stop) {
             out.truncate(cut);
@@ -265,11 +290,10 @@ fn decode(
             break;
         }
         emit(&out, &mut sent, out.len().saturating_sub(holdback));
-        logits = forward(&mut weights, &[token], pos)?;
-        pos += 1;
+        logits = engine.push(&[token]).map_err(fail)?;
     }
     emit(&out, &mut sent, out.len());
-    drop(weights);
+    drop(engine);
 
     let text = String::from_utf8_lossy(&out).into_owned();
     let json = match constrainer.as_ref() {
@@ -289,7 +313,34 @@ fn decode(
         model: m.name.clone(),
         finish_reason: finish.to_string(),
         attempts: 1,
+        choices,
     })
+}
+
+/// Repetition control on the next token's logits (see `Repetition`).
+fn penalise(logits: &mut [f32], tokens: &[u32], r: &Repetition) {
+    if r.penalty > 1.0 && r.last_n > 0 {
+        let recent = &tokens[tokens.len().saturating_sub(r.last_n as usize)..];
+        let mut seen = std::collections::HashSet::new();
+        for &t in recent {
+            if seen.insert(t)
+                && let Some(l) = logits.get_mut(t as usize)
+            {
+                *l = if *l > 0.0 { *l / r.penalty } else { *l * r.penalty };
+            }
+        }
+    }
+    let n = r.no_repeat_ngram as usize;
+    if n > 0 && tokens.len() >= n {
+        let prefix = &tokens[tokens.len() - (n - 1)..];
+        for w in tokens.windows(n) {
+            if &w[..n - 1] == prefix
+                && let Some(l) = logits.get_mut(w[n - 1] as usize)
+            {
+                *l = f32::NEG_INFINITY;
+            }
+        }
+    }
 }
 
 fn find_stop(out: &[u8], stops: &[String]) -> Option<usize> {

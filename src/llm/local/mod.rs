@@ -1,7 +1,8 @@
-//! The in-process model: a GGUF llama-architecture model on the CPU with candle, its own tokenizer and chat
-//! template, and schema-constrained decoding. Default: SmolLM2-135M-Instruct from the model cache.
+//! The in-process model: a GGUF llama-architecture model on the CPU through llama.cpp (`engine`), BrainLens's
+//! own tokenizer and chat template, and schema-constrained decoding. Default: SmolLM2-135M-Instruct from the model cache.
 
 mod constrained;
+pub mod engine;
 mod generate;
 mod quantize;
 mod template;
@@ -12,28 +13,44 @@ pub use constrained::{Constrainer, Mask, TokenTrie};
 use crate::llm::error::LlmError;
 use crate::llm::schema::grammar::Grammar;
 use crate::llm::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
-use candle_core::Device;
 use candle_core::quantized::gguf_file;
-use candle_transformers::models::quantized_llama::ModelWeights;
-use std::path::Path;
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 const PROVIDER: &str = "local";
 
 pub struct LocalModel {
     name: String,
-    weights: Mutex<ModelWeights>,
+    engine: Mutex<engine::Engine>,
     vocab: vocab::Vocab,
     trie: std::sync::Arc<TokenTrie>,
     /// Constrainers (grammar + mask cache) of recent schemas, by schema text.
     constrainers: Mutex<Vec<(String, Constrainer)>>,
-    /// Tokens of the last prompt's prefix before its final turn, and the model state after them.
-    prefix: Mutex<Option<(Vec<u32>, ModelWeights)>>,
     template: template::ChatTemplate,
     context: usize,
 }
 
+/// Positions one call may use (SmolLM2 was trained on 8,192; each of the engine's slots holds this many, so
+/// it bounds the key/value memory: 2 slots × 4,608 positions ≈ 210 MB at f16 for SmolLM2-135M).
+const MAX_CONTEXT: usize = 4608;
+
 impl LocalModel {
+    /// The model at `path`, loaded once per process and shared by every caller (the GUI, each run, each
+    /// worker): a second call with the same file returns the same model, its key/value cache included.
+    pub fn shared(path: &Path) -> Result<Arc<LocalModel>, LlmError> {
+        static LOADED: Mutex<Option<HashMap<PathBuf, Arc<LocalModel>>>> = Mutex::new(None);
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+        let map = loaded.get_or_insert_with(HashMap::new);
+        if let Some(m) = map.get(&key) {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(LocalModel::load(path)?);
+        map.insert(key, m.clone());
+        Ok(m)
+    }
+
     /// Loads a GGUF; a Q4 file is re-quantised once to Q8_0 beside it in the model cache (candle has only
     /// generic kernels for Q4_1: Q8_0 runs about twice as fast with near-identical text).
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
@@ -61,26 +78,32 @@ impl LocalModel {
         let token_text = |id: Option<u32>| id.and_then(|i| vocab.tokens.get(i as usize).cloned()).unwrap_or_default();
         let template =
             template::ChatTemplate::new(&source, &token_text(vocab.bos), &token_text(Some(vocab.eos))).map_err(fail)?;
-        // candle's quantized llama precomputes rotary tables for MAX_SEQ_LEN positions: a longer context than
-        // that fails inside the model, so the usable context is the smaller of the two.
         let context = (content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).unwrap_or(2048)
             as usize)
-            .min(candle_transformers::models::quantized_llama::MAX_SEQ_LEN);
+            .min(MAX_CONTEXT);
         let name =
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
-        let weights = ModelWeights::from_gguf(content, &mut file, &Device::Cpu)
-            .map_err(|e| fail(format!("loading weights: {e}")))?;
+        drop(file);
+        let engine = engine::Engine::load(&run_path, context).map_err(fail)?;
+        let context = engine.n_ctx();
         let trie = std::sync::Arc::new(TokenTrie::new(&vocab.bytes));
         Ok(LocalModel {
             name,
-            weights: Mutex::new(weights),
+            engine: Mutex::new(engine),
             vocab,
             trie,
             constrainers: Mutex::new(Vec::new()),
-            prefix: Mutex::new(None),
             template,
             context,
         })
+    }
+}
+
+impl LocalModel {
+    /// Prompt tokens taken from the key/value cache and computed, since the model was loaded.
+    pub fn cache_stats(&self) -> (u64, u64) {
+        let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+        (e.reused_tokens, e.computed_tokens)
     }
 }
 

@@ -19,9 +19,18 @@ use std::time::{Duration, Instant};
 
 const PROVIDER: &str = "openai";
 
-/// How much structured output the server has accepted so far (downgraded when it refuses a level).
-const FORMAT_SCHEMA: u8 = 2;
+/// How much structured output the server has accepted so far (downgraded when it refuses a level):
+/// OpenAI's `json_schema`, then llama.cpp-python's `{"type": "json_object", "schema": …}`, then plain JSON mode.
+const FORMAT_SCHEMA: u8 = 3;
+const FORMAT_OBJECT_SCHEMA: u8 = 2;
 const FORMAT_OBJECT: u8 = 1;
+
+/// The level each endpoint (base URL) has accepted, learned once per process and shared by every client.
+fn learned_levels() -> &'static std::sync::Mutex<std::collections::HashMap<String, u8>> {
+    static LEVELS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, u8>>> =
+        std::sync::OnceLock::new();
+    LEVELS.get_or_init(Default::default)
+}
 
 pub struct OpenAiClient {
     base: String,
@@ -61,7 +70,13 @@ impl OpenAiClient {
             agent,
             max_retries: config.max_retries,
             backoff: Backoff::default(),
-            format_level: AtomicU8::new(FORMAT_SCHEMA),
+            format_level: AtomicU8::new(
+                learned_levels()
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(&normalise_base(&config.base_url)).copied())
+                    .unwrap_or(FORMAT_SCHEMA),
+            ),
         })
     }
 
@@ -99,7 +114,10 @@ impl OpenAiClient {
                 body["response_format"] =
                     json!({"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": true}});
             }
-            (ResponseFormat::JsonSchema { .. } | ResponseFormat::JsonObject, FORMAT_SCHEMA | FORMAT_OBJECT) => {
+            (ResponseFormat::JsonSchema { schema, .. }, FORMAT_OBJECT_SCHEMA) => {
+                body["response_format"] = json!({"type": "json_object", "schema": schema});
+            }
+            (ResponseFormat::JsonSchema { .. } | ResponseFormat::JsonObject, FORMAT_OBJECT..=FORMAT_SCHEMA) => {
                 body["response_format"] = json!({"type": "json_object"});
             }
             _ => {}
@@ -171,7 +189,7 @@ impl OpenAiClient {
             let mut done = false;
             for line in reader.lines() {
                 if cancel.is_cancelled() {
-                    return Err(LlmError::cancelled(PROVIDER));
+                    return Err(cancel.error(PROVIDER));
                 }
                 let line = line.map_err(|e| infra(&e))?;
                 let Some(data) = line.strip_prefix("data:").map(str::trim) else { continue };
@@ -234,7 +252,7 @@ impl OpenAiClient {
         let mut retries = 0;
         loop {
             if cancel.is_cancelled() {
-                return Err(LlmError::cancelled(PROVIDER));
+                return Err(cancel.error(PROVIDER));
             }
             let level = self.format_level.load(Ordering::SeqCst);
             let body = self.body(req, messages, level);
@@ -244,11 +262,20 @@ impl OpenAiClient {
                 Ok(a) => return Ok(a),
                 Err(e) => e,
             };
-            let refused_format = error.class == ErrorClass::ModelError
-                && body.get("response_format").is_some()
-                && matches!(error.status, Some(400 | 422));
+            // A refused format: 400/422, or a 500 whose body names the format (llama-cpp-python's request
+            // model rejects `json_schema` that way).
+            let refused_format = body.get("response_format").is_some()
+                && match error.status {
+                    Some(400 | 422) => error.class == ErrorClass::ModelError,
+                    Some(500) => error.message.contains("response_format") || error.message.contains("json_schema"),
+                    _ => false,
+                };
             if refused_format {
-                self.format_level.store(level.saturating_sub(1), Ordering::SeqCst);
+                let lower = level.saturating_sub(1);
+                self.format_level.store(lower, Ordering::SeqCst);
+                if let Ok(mut m) = learned_levels().lock() {
+                    m.insert(self.base.clone(), lower);
+                }
                 continue;
             }
             let too_long = error.retry_after.is_some_and(|s| s > self.backoff.max_retry_after.as_secs_f64());
@@ -288,7 +315,7 @@ impl ChatModel for OpenAiClient {
     ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let schema = match &req.format {
-            ResponseFormat::Text => None,
+            ResponseFormat::Text | ResponseFormat::Tagged { .. } => None,
             ResponseFormat::JsonObject => Some(Schema::any_object()),
             ResponseFormat::JsonSchema { schema, .. } => {
                 Some(Schema::compile(schema).map_err(|e| LlmError::config(PROVIDER, format!("response schema: {e}")))?)
@@ -335,6 +362,7 @@ impl ChatModel for OpenAiClient {
                 model: if attempt.model.is_empty() { self.model.clone() } else { attempt.model },
                 finish_reason: attempt.finish,
                 attempts,
+                choices: Vec::new(),
             });
         }
         unreachable!("the second pass always returns")

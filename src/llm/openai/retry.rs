@@ -82,7 +82,7 @@ pub fn sleep(delay: Duration, cancel: &Cancel, provider: &str) -> Result<(), Llm
     let until = std::time::Instant::now() + delay;
     while std::time::Instant::now() < until {
         if cancel.is_cancelled() {
-            return Err(LlmError::cancelled(provider));
+            return Err(cancel.error(provider));
         }
         std::thread::sleep((until - std::time::Instant::now()).min(Duration::from_millis(50)));
     }

@@ -74,7 +74,8 @@ enum Frame {
         items: u16,
         st: ArrSt,
     },
-    /// Inside a string: `esc` 0 = plain, 1 = after a backslash, 2..=5 = in \u hex digits; `utf8` = continuation
+    /// Inside a string: `esc` 0 = plain, 1 = after a backslash, 2..=5 = in \u hex digits (6 = after a first
+    /// digit `d`, which must continue below the surrogates); `utf8` = continuation
     /// bytes still owed by a multi-byte character.
     Str {
         esc: u8,
@@ -84,12 +85,78 @@ enum Frame {
         integer: bool,
         st: NumSt,
     },
-    /// Choosing among the literal texts of set `set`: `pos` bytes matched, `alive` = candidates still possible.
+    /// Choosing among the literal texts of set `set`: `pos` bytes matched, `alive` = candidates still possible
+    /// (keys, true/false, null).
     Lit {
         set: u16,
         pos: u16,
         alive: u64,
     },
+    /// Inside an enum value: node `at` of the byte trie `trie` of its texts (any number of options).
+    Pick {
+        trie: u16,
+        at: u32,
+    },
+}
+
+/// One node of an enum's byte trie.
+#[derive(Debug, Clone, Default)]
+struct PickNode {
+    children: Vec<(u8, u32)>,
+    /// The option whose text ends here.
+    end: Option<u32>,
+    depth: u16,
+    /// Options in this subtree.
+    count: u32,
+    /// Bytes to the nearest end below.
+    short: u32,
+}
+
+/// The texts of one enum as a byte trie.
+#[derive(Debug, Clone)]
+struct PickTrie {
+    nodes: Vec<PickNode>,
+    /// The literal set with the same texts (indexed like the options).
+    lit: u16,
+}
+
+impl PickTrie {
+    fn new(texts: &[Vec<u8>], lit: u16) -> PickTrie {
+        let mut nodes = vec![PickNode::default()];
+        for (i, t) in texts.iter().enumerate() {
+            let mut at = 0usize;
+            for &b in t {
+                nodes[at].count += 1;
+                at = match nodes[at].children.iter().find(|(c, _)| *c == b) {
+                    Some(&(_, n)) => n as usize,
+                    None => {
+                        let depth = nodes[at].depth + 1;
+                        nodes.push(PickNode { depth, ..Default::default() });
+                        let n = nodes.len() - 1;
+                        nodes[at].children.push((b, n as u32));
+                        n
+                    }
+                };
+            }
+            nodes[at].count += 1;
+            nodes[at].end.get_or_insert(i as u32);
+        }
+        // Children always come after their parent: fill `short` bottom-up.
+        for i in (0..nodes.len()).rev() {
+            let below = nodes[i].children.iter().map(|&(_, c)| nodes[c as usize].short + 1).min();
+            nodes[i].short = if nodes[i].end.is_some() { 0 } else { below.unwrap_or(0) };
+        }
+        PickTrie { nodes, lit }
+    }
+
+    fn options_below(&self, at: usize, out: &mut Vec<usize>) {
+        if let Some(e) = self.nodes[at].end {
+            out.push(e as usize);
+        }
+        for &(_, c) in &self.nodes[at].children {
+            self.options_below(c as usize, out);
+        }
+    }
 }
 
 /// The recogniser's state: a fixed-size stack (unused slots are kept equal so derived Eq/Hash are exact).
@@ -133,6 +200,9 @@ pub struct Grammar {
     any_words: u16,
     /// The literal set `["null"]` of nullable nodes.
     null_lit: u16,
+    tries: Vec<PickTrie>,
+    /// The trie of each enum node (u16::MAX for other nodes).
+    node_trie: Vec<u16>,
 }
 
 fn bits(mask: u64) -> impl Iterator<Item = usize> {
@@ -153,7 +223,7 @@ impl Grammar {
                     lits.push(options.iter().map(|o| o.to_string().into_bytes()).collect());
                     (lits.len() - 1) as u16
                 }
-                Node::Object { props, .. } => {
+                Node::Object { props, .. } | Node::Union { props, .. } => {
                     lits.push(
                         props
                             .iter()
@@ -167,7 +237,20 @@ impl Grammar {
         }
         let null_lit = lits.len() as u16;
         lits.push(vec![b"null".to_vec()]);
-        Grammar { schema, lits, node_lit, any_words: 0, null_lit }
+        let mut tries = Vec::new();
+        let node_trie = schema
+            .nodes
+            .iter()
+            .zip(&node_lit)
+            .map(|(node, &lit)| match node {
+                Node::Enum(_) => {
+                    tries.push(PickTrie::new(&lits[lit as usize], lit));
+                    (tries.len() - 1) as u16
+                }
+                _ => u16::MAX,
+            })
+            .collect();
+        Grammar { schema, lits, node_lit, any_words: 0, null_lit, tries, node_trie }
     }
 
     pub fn schema(&self) -> &Schema {
@@ -183,8 +266,12 @@ impl Grammar {
     /// The literal texts of an enum node (for scoring whole choices).
     pub fn enum_texts(&self, s: &State) -> Option<(usize, Vec<&[u8]>)> {
         match s.top()? {
-            Frame::Lit { set, pos, alive } if set >= 2 => {
-                Some((pos as usize, bits(alive).map(|c| self.lits[set as usize][c].as_slice()).collect()))
+            Frame::Pick { trie, at } => {
+                let t = &self.tries[trie as usize];
+                let mut options = Vec::new();
+                t.options_below(at as usize, &mut options);
+                let texts = &self.lits[t.lit as usize];
+                Some((t.nodes[at as usize].depth as usize, options.iter().map(|&c| texts[c].as_slice()).collect()))
             }
             Frame::Value(n) => match &self.schema.nodes[n as usize] {
                 Node::Enum(_) => {
@@ -196,22 +283,23 @@ impl Grammar {
         }
     }
 
+    /// Is `s` inside a free string (not a key or enum)?
+    pub fn in_string(&self, s: &State) -> bool {
+        matches!(s.top(), Some(Frame::Str { .. }))
+    }
+
     /// Is `s` at the start of (or inside) an enum value with several candidates left?
     pub fn at_enum_choice(&self, s: &State) -> bool {
         match s.top() {
             Some(Frame::Value(n)) => matches!(&self.schema.nodes[n as usize], Node::Enum(o) if o.len() > 1),
-            Some(Frame::Lit { set, alive, .. }) => set >= 2 && alive.count_ones() > 1 && self.is_enum_set(set),
+            Some(Frame::Pick { trie, at }) => self.tries[trie as usize].nodes[at as usize].count > 1,
             _ => false,
         }
     }
 
-    fn is_enum_set(&self, set: u16) -> bool {
-        self.schema.nodes.iter().zip(&self.node_lit).any(|(n, l)| *l == set && matches!(n, Node::Enum(_)))
-    }
-
     fn props(&self, node: u16) -> &[super::Prop] {
         match &self.schema.nodes[node as usize] {
-            Node::Object { props, .. } => props,
+            Node::Object { props, .. } | Node::Union { props, .. } => props,
             _ => &[],
         }
     }
@@ -240,12 +328,15 @@ impl Grammar {
                 _ => None,
             },
             Node::Object { free: true, .. } if b == b'{' => Some((Frame::FreeObj { st: ObjSt::Open }, true)),
-            Node::Object { .. } if b == b'{' => Some((Frame::Obj { node, next: 0, cur: 0, st: ObjSt::Open }, true)),
+            Node::Object { .. } | Node::Union { .. } if b == b'{' => {
+                Some((Frame::Obj { node, next: 0, cur: 0, st: ObjSt::Open }, true))
+            }
             Node::Array { items } if b == b'[' => Some((Frame::Arr { items: *items as u16, st: ArrSt::Open }, true)),
             Node::String if b == b'"' => Some((Frame::Str { esc: 0, utf8: 0 }, true)),
             Node::Number if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
             Node::Integer if number => Some((Frame::Num { integer: true, st: NumSt::Start }, false)),
-            Node::Boolean | Node::Enum(_) => {
+            Node::Enum(_) => Some((Frame::Pick { trie: self.node_trie[node as usize], at: 0 }, false)),
+            Node::Boolean => {
                 let set = self.node_lit[node as usize];
                 let alive = (1u64 << self.lits[set as usize].len()) - 1;
                 Some((Frame::Lit { set, pos: 0, alive }, false))
@@ -256,9 +347,18 @@ impl Grammar {
         }
     }
 
-    /// After a child frame popped: a finished key moves its object on to the `:`.
+    /// After a child frame popped: a finished key moves its object on to the `:`; a union's tag value turns
+    /// the union into the branch it names.
     fn child_done(&self, s: &mut State, chosen: Option<usize>) {
         match s.top() {
+            Some(Frame::Obj { node, st: ObjSt::AfterValue, .. })
+                if matches!(self.schema.nodes[node as usize], Node::Union { .. }) =>
+            {
+                if let Node::Union { branches, .. } = &self.schema.nodes[node as usize] {
+                    let b = branches[chosen.unwrap_or(0).min(branches.len() - 1)] as u16;
+                    s.set_top(Frame::Obj { node: b, next: 1, cur: 0, st: ObjSt::AfterValue });
+                }
+            }
             Some(Frame::Obj { node, st: ObjSt::Open | ObjSt::ExpectKey, .. }) => {
                 let c = chosen.unwrap_or(0) as u8;
                 s.set_top(Frame::Obj { node, next: c + 1, cur: c, st: ObjSt::AfterKey });
@@ -308,6 +408,9 @@ impl Grammar {
                             b'u' => (2, 0),
                             _ => return false,
                         },
+                        // No surrogate escapes (\uD800–\uDFFF): alone they are not valid JSON text for parsers.
+                        (2, _) if b == b'd' || b == b'D' => (6, 0),
+                        (6, _) if (b'0'..=b'7').contains(&b) => (4, 0),
                         (2..=5, _) if b.is_ascii_hexdigit() => (if esc == 5 { 0 } else { esc + 1 }, 0),
                         _ => return false,
                     };
@@ -337,6 +440,23 @@ impl Grammar {
                     }
                     match bits(alive).find(|&c| cands[c].len() == p) {
                         Some(c) => self.finish(s, Some(c)),
+                        None => return false,
+                    }
+                }
+                Frame::Pick { trie, at } => {
+                    let t = &self.tries[trie as usize];
+                    let here = &t.nodes[at as usize];
+                    if let Some(&(_, child)) = here.children.iter().find(|(c, _)| *c == b) {
+                        let next = &t.nodes[child as usize];
+                        if next.children.is_empty() {
+                            self.finish(s, next.end.map(|e| e as usize));
+                        } else {
+                            s.set_top(Frame::Pick { trie, at: child });
+                        }
+                        return true;
+                    }
+                    match here.end {
+                        Some(c) => self.finish(s, Some(c as usize)),
                         None => return false,
                     }
                 }
@@ -410,6 +530,7 @@ impl Grammar {
             match t.top() {
                 None => return true,
                 Some(Frame::Num { st, .. }) if st.complete() => t.pop(),
+                Some(Frame::Pick { trie, at }) if self.tries[trie as usize].nodes[at as usize].end.is_some() => t.pop(),
                 Some(Frame::Lit { set, pos, alive })
                     if bits(alive).any(|c| self.lits[set as usize][c].len() == pos as usize) =>
                 {
@@ -458,7 +579,7 @@ impl Grammar {
             },
             Frame::Str { esc, utf8 } => match (esc, utf8) {
                 (1, _) => b'n',
-                (2..=5, _) => b'0',
+                (2..=6, _) => b'0',
                 (_, n) if n > 0 => 0x80,
                 _ => b'"',
             },
@@ -467,6 +588,15 @@ impl Grammar {
                     parent(depth)
                 } else {
                     b'0'
+                }
+            }
+            Frame::Pick { trie, at } => {
+                let t = &self.tries[trie as usize];
+                let here = &t.nodes[at as usize];
+                if here.end.is_some() {
+                    parent(depth)
+                } else {
+                    here.children.iter().min_by_key(|&&(_, c)| t.nodes[c as usize].short).map_or(b'"', |&(b, _)| b)
                 }
             }
             Frame::Lit { set, pos, alive } => {
@@ -484,7 +614,8 @@ impl Grammar {
     fn value_start(&self, node: u16) -> u8 {
         match &self.schema.nodes[node as usize] {
             Node::Any | Node::Number | Node::Integer => b'0',
-            Node::Object { .. } => b'{',
+            Node::Object { .. } | Node::Union { .. } => b'{',
+
             Node::Array { .. } => b'[',
             Node::String => b'"',
             Node::Boolean => b'f',
@@ -592,6 +723,84 @@ mod tests {
         assert_eq!(g.completion(&g.start()), b"[]");
         let g = grammar(json!({"type": "integer"}));
         assert!(accepts(&g, "-7") && !accepts(&g, "-") && !accepts(&g, "7.0"));
+    }
+
+    fn union_schema() -> Value {
+        json!({"type": "object", "properties": {"steps": {"type": "array", "items": {"anyOf": [
+            {"type": "object", "properties": {
+                "args": {"type": "object", "properties": {"view": {"enum": ["v1", "v2", "$1"]}, "lo": {"type": "number"}},
+                         "required": ["view", "lo"], "additionalProperties": false},
+                "tool": {"const": "band_power"}}, "required": ["tool", "args"]},
+            {"type": "object", "properties": {"tool": {"const": "load_hypnogram"},
+                "args": {"type": "object", "properties": {"path": {"enum": (0..100).map(|i| format!("data/s{i}.csv")).collect::<Vec<_>>()}},
+                         "required": ["path"], "additionalProperties": false}}, "required": ["tool", "args"]},
+            {"type": "object", "properties": {"tool": {"const": "rereference"}, "args": {"type": "object", "properties": {}, "additionalProperties": false}},
+             "required": ["tool"]}
+        ]}}}, "required": ["steps"]})
+    }
+
+    #[test]
+    fn unions_take_each_branch_with_its_own_arguments() {
+        let g = grammar(union_schema());
+        for ok in [
+            r#"{"steps":[]}"#,
+            r#"{"steps":[{"tool":"band_power","args":{"view":"v2","lo":8}},{"tool":"load_hypnogram","args":{"path":"data/s57.csv"}}]}"#,
+            r#"{"steps":[{"tool":"rereference","args":{}},{"tool":"rereference"}]}"#,
+        ] {
+            assert!(accepts(&g, ok), "{ok}");
+            g.schema().validate(&serde_json::from_str(ok).unwrap()).unwrap();
+        }
+        for bad in [
+            r#"{"steps":[{"tool":"band_power","args":{"path":"data/s1.csv"}}]}"#,
+            r#"{"steps":[{"tool":"load_hypnogram","args":{"view":"v1","lo":1}}]}"#,
+            r#"{"steps":[{"tool":"band_power","args":{"view":"v3","lo":8}}]}"#,
+            r#"{"steps":[{"tool":"load_hypnogram","args":{"path":"data/s100.csv"}}]}"#,
+            r#"{"steps":[{"args":{"view":"v1","lo":1},"tool":"band_power"}]}"#,
+            r#"{"steps":[{"tool":"filter","args":{}}]}"#,
+        ] {
+            assert!(!accepts(&g, bad), "{bad}");
+            if let Ok(v) = serde_json::from_str::<Value>(bad) {
+                assert!(
+                    g.schema().validate(&v).is_err() || bad.contains(r#""args":{"view":"v1","lo":1},"tool""#),
+                    "{bad}"
+                );
+            }
+        }
+        let e = Schema::compile(&json!({"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}))
+            .unwrap_err();
+        assert!(e.contains("const"), "{e}");
+    }
+
+    /// Property: random walks through the grammar (a random allowed byte at each step, then the completion)
+    /// always end in a text that parses and validates.
+    #[test]
+    fn every_random_walk_validates() {
+        let mut seed = 7u64;
+        for schema in [union_schema(), tool_schema()] {
+            let g = grammar(schema);
+            for _ in 0..300 {
+                let mut s = g.start();
+                let mut text = Vec::new();
+                let steps = (crate::network::rng::splitmix64(&mut seed) % 120) as usize;
+                for _ in 0..steps {
+                    let allowed: Vec<u8> = (0x20u8..0x7f).filter(|&b| g.feed(&mut s.clone(), b)).collect();
+                    if allowed.is_empty() {
+                        break;
+                    }
+                    let b = allowed[(crate::network::rng::splitmix64(&mut seed) % allowed.len() as u64) as usize];
+                    assert!(g.feed(&mut s, b));
+                    text.push(b);
+                }
+                text.extend(g.completion(&s));
+                // JSON allows exponents that overflow an f64; serde_json refuses those, which is not a grammar fault.
+                let v: Value = match serde_json::from_slice(&text) {
+                    Ok(v) => v,
+                    Err(e) if e.to_string().contains("number out of range") => continue,
+                    Err(e) => panic!("{}: {e}", String::from_utf8_lossy(&text)),
+                };
+                g.schema().validate(&v).unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(&text)));
+            }
+        }
     }
 
     #[test]

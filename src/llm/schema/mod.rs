@@ -1,5 +1,6 @@
 //! The JSON Schema subset BrainLens asks models for — object (properties, required), array (items), enum,
-//! const, string, number, integer, boolean, and `{}` (any JSON) — compiled once, then used two ways:
+//! const, string, number, integer, boolean, `{}` (any JSON), and `anyOf`/`oneOf` of objects told apart by a
+//! `const` property (a tool call: `{"tool": {"const": …}, "args": {…that tool's own…}}`) — compiled once, then used two ways:
 //! `validate` checks a reply, and `grammar::Recognizer` accepts exactly the JSON texts valid against it, byte
 //! by byte (the heart of constrained decoding). Descriptive keywords (title, description, …) are ignored;
 //! anything that changes what is valid and is outside the subset is refused when compiling.
@@ -29,6 +30,13 @@ pub enum Node {
     Enum(Vec<Value>),
     /// `null` or a value of the inner node (`"type": ["number", "null"]`).
     Nullable(usize),
+    /// One of several objects told apart by the property `props[0]` (the tag), whose value is a `const` in
+    /// each branch: `tag` is the enum of those constants, `branches[i]` the object whose tag is option i.
+    /// Every branch lists the tag first.
+    Union {
+        props: Vec<Prop>,
+        branches: Vec<usize>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +52,7 @@ pub struct Schema {
     pub root: usize,
 }
 
-/// Upper bound on properties of one object and options of one enum (a 64-bit candidate mask).
+/// Upper bound on properties of one object (a 64-bit candidate mask); enums have no bound.
 pub const MAX_CHOICES: usize = 64;
 
 const IGNORED: &[&str] = &[
@@ -122,6 +130,21 @@ impl Schema {
                     bad(&format!("one of {}", list.join(", ")))
                 }
             }
+            Node::Union { props, branches } => {
+                let Some(object) = value.as_object() else { return bad("an object") };
+                let tag = &props[0].name;
+                let Node::Enum(options) = &self.nodes[props[0].node] else { return bad("a tagged object") };
+                let Some(v) = object.get(tag) else {
+                    return Err(format!("{path}: missing required property \"{tag}\""));
+                };
+                match options.iter().position(|o| same_value(o, v)) {
+                    Some(i) => self.check(branches[i], value, path),
+                    None => {
+                        let list: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+                        Err(format!("{path}.{tag}: expected one of {}, got {}", list.join(", "), short(v)))
+                    }
+                }
+            }
             Node::Array { items } => {
                 let Some(array) = value.as_array() else { return bad("an array") };
                 for (i, item) in array.iter().enumerate() {
@@ -171,7 +194,8 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
         };
     };
     for key in object.keys() {
-        let known = ["type", "properties", "required", "items", "enum", "const"].contains(&key.as_str());
+        let known =
+            ["type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf"].contains(&key.as_str());
         if !known && !IGNORED.contains(&key.as_str()) {
             return Err(format!("{path}: keyword \"{key}\" is outside the supported schema subset"));
         }
@@ -189,11 +213,16 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
                 unique.push(o);
             }
         }
-        if unique.is_empty() || unique.len() > MAX_CHOICES {
-            return Err(format!("{path}: enum needs 1 to {MAX_CHOICES} values"));
+        if unique.is_empty() {
+            return Err(format!("{path}: enum needs at least one value"));
         }
         nodes.push(Node::Enum(unique));
         return Ok(nodes.len() - 1);
+    }
+    for kw in ["anyOf", "oneOf"] {
+        if let Some(union) = object.get(kw) {
+            return compile_union(union, kw, nodes, path);
+        }
     }
     if let Some(Value::Array(types)) = object.get("type") {
         let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
@@ -257,6 +286,61 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
     Ok(nodes.len() - 1)
 }
 
+/// `anyOf`/`oneOf`: objects with one property that is a `const` in every branch (the same name), each
+/// constant different. The tag is moved to the front of each branch so the choice is made first.
+fn compile_union(union: &Value, kw: &str, nodes: &mut Vec<Node>, path: &str) -> Result<usize, String> {
+    let list =
+        union.as_array().filter(|l| !l.is_empty()).ok_or_else(|| format!("{path}: {kw} must be a non-empty array"))?;
+    let mut branches = Vec::new();
+    for (i, b) in list.iter().enumerate() {
+        let at = format!("{path}.{kw}[{i}]");
+        let node = compile_node(b, nodes, &at)?;
+        if !matches!(nodes[node], Node::Object { free: false, .. }) {
+            return Err(format!("{at}: each branch of {kw} must be an object with declared properties"));
+        }
+        branches.push(node);
+    }
+    let consts = |node: usize| -> Vec<(String, Value)> {
+        match &nodes[node] {
+            Node::Object { props, .. } => props
+                .iter()
+                .filter_map(|p| match &nodes[p.node] {
+                    Node::Enum(v) if v.len() == 1 => Some((p.name.clone(), v[0].clone())),
+                    _ => None,
+                })
+                .collect(),
+            _ => vec![],
+        }
+    };
+    let first = consts(branches[0]);
+    let tag = first
+        .iter()
+        .map(|(name, _)| name.clone())
+        .find(|name| {
+            let values: Vec<Value> =
+                branches.iter().filter_map(|&b| consts(b).into_iter().find(|(n, _)| n == name).map(|(_, v)| v)).collect();
+            values.len() == branches.len() && values.iter().enumerate().all(|(i, v)| !values[..i].contains(v))
+        })
+        .ok_or_else(|| {
+            format!("{path}: {kw} is supported only for objects told apart by a property that is a different const in each branch")
+        })?;
+    let mut options = Vec::new();
+    for &b in &branches {
+        let Node::Object { props, .. } = &mut nodes[b] else { continue };
+        let i = props.iter().position(|p| p.name == tag).unwrap_or(0);
+        let mut p = props.remove(i);
+        p.required = true;
+        props.insert(0, p.clone());
+        if let Node::Enum(v) = &nodes[p.node] {
+            options.push(v[0].clone());
+        }
+    }
+    nodes.push(Node::Enum(options));
+    let tag_node = nodes.len() - 1;
+    nodes.push(Node::Union { props: vec![Prop { name: tag, node: tag_node, required: true }], branches });
+    Ok(nodes.len() - 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,8 +369,10 @@ mod tests {
 
     #[test]
     fn refuses_keywords_outside_the_subset() {
+        let e = Schema::compile(&json!({"allOf": [{"type": "string"}]})).unwrap_err();
+        assert!(e.contains("allOf"), "{e}");
         let e = Schema::compile(&json!({"oneOf": [{"type": "string"}]})).unwrap_err();
-        assert!(e.contains("oneOf"), "{e}");
+        assert!(e.contains("must be an object"), "{e}");
         let e = Schema::compile(&json!({"type": ["string", "number"]})).unwrap_err();
         assert!(e.contains("outside"), "{e}");
         let e = Schema::compile(&json!({"type": "object", "required": ["x"]})).unwrap_err();

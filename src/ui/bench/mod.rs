@@ -243,6 +243,9 @@ impl BenchRoom {
                 );
             });
         }
+        if let Some(w) = data.collection.report_mode_warning() {
+            ui.colored_label(egui::Color32::from_rgb(200, 120, 0), format!("Warning: {w}"));
+        }
         ui.separator();
         match self.view {
             View::Leaderboard => leaderboard::show(ui, data, &mut self.leaderboard, &mut self.message),

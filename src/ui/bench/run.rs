@@ -24,6 +24,7 @@ pub struct RunPanel {
     pub judge: bool,
     pub resume: bool,
     pub paradigm: Paradigm,
+    pub report: crate::agent::eeg::ReportMode,
     generating: Option<Job<Generated>>,
     job: Option<Job<ResultFile>>,
     cancel: Cancel,
@@ -47,6 +48,7 @@ impl Default for RunPanel {
             judge: false,
             resume: false,
             paradigm: Paradigm::BrainAgent,
+            report: Default::default(),
             generating: None,
             job: None,
             cancel: Cancel::default(),
@@ -70,6 +72,7 @@ impl RunPanel {
         opts.limit = (self.limit > 0).then_some(self.limit);
         opts.resume = self.resume;
         opts.agent.max_rounds = self.max_rounds.max(1);
+        opts.agent.report = self.report;
         let provider = self.provider.clone();
         let judge = self.judge;
         self.cancel = Cancel::default();
@@ -170,6 +173,15 @@ impl RunPanel {
                 ui.selectable_value(&mut self.paradigm, Paradigm::CodeAct, "CodeAct").on_hover_text(
                     "model-written Python in the sandboxed kernel (bubblewrap + the environment of scripts/setup_python.sh)",
                 );
+            });
+            ui.end_row();
+            ui.label("Report");
+            ui.horizontal(|ui| {
+                use crate::agent::eeg::ReportMode;
+                ui.selectable_value(&mut self.report, ReportMode::System, "system")
+                    .on_hover_text("the model's text + BrainLens's labelled measured results (BrainAgent)");
+                ui.selectable_value(&mut self.report, ReportMode::Model, "model")
+                    .on_hover_text("the model's text alone, as CodeAct reports: like-for-like comparisons");
             });
             ui.end_row();
             ui.label("Models");

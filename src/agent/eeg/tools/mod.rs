@@ -18,13 +18,29 @@ pub enum Domain {
     Physiol,
 }
 
-/// Parameter kinds: an id of the state (`id`), a number, a string, a list of strings.
+/// What an id parameter names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Of {
+    Recording,
+    View,
+    Labels,
+    Events,
+    Result,
+}
+
+/// Parameter kinds. Those that name something (ids, files, channels, fixed options) become enums of what
+/// exists when the planner is asked, so a constrained plan can only name things that are there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    Id,
+    Id(Of),
     Number,
     Text,
     Texts,
+    /// A data file under the instance's input folder.
+    Path,
+    /// Labels of channels of the loaded recordings and views.
+    Channels,
+    Choice(&'static [&'static str]),
 }
 
 pub struct Param {
@@ -52,80 +68,84 @@ pub static TOOLS: &[ToolSpec] = &[
         name: "inspect_file",
         domain: Domain::Common,
         description: "Open a recording (EDF/BDF) or label file (CSV) named in the task and register it; shows channels, rate, duration, annotations or columns.",
-        params: &[p("path", Text, true, "path as given in the task")],
+        params: &[p("path", Path, true, "path as given in the task")],
     },
     ToolSpec {
         name: "load_channels",
         domain: Domain::Common,
         description: "Load channels of a recording into a view.",
         params: &[
-            p("recording", Id, true, "rec id"),
-            p("kind", Text, false, "eeg, eog, ecg or all (default eeg)"),
-            p("channels", Texts, false, "channel labels instead of a kind"),
+            p("recording", Id(Of::Recording), true, "rec id"),
+            p("kind", Choice(&["eeg", "eog", "ecg", "all"]), false, "eeg, eog, ecg or all (default eeg)"),
+            p("channels", Channels, false, "channel labels instead of a kind"),
         ],
     },
     ToolSpec {
         name: "select_channels",
         domain: Domain::Common,
         description: "Keep the named channels of a view.",
-        params: &[p("view", Id, true, "view id"), p("channels", Texts, true, "labels")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("channels", Channels, true, "labels")],
     },
     ToolSpec {
         name: "filter",
         domain: Domain::Common,
         description: "Zero-phase FIR filter (MNE's design): high-pass l_freq and/or low-pass h_freq.",
-        params: &[p("view", Id, true, "view id"), p("l_freq", Number, false, "Hz"), p("h_freq", Number, false, "Hz")],
+        params: &[
+            p("view", Id(Of::View), true, "view id"),
+            p("l_freq", Number, false, "Hz"),
+            p("h_freq", Number, false, "Hz"),
+        ],
     },
     ToolSpec {
         name: "rereference",
         domain: Domain::Common,
         description: "Average reference over the view's channels.",
-        params: &[p("view", Id, true, "view id")],
+        params: &[p("view", Id(Of::View), true, "view id")],
     },
     ToolSpec {
         name: "resample",
         domain: Domain::Common,
         description: "Polyphase resampling to sfreq.",
-        params: &[p("view", Id, true, "view id"), p("sfreq", Number, true, "Hz")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("sfreq", Number, true, "Hz")],
     },
     ToolSpec {
         name: "crop",
         domain: Domain::Common,
         description: "Keep samples with tmin <= t < tmax seconds.",
-        params: &[p("view", Id, true, "view id"), p("tmin", Number, true, "s"), p("tmax", Number, true, "s")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("tmin", Number, true, "s"), p("tmax", Number, true, "s")],
     },
     ToolSpec {
         name: "band_power",
         domain: Domain::Common,
         description: "Welch PSD (method welch: 2-s Hann, 50% overlap; or multitaper) and trapezoid band power per channel; relative when total_lo/total_hi are given (in %).",
         params: &[
-            p("view", Id, true, "view id"),
+            p("view", Id(Of::View), true, "view id"),
             p("lo", Number, true, "Hz"),
             p("hi", Number, true, "Hz"),
             p("total_lo", Number, false, "Hz"),
             p("total_hi", Number, false, "Hz"),
-            p("method", Text, false, "welch or multitaper"),
+            p("method", Choice(&["welch", "multitaper"]), false, "welch or multitaper"),
         ],
     },
     ToolSpec {
         name: "peak_frequency",
         domain: Domain::Common,
         description: "Frequency of the largest Welch PSD value in lo-hi per channel.",
-        params: &[p("view", Id, true, "view id"), p("lo", Number, true, "Hz"), p("hi", Number, true, "Hz")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("lo", Number, true, "Hz"), p("hi", Number, true, "Hz")],
     },
     ToolSpec {
         name: "channel_stats",
         domain: Domain::Common,
         description: "Variance, RMS, kurtosis per channel and IQR outlier flags on variance.",
-        params: &[p("view", Id, true, "view id")],
+        params: &[p("view", Id(Of::View), true, "view id")],
     },
     ToolSpec {
         name: "connectivity",
         domain: Domain::Common,
         description: "Channel-pair connectivity (plv, wpli, coh in a band; corr) and its mean over pairs.",
         params: &[
-            p("view", Id, true, "view id"),
-            p("method", Text, true, "plv, wpli, coh or corr"),
+            p("view", Id(Of::View), true, "view id"),
+            p("method", Choice(&["plv", "wpli", "coh", "corr"]), true, "plv, wpli, coh or corr"),
             p("lo", Number, false, "Hz"),
             p("hi", Number, false, "Hz"),
         ],
@@ -135,8 +155,13 @@ pub static TOOLS: &[ToolSpec] = &[
         domain: Domain::Common,
         description: "Combine a per-channel result: mean, max, min, rank (largest first), top_k, above_mean.",
         params: &[
-            p("result", Id, true, "result id"),
-            p("op", Text, true, "mean, max, min, rank, top_k, above_mean"),
+            p("result", Id(Of::Result), true, "result id"),
+            p(
+                "op",
+                Choice(&["mean", "max", "min", "rank", "top_k", "above_mean"]),
+                true,
+                "mean, max, min, rank, top_k, above_mean",
+            ),
             p("k", Number, false, "for top_k"),
         ],
     },
@@ -144,51 +169,54 @@ pub static TOOLS: &[ToolSpec] = &[
         name: "write_artifact",
         domain: Domain::Common,
         description: "Write a view to file_check/<name> in the workspace (.edf or .npy).",
-        params: &[p("view", Id, true, "view id"), p("name", Text, true, "file name ending .edf or .npy")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("name", Text, true, "file name ending .edf or .npy")],
     },
     ToolSpec {
         name: "plot",
         domain: Domain::Common,
         description: "Plot a view's first channels to file_check/<name>.png.",
-        params: &[p("view", Id, true, "view id"), p("name", Text, true, "file name ending .png")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("name", Text, true, "file name ending .png")],
     },
     ToolSpec {
         name: "load_hypnogram",
         domain: Domain::Sleep,
         description: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
-        params: &[p("path", Text, true, "path as given in the task"), p("column", Text, true, "column name")],
+        params: &[p("path", Path, true, "path as given in the task"), p("column", Text, true, "column name")],
     },
     ToolSpec {
         name: "hypnogram_stats",
         domain: Domain::Sleep,
         description: "Sleep statistics (YASA definitions, minutes and % of TST): TIB, TST, SE, SOL, WASO, REM latency, stage minutes and %, awakenings.",
-        params: &[p("labels", Id, true, "lab id")],
+        params: &[p("labels", Id(Of::Labels), true, "lab id")],
     },
     ToolSpec {
         name: "scorer_agreement",
         domain: Domain::Sleep,
         description: "Cohen's kappa and epoch agreement of two scorings.",
-        params: &[p("a", Id, true, "lab id"), p("b", Id, true, "lab id")],
+        params: &[p("a", Id(Of::Labels), true, "lab id"), p("b", Id(Of::Labels), true, "lab id")],
     },
     ToolSpec {
         name: "read_events",
         domain: Domain::Neurocog,
         description: "Register the annotations of a recording as events; counts per description.",
-        params: &[p("recording", Id, true, "rec id")],
+        params: &[p("recording", Id(Of::Recording), true, "rec id")],
     },
     ToolSpec {
         name: "event_intervals",
         domain: Domain::Neurocog,
         description: "Mean interval (ms) between consecutive events whose description starts with one of the prefixes.",
-        params: &[p("events", Id, true, "ev id"), p("prefixes", Texts, true, "e.g. [\"auditory/\", \"visual/\"]")],
+        params: &[
+            p("events", Id(Of::Events), true, "ev id"),
+            p("prefixes", Texts, true, "e.g. [\"auditory/\", \"visual/\"]"),
+        ],
     },
     ToolSpec {
         name: "epoch_average",
         domain: Domain::Neurocog,
         description: "Average epochs tmin..tmax around events starting with condition (baseline tmin..0) into an evoked view.",
         params: &[
-            p("view", Id, true, "view id"),
-            p("events", Id, true, "ev id"),
+            p("view", Id(Of::View), true, "view id"),
+            p("events", Id(Of::Events), true, "ev id"),
             p("condition", Text, true, "description prefix"),
             p("tmin", Number, true, "s"),
             p("tmax", Number, true, "s"),
@@ -199,10 +227,10 @@ pub static TOOLS: &[ToolSpec] = &[
         domain: Domain::Neurocog,
         description: "Latency (ms) and value of the most negative or positive sample of each channel of an evoked view in tmin..tmax.",
         params: &[
-            p("view", Id, true, "evoked view id"),
+            p("view", Id(Of::View), true, "evoked view id"),
             p("tmin", Number, true, "s"),
             p("tmax", Number, true, "s"),
-            p("polarity", Text, false, "negative (default) or positive"),
+            p("polarity", Choice(&["negative", "positive"]), false, "negative (default) or positive"),
         ],
     },
     ToolSpec {
@@ -210,8 +238,8 @@ pub static TOOLS: &[ToolSpec] = &[
         domain: Domain::Neurocog,
         description: "Percent change of mean squared amplitude after (0..window s) vs before (-window..0 s) events starting with condition, over all channels of the view.",
         params: &[
-            p("view", Id, true, "view id"),
-            p("events", Id, true, "ev id"),
+            p("view", Id(Of::View), true, "view id"),
+            p("events", Id(Of::Events), true, "ev id"),
             p("condition", Text, true, "prefix"),
             p("window", Number, false, "s, default 0.5"),
         ],
@@ -220,25 +248,25 @@ pub static TOOLS: &[ToolSpec] = &[
         name: "ecg_hrv",
         domain: Domain::Physiol,
         description: "R-peaks (neurokit2's pipeline) of a one-channel ECG view and time-domain HRV: beats, HR, MeanNN, SDNN, RMSSD, pNN50.",
-        params: &[p("view", Id, true, "ECG view id")],
+        params: &[p("view", Id(Of::View), true, "ECG view id")],
     },
     ToolSpec {
         name: "eog_activity",
         domain: Domain::Physiol,
         description: "EOG RMS and deflections beyond k x median absolute value of the 0.5-15 Hz band, >= 0.2 s apart.",
-        params: &[p("view", Id, true, "EOG view id"), p("k", Number, false, "default 4")],
+        params: &[p("view", Id(Of::View), true, "EOG view id"), p("k", Number, false, "default 4")],
     },
     ToolSpec {
         name: "segment_stats",
         domain: Domain::Physiol,
         description: "Standard deviation of the first channel in consecutive segments S1, S2, ... and their ranking (largest first).",
-        params: &[p("view", Id, true, "view id"), p("segment_s", Number, true, "s")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("segment_s", Number, true, "s")],
     },
     ToolSpec {
         name: "correlate",
         domain: Domain::Physiol,
         description: "Pearson |r| between the first channel of reference and every channel of view; the best channel.",
-        params: &[p("view", Id, true, "view id"), p("reference", Id, true, "view id")],
+        params: &[p("view", Id(Of::View), true, "view id"), p("reference", Id(Of::View), true, "view id")],
     },
 ];
 
@@ -251,19 +279,41 @@ pub fn spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
-/// The schema of a step's arguments: every parameter name of the toolset, typed, all optional, no other keys
-/// (a schema per tool would need `oneOf`, outside the constrained-decoding subset; `check` then applies each
-/// tool's own required set).
-pub fn args_schema(tools: &[&ToolSpec]) -> Value {
-    let mut props = Map::new();
-    for p in tools.iter().flat_map(|t| t.params.iter()) {
-        props.entry(p.name.to_string()).or_insert_with(|| match p.kind {
-            Kind::Number => json!({"type": "number"}),
-            Kind::Texts => json!({"type": "array", "items": {"type": "string"}}),
-            Kind::Id | Kind::Text => json!({"type": "string"}),
-        });
+/// One parameter's schema given what the state holds now. `refs` are the `$k` references a plan may use
+/// for ids that its own earlier steps register.
+fn param_schema(kind: Kind, state: &SharedState, refs: &[String]) -> Value {
+    let options = |names: Vec<String>| -> Value {
+        if names.is_empty() { json!({"type": "string"}) } else { json!({"enum": names}) }
+    };
+    match kind {
+        Kind::Number => json!({"type": "number"}),
+        Kind::Text => json!({"type": "string"}),
+        Kind::Texts => json!({"type": "array", "items": {"type": "string"}}),
+        Kind::Choice(c) => json!({"enum": c}),
+        Kind::Id(of) => options(state.ids(of).into_iter().chain(refs.iter().cloned()).collect()),
+        Kind::Path => options(state.input_files()),
+        Kind::Channels => json!({"type": "array", "items": options(state.channel_labels())}),
     }
-    json!({"type": "object", "properties": props, "additionalProperties": false})
+}
+
+/// The schema of one plan step: a tool of the toolset with that tool's own closed argument object
+/// (`anyOf` told apart by `tool`), ids, files and channels as enums of what exists. A constrained plan
+/// therefore names only tools of the menu, only their parameters, and only things that are there.
+pub fn step_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -> Value {
+    let refs: Vec<String> = (1..max_steps).map(|k| format!("${k}")).collect();
+    let branches: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let props: Map<String, Value> =
+                t.params.iter().map(|p| (p.name.to_string(), param_schema(p.kind, state, &refs))).collect();
+            let required: Vec<&str> = t.params.iter().filter(|p| p.required).map(|p| p.name).collect();
+            json!({"type": "object", "properties": {
+                "tool": {"const": t.name},
+                "args": {"type": "object", "properties": props, "required": required, "additionalProperties": false}
+            }, "required": ["tool", "args"]})
+        })
+        .collect();
+    json!({"anyOf": branches})
 }
 
 /// The menu text a planner reads.
@@ -297,17 +347,23 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
             continue;
         };
         let ok = match p.kind {
-            Kind::Id => v.as_str().is_some_and(|id| state.has(id)),
+            Kind::Id(of) => v.as_str().is_some_and(|id| state.ids(of).iter().any(|x| x == id)),
             Kind::Number => v.as_f64().is_some_and(f64::is_finite),
-            Kind::Text => v.is_string(),
-            Kind::Texts => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+            Kind::Text | Kind::Path => v.is_string(),
+            Kind::Choice(c) => v.as_str().is_some_and(|x| c.contains(&x)),
+            Kind::Texts | Kind::Channels => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
         };
         if !ok {
             let what = match p.kind {
-                Kind::Id => "an id that exists in the state",
-                Kind::Number => "a number",
-                Kind::Text => "a string",
-                Kind::Texts => "a list of strings",
+                Kind::Id(Of::Recording) => "a recording id (rec…) that exists in the state".to_string(),
+                Kind::Id(Of::View) => "a view id (v…) that exists in the state".to_string(),
+                Kind::Id(Of::Labels) => "a labels id (lab…) that exists in the state".to_string(),
+                Kind::Id(Of::Events) => "an events id (ev…) that exists in the state".to_string(),
+                Kind::Id(Of::Result) => "a result id (r…) that exists in the state".to_string(),
+                Kind::Number => "a number".to_string(),
+                Kind::Text | Kind::Path => "a string".to_string(),
+                Kind::Choice(c) => format!("one of {}", c.join(", ")),
+                Kind::Texts | Kind::Channels => "a list of strings".to_string(),
             };
             return Err(format!("{}: argument {:?} must be {what}, got {v}", t.name, p.name));
         }

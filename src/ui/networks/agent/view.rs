@@ -153,9 +153,19 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, no_model: bool, o: &OpenNetwork, 
     });
     ui.add(
         egui::ProgressBar::new(d.confidence as f32)
-            .text(format!("confidence {:.2}", d.confidence))
+            .text(format!("confidence {:.2} (stated by the model)", d.confidence))
             .desired_width(320.0),
     );
+    if let Some(p) = d.label_probability() {
+        ui.add(
+            egui::ProgressBar::new(p as f32)
+                .text(format!("label probability {p:.2} (the model's likelihood of this label among the labels)"))
+                .desired_width(320.0),
+        )
+        .on_hover_text(
+            d.label_probabilities.iter().flatten().map(|(l, p)| format!("{l}: {p:.3}")).collect::<Vec<_>>().join("\n"),
+        );
+    }
     ui.label(if no_model {
         "Rationale (from measured retrieval, no language model):"
     } else {

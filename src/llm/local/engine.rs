@@ -1,0 +1,226 @@
+//! The forward pass: llama.cpp (built from source by `llama-cpp-2`) over one GGUF, one context per model, and
+//! a key/value cache kept per slot. Each slot is a llama.cpp sequence holding the tokens of a recent call;
+//! a new prompt continues the slot with the longest common token prefix (least recently used slot when no
+//! slot shares at least half of its tokens), so an agent step prefills only the tokens that are new — as
+//! llama.cpp's own server does. Why llama.cpp and not candle: docs/architecture.md ("Local inference").
+
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::token::LlamaToken;
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Recent calls whose key/value cache is kept.
+pub const SLOTS: usize = 2;
+/// Tokens per `llama_decode` call.
+const BATCH: usize = 512;
+/// Prompts are computed in chunks that start at multiples of this position, and a cached prefix is reused
+/// only up to such a multiple: every prompt token is then computed in the same batch whether the cache hit
+/// or missed, so the numbers — and the text — are identical either way (a row computed alone and the same
+/// row computed in a larger batch can differ in the last bits).
+const CHUNK: usize = 64;
+
+fn backend() -> Result<&'static LlamaBackend, String> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+            LlamaBackend::init().map_err(|e| format!("llama.cpp backend: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Threads for the forward pass: `RAYON_NUM_THREADS` when set (as for candle before), else every core.
+fn threads() -> i32 {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as i32))
+}
+
+struct Slot {
+    tokens: Vec<u32>,
+    used: u64,
+}
+
+/// One model with its context. Not `Sync`: the owner keeps it behind a mutex.
+pub struct Engine {
+    ctx: LlamaContext<'static>,
+    slots: Vec<Slot>,
+    active: usize,
+    clock: u64,
+    n_vocab: usize,
+    n_ctx: usize,
+    /// Tokens prefilled from the cache (reused) and computed, over the engine's life.
+    pub reused_tokens: u64,
+    pub computed_tokens: u64,
+}
+
+// SAFETY: a llama.cpp context may be used from any thread as long as calls are not concurrent; `Engine` is only
+// reached through `&mut` (the owner's mutex), and the model it borrows is leaked, so it outlives every thread.
+unsafe impl Send for Engine {}
+
+/// Length of the common prefix of two token lists.
+pub fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+impl Engine {
+    /// Loads the GGUF (the model is leaked: it lives as long as the process, like the shared model cache that
+    /// holds it). `context` = positions one call may use.
+    pub fn load(path: &Path, context: usize) -> Result<Engine, String> {
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| format!("llama.cpp could not load the model: {e}"))?;
+        let model: &'static LlamaModel = Box::leak(Box::new(model));
+        let n_ctx = context.min(model.n_ctx_train() as usize).max(256);
+        // One key/value stream per slot (not a unified cache): a sequence's tokens then sit in its own cells in
+        // position order, so attention sums over them in the same order whatever the other slots hold.
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new((n_ctx * SLOTS) as u32))
+            .with_n_batch(BATCH as u32)
+            .with_n_ubatch(BATCH as u32)
+            .with_n_seq_max(SLOTS as u32)
+            .with_kv_unified(false)
+            .with_n_threads(threads())
+            .with_n_threads_batch(threads())
+            // Flash attention off (LLAMA_FLASH_ATTN_TYPE_DISABLED): with the native AVX-512 build its CPU path
+            // halved decoding at 2,048 tokens of context here (16 vs 40 tokens/s; docs/architecture.md).
+            .with_flash_attention_policy(0);
+        let ctx = model.new_context(backend, params).map_err(|e| format!("llama.cpp context: {e}"))?;
+        let n_vocab = model.n_vocab() as usize;
+        Ok(Engine {
+            ctx,
+            slots: (0..SLOTS).map(|_| Slot { tokens: Vec::new(), used: 0 }).collect(),
+            active: 0,
+            clock: 0,
+            n_vocab,
+            n_ctx,
+            reused_tokens: 0,
+            computed_tokens: 0,
+        })
+    }
+
+    pub fn n_vocab(&self) -> usize {
+        self.n_vocab
+    }
+
+    /// Positions one sequence may use.
+    pub fn n_ctx(&self) -> usize {
+        self.n_ctx
+    }
+
+    /// Tokens of the active sequence so far.
+    pub fn len(&self) -> usize {
+        self.slots[self.active].tokens.len()
+    }
+
+    fn pick_slot(&self, ids: &[u32]) -> (usize, usize) {
+        let scored: Vec<(usize, usize)> =
+            self.slots.iter().enumerate().map(|(i, s)| (i, common_prefix(&s.tokens, ids))).collect();
+        let best = scored.iter().copied().max_by_key(|&(i, n)| (n, self.slots[i].used)).unwrap_or((0, 0));
+        if best.1 > 0 && best.1 * 2 >= self.slots[best.0].tokens.len() {
+            return best;
+        }
+        let lru = (0..self.slots.len()).min_by_key(|&i| self.slots[i].used).unwrap_or(0);
+        (lru, scored[lru].1)
+    }
+
+    /// Runs `ids` as a prompt and returns the logits after its last token. The slot with the longest common
+    /// prefix is continued from there: its cached keys/values for those tokens are used as they are.
+    pub fn prefill(&mut self, ids: &[u32]) -> Result<Vec<f32>, String> {
+        if ids.is_empty() {
+            return Err("empty prompt".into());
+        }
+        if ids.len() >= self.n_ctx {
+            return Err(format!("the prompt has {} tokens; the context holds {}", ids.len(), self.n_ctx));
+        }
+        let (slot, common) = self.pick_slot(ids);
+        // The last prompt token is always recomputed (its logits are needed), and reuse stops at a chunk start.
+        let keep = common.min(ids.len() - 1) / CHUNK * CHUNK;
+        self.clock += 1;
+        self.active = slot;
+        self.slots[slot].used = self.clock;
+        self.truncate(keep)?;
+        self.reused_tokens += keep as u64;
+        // Chunks aligned to absolute positions: [keep, next multiple), then CHUNK at a time.
+        let mut logits = Vec::new();
+        let mut at = keep;
+        while at < ids.len() {
+            let end = ((at / CHUNK + 1) * CHUNK).min(ids.len());
+            logits = self.push(&ids[at..end])?;
+            at = end;
+        }
+        Ok(logits)
+    }
+
+    /// Drops the active sequence's tokens from `len` on.
+    pub fn truncate(&mut self, len: usize) -> Result<(), String> {
+        let seq = self.active as i32;
+        self.ctx
+            .kv_cache_seq_rm(seq, Some(len as u32), None)
+            .map_err(|e| format!("llama.cpp could not drop cached tokens: {e}"))?;
+        self.slots[self.active].tokens.truncate(len);
+        Ok(())
+    }
+
+    /// Appends tokens to the active sequence; returns the logits after the last one.
+    pub fn push(&mut self, ids: &[u32]) -> Result<Vec<f32>, String> {
+        Ok(self.push_all(ids, false)?.pop().unwrap_or_default())
+    }
+
+    /// Appends tokens; with `every`, the logits after each token (else after the last only).
+    pub fn push_all(&mut self, ids: &[u32], every: bool) -> Result<Vec<Vec<f32>>, String> {
+        let seq = self.active as i32;
+        if self.len() + ids.len() >= self.n_ctx {
+            return Err(format!("{} tokens exceed the context of {}", self.len() + ids.len(), self.n_ctx));
+        }
+        let mut out = Vec::new();
+        let mut batch = LlamaBatch::new(BATCH, 1);
+        for (c, chunk) in ids.chunks(BATCH).enumerate() {
+            let last_chunk = (c + 1) * BATCH >= ids.len();
+            batch.clear();
+            let start = self.len();
+            for (k, &t) in chunk.iter().enumerate() {
+                let want = every || (last_chunk && k + 1 == chunk.len());
+                batch
+                    .add(LlamaToken(t as i32), (start + k) as i32, &[seq], want)
+                    .map_err(|e| format!("llama.cpp batch: {e}"))?;
+            }
+            self.decode(&mut batch)?;
+            self.slots[self.active].tokens.extend_from_slice(chunk);
+            self.computed_tokens += chunk.len() as u64;
+            for k in 0..chunk.len() {
+                if every || (last_chunk && k + 1 == chunk.len()) {
+                    out.push(self.ctx.get_logits_ith(k as i32).to_vec());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Decodes a batch; when the shared cache is full, frees the least recently used other slots and retries.
+    fn decode(&mut self, batch: &mut LlamaBatch) -> Result<(), String> {
+        loop {
+            match self.ctx.decode(batch) {
+                Ok(()) => return Ok(()),
+                Err(llama_cpp_2::DecodeError::NoKvCacheSlot) => {
+                    let victim = (0..self.slots.len())
+                        .filter(|&i| i != self.active && !self.slots[i].tokens.is_empty())
+                        .min_by_key(|&i| self.slots[i].used);
+                    let Some(v) = victim else { return Err("llama.cpp: the key/value cache is full".into()) };
+                    self.ctx.clear_kv_cache_seq(Some(v as u32), None, None).map_err(|e| e.to_string())?;
+                    self.slots[v].tokens.clear();
+                }
+                Err(e) => return Err(format!("llama.cpp decode: {e}")),
+            }
+        }
+    }
+}
