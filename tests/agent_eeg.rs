@@ -117,6 +117,13 @@ fn plan_steps_can_only_name_what_exists() {
         assert!(!accepts(bad), "{bad}");
         assert!(schema.validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
     }
+    // A `$k` that named nothing of the parameter's kind becomes the latest id of that kind, said in the trace.
+    let mut a = json!({"view": "$3", "l_freq": 1.0});
+    let repairs = tools::repair_refs(tools::spec("filter").unwrap(), &mut a, &st);
+    assert_eq!((a["view"].as_str(), repairs.len()), (Some("v1"), 1), "{repairs:?}");
+    let mut a = json!({"labels": "$1"});
+    assert!(tools::repair_refs(tools::spec("hypnogram_stats").unwrap(), &mut a, &st).is_empty(), "no labels to use");
+    assert_eq!(a["labels"], "$1");
     // Every id the schema offers for a view passes the tool's own check once resolved.
     for id in st.ids(tools::Of::View) {
         tools::check(tools::spec("filter").unwrap(), &args(json!({"view": id, "l_freq": 1.0})), &st).unwrap();

@@ -203,8 +203,10 @@ fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel
             break;
         }
         let name = step["tool"].as_str().unwrap_or("").to_string();
-        let args = resolve(&step["args"], &produced);
-        let mut rec = StepRecord { tool: name.clone(), args: args.clone(), ..Default::default() };
+        let mut args = resolve(&step["args"], &produced);
+        let repairs =
+            tools.iter().find(|t| t.name == name).map(|t| tools::repair_refs(t, &mut args, state)).unwrap_or_default();
+        let mut rec = StepRecord { tool: name.clone(), args: args.clone(), repairs, ..Default::default() };
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
         let checked = match tools.iter().find(|t| t.name == name) {

@@ -22,6 +22,10 @@ pub struct StepRecord {
     pub observation: Value,
     #[serde(default)]
     pub error: Option<String>,
+    /// References repaired before the checks (a `$k` whose step registered no id of the kind the parameter
+    /// takes, replaced by the latest such id in the state).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

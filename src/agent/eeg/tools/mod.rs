@@ -332,6 +332,27 @@ pub fn menu(tools: &[&ToolSpec]) -> String {
         .join("\n")
 }
 
+/// A `$k` reference that did not resolve to an id of the kind its parameter takes (the step registered
+/// nothing, or something else) becomes the latest id of that kind in the state, if there is one; the repairs
+/// are returned for the trace.
+pub fn repair_refs(t: &ToolSpec, args: &mut Value, state: &SharedState) -> Vec<String> {
+    let mut repairs = Vec::new();
+    let Some(map) = args.as_object_mut() else { return repairs };
+    for p in t.params {
+        let Kind::Id(of) = p.kind else { continue };
+        let Some(given) = map.get(p.name).and_then(Value::as_str).map(str::to_string) else { continue };
+        let ids = state.ids(of);
+        if !given.starts_with('$') || ids.contains(&given) {
+            continue;
+        }
+        if let Some(latest) = ids.last() {
+            repairs.push(format!("{}: {given} named no {of:?} id; the latest, {latest}, was used", p.name));
+            map.insert(p.name.to_string(), Value::String(latest.clone()));
+        }
+    }
+    repairs
+}
+
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
 pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), String> {
     for k in args.keys() {
