@@ -109,8 +109,12 @@ impl Ctx<'_> {
         accept: Option<&Value>,
         max_tokens: u32,
     ) -> Result<Value, LlmError> {
-        Schema::compile(&schema).map_err(|e| LlmError::config("agent", e))?;
-        let compiled = Schema::compile(accept.unwrap_or(&schema)).map_err(|e| LlmError::config("agent", e))?;
+        let compile = |s: &Value| Schema::compile(s).map_err(|e| LlmError::config("agent", e));
+        let compiled = compile(&schema)?;
+        let compiled = match accept {
+            Some(a) => compile(a)?,
+            None => compiled,
+        };
         let mut messages = vec![Message::system(SYSTEM), Message::user(prompt)];
         let mut rec = CallRecord { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {

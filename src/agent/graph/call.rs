@@ -62,9 +62,13 @@ impl Caller<'_> {
         accept: &Value,
         check: Check,
     ) -> Result<Value, StepError> {
-        let compiled =
-            Schema::compile(accept).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })?;
-        Schema::compile(&schema).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })?;
+        let compile = |s: &Value| {
+            Schema::compile(s).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })
+        };
+        let compiled = compile(accept)?;
+        if *accept != schema {
+            compile(&schema)?;
+        }
         let mut messages = vec![Message::system(super::prompts::SYSTEM), Message::user(prompt)];
         let mut call = Call { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {

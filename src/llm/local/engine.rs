@@ -56,7 +56,6 @@ pub struct Engine {
     slots: Vec<Slot>,
     active: usize,
     clock: u64,
-    n_vocab: usize,
     n_ctx: usize,
     /// Tokens prefilled from the cache (reused) and computed, over the engine's life.
     pub reused_tokens: u64,
@@ -83,33 +82,28 @@ impl Engine {
         let n_ctx = context.min(model.n_ctx_train() as usize).max(256);
         // One key/value stream per slot (not a unified cache): a sequence's tokens then sit in its own cells in
         // position order, so attention sums over them in the same order whatever the other slots hold.
+        let threads = threads();
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new((n_ctx * SLOTS) as u32))
             .with_n_batch(BATCH as u32)
             .with_n_ubatch(BATCH as u32)
             .with_n_seq_max(SLOTS as u32)
             .with_kv_unified(false)
-            .with_n_threads(threads())
-            .with_n_threads_batch(threads())
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads)
             // Flash attention off (LLAMA_FLASH_ATTN_TYPE_DISABLED): with the native AVX-512 build its CPU path
             // halved decoding at 2,048 tokens of context here (16 vs 40 tokens/s; docs/architecture.md).
             .with_flash_attention_policy(0);
         let ctx = model.new_context(backend, params).map_err(|e| format!("llama.cpp context: {e}"))?;
-        let n_vocab = model.n_vocab() as usize;
         Ok(Engine {
             ctx,
             slots: (0..SLOTS).map(|_| Slot { tokens: Vec::new(), used: 0 }).collect(),
             active: 0,
             clock: 0,
-            n_vocab,
             n_ctx,
             reused_tokens: 0,
             computed_tokens: 0,
         })
-    }
-
-    pub fn n_vocab(&self) -> usize {
-        self.n_vocab
     }
 
     /// Positions one sequence may use.
@@ -194,7 +188,7 @@ impl Engine {
                     .add(LlamaToken(t as i32), (start + k) as i32, &[seq], want)
                     .map_err(|e| format!("llama.cpp batch: {e}"))?;
             }
-            self.decode(&mut batch)?;
+            self.ctx.decode(&mut batch).map_err(|e| format!("llama.cpp decode: {e}"))?;
             self.slots[self.active].tokens.extend_from_slice(chunk);
             self.computed_tokens += chunk.len() as u64;
             for k in 0..chunk.len() {
@@ -204,23 +198,5 @@ impl Engine {
             }
         }
         Ok(out)
-    }
-
-    /// Decodes a batch; when the shared cache is full, frees the least recently used other slots and retries.
-    fn decode(&mut self, batch: &mut LlamaBatch) -> Result<(), String> {
-        loop {
-            match self.ctx.decode(batch) {
-                Ok(()) => return Ok(()),
-                Err(llama_cpp_2::DecodeError::NoKvCacheSlot) => {
-                    let victim = (0..self.slots.len())
-                        .filter(|&i| i != self.active && !self.slots[i].tokens.is_empty())
-                        .min_by_key(|&i| self.slots[i].used);
-                    let Some(v) = victim else { return Err("llama.cpp: the key/value cache is full".into()) };
-                    self.ctx.clear_kv_cache_seq(Some(v as u32), None, None).map_err(|e| e.to_string())?;
-                    self.slots[v].tokens.clear();
-                }
-                Err(e) => return Err(format!("llama.cpp decode: {e}")),
-            }
-        }
     }
 }
