@@ -9,7 +9,7 @@ mod common;
 use brainlens::bench::results::ResultFile;
 use brainlens::bench::runner::{Live, Models, Options, Paradigm, default_python, run};
 use brainlens::llm::replay::Recorder;
-use brainlens::llm::{Cancel, ChatModel, Role};
+use brainlens::llm::{Cancel, ChatModel, ResponseFormat, Role};
 use common::codeact_scripted::CodeActScripted;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -105,7 +105,7 @@ fn repeated_failures_force_a_solution() {
             if users.last().is_some_and(|u| u.starts_with("This is the last turn")) {
                 return Some(Ok(Value::String("<solution>\nI could not compute it.\n".into())));
             }
-            if matches!(r.format, brainlens::llm::ResponseFormat::Text) {
+            if matches!(r.format, ResponseFormat::Tagged { .. }) {
                 return Some(Ok(Value::String("<execute>\nimport numpy as np\nnp.load('/input/nope.npy')\n".into())));
             }
             None
@@ -129,10 +129,11 @@ fn replies_without_an_action_stop_the_loop() {
     let d = tempfile::tempdir().unwrap();
     let s = d.path().join("suite");
     common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
-    // Prose every turn (what SmolLM2 does): two such replies end the loop; the last turn still has no solution.
+    // Prose every turn (a remote model may reply so; the local grammar opens every reply with a tag): two such
+    // replies end the loop; the last turn still has no solution.
     let model = CodeActScripted {
         over: Some(Box::new(|r| {
-            matches!(r.format, brainlens::llm::ResponseFormat::Text)
+            matches!(r.format, ResponseFormat::Tagged { .. })
                 .then(|| Ok(Value::String("The task is to load the data file and report the value.".into())))
         })),
     };
