@@ -1,6 +1,7 @@
 //! Schema-constrained decoding: a byte trie over the vocabulary walked with the grammar's recogniser gives,
 //! for a state, every token that keeps the output a valid prefix. Masks are cached by state (inside a string
-//! the state repeats, so most steps cost one hash lookup).
+//! the state repeats, so most steps cost one hash lookup; a `maxLength` bound counts only within a token's
+//! reach of its end).
 
 use crate::llm::schema::grammar::{Grammar, State};
 use std::collections::HashMap;
@@ -16,6 +17,8 @@ struct TrieNode {
 pub struct TokenTrie {
     nodes: Vec<TrieNode>,
     n_vocab: usize,
+    /// The longest token in bytes.
+    max_len: usize,
 }
 
 impl TokenTrie {
@@ -39,7 +42,8 @@ impl TokenTrie {
             }
             nodes[at].tokens.push(id as u32);
         }
-        TokenTrie { nodes, n_vocab: token_bytes.len() }
+        let max_len = token_bytes.iter().map(Vec::len).max().unwrap_or(0);
+        TokenTrie { nodes, n_vocab: token_bytes.len(), max_len }
     }
 }
 
@@ -79,7 +83,8 @@ impl Constrainer {
 
     /// Tokens allowed after state `s` (EOS when the value may end here).
     pub fn allowed(&mut self, s: &State) -> Arc<Mask> {
-        if let Some(mask) = self.cache.get(s) {
+        let key = self.grammar.mask_key(s, self.trie.max_len);
+        if let Some(mask) = self.cache.get(&key) {
             return mask.clone();
         }
         let mut mask = Mask::new(self.trie.n_vocab);
@@ -91,7 +96,7 @@ impl Constrainer {
             self.cache.clear();
         }
         let mask = Arc::new(mask);
-        self.cache.insert(*s, mask.clone());
+        self.cache.insert(key, mask.clone());
         mask
     }
 

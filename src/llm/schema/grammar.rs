@@ -6,6 +6,12 @@
 use super::{Node, Schema};
 
 const DEPTH: usize = 24;
+/// `left` of a string without `maxLength` (bounds at or above it count as none).
+const UNBOUNDED_CHARS: u16 = u16::MAX;
+/// `hi` of an array without `maxItems` (bounds at or above it count as none).
+const UNBOUNDED_ITEMS: u8 = u8::MAX;
+
+const FREE_STR: Frame = Frame::Str { esc: 0, utf8: 0, left: UNBOUNDED_CHARS };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum ObjSt {
@@ -70,16 +76,21 @@ enum Frame {
     FreeObj {
         st: ObjSt,
     },
+    /// `lo` = items still required, `hi` = items still allowed (`UNBOUNDED_ITEMS`: no limit).
     Arr {
         items: u16,
         st: ArrSt,
+        lo: u8,
+        hi: u8,
     },
     /// Inside a string: `esc` 0 = plain, 1 = after a backslash, 2..=5 = in \u hex digits (6 = after a first
     /// digit `d`, which must continue below the surrogates); `utf8` = continuation
-    /// bytes still owed by a multi-byte character.
+    /// bytes still owed by a multi-byte character; `left` = characters still allowed (`UNBOUNDED_CHARS`: no
+    /// limit).
     Str {
         esc: u8,
         utf8: u8,
+        left: u16,
     },
     Num {
         integer: bool,
@@ -283,6 +294,19 @@ impl Grammar {
         }
     }
 
+    /// The state to key a token mask by, for tokens of at most `reach` bytes: a string with at least `reach`
+    /// characters still allowed takes the same tokens as one without a bound (so a bounded string does not
+    /// make every character a new mask).
+    pub fn mask_key(&self, s: &State, reach: usize) -> State {
+        let mut k = *s;
+        if let Some(Frame::Str { esc, utf8, left }) = s.top()
+            && left as usize >= reach
+        {
+            k.set_top(Frame::Str { esc, utf8, left: UNBOUNDED_CHARS });
+        }
+        k
+    }
+
     /// Is `s` inside a free string (not a key or enum)?
     pub fn in_string(&self, s: &State) -> bool {
         matches!(s.top(), Some(Frame::Str { .. }))
@@ -321,8 +345,8 @@ impl Grammar {
         match &self.schema.nodes[node as usize] {
             Node::Any => match b {
                 b'{' => Some((Frame::FreeObj { st: ObjSt::Open }, true)),
-                b'[' => Some((Frame::Arr { items: 0, st: ArrSt::Open }, true)),
-                b'"' => Some((Frame::Str { esc: 0, utf8: 0 }, true)),
+                b'[' => Some((Frame::Arr { items: 0, st: ArrSt::Open, lo: 0, hi: UNBOUNDED_ITEMS }, true)),
+                b'"' => Some((FREE_STR, true)),
                 _ if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
                 b't' | b'f' | b'n' => Some((Frame::Lit { set: self.any_words, pos: 0, alive: 0b111 }, false)),
                 _ => None,
@@ -331,8 +355,15 @@ impl Grammar {
             Node::Object { .. } | Node::Union { .. } if b == b'{' => {
                 Some((Frame::Obj { node, next: 0, cur: 0, st: ObjSt::Open }, true))
             }
-            Node::Array { items } if b == b'[' => Some((Frame::Arr { items: *items as u16, st: ArrSt::Open }, true)),
-            Node::String if b == b'"' => Some((Frame::Str { esc: 0, utf8: 0 }, true)),
+            Node::Array { items, min, max } if b == b'[' => {
+                let lo = (*min).min(UNBOUNDED_ITEMS as usize - 1) as u8;
+                let hi = max.map_or(UNBOUNDED_ITEMS, |m| m.min(UNBOUNDED_ITEMS as usize) as u8);
+                Some((Frame::Arr { items: *items as u16, st: ArrSt::Open, lo, hi }, true))
+            }
+            Node::String { max } if b == b'"' => {
+                let left = max.map_or(UNBOUNDED_CHARS, |m| m.min(UNBOUNDED_CHARS as usize) as u16);
+                Some((Frame::Str { esc: 0, utf8: 0, left }, true))
+            }
             Node::Number if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
             Node::Integer if number => Some((Frame::Num { integer: true, st: NumSt::Start }, false)),
             Node::Enum(_) => Some((Frame::Pick { trie: self.node_trie[node as usize], at: 0 }, false)),
@@ -387,7 +418,12 @@ impl Grammar {
                         return true;
                     }
                 }
-                Frame::Str { esc, utf8 } => {
+                Frame::Str { esc, utf8, left } => {
+                    let starts_char = (esc, utf8) == (0, 0) && b != b'"';
+                    if starts_char && left == 0 {
+                        return false;
+                    }
+                    let left = if starts_char && left != UNBOUNDED_CHARS { left - 1 } else { left };
                     let next = match (esc, utf8) {
                         (0, 0) => match b {
                             b'"' => {
@@ -414,7 +450,7 @@ impl Grammar {
                         (2..=5, _) if b.is_ascii_hexdigit() => (if esc == 5 { 0 } else { esc + 1 }, 0),
                         _ => return false,
                     };
-                    s.set_top(Frame::Str { esc: next.0, utf8: next.1 });
+                    s.set_top(Frame::Str { esc: next.0, utf8: next.1, left });
                     return true;
                 }
                 Frame::Num { integer, st } => match st.next(b, integer) {
@@ -487,7 +523,7 @@ impl Grammar {
                 }
                 Frame::FreeObj { st } => {
                     match (st, b) {
-                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => return s.push(Frame::Str { esc: 0, utf8: 0 }),
+                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => return s.push(FREE_STR),
                         (ObjSt::Open | ObjSt::AfterValue, b'}') => self.finish(s, None),
                         (ObjSt::AfterKey, b':') => {
                             s.set_top(Frame::FreeObj { st: ObjSt::AfterValue });
@@ -498,17 +534,19 @@ impl Grammar {
                     }
                     return true;
                 }
-                Frame::Arr { items, st } => match (st, b) {
-                    (ArrSt::Open | ArrSt::AfterItem, b']') => {
+                Frame::Arr { items, st, lo, hi } => match (st, b) {
+                    (ArrSt::Open | ArrSt::AfterItem, b']') if lo == 0 => {
                         self.finish(s, None);
                         return true;
                     }
-                    (ArrSt::AfterItem, b',') => {
-                        s.set_top(Frame::Arr { items, st: ArrSt::ExpectItem });
+                    (ArrSt::AfterItem, b',') if hi > 0 => {
+                        s.set_top(Frame::Arr { items, st: ArrSt::ExpectItem, lo, hi });
                         return true;
                     }
+                    (ArrSt::Open, _) if hi == 0 => return false,
                     (ArrSt::Open | ArrSt::ExpectItem, _) => {
-                        s.set_top(Frame::Arr { items, st: ArrSt::AfterItem });
+                        let hi = if hi == UNBOUNDED_ITEMS { hi } else { hi - 1 };
+                        s.set_top(Frame::Arr { items, st: ArrSt::AfterItem, lo: lo.saturating_sub(1), hi });
                         if !s.push(Frame::Value(items)) {
                             return false;
                         }
@@ -573,11 +611,13 @@ impl Grammar {
                 ObjSt::ExpectKey => b'"',
                 ObjSt::AfterKey => b':',
             },
-            Frame::Arr { items, st } => match st {
+            Frame::Arr { items, st, lo, .. } => match st {
+                ArrSt::Open if lo > 0 => self.value_start(items),
+                ArrSt::AfterItem if lo > 0 => b',',
                 ArrSt::Open | ArrSt::AfterItem => b']',
                 ArrSt::ExpectItem => self.value_start(items),
             },
-            Frame::Str { esc, utf8 } => match (esc, utf8) {
+            Frame::Str { esc, utf8, .. } => match (esc, utf8) {
                 (1, _) => b'n',
                 (2..=6, _) => b'0',
                 (_, n) if n > 0 => 0x80,
@@ -617,7 +657,7 @@ impl Grammar {
             Node::Object { .. } | Node::Union { .. } => b'{',
 
             Node::Array { .. } => b'[',
-            Node::String => b'"',
+            Node::String { .. } => b'"',
             Node::Boolean => b'f',
             Node::Enum(_) => {
                 let set = &self.lits[self.node_lit[node as usize] as usize];
@@ -771,12 +811,54 @@ mod tests {
         assert!(e.contains("const"), "{e}");
     }
 
+    fn bounded_schema() -> Value {
+        json!({"type": "object", "properties": {
+            "claims": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"type": "object", "properties": {
+                "claim": {"type": "string", "maxLength": 5},
+                "evidence": {"type": "array", "maxItems": 1, "items": {"enum": ["G:a", "R:b"]}}
+            }, "required": ["claim", "evidence"]}},
+            "none": {"type": "array", "maxItems": 0, "items": {"type": "string"}}
+        }, "required": ["claims"]})
+    }
+
+    #[test]
+    fn lengths_and_item_counts_are_bounded() {
+        let g = grammar(bounded_schema());
+        for ok in [
+            r#"{"claims":[{"claim":"abcde","evidence":[]}]}"#,
+            r#"{"claims":[{"claim":"é\"x\u00e9","evidence":["G:a"]},{"claim":"","evidence":[]}],"none":[]}"#,
+        ] {
+            assert!(accepts(&g, ok), "{ok}");
+            g.schema().validate(&serde_json::from_str(ok).unwrap()).unwrap();
+        }
+        for bad in [
+            r#"{"claims":[]}"#,
+            r#"{"claims":[{"claim":"abcdef","evidence":[]}]}"#,
+            r#"{"claims":[{"claim":"a","evidence":["G:a","R:b"]}]}"#,
+            r#"{"claims":[{"claim":"a","evidence":[]},{"claim":"b","evidence":[]},{"claim":"c","evidence":[]}]}"#,
+            r#"{"claims":[{"claim":"a","evidence":[]}],"none":["x"]}"#,
+        ] {
+            assert!(!accepts(&g, bad), "{bad}");
+            assert!(g.schema().validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
+        }
+        // The completion of an empty start fills the one required claim.
+        let done = g.completion(&g.start());
+        g.schema().validate(&serde_json::from_slice(&done).unwrap()).unwrap();
+        // Far from its bound a string is keyed like an unbounded one; near it, by what is left.
+        let mut s = g.start();
+        assert!(g.feed_all(&mut s, br#"{"claims":[{"claim":""#));
+        let far = g.mask_key(&s, 3);
+        assert!(g.feed_all(&mut s, b"abc"));
+        assert_ne!(g.mask_key(&s, 3), far);
+        assert!(g.feed_all(&mut s, b"de") && !g.feed(&mut s.clone(), b'f') && g.feed(&mut s, b'"'));
+    }
+
     /// Property: random walks through the grammar (a random allowed byte at each step, then the completion)
     /// always end in a text that parses and validates.
     #[test]
     fn every_random_walk_validates() {
         let mut seed = 7u64;
-        for schema in [union_schema(), tool_schema()] {
+        for schema in [union_schema(), tool_schema(), bounded_schema()] {
             let g = grammar(schema);
             for _ in 0..300 {
                 let mut s = g.start();

@@ -1,5 +1,6 @@
 //! The JSON Schema subset BrainLens asks models for — object (properties, required), array (items), enum,
-//! const, string, number, integer, boolean, `{}` (any JSON), and `anyOf`/`oneOf` of objects told apart by a
+//! const, string (with `maxLength`), number, integer, boolean, `{}` (any JSON), arrays with `minItems`/`maxItems`,
+//! and `anyOf`/`oneOf` of objects told apart by a
 //! `const` property (a tool call: `{"tool": {"const": …}, "args": {…that tool's own…}}`) — compiled once, then used two ways:
 //! `validate` checks a reply, and `grammar::Recognizer` accepts exactly the JSON texts valid against it, byte
 //! by byte (the heart of constrained decoding). Descriptive keywords (title, description, …) are ignored;
@@ -19,10 +20,16 @@ pub enum Node {
         free: bool,
         closed: bool,
     },
+    /// Items of node `items`, at least `min` and at most `max` of them.
     Array {
         items: usize,
+        min: usize,
+        max: Option<usize>,
     },
-    String,
+    /// At most `max` characters (Unicode scalar values, as JSON Schema's `maxLength` counts them).
+    String {
+        max: Option<usize>,
+    },
     Number,
     Integer,
     Boolean,
@@ -66,9 +73,6 @@ const IGNORED: &[&str] = &[
     "minimum",
     "maximum",
     "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
     "additionalProperties",
     "strict",
 ];
@@ -96,13 +100,15 @@ impl Schema {
             Node::Any => Ok(()),
             Node::Nullable(_) if value.is_null() => Ok(()),
             Node::Nullable(inner) => self.check(*inner, value, path),
-            Node::String => {
-                if value.is_string() {
-                    Ok(())
-                } else {
-                    bad("a string")
-                }
-            }
+            Node::String { max } => match value.as_str() {
+                Some(text) if max.is_some_and(|m| text.chars().count() > m) => Err(format!(
+                    "{path}: expected at most {} characters, got {}",
+                    max.unwrap_or(0),
+                    text.chars().count()
+                )),
+                Some(_) => Ok(()),
+                None => bad("a string"),
+            },
             Node::Number => {
                 if value.is_number() {
                     Ok(())
@@ -145,8 +151,12 @@ impl Schema {
                     }
                 }
             }
-            Node::Array { items } => {
+            Node::Array { items, min, max } => {
                 let Some(array) = value.as_array() else { return bad("an array") };
+                if array.len() < *min || max.is_some_and(|m| array.len() > m) {
+                    let most = max.map_or(String::new(), |m| format!(" and at most {m}"));
+                    return Err(format!("{path}: expected at least {min}{most} items, got {}", array.len()));
+                }
                 for (i, item) in array.iter().enumerate() {
                     self.check(*items, item, &format!("{path}[{i}]"))?;
                 }
@@ -194,8 +204,20 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
         };
     };
     for key in object.keys() {
-        let known =
-            ["type", "properties", "required", "items", "enum", "const", "anyOf", "oneOf"].contains(&key.as_str());
+        let known = [
+            "type",
+            "properties",
+            "required",
+            "items",
+            "enum",
+            "const",
+            "anyOf",
+            "oneOf",
+            "maxLength",
+            "minItems",
+            "maxItems",
+        ]
+        .contains(&key.as_str());
         if !known && !IGNORED.contains(&key.as_str()) {
             return Err(format!("{path}: keyword \"{key}\" is outside the supported schema subset"));
         }
@@ -243,7 +265,7 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
         Some(other) => return Err(format!("{path}: type {other} is outside the supported subset (one type name)")),
     };
     let node = match kind {
-        "string" => Node::String,
+        "string" => Node::String { max: count(object, "maxLength", path)? },
         "number" => Node::Number,
         "integer" => Node::Integer,
         "boolean" => Node::Boolean,
@@ -252,7 +274,11 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
                 Some(items) => compile_node(items, nodes, &format!("{path}[]"))?,
                 None => 0,
             };
-            Node::Array { items }
+            let (min, max) = (count(object, "minItems", path)?.unwrap_or(0), count(object, "maxItems", path)?);
+            if max.is_some_and(|m| m < min) {
+                return Err(format!("{path}: maxItems is below minItems"));
+            }
+            Node::Array { items, min, max }
         }
         "object" => {
             let required: Vec<&str> = match object.get("required") {
@@ -284,6 +310,33 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
     };
     nodes.push(node);
     Ok(nodes.len() - 1)
+}
+
+/// `schema` without its size bounds (`maxLength`, `minItems`, `maxItems`): what a step accepts from a model
+/// that was asked for the bounded shape but does not decode under it (a remote endpoint may ignore bounds;
+/// a longer text is still an answer).
+pub fn without_bounds(schema: &Value) -> Value {
+    match schema {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "maxLength" | "minItems" | "maxItems"))
+                .map(|(k, v)| (k.clone(), if k == "enum" || k == "const" { v.clone() } else { without_bounds(v) }))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(without_bounds).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A non-negative integer keyword (`maxLength`, `minItems`, `maxItems`).
+fn count(object: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<Option<usize>, String> {
+    match object.get(key) {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) => Ok(Some(n as usize)),
+            None => Err(format!("{path}: {key} must be a non-negative integer, got {v}")),
+        },
+    }
 }
 
 /// `anyOf`/`oneOf`: objects with one property that is a `const` in every branch (the same name), each
