@@ -91,6 +91,14 @@ fn brainagent_runs_end_to_end_and_replays_identically_from_the_cli() {
     let a = t.analysis.clone().unwrap();
     assert!(a.unknown_evidence.is_empty(), "the schema offers only ids of the table: {:?}", a.unknown_evidence);
     assert!(a.evidence.contains(&"G:modularity".to_string()) && a.evidence.contains(&"R:RH_DorsAttn_6".to_string()));
+    // The rationale is claims, each with what it cites; an id written in a claim's text counts as cited by it.
+    assert_eq!(a.claims.len(), 2);
+    assert_eq!(a.claims[1].evidence, ["G:modularity"]);
+    assert_eq!(d.claims[0].evidence, ["R:RH_DorsAttn_6"], "{:?}", d.claims);
+    assert!(d.rationale.starts_with("Hubs RH_DorsAttn_6 [R:RH_DorsAttn_6]. Modularity"), "{}", d.rationale);
+    let md = t.to_markdown();
+    let value = t.evidence_text("G:modularity").unwrap();
+    assert!(md.contains(&format!("  - `G:modularity` {value}")), "the cited value is shown under its claim");
     let refl = t.reflection.clone().unwrap();
     assert!(refl.revised && refl.before.confidence == 0.7 && refl.after.confidence == 0.6);
     assert_eq!(
@@ -158,8 +166,9 @@ fn baselines_and_ablations_make_the_calls_they_should() {
 fn interpretability_checks_reward_true_claims_about_this_graph_only() {
     let with = |rationale: &'static str| {
         let m = Scripted::with(move |name, _| {
-            (name == "analysis")
-                .then(|| Ok(json!({"label": "sub-100206", "confidence": 0.5, "rationale": rationale, "evidence": []})))
+            (name == "analysis").then(|| {
+                Ok(json!({"label": "sub-100206", "confidence": 0.5, "claims": [{"claim": rationale, "evidence": []}]}))
+            })
         });
         interpret::score(&analyze(Arc::new(m), Settings::for_method(Method::Direct)), &context())
     };
@@ -202,8 +211,9 @@ fn evidence_knn_votes_over_the_nearest_cases_without_a_model() {
 #[test]
 fn an_answer_outside_the_label_set_is_retried_once_then_recorded_as_a_failure() {
     let always = Scripted::with(|name, _| {
-        (name == "analysis")
-            .then(|| Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "rationale": "unclear", "evidence": []})))
+        (name == "analysis").then(|| {
+            Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "claims": [{"claim": "unclear", "evidence": []}]}))
+        })
     });
     let t = analyze(Arc::new(always), brainagent());
     assert_eq!(t.outcome.class, OutcomeClass::OutOfLabelSet);
@@ -216,8 +226,9 @@ fn an_answer_outside_the_label_set_is_retried_once_then_recorded_as_a_failure() 
     assert_eq!(analysis.attempts, 2);
     // Corrected on the retry: accepted.
     let once = Scripted::with(|name, r| {
-        (name == "analysis" && r.messages.len() == 2)
-            .then(|| Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "rationale": "unclear", "evidence": []})))
+        (name == "analysis" && r.messages.len() == 2).then(|| {
+            Ok(json!({"label": "UNCERTAIN", "confidence": 0.5, "claims": [{"claim": "unclear", "evidence": []}]}))
+        })
     });
     let t = analyze(Arc::new(once), brainagent());
     assert_eq!(t.outcome.class, OutcomeClass::Ok);
@@ -293,7 +304,7 @@ fn invalid_json_is_retried_once_then_recorded() {
     // A schema-invalid reply (confidence out of range) is an invalid output too.
     let conf = Scripted::with(|name, _| {
         (name == "analysis")
-            .then(|| Ok(json!({"label": "sub-100206", "confidence": 7, "rationale": "x", "evidence": []})))
+            .then(|| Ok(json!({"label": "sub-100206", "confidence": 7, "claims": [{"claim": "x", "evidence": []}]})))
     });
     let t = analyze(Arc::new(conf), Settings::for_method(Method::Direct));
     assert_eq!(t.outcome.class, OutcomeClass::InvalidOutput);
@@ -357,7 +368,7 @@ mod eval_tests {
         Scripted::with(|name, r| {
             (name == "analysis").then(|| {
                 let l = ["sub-100206", "sub-100307"][r.seed.unwrap_or(0) as usize % 2];
-                Ok(json!({"label": l, "confidence": 0.6, "rationale": "alternating", "evidence": []}))
+                Ok(json!({"label": l, "confidence": 0.6, "claims": [{"claim": "alternating", "evidence": []}]}))
             })
         })
     }

@@ -97,14 +97,18 @@ pub fn answer(r: &ChatRequest) -> Value {
         "analysis" => json!({
             "reasoning": "The nearest cases and the hubs agree.",
             "label": label, "confidence": 0.7,
-            "rationale": "Hubs RH_DorsAttn_6 and LH_SomMot_3 [R:RH_DorsAttn_6]; modularity 0.32 [G:modularity]; the salience network is the most cohesive.",
-            "evidence": ["G:modularity", "R:RH_DorsAttn_6"]
+            "claims": [
+                {"claim": "Hubs RH_DorsAttn_6 and LH_SomMot_3 [R:RH_DorsAttn_6].", "evidence": ["R:RH_DorsAttn_6"]},
+                {"claim": "Modularity is 0.32; the salience network is the most cohesive.", "evidence": ["G:modularity"]}
+            ]
         }),
         "reflection" => json!({
             "critique": "The rationale cites real hubs and the measured modularity, but the confidence is high for three cases of mixed labels.",
             "revise": true, "label": label, "confidence": 0.6,
-            "rationale": "Hubs RH_DorsAttn_6 [R:RH_DorsAttn_6]; modularity 0.32 [G:modularity]; confidence lowered.",
-            "evidence": ["G:modularity", "R:RH_DorsAttn_6"]
+            "claims": [
+                {"claim": "Hubs RH_DorsAttn_6 [R:RH_DorsAttn_6].", "evidence": []},
+                {"claim": "Modularity 0.32 [G:modularity]; confidence lowered.", "evidence": ["G:modularity"]}
+            ]
         }),
         // Arguments asked again with one tool's schema: fill what it asks for.
         "arguments" => {

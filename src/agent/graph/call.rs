@@ -50,7 +50,7 @@ impl Caller<'_> {
 
     /// `ask` that sends `schema` (what constrained decoding produces) but accepts any reply valid against
     /// `accept`, a looser shape whose remaining problems the step repairs itself (drifted tool arguments from
-    /// models that do not follow schemas).
+    /// models that do not follow schemas). Size bounds are never reasons to refuse a reply (`without_bounds`).
     #[allow(clippy::too_many_arguments)]
     pub fn ask_accepting(
         &self,
@@ -65,6 +65,7 @@ impl Caller<'_> {
         let compile = |s: &Value| {
             Schema::compile(s).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })
         };
+        let accept = &crate::llm::schema::without_bounds(accept);
         let compiled = compile(accept)?;
         if *accept != schema {
             compile(&schema)?;

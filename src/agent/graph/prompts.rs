@@ -25,16 +25,20 @@ region level (hubs and salient regions), subgraph level (modules and functional 
     )
 }
 
-pub fn understanding_schema() -> Value {
+/// The understanding step's reply: hubs are region labels of the graph (an enum of them), the levels short
+/// texts.
+pub fn understanding_schema(labels: &[String]) -> Value {
+    let region = if labels.is_empty() { json!({"type": "string"}) } else { json!({"enum": labels}) };
+    let text = json!({"type": "string", "maxLength": CLAIM_CHARS});
     json!({"type": "object", "properties": {
         "region_level": {"type": "object", "properties": {
-            "hubs": {"type": "array", "items": {"type": "string"}},
-            "salient_regions": {"type": "string"}}, "required": ["hubs", "salient_regions"]},
+            "hubs": {"type": "array", "maxItems": 6, "items": region},
+            "salient_regions": text}, "required": ["hubs", "salient_regions"]},
         "subgraph_level": {"type": "object", "properties": {
-            "modules": {"type": "string"}, "functional_networks": {"type": "string"}},
+            "modules": text, "functional_networks": text},
             "required": ["modules", "functional_networks"]},
         "graph_level": {"type": "object", "properties": {
-            "integration": {"type": "string"}, "segregation": {"type": "string"}, "small_world": {"type": "string"}},
+            "integration": text, "segregation": text, "small_world": text},
             "required": ["integration", "segregation", "small_world"]}
     }, "required": ["region_level", "subgraph_level", "graph_level"]})
 }
@@ -65,11 +69,20 @@ Put the tool's arguments in \"arguments\" as a JSON object with exactly the argu
     )
 }
 
+/// Longest thought of a round, reasoning, critique and claim the local model may write (characters): bounds
+/// on free text keep a small model from running on (they are sent to remote endpoints too, which may ignore
+/// them; a longer reply is still accepted).
+pub const THINK_CHARS: usize = 240;
+pub const CLAIM_CHARS: usize = 160;
+/// A rationale is one to `MAX_CLAIMS` claims, each citing up to `MAX_CITED` evidence ids.
+pub const MAX_CLAIMS: usize = 4;
+pub const MAX_CITED: usize = 3;
+
 /// A round's reply; `action` is `tools::action_schema` (one menu tool with its own arguments).
-pub fn step_schema(action: Value) -> Value {
+pub fn step_schema(action: Value, report_chars: usize) -> Value {
     json!({"type": "object", "properties": {
-        "think": {"type": "string"},
-        "report": {"type": "string"},
+        "think": {"type": "string", "maxLength": THINK_CHARS},
+        "report": {"type": "string", "maxLength": report_chars},
         "action": action
     }, "required": ["think", "report", "action"]})
 }
@@ -77,31 +90,31 @@ pub fn step_schema(action: Value) -> Value {
 pub fn analysis(task: &Task, context: &str, evidence: &str, cot: bool) -> String {
     format!(
         "{}\n\n{context}\nEvidence table (cite these ids):\n{evidence}\n\n{}Choose the label (one of {}), a confidence \
-between 0 and 1, and a rationale that cites the evidence ids it rests on. List the cited ids in \"evidence\".",
+between 0 and 1, and a rationale of 1 to {MAX_CLAIMS} claims: each claim one short sentence, with the ids of the evidence it rests on in its \"evidence\".",
         task_block(task),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },
         task.labels.join(", ")
     )
 }
 
-/// The cited ids: an enum of the evidence table's ids, so a constrained reply cites only evidence that exists.
-fn evidence_schema(ids: &[String]) -> Value {
-    if ids.is_empty() {
-        json!({"type": "array", "items": {"type": "string"}})
-    } else {
-        json!({"type": "array", "items": {"enum": ids}})
-    }
+/// The claims of a rationale; cited ids are an enum of the evidence table's ids, so a constrained reply
+/// cites only evidence that exists.
+fn claims_schema(ids: &[String]) -> Value {
+    let id = if ids.is_empty() { json!({"type": "string"}) } else { json!({"enum": ids}) };
+    json!({"type": "array", "minItems": 1, "maxItems": MAX_CLAIMS, "items": {"type": "object", "properties": {
+        "claim": {"type": "string", "maxLength": CLAIM_CHARS},
+        "evidence": {"type": "array", "maxItems": MAX_CITED, "items": id}
+    }, "required": ["claim", "evidence"]}})
 }
 
 pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
     let mut props = serde_json::Map::new();
     if cot {
-        props.insert("reasoning".into(), json!({"type": "string"}));
+        props.insert("reasoning".into(), json!({"type": "string", "maxLength": 2 * THINK_CHARS}));
     }
     props.insert("label".into(), json!({"enum": task.labels}));
     props.insert("confidence".into(), json!({"type": "number"}));
-    props.insert("rationale".into(), json!({"type": "string"}));
-    props.insert("evidence".into(), evidence_schema(ids));
+    props.insert("claims".into(), claims_schema(ids));
     let required: Vec<&String> = props.keys().collect();
     json!({"type": "object", "properties": props, "required": required})
 }
@@ -111,7 +124,7 @@ pub fn reflection(task: &Task, context: &str, evidence: &str, decision: &str) ->
         "{}\n\n{context}\nEvidence table:\n{evidence}\n\nYour analysis: {decision}\n\nReflect: check the label against the \
 graph evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or \
 the confidence too high for the evidence? Write a critique, set \"revise\" to true only if the analysis must \
-change, and give the final label (one of {}), confidence, rationale and evidence ids.",
+change, and give the final label (one of {}), confidence and claims (each with the evidence ids it rests on).",
         task_block(task),
         task.labels.join(", ")
     )
@@ -119,13 +132,12 @@ change, and give the final label (one of {}), confidence, rationale and evidence
 
 pub fn reflection_schema(task: &Task, ids: &[String]) -> Value {
     json!({"type": "object", "properties": {
-        "critique": {"type": "string"},
+        "critique": {"type": "string", "maxLength": THINK_CHARS},
         "revise": {"type": "boolean"},
         "label": {"enum": task.labels},
         "confidence": {"type": "number"},
-        "rationale": {"type": "string"},
-        "evidence": evidence_schema(ids)
-    }, "required": ["critique", "revise", "label", "confidence", "rationale", "evidence"]})
+        "claims": claims_schema(ids)
+    }, "required": ["critique", "revise", "label", "confidence", "claims"]})
 }
 
 pub fn arguments(task: &Task, context: &str, tool: &super::tools::ToolSpec, problem: &str) -> String {

@@ -9,7 +9,7 @@ use super::method::{Method, Settings};
 use super::prompts;
 use super::task::Task;
 use super::tools::{self, CARD, FINISH, HARK, Resources, TOOLS};
-use super::trace::{Counters, Decision, Outcome, OutcomeClass, Reflection, Round, Trace};
+use super::trace::{Claim, Counters, Decision, Outcome, OutcomeClass, Reflection, Round, Trace};
 use crate::llm::{Cancel, ChatModel};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -118,7 +118,7 @@ impl Agent {
                         "understanding",
                         prompts::understanding(&self.task, &graph_text),
                         "understanding",
-                        prompts::understanding_schema(),
+                        prompts::understanding_schema(&ctx.connectome.labels),
                         &|_| Ok(()),
                     )
                     .map_err(|e| ("understanding".to_string(), e))?;
@@ -151,7 +151,10 @@ impl Agent {
         trace.decision = Some(analysis.clone());
         on_update(trace);
         if s.reflection && matches!(s.method, Method::Brainagent | Method::Reflection) {
-            let before = serde_json::to_string(&json!({"label": analysis.label, "confidence": analysis.confidence, "rationale": analysis.rationale, "evidence": analysis.evidence})).unwrap_or_default();
+            let before = serde_json::to_string(
+                &json!({"label": analysis.label, "confidence": analysis.confidence, "claims": analysis.claims}),
+            )
+            .unwrap_or_default();
             let v = caller
                 .ask(
                     trace,
@@ -218,8 +221,9 @@ impl Agent {
             // object, which `check_args` then repairs or rejects (models that do not follow schemas drift).
             let loose = prompts::step_schema(
                 json!({"type": "object", "properties": {"tool": {"enum": menu}, "arguments": {"type": "object"}}, "required": ["tool", "arguments"]}),
+                s.report_chars,
             );
-            let strict = prompts::step_schema(tools::action_schema(&menu, ctx));
+            let strict = prompts::step_schema(tools::action_schema(&menu, ctx), s.report_chars);
             let v = match caller.ask_accepting(trace, &step, prompt, "step", strict, &loose, &|v| match v
                 .pointer("/action/tool")
                 .and_then(Value::as_str)
@@ -415,8 +419,6 @@ fn evidence_table(e: &[Evidence]) -> String {
     e.iter().take(80).map(|x| format!("[{}] {}", x.id, x.text)).collect::<Vec<_>>().join("\n")
 }
 
-/// A decision from a checked reply: cited ids split into known and unknown; ids written in the rationale
-/// (`[R:…]`) count as cited.
 /// The label probabilities of the last call's label choice (the enum whose options are the task's labels).
 fn with_label_probabilities(mut d: Decision, trace: &Trace, labels: &[String]) -> Decision {
     let texts: Vec<String> = labels.iter().map(|l| Value::from(l.as_str()).to_string()).collect();
@@ -437,22 +439,39 @@ fn with_label_probabilities(mut d: Decision, trace: &Trace, labels: &[String]) -
     d
 }
 
+/// A decision from a checked reply: its claims, the cited ids split into known and unknown.
 fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
-    let rationale = v["rationale"].as_str().unwrap_or("").to_string();
-    let mut cited: Vec<String> = v["evidence"]
+    let strings = |x: &Value| -> Vec<String> {
+        x.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str())
+            .map(|s| s.trim().trim_matches(['[', ']']).to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    let mut claims: Vec<Claim> = v["claims"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|x| x.as_str())
-        .map(|s| s.trim().trim_matches(['[', ']']).to_string())
+        .map(|c| Claim {
+            text: c["claim"].as_str().unwrap_or("").trim().to_string(),
+            evidence: strings(&c["evidence"]),
+        })
+        .filter(|c| !c.text.is_empty() || !c.evidence.is_empty())
         .collect();
-    for e in table {
-        if rationale.contains(&format!("[{}]", e.id)) && !cited.contains(&e.id) {
-            cited.push(e.id.clone());
+    // Ids written in a claim's text (`[R:…]`) count as cited by it.
+    for c in &mut claims {
+        for e in table {
+            if c.text.contains(&format!("[{}]", e.id)) && !c.evidence.contains(&e.id) {
+                c.evidence.push(e.id.clone());
+            }
         }
     }
+    let rationale = claims.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" ");
+    let cited: Vec<String> = claims.iter().flat_map(|c| c.evidence.clone()).collect();
     let (known, unknown): (Vec<String>, Vec<String>) =
-        cited.into_iter().filter(|c| !c.is_empty()).partition(|c| table.iter().any(|e| e.id == *c));
+        cited.into_iter().partition(|c| table.iter().any(|e| e.id == *c));
     let dedup = |mut v: Vec<String>| {
         let mut seen = std::collections::BTreeSet::new();
         v.retain(|x| seen.insert(x.clone()));
@@ -462,6 +481,7 @@ fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
         label: v["label"].as_str().unwrap_or("").to_string(),
         confidence: v["confidence"].as_f64().unwrap_or(0.0),
         rationale,
+        claims,
         evidence: dedup(known),
         unknown_evidence: dedup(unknown),
         reasoning: v.get("reasoning").and_then(Value::as_str).map(String::from),

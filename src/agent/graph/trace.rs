@@ -96,11 +96,22 @@ pub struct Round {
     pub error: Option<String>,
 }
 
+/// One claim of a rationale and the evidence ids it cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Claim {
+    pub text: String,
+    pub evidence: Vec<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Decision {
     pub label: String,
     pub confidence: f64,
+    /// The claims' texts joined (the whole rationale as one text).
     pub rationale: String,
+    /// The rationale claim by claim, each with the ids it cites (empty in traces written before claims).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
     /// Evidence ids the rationale cites that exist in the evidence table.
     pub evidence: Vec<String>,
     /// Cited ids that do not exist (kept, shown, counted against the explanation).
@@ -179,6 +190,11 @@ impl Trace {
         self.decision.as_ref().map(|d| d.label.as_str())
     }
 
+    /// The text of evidence `id` (what a claim citing it rests on).
+    pub fn evidence_text(&self, id: &str) -> Option<&str> {
+        self.evidence.iter().find(|e| e.id == id).map(|e| e.text.as_str())
+    }
+
     /// The whole trace as Markdown (export).
     pub fn to_markdown(&self) -> String {
         let mut s = format!(
@@ -196,13 +212,28 @@ impl Trace {
         ));
         if let Some(d) = &self.decision {
             s.push_str(&format!(
-                "## Answer\n\n**Label:** {} · **confidence:** {:.2}{}\n\n{}\n\nEvidence cited: {}\n\n",
+                "## Answer\n\n**Label:** {} · **confidence:** {:.2}{}\n\n",
                 d.label,
                 d.confidence,
                 d.label_probability().map_or(String::new(), |p| format!(" · **model's label probability:** {p:.2}")),
-                d.rationale,
-                d.evidence.join(", ")
             ));
+            if d.claims.is_empty() {
+                s.push_str(&format!("{}\n\nEvidence cited: {}\n\n", d.rationale, d.evidence.join(", ")));
+            } else {
+                s.push_str(
+                    "Claims (written by the model), each with the evidence it cites (measured or retrieved):\n\n",
+                );
+                for c in &d.claims {
+                    s.push_str(&format!("- {}\n", c.text));
+                    for id in &c.evidence {
+                        match self.evidence_text(id) {
+                            Some(t) => s.push_str(&format!("  - `{id}` {t}\n")),
+                            None => s.push_str(&format!("  - `{id}` (not in the evidence table)\n")),
+                        }
+                    }
+                }
+                s.push('\n');
+            }
             if !d.unknown_evidence.is_empty() {
                 s.push_str(&format!("Cited ids not in the evidence table: {}\n\n", d.unknown_evidence.join(", ")));
             }

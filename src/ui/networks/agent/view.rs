@@ -70,7 +70,7 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
     }
     ui.separator();
     match &t.decision {
-        Some(d) => final_card(ui, d, t.model == "none", o, intents),
+        Some(d) => final_card(ui, d, t, o, intents),
         None if t.outcome.class == OutcomeClass::Ok => {
             ui.spinner();
             ui.label("running…");
@@ -146,7 +146,29 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
     ));
 }
 
-fn final_card(ui: &mut egui::Ui, d: &Decision, no_model: bool, o: &OpenNetwork, intents: &mut Intents) {
+/// The words of `text`, region names as links that select the region.
+fn linked_words(ui: &mut egui::Ui, text: &str, o: &OpenNetwork, intents: &mut Intents) {
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        for word in text.split_whitespace() {
+            let core =
+                word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
+            match o.connectome.labels.iter().position(|l| l == core) {
+                Some(i) => {
+                    if ui.link(word).on_hover_text(format!("select {core}")).clicked() {
+                        intents.select_region = Some(i);
+                    }
+                }
+                None => {
+                    ui.label(word);
+                }
+            }
+        }
+    });
+}
+
+fn final_card(ui: &mut egui::Ui, d: &Decision, t: &Trace, o: &OpenNetwork, intents: &mut Intents) {
+    let no_model = t.model == "none";
     ui.horizontal(|ui| {
         ui.heading(format!("Label: {}", d.label));
         ui.colored_label(ui.visuals().warn_fg_color, "research use only — not a diagnosis");
@@ -171,23 +193,27 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, no_model: bool, o: &OpenNetwork, 
     } else {
         "Rationale (written by the model; region names select the region):"
     });
-    ui.horizontal_wrapped(|ui| {
-        ui.spacing_mut().item_spacing.x = 4.0;
-        for word in d.rationale.split_whitespace() {
-            let core =
-                word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
-            match o.connectome.labels.iter().position(|l| l == core) {
-                Some(i) => {
-                    if ui.link(word).on_hover_text(format!("select {core}")).clicked() {
-                        intents.select_region = Some(i);
-                    }
-                }
-                None => {
-                    ui.label(word);
-                }
+    if d.claims.is_empty() {
+        linked_words(ui, &d.rationale, o, intents);
+    }
+    // Each claim (the model's words) with the values it cites (measured or retrieved, from the evidence table).
+    for (k, c) in d.claims.iter().enumerate() {
+        ui.horizontal(|ui| {
+            ui.strong(format!("{}.", k + 1));
+            linked_words(ui, &c.text, o, intents);
+        });
+        ui.indent(("agent_claim", k), |ui| {
+            if c.evidence.is_empty() {
+                ui.colored_label(ui.visuals().warn_fg_color, "cites no evidence");
             }
-        }
-    });
+            for id in &c.evidence {
+                match t.evidence_text(id) {
+                    Some(text) => ui.label(egui::RichText::new(format!("[{id}] {text}")).weak()),
+                    None => ui.colored_label(ui.visuals().warn_fg_color, format!("[{id}] not in the evidence table")),
+                };
+            }
+        });
+    }
     ui.label(format!(
         "Evidence cited: {}",
         if d.evidence.is_empty() { "none".to_string() } else { d.evidence.join(", ") }
