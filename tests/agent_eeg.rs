@@ -117,13 +117,24 @@ fn plan_steps_can_only_name_what_exists() {
         assert!(!accepts(bad), "{bad}");
         assert!(schema.validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
     }
-    // A `$k` that named nothing of the parameter's kind becomes the latest id of that kind, said in the trace.
-    let mut a = json!({"view": "$3", "l_freq": 1.0});
-    let repairs = tools::repair_refs(tools::spec("filter").unwrap(), &mut a, &st);
-    assert_eq!((a["view"].as_str(), repairs.len()), (Some("v1"), 1), "{repairs:?}");
-    let mut a = json!({"labels": "$1"});
-    assert!(tools::repair_refs(tools::spec("hypnogram_stats").unwrap(), &mut a, &st).is_empty(), "no labels to use");
-    assert_eq!(a["labels"], "$1");
+    // A `$k` resolves to the id its step registered when that is of the parameter's kind; otherwise to the
+    // latest id of the kind, said in the trace.
+    let filter = tools::spec("filter").unwrap();
+    let (a, repairs) = tools::resolve_args(filter, &json!({"view": "$1", "l_freq": 1.0}), &[Some("v1".into())], &st);
+    assert_eq!((a["view"].as_str(), repairs.len()), (Some("v1"), 0));
+    for produced in [vec![], vec![Some("rec1".to_string())], vec![None]] {
+        let (a, repairs) = tools::resolve_args(filter, &json!({"view": "$1", "l_freq": 1.0}), &produced, &st);
+        assert_eq!((a["view"].as_str(), repairs.len()), (Some("v1"), 1), "{repairs:?}");
+    }
+    // Only tools whose id parameters have ids in the state are offered: so every `$k` resolves.
+    let sleep = tools::toolset(Domain::Sleep);
+    let offered: Vec<&str> = tools::offered(&sleep, &st).iter().map(|t| t.name).collect();
+    assert!(offered.contains(&"filter") && offered.contains(&"load_hypnogram"), "{offered:?}");
+    assert!(!offered.contains(&"hypnogram_stats"), "no labels loaded yet: {offered:?}");
+    let empty = SharedState::new(&inputs, ws.path());
+    for t in tools::offered(&sleep, &empty) {
+        assert!(t.params.iter().all(|p| !matches!(p.kind, tools::Kind::Id(_))), "{} needs an id", t.name);
+    }
     // Every id the schema offers for a view passes the tool's own check once resolved.
     for id in st.ids(tools::Of::View) {
         tools::check(tools::spec("filter").unwrap(), &args(json!({"view": id, "l_freq": 1.0})), &st).unwrap();

@@ -184,20 +184,6 @@ fn loose_plan_schema(tools: &[&ToolSpec]) -> Value {
         "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
 }
 
-/// `$k` → the id registered by step k of this segment.
-fn resolve(v: &Value, produced: &[Option<String>]) -> Value {
-    match v {
-        Value::String(s) if s.starts_with('$') => s[1..]
-            .parse::<usize>()
-            .ok()
-            .and_then(|k| produced.get(k.wrapping_sub(1)).cloned().flatten())
-            .map_or_else(|| v.clone(), Value::String),
-        Value::Array(a) => Value::Array(a.iter().map(|x| resolve(x, produced)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), resolve(x, produced))).collect()),
-        other => other.clone(),
-    }
-}
-
 /// Runs the longest executable prefix of `steps`; returns the records and whether every step ran.
 fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel: &Cancel) -> Vec<StepRecord> {
     let mut produced: Vec<Option<String>> = Vec::new();
@@ -207,9 +193,10 @@ fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel
             break;
         }
         let name = step["tool"].as_str().unwrap_or("").to_string();
-        let mut args = resolve(&step["args"], &produced);
-        let repairs =
-            tools.iter().find(|t| t.name == name).map(|t| tools::repair_refs(t, &mut args, state)).unwrap_or_default();
+        let (args, repairs) = match tools.iter().find(|t| t.name == name) {
+            Some(t) => tools::resolve_args(t, &step["args"], &produced, state),
+            None => (step["args"].clone(), Vec::new()),
+        };
         let mut rec = StepRecord { tool: name.clone(), args: args.clone(), repairs, ..Default::default() };
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
@@ -252,9 +239,19 @@ fn plan_prompt(
     agent: &str,
     state: &SharedState,
     tools: &[&ToolSpec],
+    offered: &[&ToolSpec],
     last: &[StepRecord],
     max_steps: usize,
 ) -> String {
+    let later: Vec<&str> = tools.iter().filter(|t| !offered.iter().any(|o| o.name == t.name)).map(|t| t.name).collect();
+    let later = if later.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nOnce a step registers what they take (a recording, view, labels, events or result): {}\n",
+            later.join(", ")
+        )
+    };
     let last_text = if last.is_empty() {
         "none yet".to_string()
     } else {
@@ -267,13 +264,13 @@ fn plan_prompt(
             .join("\n")
     };
     format!(
-        "You are {agent}.\n\nTask:\n{query}\n\nData files in the inputs: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n\n\
+        "You are {agent}.\n\nTask:\n{query}\n\nData files in the inputs: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n{later}\n\
          Plan the remaining steps (at most {max_steps}) as JSON {{\"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}], \"done\": bool}}. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
          Set done to true with no steps when the shared state holds everything the task asks for, or when the data cannot be loaded.",
         files_line(state),
         state.summary(),
-        tools::menu(tools)
+        tools::menu(offered)
     )
 }
 
@@ -366,13 +363,16 @@ pub fn run(
         }
         state.planning.round = round;
         let summary = state.summary();
-        let prompt = plan_prompt(query, &agent, &state, &tools, &last, s.max_steps);
+        // Only tools whose inputs exist are offered, so every constrained step is executable; the others are
+        // named, and come on the menu once a step registers what they need.
+        let offered = tools::offered(&tools, &state);
+        let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
         let plan = match ctx.ask(
             &mut trace,
             &format!("plan {round}"),
             prompt,
             "plan",
-            plan_schema(&tools, &state, s.max_steps),
+            plan_schema(&offered, &state, s.max_steps),
             Some(&loose_plan_schema(&tools)),
             s.max_tokens,
         ) {
@@ -398,7 +398,9 @@ pub fn run(
             executed: executed.clone(),
         });
         last = executed;
-        if done || steps.is_empty() {
+        // "done" while the last steps put new tools on the menu is not final: the plan could not use them yet.
+        let unlocked = tools::offered(&tools, &state).len() > offered.len();
+        if steps.is_empty() || (done && !unlocked) {
             break;
         }
     }

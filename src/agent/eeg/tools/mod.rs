@@ -332,25 +332,55 @@ pub fn menu(tools: &[&ToolSpec]) -> String {
         .join("\n")
 }
 
-/// A `$k` reference that did not resolve to an id of the kind its parameter takes (the step registered
-/// nothing, or something else) becomes the latest id of that kind in the state, if there is one; the repairs
-/// are returned for the trace.
-pub fn repair_refs(t: &ToolSpec, args: &mut Value, state: &SharedState) -> Vec<String> {
+/// The tools a plan may use now: those whose every id parameter has an id of its kind in the state (loading
+/// comes first; a tool that needs a view is offered once a view exists). With `resolve_args` every step of a
+/// constrained plan of these tools passes the tools' checks: an id parameter names an existing id, or a `$k`
+/// that resolves to one.
+pub fn offered<'a>(tools: &[&'a ToolSpec], state: &SharedState) -> Vec<&'a ToolSpec> {
+    tools
+        .iter()
+        .filter(|t| t.params.iter().all(|p| !matches!(p.kind, Kind::Id(of) if state.ids(of).is_empty())))
+        .copied()
+        .collect()
+}
+
+/// A step's arguments with its id parameters' `$k` references resolved: to the id step k of this plan
+/// registered when that id is of the parameter's kind, else to the latest id of the kind in the state (a
+/// repair, returned for the trace). Other values are left as they are.
+pub fn resolve_args(
+    t: &ToolSpec,
+    args: &Value,
+    produced: &[Option<String>],
+    state: &SharedState,
+) -> (Value, Vec<String>) {
+    let mut args = args.clone();
     let mut repairs = Vec::new();
-    let Some(map) = args.as_object_mut() else { return repairs };
+    let Some(map) = args.as_object_mut() else { return (args, repairs) };
     for p in t.params {
         let Kind::Id(of) = p.kind else { continue };
-        let Some(given) = map.get(p.name).and_then(Value::as_str).map(str::to_string) else { continue };
-        let ids = state.ids(of);
-        if !given.starts_with('$') || ids.contains(&given) {
+        let Some(given) = map.get(p.name).and_then(Value::as_str).filter(|g| g.starts_with('$')).map(str::to_string)
+        else {
             continue;
-        }
-        if let Some(latest) = ids.last() {
-            repairs.push(format!("{}: {given} named no {of:?} id; the latest, {latest}, was used", p.name));
-            map.insert(p.name.to_string(), Value::String(latest.clone()));
-        }
+        };
+        let ids = state.ids(of);
+        let step = given[1..].parse::<usize>().ok().and_then(|k| produced.get(k.wrapping_sub(1)).cloned().flatten());
+        let id = match step {
+            Some(id) if ids.contains(&id) => id,
+            _ => match ids.last() {
+                Some(latest) => {
+                    let what = step.map_or("no id".to_string(), |id| id);
+                    repairs.push(format!(
+                        "{}: {given} registered {what}, not a {of:?} id; the latest, {latest}, was used",
+                        p.name
+                    ));
+                    latest.clone()
+                }
+                None => continue,
+            },
+        };
+        map.insert(p.name.to_string(), Value::String(id));
     }
-    repairs
+    (args, repairs)
 }
 
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
