@@ -121,6 +121,12 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
         None | Some(Value::Null) => ResponseFormat::Text,
         Some(format) => match format.get("type").and_then(Value::as_str) {
             Some("text") => ResponseFormat::Text,
+            // llama.cpp's server form: a JSON object valid against `schema`.
+            Some("json_object") if format.get("schema").is_some_and(|s| !s.is_null()) => {
+                let schema = format["schema"].clone();
+                super::schema::Schema::compile(&schema).map_err(|e| format!("response_format schema: {e}"))?;
+                ResponseFormat::JsonSchema { name: "response".into(), schema }
+            }
             Some("json_object") => ResponseFormat::JsonObject,
             Some("json_schema") => {
                 let spec = format.get("json_schema").ok_or("response_format.json_schema missing")?;
@@ -328,4 +334,27 @@ fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: Ch
         Err(e) => send(&error_body(e.class.as_str(), &e.message).to_string()),
     };
     let _ = w.write_all(b"0\r\n\r\n").and_then(|_| w.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn response_formats_of_both_servers_parse() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
+        let base = |f: Value| json!({"messages": [{"role": "user", "content": "hi"}], "response_format": f});
+        for f in [
+            json!({"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}),
+            json!({"type": "json_object", "schema": schema}),
+        ] {
+            let r = parse_request(&base(f.clone())).unwrap();
+            assert!(matches!(&r.format, ResponseFormat::JsonSchema { schema: s, .. } if *s == schema), "{f}");
+        }
+        let r = parse_request(&base(json!({"type": "json_object"}))).unwrap();
+        assert_eq!(r.format, ResponseFormat::JsonObject);
+        let e = parse_request(&base(json!({"type": "json_object", "schema": {"allOf": []}}))).unwrap_err();
+        assert!(e.contains("allOf"), "{e}");
+    }
 }
