@@ -1,0 +1,33 @@
+# Sourced by the scripts that measure BrainLens against llama.cpp's own OpenAI server: the release binary, the
+# model files, the SmolLM2 Q8_0 GGUF both sides load, and llama-cpp-python[server] built here by pip into
+# target/llama-venv (llama.cpp compiled from source: ~10 min on 2 cores the first time).
+scripts/setup_models.sh >/dev/null
+cargo build --release --quiet --bin brainlens
+MODELS="${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models"
+Q41="$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf"
+Q80="$MODELS/SmolLM2-135M-Instruct.Q4_1.q8_0.gguf"
+VENV=target/llama-venv
+if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
+    python3 -m venv "$VENV"
+    # Native build as BrainLens's (.cargo/config.toml), without the AMX kernels (SIGILL in this VM).
+    AMX="-U__AMX_INT8__ -U__AMX_TILE__ -U__AMX_BF16__"
+    CMAKE_ARGS="-DGGML_NATIVE=ON -DCMAKE_C_FLAGS='$AMX' -DCMAKE_CXX_FLAGS='$AMX'" \
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check "llama-cpp-python[server]==0.3.36"
+fi
+export RAYON_NUM_THREADS=2
+# The Q8_0 copy is made on first load.
+[ -f "$Q80" ] || target/release/brainlens llm chat --model-path "$Q41" --max-tokens 1 hi >/dev/null 2>&1
+
+# start_llama_cpp PORT LOG: llama.cpp's server on the Q8_0 GGUF, 2 threads; waits until it answers; sets LLAMA_PID.
+start_llama_cpp() {
+    "$VENV/bin/python" -m llama_cpp.server --model "$Q80" --port "$1" --n_threads 2 --n_threads_batch 2 \
+        --n_ctx 8192 --n_batch 512 >"$2" 2>&1 &
+    LLAMA_PID=$!
+    wait_for_port "$1"
+}
+
+wait_for_port() {
+    for _ in $(seq 240); do curl -sf "http://127.0.0.1:$1/v1/models" >/dev/null && return 0; sleep 0.5; done
+    echo "nothing answers on port $1" >&2
+    return 1
+}
