@@ -117,6 +117,20 @@ fn plan_steps_can_only_name_what_exists() {
         assert!(!accepts(bad), "{bad}");
         assert!(schema.validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
     }
+    // A table column is one of the columns in the inputs' CSV headers.
+    let cols = st.table_columns();
+    assert!(cols.contains(&"reference".to_string()) && cols.contains(&"device".to_string()), "{cols:?}");
+    let sleep_g = Grammar::new(Schema::compile(&tools::step_schema(&tools::toolset(Domain::Sleep), &st, 4)).unwrap());
+    let sleep_accepts = |text: &str| {
+        let mut s = sleep_g.start();
+        sleep_g.feed_all(&mut s, text.as_bytes()) && sleep_g.accepts_end(&s)
+    };
+    assert!(sleep_accepts(
+        r#"{"tool":"load_hypnogram","args":{"path":"hypnograms/sample_data_sri.csv","column":"reference"}}"#
+    ));
+    assert!(!sleep_accepts(
+        r#"{"tool":"load_hypnogram","args":{"path":"hypnograms/sample_data_sri.csv","column":"referencia"}}"#
+    ));
     // A `$k` resolves to the id its step registered when that is of the parameter's kind; otherwise to the
     // latest id of the kind, said in the trace.
     let filter = tools::spec("filter").unwrap();

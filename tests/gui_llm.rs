@@ -16,7 +16,7 @@ fn entry(request: &ChatRequest, text: &str) -> String {
     let response = ChatResponse {
         text: text.into(),
         json: None,
-        usage: Usage { prompt_tokens: 12, completion_tokens: 5 },
+        usage: Usage { prompt_tokens: 12, completion_tokens: 5, cached_tokens: 0 },
         latency_ms: 40.0,
         model: "recorded".into(),
         finish_reason: "stop".into(),

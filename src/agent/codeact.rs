@@ -82,12 +82,12 @@ pub struct Outcome {
 }
 
 const SYSTEM: &str = "You are a careful scientific programmer analysing EEG, sleep and physiological data in \
-BrainLens's CodeAct sandbox. Each turn, reply with exactly one of:\n\
-<execute>\nPython code\n</execute>\n\
-to run code in a persistent Python session (variables survive between turns; numpy, scipy, pandas, \
-matplotlib, scikit-learn, mne, yasa, pyedflib, edfio and wfdb are installed; there is no network), or\n\
-<solution>\nyour final report\n</solution>\n\
-when you have the answer. The task's files are under /input: a path given as data/x.edf is /input/data/x.edf. \
+BrainLens's CodeAct sandbox. Each turn, reply with exactly one of two things. To run Python code in a \
+persistent session (variables survive between turns; numpy, scipy, pandas, matplotlib, scikit-learn, mne, \
+yasa, pyedflib, edfio and wfdb are installed; there is no network), put the code between <execute> and \
+</execute>, for example:\n\
+<execute>\nimport os\nfor folder, _, names in os.walk(\"/input\"):\n    print(folder, names)\n</execute>\n\
+When you have the answer, put your final report between <solution> and </solution>. The task's files are under /input: a path given as data/x.edf is /input/data/x.edf. \
 Write files you are asked for to /workspace/file_check/ and report them as /workspace/file_check/<name>. \
 Print the values you need to see; state every requested value with the name the task gives it in the report. \
 If the data file does not exist, say so in the solution and report no values.";
@@ -146,8 +146,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             messages.push(Message::user(format!("Observation:\n{obs}")));
         }
         if last {
-            messages
-                .push(Message::user("This is the last turn: reply now with <solution>your final report</solution>."));
+            messages.push(Message::user(
+                "This is the last turn: reply now with your final report between <solution> and </solution>.",
+            ));
         }
         let req = ChatRequest {
             temperature: s.temperature,

@@ -313,14 +313,7 @@ fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpre
         )?;
     }
     writeln!(out, "interpretability (checks against the graph): {} · overall {:.2}", s.line(", "), s.overall)?;
-    writeln!(
-        out,
-        "{} calls · {} prompt + {} completion tokens · {:.1} s",
-        t.calls.len(),
-        t.prompt_tokens(),
-        t.completion_tokens(),
-        t.elapsed_ms / 1000.0
-    )?;
+    writeln!(out, "{}", t.cost_line())?;
     Ok(())
 }
 

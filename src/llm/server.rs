@@ -47,6 +47,13 @@ fn error_body(kind: &str, message: &str) -> Value {
     json!({"error": {"message": message, "type": kind}})
 }
 
+/// OpenAI's usage object, with the prompt tokens served from the prefix cache.
+fn usage_of(u: &super::types::Usage) -> Value {
+    json!({"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens,
+           "total_tokens": u.prompt_tokens + u.completion_tokens,
+           "prompt_tokens_details": {"cached_tokens": u.cached_tokens}})
+}
+
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
@@ -261,8 +268,7 @@ fn complete(
                 &json!({
                     "id": format!("chatcmpl-{}", now()), "object": "chat.completion", "created": now(), "model": id,
                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": {"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
-                              "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens},
+                    "usage": usage_of(&r.usage),
                 }),
             )
         }
@@ -308,8 +314,7 @@ fn stream(request: tiny_http::Request, model: &dyn ChatModel, id: &str, chat: Ch
     });
     let _ = match result {
         Ok(r) => {
-            let usage = json!({"prompt_tokens": r.usage.prompt_tokens, "completion_tokens": r.usage.completion_tokens,
-                               "total_tokens": r.usage.prompt_tokens + r.usage.completion_tokens});
+            let usage = usage_of(&r.usage);
             let (message, finish) = message_of(&r, spec);
             let sent = match (spec, message.get("tool_calls").and_then(Value::as_array)) {
                 // Streamed tool calls: each call's id and name, then its arguments, as OpenAI sends them.

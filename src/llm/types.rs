@@ -123,6 +123,10 @@ impl ChatRequest {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Prompt tokens whose keys/values came from the prefix cache (OpenAI's
+    /// `prompt_tokens_details.cached_tokens`); 0 when the provider does not say.
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

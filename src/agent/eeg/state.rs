@@ -174,6 +174,31 @@ impl SharedState {
         out
     }
 
+    /// Column names in the header lines of the CSV/TSV tables under the inputs (each once, in file order):
+    /// what a column parameter may name.
+    pub fn table_columns(&self) -> Vec<String> {
+        use std::io::{BufRead, Read};
+        let mut out: Vec<String> = Vec::new();
+        for f in self.input_files() {
+            let sep = match f.rsplit('.').next().map(str::to_ascii_lowercase).as_deref() {
+                Some("csv") => ',',
+                Some("tsv") => '\t',
+                _ => continue,
+            };
+            let Ok(file) = std::fs::File::open(self.inputs.join(&f)) else { continue };
+            let mut header = String::new();
+            if std::io::BufReader::new(file.take(64 * 1024)).read_line(&mut header).is_err() {
+                continue;
+            }
+            for name in header.trim_end().split(sep).map(|c| c.trim().trim_matches('"')) {
+                if !name.is_empty() && !out.iter().any(|o| o == name) {
+                    out.push(name.to_string());
+                }
+            }
+        }
+        out
+    }
+
     /// Channel labels of the views and inspected recordings (each once, first seen first).
     pub fn channel_labels(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();

@@ -46,6 +46,9 @@ pub struct CallRecord {
     pub attempts: u32,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Prompt tokens served from the provider's prefix cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
     pub latency_ms: f64,
     /// The model's raw text of the last attempt.
     pub raw: String,

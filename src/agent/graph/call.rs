@@ -93,6 +93,7 @@ impl Caller<'_> {
                 }
             };
             call.prompt_tokens += reply.usage.prompt_tokens;
+            call.cached_tokens += reply.usage.cached_tokens;
             call.completion_tokens += reply.usage.completion_tokens;
             call.ms += reply.latency_ms;
             call.raw = reply.text.clone();

@@ -160,7 +160,8 @@ impl GraphContext {
                 ),
             });
         }
-        for m in &self.description.modules {
+        // Modules of one region say nothing a hub or network line does not.
+        for m in self.description.modules.iter().filter(|m| m.members.len() > 1) {
             let shown: Vec<&str> = m.members.iter().take(8).map(String::as_str).collect();
             out.push(Evidence {
                 id: format!("M:{}", m.id),

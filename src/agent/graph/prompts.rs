@@ -29,7 +29,7 @@ region level (hubs and salient regions), subgraph level (modules and functional 
 /// texts.
 pub fn understanding_schema(labels: &[String]) -> Value {
     let region = if labels.is_empty() { json!({"type": "string"}) } else { json!({"enum": labels}) };
-    let text = json!({"type": "string", "maxLength": CLAIM_CHARS});
+    let text = json!({"type": "string", "maxLength": LEVEL_CHARS});
     json!({"type": "object", "properties": {
         "region_level": {"type": "object", "properties": {
             "hubs": {"type": "array", "maxItems": 6, "items": region},
@@ -74,6 +74,8 @@ Put the tool's arguments in \"arguments\" as a JSON object with exactly the argu
 /// them; a longer reply is still accepted).
 pub const THINK_CHARS: usize = 240;
 pub const CLAIM_CHARS: usize = 160;
+/// Each of the understanding's six level descriptions.
+pub const LEVEL_CHARS: usize = 100;
 /// A rationale is one to `MAX_CLAIMS` claims, each citing up to `MAX_CITED` evidence ids.
 pub const MAX_CLAIMS: usize = 4;
 pub const MAX_CITED: usize = 3;
@@ -87,11 +89,18 @@ pub fn step_schema(action: Value, report_chars: usize) -> Value {
     }, "required": ["think", "report", "action"]})
 }
 
+/// The evidence table as both the analysis and the reflection read it: the same text, so the reflection's
+/// prompt continues the analysis' cached prefix through the table.
+fn evidence_block(evidence: &str) -> String {
+    format!("Evidence table (cite these ids):\n{evidence}")
+}
+
 pub fn analysis(task: &Task, context: &str, evidence: &str, cot: bool) -> String {
     format!(
-        "{}\n\n{context}\nEvidence table (cite these ids):\n{evidence}\n\n{}Choose the label (one of {}), a confidence \
+        "{}\n\n{context}\n{}\n\n{}Choose the label (one of {}), a confidence \
 between 0 and 1, and a rationale of 1 to {MAX_CLAIMS} claims: each claim one short sentence, with the ids of the evidence it rests on in its \"evidence\".",
         task_block(task),
+        evidence_block(evidence),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },
         task.labels.join(", ")
     )
@@ -121,11 +130,12 @@ pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
 
 pub fn reflection(task: &Task, context: &str, evidence: &str, decision: &str) -> String {
     format!(
-        "{}\n\n{context}\nEvidence table:\n{evidence}\n\nYour analysis: {decision}\n\nReflect: check the label against the \
+        "{}\n\n{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the \
 graph evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or \
 the confidence too high for the evidence? Write a critique, set \"revise\" to true only if the analysis must \
 change, and give the final label (one of {}), confidence and claims (each with the evidence ids it rests on).",
         task_block(task),
+        evidence_block(evidence),
         task.labels.join(", ")
     )
 }

@@ -57,6 +57,9 @@ pub struct Call {
     pub step: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Prompt tokens served from the provider's prefix cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
     pub ms: f64,
     /// 2 when a corrective retry was needed.
     pub attempts: u32,
@@ -186,6 +189,9 @@ impl Trace {
     pub fn completion_tokens(&self) -> u64 {
         self.calls.iter().map(|c| c.completion_tokens).sum()
     }
+    pub fn cached_tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.cached_tokens).sum()
+    }
     pub fn label(&self) -> Option<&str> {
         self.decision.as_ref().map(|d| d.label.as_str())
     }
@@ -281,14 +287,20 @@ impl Trace {
         for e in &self.evidence {
             s.push_str(&format!("- `{}` {}\n", e.id, e.text));
         }
-        s.push_str(&format!(
-            "\n{} model calls · {} prompt + {} completion tokens · {:.1} s\n",
+        s.push_str(&format!("\n{}\n", self.cost_line()));
+        s
+    }
+
+    /// Calls, tokens (and how many prompt tokens the prefix cache served) and wall time, as every face shows it.
+    pub fn cost_line(&self) -> String {
+        format!(
+            "{} model calls · {} prompt ({} from the prefix cache) + {} completion tokens · {:.1} s",
             self.calls.len(),
             self.prompt_tokens(),
+            self.cached_tokens(),
             self.completion_tokens(),
             self.elapsed_ms / 1000.0
-        ));
-        s
+        )
     }
 }
 

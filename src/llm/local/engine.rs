@@ -127,9 +127,10 @@ impl Engine {
         (lru, scored[lru].1)
     }
 
-    /// Runs `ids` as a prompt and returns the logits after its last token. The slot with the longest common
-    /// prefix is continued from there: its cached keys/values for those tokens are used as they are.
-    pub fn prefill(&mut self, ids: &[u32]) -> Result<Vec<f32>, String> {
+    /// Runs `ids` as a prompt and returns the logits after its last token and how many of its tokens came
+    /// from the cache. The slot with the longest common prefix is continued from there: its cached
+    /// keys/values for those tokens are used as they are.
+    pub fn prefill(&mut self, ids: &[u32]) -> Result<(Vec<f32>, usize), String> {
         if ids.is_empty() {
             return Err("empty prompt".into());
         }
@@ -152,7 +153,7 @@ impl Engine {
             logits = self.push(&ids[at..end])?;
             at = end;
         }
-        Ok(logits)
+        Ok((logits, keep))
     }
 
     /// Drops the active sequence's tokens from `len` on.

@@ -51,14 +51,19 @@ fn with_schema_hint(messages: &[Message], format: &ResponseFormat) -> Vec<Messag
     let hint = match format {
         ResponseFormat::Text | ResponseFormat::Tagged { .. } => return messages.to_vec(),
         ResponseFormat::JsonObject => "Reply with one JSON object only.".to_string(),
-        ResponseFormat::JsonSchema { schema, .. } => {
-            format!("Reply with one JSON value only, valid against this JSON Schema: {schema}")
-        }
+        // An outline, not the schema itself: the grammar enforces every value, and a schema's enums (region
+        // labels, ids, files) would cost hundreds of prompt tokens per step.
+        ResponseFormat::JsonSchema { schema, .. } => match Schema::compile(schema) {
+            Ok(s) => format!("Reply with one JSON value only, shaped like: {}", s.sketch()),
+            Err(_) => "Reply with one JSON value only.".to_string(),
+        },
     };
+    // After the last message, so steps of one agent keep a common prefix through their shared text (a hint
+    // in the system message would end the prefix-cache reuse of every call at the system prompt).
     let mut out = messages.to_vec();
-    match out.first_mut() {
-        Some(first) if first.role == Role::System => first.content = format!("{}\n\n{hint}", first.content),
-        _ => out.insert(0, Message::system(hint)),
+    match out.last_mut() {
+        Some(last) if last.role == Role::User => last.content = format!("{}\n\n{hint}", last.content),
+        _ => out.push(Message::user(hint)),
     }
     out
 }
@@ -182,7 +187,7 @@ fn decode(
     let max_new = (req.max_tokens as usize).min(m.context - prompt_ids.len() - 1);
     let mut engine = m.engine.lock().unwrap_or_else(|p| p.into_inner());
     let fail = |e: String| LlmError::model(PROVIDER, e);
-    let mut logits = engine.prefill(&prompt_ids).map_err(fail)?;
+    let (mut logits, cached) = engine.prefill(&prompt_ids).map_err(fail)?;
     let mut rng = Rng(req.seed.unwrap_or(0));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());
     let holdback = req.stop.iter().map(|s| s.len()).max().unwrap_or(1) - 1;
@@ -308,7 +313,11 @@ fn decode(
     Ok(ChatResponse {
         text,
         json,
-        usage: Usage { prompt_tokens: prompt_ids.len() as u64, completion_tokens: generated as u64 },
+        usage: Usage {
+            prompt_tokens: prompt_ids.len() as u64,
+            completion_tokens: generated as u64,
+            cached_tokens: cached as u64,
+        },
         latency_ms: started.elapsed().as_secs_f64() * 1000.0,
         model: m.name.clone(),
         finish_reason: finish.to_string(),

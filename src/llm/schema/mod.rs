@@ -7,6 +7,7 @@
 //! anything that changes what is valid and is outside the subset is refused when compiling.
 
 pub mod grammar;
+mod sketch;
 
 use serde_json::Value;
 

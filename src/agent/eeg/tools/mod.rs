@@ -40,6 +40,8 @@ pub enum Kind {
     Path,
     /// Labels of channels of the loaded recordings and views.
     Channels,
+    /// A column of the CSV/TSV tables under the inputs.
+    Column,
     Choice(&'static [&'static str]),
 }
 
@@ -181,7 +183,7 @@ pub static TOOLS: &[ToolSpec] = &[
         name: "load_hypnogram",
         domain: Domain::Sleep,
         description: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
-        params: &[p("path", Path, true, "path as given in the task"), p("column", Text, true, "column name")],
+        params: &[p("path", Path, true, "path as given in the task"), p("column", Column, true, "column name")],
     },
     ToolSpec {
         name: "hypnogram_stats",
@@ -292,6 +294,7 @@ fn param_schema(kind: Kind, state: &SharedState, refs: &[String]) -> Value {
         Kind::Choice(c) => json!({"enum": c}),
         Kind::Id(of) => options(state.ids(of).into_iter().chain(refs.iter().cloned()).collect()),
         Kind::Path => options(state.input_files()),
+        Kind::Column => options(state.table_columns()),
         Kind::Channels => json!({"type": "array", "items": options(state.channel_labels())}),
     }
 }
@@ -400,7 +403,7 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
         let ok = match p.kind {
             Kind::Id(of) => v.as_str().is_some_and(|id| state.ids(of).iter().any(|x| x == id)),
             Kind::Number => v.as_f64().is_some_and(f64::is_finite),
-            Kind::Text | Kind::Path => v.is_string(),
+            Kind::Text | Kind::Path | Kind::Column => v.is_string(),
             Kind::Choice(c) => v.as_str().is_some_and(|x| c.contains(&x)),
             Kind::Texts | Kind::Channels => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
         };
@@ -412,7 +415,7 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
                 Kind::Id(Of::Events) => "an events id (ev…) that exists in the state".to_string(),
                 Kind::Id(Of::Result) => "a result id (r…) that exists in the state".to_string(),
                 Kind::Number => "a number".to_string(),
-                Kind::Text | Kind::Path => "a string".to_string(),
+                Kind::Text | Kind::Path | Kind::Column => "a string".to_string(),
                 Kind::Choice(c) => format!("one of {}", c.join(", ")),
                 Kind::Texts | Kind::Channels => "a list of strings".to_string(),
             };

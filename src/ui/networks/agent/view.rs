@@ -136,11 +136,8 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
         });
     }
     ui.label(format!(
-        "{} model calls · {} prompt + {} completion tokens · {:.1} s · {} arguments repaired, {} rejected",
-        t.calls.len(),
-        t.prompt_tokens(),
-        t.completion_tokens(),
-        t.elapsed_ms / 1000.0,
+        "{} · {} arguments repaired, {} rejected",
+        t.cost_line(),
         t.counters.repaired_arguments,
         t.counters.rejected_arguments
     ));
