@@ -131,10 +131,15 @@ fn replies_without_an_action_stop_the_loop() {
     common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
     // Prose every turn (a remote model may reply so; the local grammar opens every reply with a tag): two such
     // replies end the loop; the last turn still has no solution.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tags = seen.clone();
     let model = CodeActScripted {
-        over: Some(Box::new(|r| {
-            matches!(r.format, ResponseFormat::Tagged { .. })
-                .then(|| Ok(Value::String("The task is to load the data file and report the value.".into())))
+        over: Some(Box::new(move |r| match &r.format {
+            ResponseFormat::Tagged { tags: t } => {
+                tags.lock().unwrap().push(t.clone());
+                Some(Ok(Value::String("The task is to load the data file and report the value.".into())))
+            }
+            _ => None,
         })),
     };
     let f = record(&s.join("Sleep_Assessment"), &d.path().join("f.json"), &d.path().join("t.jsonl"), 1, model);
@@ -143,4 +148,7 @@ fn replies_without_an_action_stop_the_loop() {
     assert_eq!(i.sandbox["trace"]["rounds"].as_array().unwrap().len(), 3);
     assert!(i.errors.iter().any(|e| e.starts_with("agent_error") && e.contains("no <solution>")), "{:?}", i.errors);
     assert_eq!(i.vrr, 0.0);
+    // Locally the reply must open with code until some has run; the last turn must answer.
+    let seen = seen.lock().unwrap();
+    assert_eq!(*seen, [vec!["execute"], vec!["execute"], vec!["solution"]]);
 }

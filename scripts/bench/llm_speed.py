@@ -22,9 +22,13 @@ WORDS = ("alpha theta delta beta gamma spindle cortex thalamus hippocampus occip
          "temporal electrode montage epoch artifact baseline power spectrum coherence network hub module").split()
 
 
+TOKENS_PER_WORD = [1.0]
+
+
 def prompt_of(tokens, rng):
-    # About one token per word for these words; the servers' usage says how many it really was.
-    body = " ".join(rng.choice(WORDS) for _ in range(max(1, tokens - 40)))
+    # Words scaled by the tokens per word the server reported for a probe; its usage says the exact count.
+    words = max(1, int((tokens - 40) / TOKENS_PER_WORD[0]))
+    body = " ".join(rng.choice(WORDS) for _ in range(words))
     return f"Request {rng.randrange(10**9)}. Summarise these keywords in one sentence: {body}"
 
 
@@ -71,6 +75,8 @@ def decode(url, prompt, max_tokens, schema=None):
 
 def measure(url, lengths, runs, decode_tokens, rng):
     prefill(url, "Warm up.")
+    probe = " ".join(rng.choice(WORDS) for _ in range(400))
+    TOKENS_PER_WORD[0] = max(prefill(url, probe)[0] - 10, 1) / 400
     rows = {}
     for n in lengths:
         tok = wall = 0.0

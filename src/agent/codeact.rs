@@ -155,10 +155,17 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             max_tokens: s.max_tokens,
             seed: Some(s.seed),
             stop: vec!["</execute>".into(), "</solution>".into()],
-            // A local model's reply always opens with an action (remote models are unconstrained); code may
-            // repeat itself legitimately, so no repetition control.
+            // A local model's reply always opens with an action (remote models are unconstrained): the first
+            // one runs code (a solution before any observation could only report unmeasured values), the
+            // last one answers; code may repeat itself legitimately, so no repetition control.
             format: ResponseFormat::Tagged {
-                tags: if last { vec!["solution".into()] } else { vec!["execute".into(), "solution".into()] },
+                tags: if last {
+                    vec!["solution".into()]
+                } else if trace.rounds.iter().all(|r| r.code.is_none()) {
+                    vec!["execute".into()]
+                } else {
+                    vec!["execute".into(), "solution".into()]
+                },
             },
             repetition: Some(Repetition::off()),
             ..ChatRequest::new(messages)

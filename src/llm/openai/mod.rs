@@ -318,9 +318,11 @@ impl ChatModel for OpenAiClient {
         let schema = match &req.format {
             ResponseFormat::Text | ResponseFormat::Tagged { .. } => None,
             ResponseFormat::JsonObject => Some(Schema::any_object()),
-            ResponseFormat::JsonSchema { schema, .. } => {
-                Some(Schema::compile(schema).map_err(|e| LlmError::config(PROVIDER, format!("response schema: {e}")))?)
-            }
+            // Size bounds are asked for, not enforced on a reply (`without_bounds`): a longer text is an answer.
+            ResponseFormat::JsonSchema { schema, .. } => Some(
+                Schema::compile(&crate::llm::schema::without_bounds(schema))
+                    .map_err(|e| LlmError::config(PROVIDER, format!("response schema: {e}")))?,
+            ),
         };
         let mut attempts = 0;
         let mut messages = req.messages.clone();
@@ -329,6 +331,7 @@ impl ChatModel for OpenAiClient {
             let attempt = self.send(req, &messages, cancel, on_delta, &mut attempts)?;
             usage_total.prompt_tokens += attempt.usage.prompt_tokens;
             usage_total.completion_tokens += attempt.usage.completion_tokens;
+            usage_total.cached_tokens += attempt.usage.cached_tokens;
             let json = match &schema {
                 None => None,
                 Some(schema) => {
@@ -347,7 +350,13 @@ impl ChatModel for OpenAiClient {
                         Err(problem) => {
                             let mut e = LlmError::model(
                                 PROVIDER,
-                                format!("reply invalid against the schema after a corrective retry: {problem}"),
+                                format!(
+                                    "reply invalid against the schema after a corrective retry: {problem} (finish \
+                                     reason {}, {} completion tokens; the reply began {:?})",
+                                    attempt.finish,
+                                    attempt.usage.completion_tokens,
+                                    short(&attempt.text)
+                                ),
                             );
                             e.attempts = attempts;
                             return Err(e);
