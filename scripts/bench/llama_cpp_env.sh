@@ -20,10 +20,19 @@ export RAYON_NUM_THREADS=2
 
 # start_llama_cpp PORT LOG: llama.cpp's server on the Q8_0 GGUF, 2 threads; waits until it answers; sets LLAMA_PID.
 start_llama_cpp() {
+    port_free "$1"
     "$VENV/bin/python" -m llama_cpp.server --model "$Q80" --port "$1" --n_threads 2 --n_threads_batch 2 \
         --n_ctx 8192 --n_batch 512 >"$2" 2>&1 &
     LLAMA_PID=$!
     wait_for_port "$1"
+}
+
+# A server already on the port would be measured instead of the one started (refuse).
+port_free() {
+    if curl -sf "http://127.0.0.1:$1/v1/models" >/dev/null 2>&1; then
+        echo "port $1 is already serving; stop that server first" >&2
+        return 1
+    fi
 }
 
 wait_for_port() {

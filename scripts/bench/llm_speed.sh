@@ -12,6 +12,7 @@ measure() { # NAME PORT
     python3 scripts/bench/llm_speed.py "$1=http://127.0.0.1:$2/v1" --out "target/llm_speed_$1.json" "${EXTRA[@]}" >/dev/null
 }
 # One server at a time (an idle server must not share the cores with the one measured).
+port_free 18081
 target/release/brainlens llm serve --model "$Q80" --port 18081 >/dev/null 2>&1 &
 pid=$!
 wait_for_port 18081

@@ -3,6 +3,38 @@
 use serde_json::Value;
 
 pub fn extract_json(text: &str) -> Option<Value> {
+    extract_strict(text).or_else(|| {
+        let escaped = escape_raw_controls(text);
+        (escaped != text).then(|| extract_strict(&escaped)).flatten()
+    })
+}
+
+/// Raw control characters inside JSON strings (a newline typed into a value — llama.cpp's server lets its
+/// grammar produce them) escaped, as Python's `json.loads(strict=False)` reads them.
+fn escape_raw_controls(text: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        match c {
+            _ if escaped => {
+                escaped = false;
+                out.push(c);
+            }
+            '\\' if in_string => {
+                escaped = true;
+                out.push(c);
+            }
+            '"' => {
+                in_string = !in_string;
+                out.push(c);
+            }
+            c if in_string && (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn extract_strict(text: &str) -> Option<Value> {
     let trimmed = text.trim();
     if let Ok(v) = serde_json::from_str(trimmed) {
         return Some(v);
@@ -27,6 +59,11 @@ pub fn extract_json(text: &str) -> Option<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn reads_raw_control_characters_in_strings() {
+        assert_eq!(extract_json("{\"a\": \"x\ny\", \"b\": \"q\\\"\t\"}"), Some(json!({"a": "x\ny", "b": "q\"\t"})));
+    }
 
     #[test]
     fn finds_json_in_replies() {
