@@ -13,10 +13,20 @@ use brainlens::llm::{ChatModel, ChatRequest, ResponseFormat};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+/// One model at a time: llama.cpp's threads spin at barriers, so two models computing at once on 2 cores
+/// slow each other many times over (calls then hit their timeouts).
+static ONE_MODEL: Mutex<()> = Mutex::new(());
+
+fn one_model() -> std::sync::MutexGuard<'static, ()> {
+    ONE_MODEL.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 #[test]
 fn two_hundred_constrained_generations_all_validate() {
     let Some(path) = common::local_model() else { return };
+    let _one = one_model();
     let model = LocalModel::load(&path).unwrap();
     for kind in ["label", "tool"] {
         let t = constrained::run(&model, kind, 100, true);
@@ -34,6 +44,7 @@ fn two_hundred_constrained_generations_all_validate() {
 #[test]
 fn same_seed_same_text_and_the_budget_closes_json_validly() {
     let Some(path) = common::local_model() else { return };
+    let _one = one_model();
     let model = LocalModel::load(&path).unwrap();
     let request = constrained::request("label", 3, true, 11);
     assert_eq!(model.chat(&request).unwrap().text, model.chat(&request).unwrap().text);
@@ -50,6 +61,7 @@ fn same_seed_same_text_and_the_budget_closes_json_validly() {
 #[test]
 fn prefix_cache_hits_give_the_same_text_as_misses() {
     let Some(path) = common::local_model() else { return };
+    let _one = one_model();
     let system = "You are BrainAgent. ".repeat(60);
     let ask = |q: &str| {
         let mut r =
@@ -79,6 +91,7 @@ fn prefix_cache_hits_give_the_same_text_as_misses() {
 #[test]
 fn repetition_control_stops_repeated_sentences() {
     let Some(path) = common::local_model() else { return };
+    let _one = one_model();
     let model = LocalModel::shared(&path).unwrap();
     let mut r = ChatRequest::user(
         "Continue this text for as long as you can: The label is supported by the evidence. The label is supported by the evidence. The label is supported by the evidence.",
@@ -116,6 +129,7 @@ impl Drop for Serve {
 #[test]
 fn openai_client_against_brainlens_llm_serve() {
     let Some(path) = common::local_model() else { return };
+    let _one = one_model();
     let mut child = Command::new(env!("CARGO_BIN_EXE_brainlens"))
         .args(["llm", "serve", "--port", "0", "--model"])
         .arg(&path)
