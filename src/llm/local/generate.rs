@@ -47,16 +47,16 @@ fn log_softmax_at(logits: &[f32], id: u32) -> f32 {
 }
 
 /// The schema as an instruction (the mask enforces it; the model still needs to know what the fields mean).
-fn with_schema_hint(messages: &[Message], format: &ResponseFormat) -> Vec<Message> {
-    let hint = match format {
-        ResponseFormat::Text | ResponseFormat::Tagged { .. } => return messages.to_vec(),
-        ResponseFormat::JsonObject => "Reply with one JSON object only.".to_string(),
+/// `schema` is the compiled schema of a `JsonSchema` request (the constrainer's, compiled once).
+fn with_schema_hint(messages: &[Message], format: &ResponseFormat, schema: Option<&Schema>) -> Vec<Message> {
+    let hint = match (format, schema) {
+        (ResponseFormat::Text | ResponseFormat::Tagged { .. }, _) => return messages.to_vec(),
         // An outline, not the schema itself: the grammar enforces every value, and a schema's enums (region
         // labels, ids, files) would cost hundreds of prompt tokens per step.
-        ResponseFormat::JsonSchema { schema, .. } => match Schema::compile(schema) {
-            Ok(s) => format!("Reply with one JSON value only, shaped like: {}", s.sketch()),
-            Err(_) => "Reply with one JSON value only.".to_string(),
-        },
+        (ResponseFormat::JsonSchema { .. }, Some(s)) => {
+            format!("Reply with one JSON value only, shaped like: {}", s.sketch())
+        }
+        _ => "Reply with one JSON object only.".to_string(),
     };
     // After the last message, so steps of one agent keep a common prefix through their shared text (a hint
     // in the system message would end the prefix-cache reuse of every call at the system prompt).
@@ -175,8 +175,10 @@ fn decode(
     constrainer: &mut Option<Constrainer>,
 ) -> Result<ChatResponse, LlmError> {
     let started = Instant::now();
-    let prompt =
-        m.template.render(&with_schema_hint(&req.messages, &req.format)).map_err(|e| LlmError::config(PROVIDER, e))?;
+    let prompt = m
+        .template
+        .render(&with_schema_hint(&req.messages, &req.format, constrainer.as_ref().map(|c| c.grammar.schema())))
+        .map_err(|e| LlmError::config(PROVIDER, e))?;
     let prompt_ids = m.vocab.encode(&prompt).map_err(|e| LlmError::model(PROVIDER, e))?;
     if prompt_ids.len() + 1 >= m.context {
         return Err(LlmError::model(
