@@ -47,8 +47,9 @@ pub enum ResponseFormat {
     Tagged { tags: Vec<String> },
 }
 
-/// Repetition control of local sampling for free text (plain replies and JSON strings): logits of tokens
-/// seen in the last `last_n` are divided by `penalty` (llama.cpp's rule), and a token that would repeat an
+/// Repetition control of local sampling for free text (plain replies and JSON strings): logits of word tokens
+/// seen in the last `last_n` are divided by `penalty` (llama.cpp's rule; punctuation, digits and spaces are
+/// exempt), and a token that would repeat an
 /// n-gram of `no_repeat_ngram` tokens already in the reply is excluded (Hugging Face's
 /// `no_repeat_ngram_size`). `None` in a request means the default.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

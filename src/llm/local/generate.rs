@@ -7,7 +7,7 @@ use super::{LocalModel, PROVIDER};
 use crate::llm::error::LlmError;
 use crate::llm::local::constrained::Constrainer;
 use crate::llm::schema::Schema;
-use crate::llm::schema::grammar::Grammar;
+use crate::llm::schema::grammar::{Grammar, State};
 use crate::llm::types::{
     Cancel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage,
 };
@@ -242,6 +242,21 @@ fn decode(
                 out.extend(&tail);
                 break;
             }
+            // Bytes the schema fixes (keys, punctuation, an enum's last candidate) go in as one batch: a
+            // forward pass over several tokens costs about what one token does, where asking the model for
+            // each would cost one pass per token.
+            if let Some(ids) = forced_tokens(m, &c.grammar, s, max_new - generated)? {
+                let bytes: Vec<u8> = ids.iter().flat_map(|&t| m.vocab.bytes[t as usize].iter().copied()).collect();
+                if !c.grammar.feed_all(s, &bytes) {
+                    return Err(LlmError::model(PROVIDER, "forced text left the grammar"));
+                }
+                out.extend(&bytes);
+                tokens.extend(&ids);
+                generated += ids.len();
+                emit(&out, &mut sent, out.len().saturating_sub(holdback));
+                logits = engine.push(&ids).map_err(fail)?;
+                continue;
+            }
             if c.grammar.at_enum_choice(s) {
                 if let Some((at, texts)) = c.grammar.enum_texts(s).filter(|(_, t)| t.len() <= WHOLE_VALUE_OPTIONS) {
                     let remainders: Vec<Vec<u8>> = texts.iter().map(|t| t[at..].to_vec()).collect();
@@ -266,7 +281,7 @@ fn decode(
                 }
             }
             if c.grammar.in_string(s) {
-                penalise(&mut logits, &tokens, &repetition);
+                penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
             }
             let mask = c.allowed(s);
             for (i, l) in logits.iter_mut().enumerate() {
@@ -275,7 +290,7 @@ fn decode(
                 }
             }
         } else {
-            penalise(&mut logits, &tokens, &repetition);
+            penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
         }
         let token = pick(&logits, req.temperature, &mut rng) as u32;
         if token == m.vocab.eos || m.vocab.control[token as usize] {
@@ -328,13 +343,38 @@ fn decode(
     })
 }
 
-/// Repetition control on the next token's logits (see `Repetition`).
-fn penalise(logits: &mut [f32], tokens: &[u32], r: &Repetition) {
+/// Longest forced run taken in one batch.
+const FORCED_BYTES: usize = 256;
+
+/// The tokens of the text the grammar fixes from `s` (whole characters only), when there are any and they fit
+/// in `budget`.
+fn forced_tokens(m: &LocalModel, g: &Grammar, s: &State, budget: usize) -> Result<Option<Vec<u32>>, LlmError> {
+    let forced = g.forced(s, FORCED_BYTES);
+    let text = match std::str::from_utf8(&forced) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&forced[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let ids = m.vocab.encode(text).map_err(|e| LlmError::model(PROVIDER, e))?;
+    // Tokens that do not spell the text back exactly are left to the model.
+    let spelled = ids.iter().flat_map(|&t| m.vocab.bytes[t as usize].iter().copied()).eq(text.bytes());
+    Ok((spelled && !ids.is_empty() && ids.len() < budget).then_some(ids))
+}
+
+/// Repetition control on the next token's logits (see `Repetition`). The penalty falls on word tokens only:
+/// punctuation, digits and spaces recur in any text, and penalising them pushes a small model onto their
+/// look-alikes (full-width commas and digits) and from there into gibberish.
+fn penalise(logits: &mut [f32], tokens: &[u32], r: &Repetition, spelling: &[Vec<u8>]) {
     if r.penalty > 1.0 && r.last_n > 0 {
         let recent = &tokens[tokens.len().saturating_sub(r.last_n as usize)..];
         let mut seen = std::collections::HashSet::new();
         for &t in recent {
-            if seen.insert(t)
+            let wordlike =
+                spelling.get(t as usize).is_some_and(|b| String::from_utf8_lossy(b).chars().any(|c| c.is_alphabetic()));
+            if wordlike
+                && seen.insert(t)
                 && let Some(l) = logits.get_mut(t as usize)
             {
                 *l = if *l > 0.0 { *l / r.penalty } else { *l * r.penalty };

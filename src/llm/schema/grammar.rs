@@ -561,6 +561,30 @@ impl Grammar {
         bytes.iter().all(|&b| self.feed(s, b))
     }
 
+    /// The bytes every valid continuation of `s` starts with: keys, punctuation and the rest of an enum value
+    /// with one candidate left are fixed by the schema, so a decoder can take them without asking the model
+    /// (at most `limit` bytes; empty where the text may end or the next byte is a choice).
+    pub fn forced(&self, s: &State, limit: usize) -> Vec<u8> {
+        let mut t = *s;
+        let mut out = Vec::new();
+        while out.len() < limit && !self.accepts_end(&t) {
+            let mut only: Option<(u8, State)> = None;
+            for b in 0..=255u8 {
+                let mut next = t;
+                if self.feed(&mut next, b) {
+                    if only.is_some() {
+                        return out;
+                    }
+                    only = Some((b, next));
+                }
+            }
+            let Some((b, next)) = only else { break };
+            out.push(b);
+            t = next;
+        }
+        out
+    }
+
     /// May the text end here (the value is complete)?
     pub fn accepts_end(&self, s: &State) -> bool {
         let mut t = *s;
@@ -708,6 +732,26 @@ mod tests {
             "score": {"type": "number"},
             "extra": {}
         }, "required": ["tool", "arguments"]})
+    }
+
+    #[test]
+    fn forced_bytes_are_the_only_continuation() {
+        let g = grammar(json!({"type": "object", "properties": {
+            "label": {"enum": ["sub-100206", "sub-100307"]},
+            "note": {"type": "string"},
+            "k": {"type": "integer"}
+        }, "required": ["label", "note", "k"]}));
+        let mut s = g.start();
+        assert_eq!(g.forced(&s, 64), br#"{"label":"sub-100"#.to_vec());
+        assert!(g.feed_all(&mut s, br#"{"label":"sub-100"#));
+        assert!(g.forced(&s, 64).is_empty(), "two labels remain");
+        assert!(g.feed_all(&mut s, b"3"));
+        assert_eq!(g.forced(&s, 64), br#"07","note":""#.to_vec());
+        assert_eq!(g.forced(&s, 3), b"07\"".to_vec());
+        assert!(g.feed_all(&mut s, br#"07","note":"x"#));
+        assert!(g.forced(&s, 64).is_empty(), "inside a free string");
+        assert!(g.feed_all(&mut s, br#"","k":1"#));
+        assert!(g.forced(&s, 64).is_empty(), "more digits or the end");
     }
 
     #[test]
