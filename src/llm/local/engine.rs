@@ -1,7 +1,7 @@
 //! The forward pass: llama.cpp (built from source by `llama-cpp-2`) over one GGUF, one context per model, and
 //! a key/value cache kept per slot. Each slot is a llama.cpp sequence holding the tokens of a recent call;
 //! a new prompt continues the slot with the longest common token prefix (least recently used slot when no
-//! slot shares at least half of its tokens), so an agent step prefills only the tokens that are new — as
+//! slot shares at least half of its tokens or `REUSE_TOKENS`), so an agent step prefills only the tokens that are new — as
 //! llama.cpp's own server does. Why llama.cpp and not candle: docs/architecture.md ("Local inference").
 
 use llama_cpp_2::context::LlamaContext;
@@ -17,6 +17,9 @@ use std::sync::OnceLock;
 
 /// Recent calls whose key/value cache is kept.
 pub const SLOTS: usize = 2;
+/// A slot sharing at least this many tokens with a prompt is continued even when the prefix is less than half of
+/// what it holds (an agent step that keeps a long head of the step before and drops its tail).
+const REUSE_TOKENS: usize = 512;
 /// Tokens per `llama_decode` call.
 const BATCH: usize = 512;
 /// Prompts are computed in chunks that start at multiples of this position, and a cached prefix is reused
@@ -120,7 +123,7 @@ impl Engine {
         let scored: Vec<(usize, usize)> =
             self.slots.iter().enumerate().map(|(i, s)| (i, common_prefix(&s.tokens, ids))).collect();
         let best = scored.iter().copied().max_by_key(|&(i, n)| (n, self.slots[i].used)).unwrap_or((0, 0));
-        if best.1 > 0 && best.1 * 2 >= self.slots[best.0].tokens.len() {
+        if best.1 > 0 && (best.1 * 2 >= self.slots[best.0].tokens.len() || best.1 >= REUSE_TOKENS) {
             return best;
         }
         let lru = (0..self.slots.len()).min_by_key(|&i| self.slots[i].used).unwrap_or(0);
