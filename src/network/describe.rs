@@ -180,6 +180,14 @@ impl Description {
             let tail = if more > 0 { format!(", … (+{more} more)") } else { String::new() };
             s.push_str(&format!("Module {} ({} regions): {}{tail}\n", m.id, m.members.len(), shown.join(", ")));
         }
+        s.push_str(&self.networks_text());
+        s.push_str(&self.links_text(max_triplets));
+        s
+    }
+
+    /// Mean link weight within and between functional networks, one row per network (empty without networks).
+    pub fn networks_text(&self) -> String {
+        let mut s = String::new();
         if !self.networks.is_empty() {
             s.push_str("Mean link weight within/between networks:\n");
             for (a, row) in self.networks.iter().zip(&self.network_strength) {
@@ -187,11 +195,36 @@ impl Description {
                 s.push_str(&format!("  {a}: {}\n", cells.join(", ")));
             }
         }
-        s.push_str(&format!(
+        s
+    }
+
+    /// The `k` strongest couplings between two different functional networks (mean link weight), one line.
+    pub fn coupling_text(&self, k: usize) -> String {
+        let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+        for (a, row) in self.network_strength.iter().enumerate() {
+            for (b, &v) in row.iter().enumerate().skip(a + 1) {
+                pairs.push((a, b, v));
+            }
+        }
+        pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+        if pairs.is_empty() || k == 0 {
+            return String::new();
+        }
+        let shown: Vec<String> = pairs
+            .iter()
+            .take(k)
+            .map(|&(a, b, v)| format!("{}–{} {v:.3}", self.networks[a], self.networks[b]))
+            .collect();
+        format!("Strongest coupling between networks (mean link weight): {}\n", shown.join(", "))
+    }
+
+    /// The strongest `max_triplets` links as (source, target, weight) lines.
+    pub fn links_text(&self, max_triplets: usize) -> String {
+        let mut s = format!(
             "Links (source, target, weight), {} of {}:\n",
             max_triplets.min(self.triplets.len()),
             self.triplets.len()
-        ));
+        );
         for t in self.triplets.iter().take(max_triplets) {
             s.push_str(&format!("({}, {}, {:.3})\n", t.src, t.dst, t.val));
         }

@@ -18,6 +18,9 @@ use std::sync::OnceLock;
 /// Density the agent's graph is thresholded at (the seed's proportional threshold, as case reports use).
 pub const AGENT_DENSITY: f64 = crate::retrieval::cases::REPORT_DENSITY;
 
+/// Members named in a module's evidence line (the rest are counted).
+const MODULE_MEMBERS: usize = 5;
+
 /// One citable fact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -148,26 +151,22 @@ impl GraphContext {
         for i in self.hub_regions() {
             let x = &self.metrics.nodes[i];
             let net = self.network_of(i).map(|n| format!(", {n} network")).unwrap_or_default();
+            // The id names the region; its text does not repeat it (every prompt carries this table).
             out.push(Evidence {
                 id: format!("R:{}", self.labels()[i]),
                 text: format!(
-                    "hub {}{net}: degree {:.0}, strength {:.3}, betweenness {:.1}, module {}",
-                    self.labels()[i],
-                    x.degree,
-                    x.strength,
-                    x.betweenness,
-                    x.module
+                    "hub{net}: degree {:.0}, strength {:.3}, betweenness {:.1}, module {}",
+                    x.degree, x.strength, x.betweenness, x.module
                 ),
             });
         }
         // Modules of one region say nothing a hub or network line does not.
         for m in self.description.modules.iter().filter(|m| m.members.len() > 1) {
-            let shown: Vec<&str> = m.members.iter().take(8).map(String::as_str).collect();
+            let shown: Vec<&str> = m.members.iter().take(MODULE_MEMBERS).map(String::as_str).collect();
             out.push(Evidence {
                 id: format!("M:{}", m.id),
                 text: format!(
-                    "module {} ({} regions): {}{}",
-                    m.id,
+                    "module of {} regions: {}{}",
                     m.members.len(),
                     shown.join(", "),
                     if m.members.len() > shown.len() { ", …" } else { "" }

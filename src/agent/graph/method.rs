@@ -76,7 +76,7 @@ impl Default for Settings {
             reflection: true,
             rounds: 4,
             remove_called_tools: true,
-            report_chars: 600,
+            report_chars: 400,
             max_links: 30,
             temperature: 0.0,
             max_tokens: 384,

@@ -14,26 +14,35 @@ pub fn task_block(task: &Task) -> String {
     format!("Task: {} {}\nAllowed labels: {}.", task.title, task.description, task.labels.join(", "))
 }
 
-pub fn understanding(task: &Task, graph_text: &str) -> String {
+/// The graph's measured values, one citable line each (`G:`, `R:`, `M:`, `N:` ids): every step after the task
+/// starts with this block, so each continues the cached prefix of the one before.
+pub fn measured_block(table: &str) -> String {
     format!(
-        "{}\n\nThe graph, thresholded to its strongest links, with the results of the analysis functions (density, \
-average degree, clustering, efficiency, community structure, functional networks) and its links as (source, \
-target, weight) triplets, high-degree regions first:\n{graph_text}\n\nDescribe this graph at three levels: \
-region level (hubs and salient regions), subgraph level (modules and functional networks) and graph level \
-(integration, segregation, small-world organisation). Use only the numbers above.",
+        "The graph, thresholded to its strongest links. Its measured values (analysis functions), each with the id \
+to cite it by:\n{table}"
+    )
+}
+
+/// The understanding step reads the measured values, the network coupling and the strongest links.
+pub fn understanding(task: &Task, measured: &str, links: &str) -> String {
+    format!(
+        "{}\n\n{measured}\n\n{links}\nDescribe this graph at three levels: region level (hubs and salient \
+regions), subgraph level (modules and functional networks) and graph level (integration, segregation, small-world \
+organisation). Use only the numbers above.",
         task_block(task)
     )
 }
 
-/// The understanding step's reply: hubs are region labels of the graph (an enum of them), the levels short
-/// texts.
+/// The understanding step's reply: hubs and salient regions are region labels of the graph (an enum of them:
+/// a small model spelling labels freely invents them), the levels short texts.
 pub fn understanding_schema(labels: &[String]) -> Value {
     let region = if labels.is_empty() { json!({"type": "string"}) } else { json!({"enum": labels}) };
     let text = json!({"type": "string", "maxLength": LEVEL_CHARS});
     json!({"type": "object", "properties": {
         "region_level": {"type": "object", "properties": {
-            "hubs": {"type": "array", "maxItems": 6, "items": region},
-            "salient_regions": text}, "required": ["hubs", "salient_regions"]},
+            "hubs": {"type": "array", "minItems": 1, "maxItems": 4, "items": region},
+            "salient_regions": {"type": "array", "maxItems": 4, "items": region},
+            "note": text}, "required": ["hubs", "salient_regions", "note"]},
         "subgraph_level": {"type": "object", "properties": {
             "modules": text, "functional_networks": text},
             "required": ["modules", "functional_networks"]},
@@ -43,13 +52,19 @@ pub fn understanding_schema(labels: &[String]) -> Value {
     }, "required": ["region_level", "subgraph_level", "graph_level"]})
 }
 
-/// What the model knows before a step: the understanding (or the raw graph when it is ablated), the report, the
-/// observations so far.
-pub fn context_block(known: &str, report: &str, observations: &[String]) -> String {
-    let mut s = format!(
-        "What you know about this graph:\n{known}\n\nYour report so far: {}\n",
-        if report.is_empty() { "(empty)" } else { report }
-    );
+/// What an understanding reply must have: the three levels, in any shape.
+pub fn understanding_accepted() -> Value {
+    json!({"type": "object", "properties": {"region_level": {}, "subgraph_level": {}, "graph_level": {}},
+        "required": ["region_level", "subgraph_level", "graph_level"]})
+}
+
+/// What the model knows before a step, in the order it grows (so each step's prompt starts with the one
+/// before): the graph (its measured values, and the understanding or the links), the tools, the observations.
+pub fn context_block(known: &str, tools: Option<&str>, observations: &[String]) -> String {
+    let mut s = format!("{known}\n");
+    if let Some(t) = tools {
+        s.push_str(&format!("\nTools (each is called at most once; finish ends the search):\n{t}\n"));
+    }
     if !observations.is_empty() {
         s.push_str("\nObservations so far:\n");
         for o in observations {
@@ -60,22 +75,37 @@ pub fn context_block(known: &str, report: &str, observations: &[String]) -> Stri
     s
 }
 
-pub fn step(task: &Task, context: &str, menu: &str, round: usize, rounds: usize, report_chars: usize) -> String {
+fn report_line(report: &str) -> String {
+    format!("Your report so far: {}", if report.is_empty() { "(empty)" } else { report })
+}
+
+pub fn step(
+    task: &Task,
+    context: &str,
+    report: &str,
+    left: &[String],
+    round: usize,
+    rounds: usize,
+    report_chars: usize,
+) -> String {
     format!(
-        "{}\n\n{context}\nRound {round} of {rounds}. Think about what evidence is still missing, rewrite the report \
-(at most {report_chars} characters: what matters so far for the label), then choose exactly one tool:\n{menu}\n\
-Put the tool's arguments in \"arguments\" as a JSON object with exactly the argument names listed.",
-        task_block(task)
+        "{}\n\n{context}\n{}\n\nRound {round} of {rounds}; tools left: {}. Think about what evidence is still \
+missing, rewrite the report (at most {report_chars} characters: what matters so far for the label), then choose \
+exactly one tool left. Put its arguments in \"arguments\" as a JSON object with exactly the argument names listed \
+for it.",
+        task_block(task),
+        report_line(report),
+        left.join(", ")
     )
 }
 
 /// Longest thought of a round, reasoning, critique and claim the local model may write (characters): bounds
 /// on free text keep a small model from running on (they are sent to remote endpoints too, which may ignore
 /// them; a longer reply is still accepted).
-pub const THINK_CHARS: usize = 240;
+pub const THINK_CHARS: usize = 200;
 pub const CLAIM_CHARS: usize = 160;
 /// Each of the understanding's six level descriptions.
-pub const LEVEL_CHARS: usize = 100;
+pub const LEVEL_CHARS: usize = 80;
 /// A rationale is one to `MAX_CLAIMS` claims, each citing up to `MAX_CITED` evidence ids.
 pub const MAX_CLAIMS: usize = 4;
 pub const MAX_CITED: usize = 3;
@@ -89,18 +119,13 @@ pub fn step_schema(action: Value, report_chars: usize) -> Value {
     }, "required": ["think", "report", "action"]})
 }
 
-/// The evidence table as both the analysis and the reflection read it: the same text, so the reflection's
-/// prompt continues the analysis' cached prefix through the table.
-fn evidence_block(evidence: &str) -> String {
-    format!("Evidence table (cite these ids):\n{evidence}")
-}
-
-pub fn analysis(task: &Task, context: &str, evidence: &str, cot: bool) -> String {
+pub fn analysis(task: &Task, context: &str, report: &str, cot: bool) -> String {
     format!(
-        "{}\n\n{context}\n{}\n\n{}Choose the label (one of {}), a confidence \
-between 0 and 1, and a rationale of 1 to {MAX_CLAIMS} claims: each claim one short sentence, with the ids of the evidence it rests on in its \"evidence\".",
+        "{}\n\n{context}\n{}\n\n{}Choose the label (one of {}), a confidence between 0 and 1, and a rationale of 1 \
+to {MAX_CLAIMS} claims: each claim one short sentence, with the ids it rests on (measured values, knowledge [K:…], \
+cases [C:…] above) in its \"evidence\".",
         task_block(task),
-        evidence_block(evidence),
+        report_line(report),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },
         task.labels.join(", ")
     )
@@ -128,14 +153,15 @@ pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
     json!({"type": "object", "properties": props, "required": required})
 }
 
-pub fn reflection(task: &Task, context: &str, evidence: &str, decision: &str) -> String {
+/// The reflection continues the analysis' prompt through the report, then reads the analysis.
+pub fn reflection(task: &Task, context: &str, report: &str, decision: &str) -> String {
     format!(
-        "{}\n\n{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the \
-graph evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or \
-the confidence too high for the evidence? Write a critique, set \"revise\" to true only if the analysis must \
-change, and give the final label (one of {}), confidence and claims (each with the evidence ids it rests on).",
+        "{}\n\n{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the graph \
+evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or the \
+confidence too high for the evidence? Write a critique, set \"revise\" to true only if the analysis must change, \
+and give the final label (one of {}), confidence and claims (each with the evidence ids it rests on).",
         task_block(task),
-        evidence_block(evidence),
+        report_line(report),
         task.labels.join(", ")
     )
 }

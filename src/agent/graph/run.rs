@@ -107,40 +107,44 @@ impl Agent {
         })?;
         let caller =
             Caller { model: model.as_ref(), cancel, temperature: s.temperature, max_tokens: s.max_tokens, seed };
-        let graph_text = ctx.description.to_text(s.max_links);
-        let mut known = graph_text.clone();
+        // The graph's own evidence (G/R/M/N) heads every prompt; retrieved knowledge and cases are cited by the
+        // ids their observations show.
+        let measured = prompts::measured_block(&evidence_table(&trace.evidence));
+        let links = format!("{}{}", ctx.description.coupling_text(5), ctx.description.links_text(s.max_links));
+        let mut known = format!("{measured}\n\n{links}");
         let mut observations: Vec<String> = Vec::new();
+        let mut tools_text: Option<String> = None;
         if s.method == Method::Brainagent {
             if s.understanding {
+                // Any reading with the three levels is accepted (it is text for the later steps).
                 let u = caller
-                    .ask(
+                    .ask_accepting(
                         trace,
                         "understanding",
-                        prompts::understanding(&self.task, &graph_text),
+                        prompts::understanding(&self.task, &measured, &links),
                         "understanding",
                         prompts::understanding_schema(&ctx.connectome.labels),
+                        &prompts::understanding_accepted(),
                         &|_| Ok(()),
                     )
                     .map_err(|e| ("understanding".to_string(), e))?;
-                // The model's reading plus the measured graph level (its summary is not a measurement).
-                known = format!(
-                    "{}\nYour understanding of it: {u}",
-                    ctx.description.to_text(0).lines().next().unwrap_or("")
-                );
+                // The measured values stay; the model's reading (not a measurement) replaces the links.
+                known = format!("{measured}\n\nYour understanding of it: {u}");
                 trace.understanding = Some(u);
                 on_update(trace);
             }
-            self.rounds(ctx, &caller, trace, &known, &mut observations, on_update)?;
+            let menu = self.initial_menu();
+            tools_text = Some(tools::menu_text(&menu));
+            self.rounds(ctx, &caller, trace, &known, tools_text.as_deref(), menu, &mut observations, on_update)?;
         }
-        let context = prompts::context_block(&known, &trace.report, &observations);
-        let evidence_text = evidence_table(&trace.evidence);
+        let context = prompts::context_block(&known, tools_text.as_deref(), &observations);
         let evidence_ids: Vec<String> = trace.evidence.iter().map(|e| e.id.clone()).collect();
         let cot = s.method == Method::Cot;
         let v = caller
             .ask(
                 trace,
                 "analysis",
-                prompts::analysis(&self.task, &context, &evidence_text, cot),
+                prompts::analysis(&self.task, &context, &trace.report, cot),
                 "analysis",
                 prompts::analysis_schema(&self.task, cot, &evidence_ids),
                 &|v| self.check_decision(v),
@@ -159,7 +163,7 @@ impl Agent {
                 .ask(
                     trace,
                     "reflection",
-                    prompts::reflection(&self.task, &context, &evidence_text, &before),
+                    prompts::reflection(&self.task, &context, &trace.report, &before),
                     "reflection",
                     prompts::reflection_schema(&self.task, &evidence_ids),
                     &|v| self.check_decision(v),
@@ -207,23 +211,31 @@ impl Agent {
         caller: &Caller,
         trace: &mut Trace,
         known: &str,
+        tools_text: Option<&str>,
+        mut menu: Vec<String>,
         observations: &mut Vec<String>,
         on_update: &mut dyn FnMut(&Trace),
     ) -> Result<(), (String, StepError)> {
         let s = &self.settings;
-        let mut menu = self.initial_menu();
         for index in 1..=s.rounds {
             let step = format!("round {index}");
-            let context = prompts::context_block(known, &trace.report, observations);
-            let prompt = prompts::step(&self.task, &context, &tools::menu_text(&menu), index, s.rounds, s.report_chars);
-            let menu_now = menu.clone();
+            // Round 1 gathers evidence: finishing before any observation would leave the analysis nothing but the
+            // understanding (a small model otherwise often picks `finish` at once).
+            let offered: Vec<String> = if index == 1 && menu.iter().any(|m| m != FINISH) {
+                menu.iter().filter(|m| *m != FINISH).cloned().collect()
+            } else {
+                menu.clone()
+            };
+            let context = prompts::context_block(known, tools_text, observations);
+            let prompt = prompts::step(&self.task, &context, &trace.report, &offered, index, s.rounds, s.report_chars);
+            let menu_now = offered.clone();
             // Constrained decoding gets each tool's own closed arguments; a reply is accepted with any arguments
             // object, which `check_args` then repairs or rejects (models that do not follow schemas drift).
             let loose = prompts::step_schema(
-                json!({"type": "object", "properties": {"tool": {"enum": menu}, "arguments": {"type": "object"}}, "required": ["tool", "arguments"]}),
+                json!({"type": "object", "properties": {"tool": {"enum": offered}, "arguments": {"type": "object"}}, "required": ["tool", "arguments"]}),
                 s.report_chars,
             );
-            let strict = prompts::step_schema(tools::action_schema(&menu, ctx), s.report_chars);
+            let strict = prompts::step_schema(tools::action_schema(&offered, ctx), s.report_chars);
             let v = match caller.ask_accepting(trace, &step, prompt, "step", strict, &loose, &|v| match v
                 .pointer("/action/tool")
                 .and_then(Value::as_str)
@@ -239,7 +251,7 @@ impl Agent {
                 Err(e) if e.class == OutcomeClass::InvalidOutput => {
                     trace.rounds.push(Round {
                         index,
-                        menu: menu.clone(),
+                        menu: offered.clone(),
                         error: Some(e.message),
                         ..Default::default()
                     });
@@ -249,7 +261,7 @@ impl Agent {
                 Err(e) => {
                     trace.rounds.push(Round {
                         index,
-                        menu: menu.clone(),
+                        menu: offered.clone(),
                         error: Some(e.message.clone()),
                         ..Default::default()
                     });
@@ -262,7 +274,7 @@ impl Agent {
             let arguments = v.pointer("/action/arguments").cloned().unwrap_or(Value::Null);
             let mut round = Round {
                 index,
-                menu: menu.clone(),
+                menu: offered.clone(),
                 think: v["think"].as_str().unwrap_or("").to_string(),
                 report,
                 report_truncated: truncated,
