@@ -505,3 +505,18 @@ mod eval_tests {
         assert!(err.contains("bad.csv") && err.contains("UNCERTAIN"), "{err}");
     }
 }
+
+#[test]
+fn region_arguments_can_only_name_regions_of_the_graph() {
+    let ctx = context();
+    let schema = tools::action_schema(&["region_profile".to_string(), "retrieve_case".to_string()], &ctx);
+    let compiled = brainlens::llm::schema::Schema::compile(&schema).unwrap();
+    let label = &ctx.labels()[3];
+    let ok = json!({"tool": "region_profile", "arguments": {"region": label}});
+    assert!(compiled.validate(&ok).is_ok());
+    let invented = json!({"tool": "region_profile", "arguments": {"region": "RH_SomModes_1"}});
+    assert!(compiled.validate(&invented).is_err(), "a label the graph does not have is outside the schema");
+    // Free text (a query) is bounded for constrained decoding.
+    let long = json!({"tool": "retrieve_case", "arguments": {"query": "x".repeat(tools::TEXT_CHARS + 1)}});
+    assert!(compiled.validate(&long).is_err());
+}

@@ -51,7 +51,8 @@ pub enum ResponseFormat {
 /// seen in the last `last_n` are divided by `penalty` (llama.cpp's rule; punctuation, digits and spaces are
 /// exempt), and a token that would repeat an
 /// n-gram of `no_repeat_ngram` tokens already in the reply is excluded (Hugging Face's
-/// `no_repeat_ngram_size`). `None` in a request means the default.
+/// `no_repeat_ngram_size`). Under a JSON schema, a string whose last 32 tokens average under 1.5 characters
+/// is closed (degenerate text). `None` in a request means the default.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Repetition {
     pub penalty: f32,
@@ -70,11 +71,19 @@ impl Repetition {
     pub fn off() -> Self {
         Repetition { penalty: 1.0, last_n: 0, no_repeat_ngram: 0 }
     }
+    /// Any control at all (then, locally, a JSON string gone to single characters is also closed).
+    pub fn is_on(&self) -> bool {
+        (self.penalty > 1.0 && self.last_n > 0) || self.no_repeat_ngram > 0
+    }
     pub fn describe(&self) -> String {
-        format!(
+        let mut s = format!(
             "repeat_penalty {} over the last {} tokens, no_repeat_ngram {}",
             self.penalty, self.last_n, self.no_repeat_ngram
-        )
+        );
+        if self.is_on() {
+            s.push_str(", JSON strings closed when 32 tokens average under 1.5 characters");
+        }
+        s
     }
 }
 

@@ -13,7 +13,10 @@ use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// Free text, at most `TEXT_CHARS` characters when decoded under the schema.
     Text,
+    /// One region: an enum of the graph's labels (a name or 0-based index is accepted from other models).
+    Region,
     Integer,
     /// Region indices (0-based); region names are accepted and mapped.
     Regions,
@@ -92,7 +95,7 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "region_profile",
         about: "Degree, strength, betweenness, clustering, module and network of one region.",
-        params: &[Param { name: "region", kind: Kind::Text, required: true, about: "region name or index" }],
+        params: &[Param { name: "region", kind: Kind::Region, required: true, about: "region name or index" }],
     },
     ToolSpec { name: FINISH, about: "Stop gathering evidence and go to the analysis.", params: &[] },
 ];
@@ -101,13 +104,18 @@ pub fn spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
+/// Longest free-text argument (a query) the local model may write.
+pub const TEXT_CHARS: usize = 160;
+
 /// JSON schema of a tool's own arguments, closed: regions are an enum of the graph's region labels, so a
 /// constrained model can name only regions that exist.
 pub fn args_schema(t: &ToolSpec, ctx: &GraphContext) -> Value {
     let mut props = Map::new();
     for p in t.params {
         let s = match p.kind {
-            Kind::Text => json!({"type": "string"}),
+            Kind::Text => json!({"type": "string", "maxLength": TEXT_CHARS}),
+            Kind::Region if ctx.connectome.labels.is_empty() => json!({"type": "string"}),
+            Kind::Region => json!({"enum": ctx.connectome.labels}),
             Kind::Integer => json!({"type": "integer"}),
             Kind::Regions if ctx.connectome.labels.is_empty() => json!({"type": "array", "items": {"type": "integer"}}),
             Kind::Regions => json!({"type": "array", "items": {"enum": ctx.connectome.labels}}),
@@ -216,7 +224,7 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
             continue;
         };
         let fixed = match p.kind {
-            Kind::Text => match v {
+            Kind::Text | Kind::Region => match v {
                 Value::String(s) if !s.trim().is_empty() => Value::String(s),
                 Value::Number(n) => {
                     repairs.push(format!("{}: number read as text", p.name));

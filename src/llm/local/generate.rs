@@ -201,6 +201,8 @@ fn decode(
     let repetition = req.repetition.unwrap_or_default();
     let mut tokens: Vec<u32> = Vec::new();
     let mut choices: Vec<EnumChoice> = Vec::new();
+    // Characters of each token of the free string being written (see `degenerate`).
+    let mut string_chars: Vec<usize> = Vec::new();
     let mut emit = |out: &[u8], sent: &mut usize, upto: usize| {
         if upto > *sent {
             let valid = match std::str::from_utf8(&out[*sent..upto]) {
@@ -280,12 +282,21 @@ fn decode(
                     }
                 }
             }
-            if c.grammar.in_string(s) {
+            let in_string = c.grammar.in_string(s);
+            if in_string {
                 penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
+            } else {
+                string_chars.clear();
             }
             let mask = c.allowed(s);
+            // A free string gone to single characters (the way a small model degenerates) is closed: only
+            // tokens that end it stay allowed, when there are any.
+            let close = in_string
+                && repetition.is_on()
+                && degenerate(&string_chars)
+                && (0..logits.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
             for (i, l) in logits.iter_mut().enumerate() {
-                if !mask.allows(i as u32) {
+                if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
                     *l = f32::NEG_INFINITY;
                 }
             }
@@ -299,6 +310,9 @@ fn decode(
         }
         let bytes = &m.vocab.bytes[token as usize];
         if let (Some(c), Some(s)) = (constrainer.as_ref(), state.as_mut()) {
+            if c.grammar.in_string(s) {
+                string_chars.push(String::from_utf8_lossy(bytes).chars().count());
+            }
             if !c.grammar.feed_all(s, bytes) {
                 return Err(LlmError::model(PROVIDER, "constrained decoding chose a token outside the grammar"));
             }
@@ -341,6 +355,17 @@ fn decode(
         attempts: 1,
         choices,
     })
+}
+
+/// A free string whose last `DEGENERATE_WINDOW` tokens average fewer than `DEGENERATE_CHARS` characters each
+/// has degenerated (English runs at about four; SmolLM2's gibberish at one).
+const DEGENERATE_WINDOW: usize = 32;
+const DEGENERATE_CHARS: f32 = 1.5;
+
+fn degenerate(chars: &[usize]) -> bool {
+    chars.len() >= DEGENERATE_WINDOW
+        && (chars[chars.len() - DEGENERATE_WINDOW..].iter().sum::<usize>() as f32)
+            < DEGENERATE_CHARS * DEGENERATE_WINDOW as f32
 }
 
 /// Longest forced run taken in one batch.
@@ -396,4 +421,22 @@ fn penalise(logits: &mut [f32], tokens: &[u32], r: &Repetition, spelling: &[Vec<
 
 fn find_stop(out: &[u8], stops: &[String]) -> Option<usize> {
     stops.iter().filter(|s| !s.is_empty()).filter_map(|s| out.windows(s.len()).position(|w| w == s.as_bytes())).min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_of_single_characters_is_degenerate_and_english_is_not() {
+        assert!(!degenerate(&[1; DEGENERATE_WINDOW - 1]), "too short to tell");
+        assert!(degenerate(&[1; DEGENERATE_WINDOW]));
+        let english: Vec<usize> = "The hubs sit in the dorsal attention and somatomotor networks, as the table shows"
+            .split_inclusive(' ')
+            .map(|w| w.chars().count())
+            .cycle()
+            .take(40)
+            .collect();
+        assert!(!degenerate(&english));
+    }
 }
