@@ -12,3 +12,4 @@ pub mod sandbox;
 pub mod signal;
 #[cfg(feature = "gui")]
 pub mod ui;
+pub mod util;

@@ -102,7 +102,7 @@ fn tagged(text: &str, tag: &str) -> Option<String> {
 }
 
 fn sha(s: &str) -> String {
-    crate::bench::generate::sha256_hex(s.as_bytes())
+    crate::util::hash::sha256_hex(s.as_bytes())
 }
 
 /// The observation of one execution: stdout, the result, the traceback; a success message when silent; cut.

@@ -4,9 +4,7 @@ use super::case::Case;
 use super::results::{Instance, MetricDetail, ResultFile};
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 /// The metric part of an instance: details, totals, metric errors and the artifact manifest.
@@ -64,17 +62,7 @@ fn manifest_entry(metric_id: &str, reported: Option<&Value>, ctx: &ScoreContext)
     let reported = reported?.as_str()?;
     let file = resolve_artifact(&json!(reported), ctx).ok()??;
     let meta = file.path.symlink_metadata().ok().filter(|m| m.is_file())?;
-    let mut hasher = Sha256::new();
-    let mut f = std::fs::File::open(&file.path).ok()?;
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    let digest: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let digest = crate::util::hash::sha256_reader(std::fs::File::open(&file.path).ok()?).ok()?;
     Some(json!({
         "metric_id": metric_id, "reported_path": reported,
         "file_name": file.path.file_name().map(|n| n.to_string_lossy().to_string()),

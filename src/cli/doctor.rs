@@ -25,7 +25,7 @@ fn python_env() -> Value {
         .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok())
         .unwrap_or(Value::Null);
     let lock = include_str!("../../assets/python/codeact.lock");
-    let want = crate::bench::generate::sha256_hex(lock.as_bytes());
+    let want = crate::util::hash::sha256_hex(lock.as_bytes());
     let stamp = std::fs::read_to_string(
         python.parent().and_then(|b| b.parent()).map(|v| v.join(".lock-sha256")).unwrap_or_default(),
     )

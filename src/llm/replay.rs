@@ -5,7 +5,6 @@
 use super::error::{ErrorClass, LlmError};
 use super::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,7 +14,7 @@ use std::sync::{Arc, Mutex};
 /// transport's `stream` flag).
 pub fn request_hash(request: &ChatRequest) -> String {
     let text = serde_json::to_string(request).unwrap_or_default();
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    crate::util::hash::sha256_hex(text.as_bytes())
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

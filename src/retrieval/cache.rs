@@ -2,17 +2,16 @@
 //! case memory is embedded once: `<cache>/embeddings/<key>.f32` = u32 count, u32 dim, then f32 LE values.
 
 use super::text::MiniLm;
-use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
 pub fn key(model: &str, texts: &[String]) -> String {
-    let mut h = Sha256::new();
+    let mut h = crate::util::hash::Sha256Hex::new();
     h.update(model.as_bytes());
     for t in texts {
-        h.update([0u8]);
+        h.update(&[0u8]);
         h.update(t.as_bytes());
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    h.hex()
 }
 
 fn path(key: &str) -> PathBuf {

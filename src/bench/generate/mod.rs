@@ -292,14 +292,11 @@ pub fn generate(
     Ok(Generated { suite: out.to_path_buf(), templates: templates.len(), instances, per_subset })
 }
 
+pub use crate::util::hash::sha256_hex;
+
 pub fn sha256_file(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     Ok(sha256_hex(&bytes))
-}
-
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn build_case(
