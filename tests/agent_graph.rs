@@ -520,3 +520,30 @@ fn region_arguments_can_only_name_regions_of_the_graph() {
     let long = json!({"tool": "retrieve_case", "arguments": {"query": "x".repeat(tools::TEXT_CHARS + 1)}});
     assert!(compiled.validate(&long).is_err());
 }
+
+#[test]
+fn each_step_prompt_continues_the_one_before() {
+    // The prefix cache reuses a step's keys/values only if the next prompt starts with the same text: each
+    // prompt must contain the one before up to its report line (what changes from step to step comes last).
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<(String, String)>::new()));
+    let log = seen.clone();
+    let model: Arc<dyn ChatModel> = Arc::new(Scripted::with(move |name, r| {
+        log.lock().unwrap().push((name.to_string(), r.messages.last().unwrap().content.clone()));
+        None
+    }));
+    let t = analyze(model, brainagent());
+    assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
+    assert!(!t.rounds[0].menu.iter().any(|m| m == "finish"), "round 1 must call a tool: {:?}", t.rounds[0].menu);
+    let prompts = seen.lock().unwrap().clone();
+    let names: Vec<&str> = prompts.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.first(), Some(&"understanding"));
+    assert_eq!(&names[names.len() - 2..], ["analysis", "reflection"]);
+    // The understanding and round 1 share the task and the measured values.
+    let measured_end = prompts[0].1.find("[G:").and_then(|i| prompts[0].1[i..].find("\n\n").map(|j| i + j)).unwrap();
+    assert!(prompts[1].1.starts_with(&prompts[0].1[..measured_end]));
+    for w in prompts[1..].windows(2) {
+        let head = w[0].1[..w[0].1.find("Your report so far").unwrap()].trim_end();
+        let at = head.bytes().zip(w[1].1.bytes()).take_while(|(a, b)| a == b).count();
+        assert!(w[1].1.starts_with(head), "{} does not continue {} from: {:?}", w[1].0, w[0].0, &head[at..]);
+    }
+}

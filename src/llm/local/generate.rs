@@ -247,11 +247,12 @@ fn decode(
             // Bytes the schema fixes (keys, punctuation, an enum's last candidate) go in as one batch: a
             // forward pass over several tokens costs about what one token does, where asking the model for
             // each would cost one pass per token.
-            if let Some(ids) = forced_tokens(m, &c.grammar, s, max_new - generated)? {
-                let bytes: Vec<u8> = ids.iter().flat_map(|&t| m.vocab.bytes[t as usize].iter().copied()).collect();
+            if let Some((ids, bytes)) = forced_tokens(m, &c.grammar, s, max_new - generated)? {
                 if !c.grammar.feed_all(s, &bytes) {
                     return Err(LlmError::model(PROVIDER, "forced text left the grammar"));
                 }
+                // Forced text never lies inside a free string: the string before it has ended.
+                string_chars.clear();
                 out.extend(&bytes);
                 tokens.extend(&ids);
                 generated += ids.len();
@@ -371,21 +372,26 @@ fn degenerate(chars: &[usize]) -> bool {
 /// Longest forced run taken in one batch.
 const FORCED_BYTES: usize = 256;
 
-/// The tokens of the text the grammar fixes from `s` (whole characters only), when there are any and they fit
+/// The text the grammar fixes from `s` (whole characters only) and its tokens, when there is any and it fits
 /// in `budget`.
-fn forced_tokens(m: &LocalModel, g: &Grammar, s: &State, budget: usize) -> Result<Option<Vec<u32>>, LlmError> {
-    let forced = g.forced(s, FORCED_BYTES);
-    let text = match std::str::from_utf8(&forced) {
-        Ok(t) => t,
-        Err(e) => std::str::from_utf8(&forced[..e.valid_up_to()]).unwrap_or_default(),
-    };
+fn forced_tokens(
+    m: &LocalModel,
+    g: &Grammar,
+    s: &State,
+    budget: usize,
+) -> Result<Option<(Vec<u32>, Vec<u8>)>, LlmError> {
+    let mut forced = g.forced(s, FORCED_BYTES);
+    if let Err(e) = std::str::from_utf8(&forced) {
+        forced.truncate(e.valid_up_to());
+    }
+    let Ok(text) = std::str::from_utf8(&forced) else { return Ok(None) };
     if text.is_empty() {
         return Ok(None);
     }
     let ids = m.vocab.encode(text).map_err(|e| LlmError::model(PROVIDER, e))?;
     // Tokens that do not spell the text back exactly are left to the model.
     let spelled = ids.iter().flat_map(|&t| m.vocab.bytes[t as usize].iter().copied()).eq(text.bytes());
-    Ok((spelled && !ids.is_empty() && ids.len() < budget).then_some(ids))
+    Ok((spelled && !ids.is_empty() && ids.len() < budget).then_some((ids, forced)))
 }
 
 /// Repetition control on the next token's logits (see `Repetition`). The penalty falls on word tokens only:
