@@ -133,9 +133,8 @@ impl Agent {
                 trace.understanding = Some(u);
                 on_update(trace);
             }
-            let menu = self.initial_menu();
-            tools_text = Some(tools::menu_text(&menu));
-            self.rounds(ctx, &caller, trace, &known, tools_text.as_deref(), menu, &mut observations, on_update)?;
+            tools_text = Some(tools::menu_text(&self.initial_menu()));
+            self.rounds(ctx, &caller, trace, &known, &mut observations, on_update)?;
         }
         let context = prompts::context_block(&known, tools_text.as_deref(), &observations);
         let evidence_ids: Vec<String> = trace.evidence.iter().map(|e| e.id.clone()).collect();
@@ -211,12 +210,14 @@ impl Agent {
         caller: &Caller,
         trace: &mut Trace,
         known: &str,
-        tools_text: Option<&str>,
-        mut menu: Vec<String>,
         observations: &mut Vec<String>,
         on_update: &mut dyn FnMut(&Trace),
     ) -> Result<(), (String, StepError)> {
         let s = &self.settings;
+        let mut menu = self.initial_menu();
+        // Every round lists the whole initial menu (constant, so it stays in the cached prefix) and names the
+        // tools left at the end.
+        let tools_text = tools::menu_text(&menu);
         for index in 1..=s.rounds {
             let step = format!("round {index}");
             // Round 1 gathers evidence: finishing before any observation would leave the analysis nothing but the
@@ -226,7 +227,7 @@ impl Agent {
             } else {
                 menu.clone()
             };
-            let context = prompts::context_block(known, tools_text, observations);
+            let context = prompts::context_block(known, Some(&tools_text), observations);
             let prompt = prompts::step(&self.task, &context, &trace.report, &offered, index, s.rounds, s.report_chars);
             let menu_now = offered.clone();
             // Constrained decoding gets each tool's own closed arguments; a reply is accepted with any arguments
