@@ -49,3 +49,19 @@ rm -rf target/bench-suite && target/debug/brainlens bench generate --out target/
 # The committed MiniLM reference vectors are what an independent numpy forward pass gives.
 "$VENV/bin/python" scripts/reference/minilm_reference.py "${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models/all-MiniLM-L6-v2" target/minilm_vectors.json
 cmp target/minilm_vectors.json tests/expected/minilm_vectors.json
+# The official `openai` Python client against `brainlens llm serve` (the real SmolLM2, on loopback, with a key):
+# plain, streamed, json_schema and tool-call requests, a refused tool schema, and 401 without the key.
+PORT=$("$VENV/bin/python" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+KEY="test-$RANDOM$RANDOM"
+BRAINLENS_SERVE_KEY="$KEY" target/debug/brainlens llm serve --port "$PORT" >target/llm-serve.log 2>&1 &
+SERVE_PID=$!
+trap 'kill $SERVE_PID 2>/dev/null || true' EXIT
+for _ in $(seq 120); do
+    "$VENV/bin/python" -c "import sys, urllib.request as u; u.urlopen(u.Request(sys.argv[1], headers={'Authorization': 'Bearer ' + sys.argv[2]}), timeout=2)" \
+        "http://127.0.0.1:$PORT/health" "$KEY" 2>/dev/null && break
+    kill -0 $SERVE_PID 2>/dev/null || { cat target/llm-serve.log >&2; exit 1; }
+    sleep 1
+done
+"$VENV/bin/python" scripts/reference/openai_client_check.py "http://127.0.0.1:$PORT/v1" "$KEY"
+kill $SERVE_PID && wait $SERVE_PID 2>/dev/null || true
+trap - EXIT
