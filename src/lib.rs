@@ -5,6 +5,7 @@ pub mod agent;
 pub mod bench;
 pub mod build_info;
 pub mod cli;
+pub mod harness;
 pub mod llm;
 pub mod network;
 pub mod retrieval;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use brainlens::agent::eeg::state::SharedState;
+use brainlens::agent::eeg::state::{Of, SharedState};
 use brainlens::agent::eeg::tools::{self, Domain};
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -150,7 +150,7 @@ fn plan_steps_can_only_name_what_exists() {
         assert!(t.params.iter().all(|p| !matches!(p.kind, tools::Kind::Id(_))), "{} needs an id", t.name);
     }
     // Every id the schema offers for a view passes the tool's own check once resolved.
-    for id in st.ids(tools::Of::View) {
+    for id in st.ids(Of::View) {
         tools::check(tools::spec("filter").unwrap(), &args(json!({"view": id, "l_freq": 1.0})), &st).unwrap();
     }
 }

@@ -340,9 +340,10 @@ fn a_timeout_in_round_2_is_classified_and_the_trace_kept() {
 
 mod eval_tests {
     use super::*;
-    use brainlens::agent::graph::eval::{self, EvalJob, Header, metrics, read_rows, sample_id, split};
+    use brainlens::agent::graph::cohort::{self, read_rows, sample_id, split};
+    use brainlens::agent::graph::eval::{self, EvalJob, Header, metrics};
 
-    fn cohort() -> (PathBuf, Vec<eval::Row>) {
+    fn cohort() -> (PathBuf, Vec<cohort::Row>) {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
         let rows = read_rows(&dir.join("labels.csv")).unwrap();
         (dir.join("graphs"), rows)

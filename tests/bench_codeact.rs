@@ -7,7 +7,7 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::bench::runner::{Live, Models, Options, Paradigm, default_python, run};
+use brainlens::harness::runner::{Live, Models, Options, Paradigm, default_python, run};
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel, ResponseFormat, Role};
 use common::codeact_scripted::CodeActScripted;

@@ -5,7 +5,7 @@
 mod common;
 
 use brainlens::bench::results::{Instance, ResultFile};
-use brainlens::bench::runner::{Live, Models, Options, run};
+use brainlens::harness::runner::{Live, Models, Options, run};
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel, ErrorClass, LlmError};
 use common::eeg_scripted::EegScripted;

@@ -6,7 +6,7 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::bench::runner::{Live, Models, Options, run};
+use brainlens::harness::runner::{Live, Models, Options, run};
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel};
 use common::eeg_scripted::EegScripted;

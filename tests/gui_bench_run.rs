@@ -6,7 +6,7 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::bench::runner::{Live, Models, Options, run};
+use brainlens::harness::runner::{Live, Models, Options, run};
 use brainlens::llm::config::ProviderKind;
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{Cancel, ChatModel};
@@ -79,7 +79,7 @@ fn run_view_generates_runs_and_opens_the_result() {
             .lock()
             .unwrap()
             .iter()
-            .all(|r| r.state == brainlens::bench::runner::RowState::Done)
+            .all(|r| r.state == brainlens::harness::runner::RowState::Done)
     );
     h.get_by_label_contains("12/12 instances");
 }

@@ -60,8 +60,8 @@ fn each_method_ranks_the_matching_fact_first() {
         assert_eq!(best(index.scores("spindle activity in stage 2").unwrap()), 0, "{method:?}");
     }
     // Cached: a second index over the same texts reads the vectors back bit for bit.
-    let a = brainlens::retrieval::cache::embeddings(&m, &docs).unwrap();
-    let b = brainlens::retrieval::cache::embeddings(&m, &docs).unwrap();
+    let a = brainlens::retrieval::text::cache::embeddings(&m, &docs).unwrap();
+    let b = brainlens::retrieval::text::cache::embeddings(&m, &docs).unwrap();
     assert_eq!(a, b);
 }
 

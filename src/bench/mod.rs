@@ -9,7 +9,6 @@ pub mod generate;
 pub mod json;
 pub mod rescore;
 pub mod results;
-pub mod runner;
 pub mod scoring;
 pub mod signal_file;
 

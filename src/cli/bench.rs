@@ -313,7 +313,7 @@ fn repeat_path(out: &Path, r: usize) -> PathBuf {
 /// `bench run`: the runner with a progress bar on stderr; Ctrl-C stops after the instances in flight are
 /// abandoned (finished ones are already written), exit status 130.
 pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
-    use crate::bench::runner::{Live, Models, Options, Paradigm, run};
+    use crate::harness::runner::{Live, Models, Options, Paradigm, run};
     let cfg = a.provider.config(crate::llm::config::Purpose::Agent)?;
     let target = cfg.build()?;
     let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
@@ -337,7 +337,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.codeact.max_rounds = a.codeact_rounds.max(1);
         opts.codeact.max_tokens = a.codeact_tokens.max(16);
         opts.codeact.exec_timeout_s = a.exec_timeout;
-        opts.shard = a.shard.as_deref().map(crate::bench::runner::parse_shard).transpose()?;
+        opts.shard = a.shard.as_deref().map(crate::harness::runner::parse_shard).transpose()?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
@@ -400,7 +400,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
 
 /// `bench merge SHARDS... --out RESULT.json [--cases SUITE]`.
 pub fn merge(shards: &[PathBuf], cases: Option<&Path>, out_path: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
-    let mut merged = crate::bench::runner::shards::merge(shards, cases)?;
+    let mut merged = crate::harness::runner::shards::merge(shards, cases)?;
     merged.summary.insert("result_file".into(), json!(out_path.display().to_string()));
     merged.save(out_path)?;
     if json {
@@ -442,14 +442,14 @@ pub struct SlurmArgs {
 
 pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the brainlens binary")?;
-    let o = crate::bench::runner::shards::SlurmOptions {
+    let o = crate::harness::runner::shards::SlurmOptions {
         shards: a.shards,
         partition: a.partition.clone(),
         time: a.time.clone(),
         cpus: a.cpus,
         mem: a.mem.clone(),
     };
-    let files = crate::bench::runner::shards::write_slurm(&exe, &a.suite, &a.run_args, &a.out_dir, &o)?;
+    let files = crate::harness::runner::shards::write_slurm(&exe, &a.suite, &a.run_args, &a.out_dir, &o)?;
     for f in &files {
         writeln!(out, "wrote {}", f.display())?;
     }

@@ -11,7 +11,7 @@ const PACKAGES: [&str; 10] =
     ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyedflib", "edfio", "wfdb"];
 
 fn python_env() -> Value {
-    let python = crate::bench::runner::default_python();
+    let python = crate::harness::runner::default_python();
     if !python.exists() {
         return json!({"python": python, "present": false, "fix": "scripts/setup_python.sh"});
     }
@@ -45,7 +45,7 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
             .is_ok_and(|o| o.status.success());
     let report = json!({
         "version": crate::build_info::VERSION_LINE,
-        "cache": crate::llm::config::cache_dir(),
+        "cache": crate::util::paths::cache_dir(),
         "models": {"local_llm": {"path": model, "present": model.is_file()},
                    "minilm": {"path": minilm, "present": minilm.join("model.safetensors").is_file()}},
         "sandbox": {"bwrap": bwrap, "namespaces": namespaces, "process_limit": crate::sandbox::describe_process_limit()},

@@ -240,10 +240,10 @@ fn models(config: &ProviderConfig, json: bool, out: &mut dyn Write) -> Result<()
     if json {
         return write_json(
             out,
-            &json!({"cache": crate::llm::config::models_dir(), "local": local, "endpoint": remote}),
+            &json!({"cache": crate::util::paths::models_dir(), "local": local, "endpoint": remote}),
         );
     }
-    writeln!(out, "model cache: {}", crate::llm::config::models_dir().display())?;
+    writeln!(out, "model cache: {}", crate::util::paths::models_dir().display())?;
     if local.is_empty() {
         writeln!(out, "  (no GGUF files: run scripts/setup_models.sh)")?;
     }

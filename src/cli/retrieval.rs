@@ -83,8 +83,9 @@ fn minilm_if_available() -> Option<std::sync::Arc<MiniLm>> {
 }
 
 pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
-    use crate::retrieval::cases::{CaseMemory, GraphEncoder, evaluate, read_labels};
+    use crate::retrieval::cases::{CaseMemory, GraphEncoder, evaluate};
     use crate::retrieval::gfm::GfmModel;
+    use crate::retrieval::labels::read_labels;
     match command {
         CasesCommand::Build { graphs, labels, task, atlas, reports, provider, gfm, out: dir } => {
             let rows = read_labels(&labels)?;

@@ -2,30 +2,12 @@
 //! the environment or typed into the session); it is never serialised — `Secret` has no serde impl and its
 //! Debug prints a redaction.
 
-use super::error::LlmError;
-use super::types::ChatModel;
+use crate::util::paths::models_dir;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
-/// File name of the default local model inside `models_dir()`.
+/// File name of the default local model inside `util::paths::models_dir()`.
 pub const DEFAULT_GGUF: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
-/// The model cache: `$BRAINLENS_CACHE`, else `$XDG_CACHE_HOME/brainlens`, else `~/.cache/brainlens`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("BRAINLENS_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("brainlens");
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-    home.join(".cache").join("brainlens")
-}
-
-pub fn models_dir() -> PathBuf {
-    cache_dir().join("models")
-}
 
 pub fn default_model_path() -> PathBuf {
     models_dir().join(DEFAULT_GGUF)
@@ -160,21 +142,5 @@ impl ProviderConfig {
     /// The GGUF the local provider loads.
     pub fn local_model_path(&self) -> PathBuf {
         if self.model_path.trim().is_empty() { default_model_path() } else { PathBuf::from(self.model_path.trim()) }
-    }
-
-    /// Builds the provider (loading the local model takes about a second).
-    pub fn build(&self) -> Result<Arc<dyn ChatModel>, LlmError> {
-        let inner: Arc<dyn ChatModel> = match self.provider {
-            ProviderKind::Local => super::local::LocalModel::shared(&self.local_model_path())?,
-            ProviderKind::Openai => Arc::new(super::openai::OpenAiClient::new(self)?),
-            ProviderKind::Replay => {
-                return Ok(Arc::new(super::replay::Replay::open(Path::new(&self.transcript))?));
-            }
-        };
-        if self.record && !self.transcript.trim().is_empty() {
-            let secrets: Vec<String> = self.api_key.iter().map(|k| k.expose().to_string()).collect();
-            return Ok(Arc::new(super::replay::Recorder::new(inner, Path::new(&self.transcript), secrets)?));
-        }
-        Ok(inner)
     }
 }

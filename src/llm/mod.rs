@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod local;
 pub mod openai;
+mod provider;
 pub mod replay;
 pub mod schema;
 pub mod server;

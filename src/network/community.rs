@@ -3,7 +3,7 @@
 //! partition for the same seed), Newman's modularity Q of a partition, participation coefficient and
 //! within-module degree z-score (Guimerà & Amaral 2005).
 
-use super::rng::Mt19937;
+use crate::util::rng::Mt19937;
 
 /// Relabels a partition to 1..=k in order of first appearance of the sorted labels (numpy `unique`
 /// inverse + 1).

@@ -7,7 +7,6 @@ pub mod connectome;
 pub mod describe;
 pub mod io;
 pub mod metrics;
-pub mod rng;
 pub mod smallworld;
 pub mod threshold;
 pub mod timeseries;

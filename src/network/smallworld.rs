@@ -8,7 +8,7 @@
 //! The weighted variant (not in networkx) keeps each link's weight on the rewired link and measures
 //! weighted clustering (Onnela) and weighted path length (lengths 1/w) instead.
 
-use super::rng::Mt19937;
+use crate::util::rng::Mt19937;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Parameters as `nx.sigma(G, niter, nrand, seed)` / `nx.omega(G, niter, nrand, seed)`.

@@ -217,26 +217,6 @@ pub fn model_report(
     Ok((report, text))
 }
 
-/// One row of labels.csv: graph file, label, group.
-pub fn read_labels(path: &Path) -> Result<Vec<(String, String, String)>> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if line.trim().is_empty() || (n == 0 && cells.first().is_some_and(|c| c.eq_ignore_ascii_case("file"))) {
-            continue;
-        }
-        if cells.len() < 2 || cells[0].is_empty() || cells[1].is_empty() {
-            bail!("{} line {}: expected file,label[,group]", path.display(), n + 1);
-        }
-        rows.push((cells[0].to_string(), cells[1].to_string(), cells.get(2).unwrap_or(&"").to_string()));
-    }
-    if rows.is_empty() {
-        bail!("{}: no cases", path.display());
-    }
-    Ok(rows)
-}
-
 impl CaseMemory {
     /// Builds a memory of the graphs in `labels` (paths relative to `graphs_dir`).
     pub fn build(
@@ -291,7 +271,7 @@ impl CaseMemory {
         }
         if let Some(m) = text {
             let texts: Vec<String> = cases.iter().map(|c| c.report_text.clone()).collect();
-            for (case, v) in cases.iter_mut().zip(super::cache::embeddings(m, &texts).map_err(|e| anyhow!(e))?) {
+            for (case, v) in cases.iter_mut().zip(super::text::cache::embeddings(m, &texts).map_err(|e| anyhow!(e))?) {
                 case.report_embedding = v;
             }
         }

@@ -74,7 +74,7 @@ fn project(v: &[f64]) -> Vec<f64> {
         let mut bits = 0u64;
         for (d, o) in out.iter_mut().enumerate() {
             if d % 64 == 0 {
-                bits = crate::network::rng::splitmix64(&mut state);
+                bits = crate::util::rng::splitmix64(&mut state);
             }
             *o += if bits >> (d % 64) & 1 == 1 { x } else { -x };
         }

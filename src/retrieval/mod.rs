@@ -2,10 +2,10 @@
 //! disk by model and content; graph embeddings; the case memory and CARD. Nothing here imports `ui`.
 
 pub mod aliases;
-pub mod cache;
 pub mod cases;
 pub mod gfm;
 pub mod graph;
 pub mod kb_build;
 pub mod knowledge;
+pub mod labels;
 pub mod text;

@@ -39,7 +39,7 @@ pub struct Kernel {
 
 /// The driver written where the sandbox can bind it (the cache folder).
 fn driver_dir() -> Result<PathBuf, String> {
-    let dir = crate::llm::config::cache_dir().join("kernel");
+    let dir = crate::util::paths::cache_dir().join("kernel");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let file = dir.join("driver.py");
     if std::fs::read_to_string(&file).ok().as_deref() != Some(DRIVER) {

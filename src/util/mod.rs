@@ -1,3 +1,6 @@
 //! The floor every layer may use: small helpers with no knowledge of brains, models or benchmarks.
 
+pub mod chart;
 pub mod hash;
+pub mod paths;
+pub mod rng;

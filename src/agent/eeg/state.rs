@@ -9,6 +9,16 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// What an id parameter names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Of {
+    Recording,
+    View,
+    Labels,
+    Events,
+    Result,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordingInfo {
     /// As the instruction named it (relative to the inputs).
@@ -137,8 +147,7 @@ impl SharedState {
     }
 
     /// The ids of one kind, in registration order.
-    pub fn ids(&self, of: super::tools::Of) -> Vec<String> {
-        use super::tools::Of;
+    pub fn ids(&self, of: Of) -> Vec<String> {
         match of {
             Of::Recording => self.recordings.keys().cloned().collect(),
             Of::View => self.views.keys().cloned().collect(),

@@ -4,6 +4,7 @@
 //! recall, precision, positive-prediction rate, confusion matrix, pass@1/@k, tokens and time) from one or
 //! more run files.
 
+use super::cohort::{Row, read_rows, sample_id, split};
 use super::context::GraphContext;
 use super::interpret::{self, Scores};
 use super::method::Settings;
@@ -11,67 +12,12 @@ use super::run::Agent;
 use super::task::Task;
 use super::trace::{OutcomeClass, Trace};
 use crate::llm::Cancel;
-use crate::network::rng::splitmix64;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// One labelled graph: file (relative to the graphs folder), label, group (same-group graphs split together).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Row {
-    pub file: String,
-    pub label: String,
-    pub group: String,
-}
-
-pub fn sample_id(file: &str) -> String {
-    Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| file.to_string())
-}
-
-/// Test rows and memory rows: per label, `fraction` of its groups (rounded, at least one, never all) chosen
-/// by a seeded shuffle go to the test set with all their graphs.
-pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Row>)> {
-    if !(0.0 < fraction && fraction < 1.0) {
-        bail!("--split {fraction}: the test fraction must be between 0 and 1");
-    }
-    let mut test_groups = BTreeSet::new();
-    let labels: BTreeSet<&str> = rows.iter().map(|r| r.label.as_str()).collect();
-    for label in labels {
-        let mut groups: Vec<&str> = rows
-            .iter()
-            .filter(|r| r.label == label)
-            .map(|r| r.group.as_str())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if groups.len() < 2 {
-            bail!(
-                "label \"{label}\" has {} group(s): a split needs at least two per label (one to test, one to remember)",
-                groups.len()
-            );
-        }
-        let mut state = seed ^ 0x5eed;
-        for i in (1..groups.len()).rev() {
-            let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
-            groups.swap(i, j);
-        }
-        let n = ((groups.len() as f64 * fraction).round() as usize).clamp(1, groups.len() - 1);
-        test_groups.extend(groups.into_iter().take(n).map(|g| (label.to_string(), g.to_string())));
-    }
-    let (test, train): (Vec<Row>, Vec<Row>) =
-        rows.iter().cloned().partition(|r| test_groups.contains(&(r.label.clone(), r.group.clone())));
-    Ok((test, train))
-}
-
-pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
-    Ok(crate::retrieval::cases::read_labels(labels)?
-        .into_iter()
-        .map(|(file, label, group)| Row { group: if group.is_empty() { file.clone() } else { group }, file, label })
-        .collect())
-}
 
 /// The first line of a run file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -515,5 +461,5 @@ pub fn radar_series(all: &[Metrics]) -> Vec<(String, Vec<Option<f64>>)> {
 
 /// The interpretability radar of run files as SVG (one polygon per method).
 pub fn radar_svg(all: &[Metrics]) -> String {
-    crate::bench::aggregate::svg::radar(&radar_series(all), &super::interpret::DIMENSIONS.map(String::from))
+    crate::util::chart::svg::radar(&radar_series(all), &super::interpret::DIMENSIONS.map(String::from))
 }

@@ -3,6 +3,7 @@
 //! evaluation and interpretability scores.
 
 pub mod call;
+pub mod cohort;
 pub mod context;
 pub mod eval;
 pub mod interpret;

@@ -2,7 +2,7 @@
 //! prebuilt one (the task's default or a folder) or one built from the training split of a cohort
 //! (template-written reports, MiniLM report embeddings when the model is present, BM25 otherwise).
 
-use super::eval::Row;
+use super::cohort::Row;
 use super::method::Settings;
 use super::task::Task;
 use super::tools::Memory;

@@ -110,7 +110,10 @@ fn table(out: &mut String, title: &str, csv_text: &str, color: Option<(usize, f6
             let tag = if i == 0 { "th" } else { "td" };
             let style = match (color, f.parse::<f64>()) {
                 (Some((col, span)), Ok(v)) if i > 0 && j == col => {
-                    format!(" style=\"background:{}\"", super::colors::css(super::colors::diverging(v, span)))
+                    format!(
+                        " style=\"background:{}\"",
+                        crate::util::chart::colors::css(crate::util::chart::colors::diverging(v, span))
+                    )
                 }
                 _ => String::new(),
             };

@@ -3,10 +3,8 @@
 //! MPAD, repeated-run consistency, tokens and time per role, failures, score histograms, model agreement.
 //! Instances that failed for infrastructure reasons (`api_infrastructure_error`) are excluded from scores.
 
-pub mod colors;
 mod export;
 pub mod stats;
-pub mod svg;
 
 pub use export::{csv, csv_tables, write_csv_tables, write_html};
 

@@ -199,7 +199,7 @@ fn bindings(t: &Template, seed: u64, per_template: usize) -> Vec<Map<String, Val
         let mut state =
             seed ^ t.id.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
         for i in (1..pool.len()).rev() {
-            let j = (crate::network::rng::splitmix64(&mut state) % (i as u64 + 1)) as usize;
+            let j = (crate::util::rng::splitmix64(&mut state) % (i as u64 + 1)) as usize;
             pool.swap(i, j);
         }
         pool.into_iter().take(s.n).map(|v| [(s.key.clone(), json!(v))].into_iter().collect()).collect()

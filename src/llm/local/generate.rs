@@ -18,7 +18,7 @@ struct Rng(u64);
 
 impl Rng {
     fn next_f64(&mut self) -> f64 {
-        (crate::network::rng::splitmix64(&mut self.0) >> 11) as f64 / (1u64 << 53) as f64
+        (crate::util::rng::splitmix64(&mut self.0) >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -907,13 +907,13 @@ mod tests {
             for _ in 0..300 {
                 let mut s = g.start();
                 let mut text = Vec::new();
-                let steps = (crate::network::rng::splitmix64(&mut seed) % 120) as usize;
+                let steps = (crate::util::rng::splitmix64(&mut seed) % 120) as usize;
                 for _ in 0..steps {
                     let allowed: Vec<u8> = (0x20u8..0x7f).filter(|&b| g.feed(&mut s.clone(), b)).collect();
                     if allowed.is_empty() {
                         break;
                     }
-                    let b = allowed[(crate::network::rng::splitmix64(&mut seed) % allowed.len() as u64) as usize];
+                    let b = allowed[(crate::util::rng::splitmix64(&mut seed) % allowed.len() as u64) as usize];
                     assert!(g.feed(&mut s, b));
                     text.push(b);
                 }

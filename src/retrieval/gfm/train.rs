@@ -4,7 +4,7 @@
 use super::features::{node_features, positive};
 use super::{Gfm, GfmConfig, log_path};
 use crate::network::connectome::Connectome;
-use crate::network::rng::splitmix64;
+use crate::util::rng::splitmix64;
 use anyhow::{Result, bail};
 use candle_core::Module;
 use candle_core::{DType, Device, Tensor};

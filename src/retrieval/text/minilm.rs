@@ -22,7 +22,7 @@ pub struct MiniLm {
 impl MiniLm {
     /// The model folder the setup script unpacks.
     pub fn default_dir() -> PathBuf {
-        crate::llm::config::models_dir().join("all-MiniLM-L6-v2")
+        crate::util::paths::models_dir().join("all-MiniLM-L6-v2")
     }
 
     pub fn load_default() -> Result<MiniLm, String> {

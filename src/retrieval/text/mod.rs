@@ -1,6 +1,7 @@
 //! Text similarity behind one trait: an index over documents that scores a query against every document.
 
 pub mod bm25;
+pub mod cache;
 pub mod minilm;
 
 use serde::{Deserialize, Serialize};
@@ -61,7 +62,7 @@ const RECENT_QUERIES: usize = 16;
 
 impl DenseIndex {
     pub fn new(model: Arc<MiniLm>, docs: &[String]) -> Result<DenseIndex, String> {
-        let vectors = super::cache::embeddings(&model, docs)?;
+        let vectors = cache::embeddings(&model, docs)?;
         Ok(DenseIndex { model, vectors, recent: Default::default() })
     }
 }

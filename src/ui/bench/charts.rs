@@ -3,11 +3,12 @@
 //! histograms and token usage. Each chart exports as PNG (and the radar and heatmaps as SVG).
 
 use super::Loaded;
-use crate::bench::aggregate::{LEVEL_NAMES, Report, svg};
+use crate::bench::aggregate::{LEVEL_NAMES, Report};
 use crate::bench::collection::{BRAINAGENT, CODEACT};
 use crate::bench::scoring::UNIT_TYPES;
-use crate::ui::networks::category;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
+use crate::ui::widgets::palette::category;
+use crate::util::chart::svg;
 use egui::{Align2, Color32, FontId, Rect, Sense, Stroke, pos2, vec2};
 use std::sync::{Arc, Mutex};
 

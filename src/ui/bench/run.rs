@@ -4,7 +4,7 @@
 
 use crate::bench::generate::{Generated, default_templates, generate};
 use crate::bench::results::ResultFile;
-use crate::bench::runner::{Live, Models, Options, Paradigm, RowState, run};
+use crate::harness::runner::{Live, Models, Options, Paradigm, RowState, run};
 use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
@@ -35,7 +35,7 @@ pub struct RunPanel {
 
 impl Default for RunPanel {
     fn default() -> Self {
-        let base = crate::llm::config::cache_dir().join("bench");
+        let base = crate::util::paths::cache_dir().join("bench");
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         RunPanel {
             provider: ProviderConfig::default(),

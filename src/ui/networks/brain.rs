@@ -3,7 +3,8 @@
 //! (nilearn `plot_connectome(edge_threshold="95%")`). The head outline is a schematic ellipse, not a
 //! brain surface.
 
-use super::{OpenNetwork, category};
+use super::OpenNetwork;
+use crate::ui::widgets::palette::category;
 use egui::{Color32, Sense, Stroke, pos2, vec2};
 
 /// Draws the three projections, or a note when the atlas has no coordinates.

@@ -1,7 +1,8 @@
 //! Circular layout: regions on a circle grouped by network (or lobe) when the atlas gives one, else by
 //! module; links of the thresholded network as chords, the selected region's links highlighted.
 
-use super::{OpenNetwork, category};
+use super::OpenNetwork;
+use crate::ui::widgets::palette::category;
 use egui::{Color32, Pos2, Sense, Stroke, pos2, vec2};
 
 /// Draws the circle in a square of at most `max_h` points.

@@ -408,24 +408,6 @@ pub fn diverging(v: f64) -> egui::Color32 {
     egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
 }
 
-/// A colour per module or network index (a qualitative palette).
-pub fn category(k: usize) -> egui::Color32 {
-    const P: [(u8, u8, u8); 10] = [
-        (31, 119, 180),
-        (255, 127, 14),
-        (44, 160, 44),
-        (214, 39, 40),
-        (148, 103, 189),
-        (140, 86, 75),
-        (227, 119, 194),
-        (127, 127, 127),
-        (188, 189, 34),
-        (23, 190, 207),
-    ];
-    let (r, g, b) = P[k % P.len()];
-    egui::Color32::from_rgb(r, g, b)
-}
-
 /// Opens the HARK or CARD panel on an agent round's retrieval: HARK is asked the round's exact query
 /// (text, regions, knowledge set: the same answer); CARD shows the round's ranked cases.
 fn show_round(hark: &mut evidence::HarkPanel, card: &mut evidence::CardPanel, r: &crate::agent::graph::trace::Round) {

@@ -8,7 +8,7 @@ use crate::signal::spectrum::file::channel_psds;
 use crate::signal::spectrum::spectrogram::{Spectrogram, downsample_rows, multitaper_cdsa, spectrogram};
 use crate::signal::spectrum::{Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency};
 use crate::ui::jobs::Job;
-use crate::ui::networks::category;
+use crate::ui::widgets::palette::category;
 use egui::{Align2, Color32, FontId, Rect, Sense, Shape, Stroke, pos2, vec2};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -17,13 +17,13 @@ pub struct Heatmap<'a> {
 
 /// Diverging blue–white–red around 0, saturating at ±`span` (the Bench's scale, also in its SVG/HTML).
 pub fn diverging(v: f64, span: f64) -> Color32 {
-    let [r, g, b] = crate::bench::aggregate::colors::diverging(v, span);
+    let [r, g, b] = crate::util::chart::colors::diverging(v, span);
     Color32::from_rgb(r, g, b)
 }
 
 /// Sequential white → dark blue over [lo, hi].
 pub fn sequential(v: f64, lo: f64, hi: f64) -> Color32 {
-    let [r, g, b] = crate::bench::aggregate::colors::sequential(v, lo, hi);
+    let [r, g, b] = crate::util::chart::colors::sequential(v, lo, hi);
     Color32::from_rgb(r, g, b)
 }
 

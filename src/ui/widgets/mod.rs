@@ -2,6 +2,7 @@
 
 pub mod heatmap;
 pub mod markdown;
+pub mod palette;
 pub mod radar;
 pub mod trace_raster;
 

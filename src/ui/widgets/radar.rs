@@ -1,7 +1,7 @@
 //! A radar chart drawn with egui shapes: one closed polygon per series over shared axes, 0 at the centre and
 //! 1 at the rim, with a colour legend (the Bench room's unit radar and the agent's interpretability radar).
 
-use crate::ui::networks::category;
+use crate::ui::widgets::palette::category;
 use egui::{Align2, FontId, Pos2, Rect, Sense, Shape, Stroke, vec2};
 
 /// Draws the legend and the chart; returns the area it covered (for PNG export).

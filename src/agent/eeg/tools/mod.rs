@@ -5,7 +5,7 @@
 mod common;
 mod domain;
 
-use super::state::SharedState;
+use super::state::{Of, SharedState};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -16,16 +16,6 @@ pub enum Domain {
     Sleep,
     Neurocog,
     Physiol,
-}
-
-/// What an id parameter names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Of {
-    Recording,
-    View,
-    Labels,
-    Events,
-    Result,
 }
 
 /// Parameter kinds. Those that name something (ids, files, channels, fixed options) become enums of what

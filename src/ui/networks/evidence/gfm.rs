@@ -24,7 +24,7 @@ impl Default for GfmPanel {
         GfmPanel {
             open: false,
             graphs: super::card::default_memory().join("labels.csv").display().to_string(),
-            out: crate::llm::config::cache_dir().join("gfm").join("model.safetensors").display().to_string(),
+            out: crate::util::paths::cache_dir().join("gfm").join("model.safetensors").display().to_string(),
             epochs: 150,
             resume: false,
             losses: Default::default(),

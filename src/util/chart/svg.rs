@@ -2,9 +2,6 @@
 
 use std::fmt::Write as _;
 
-const PALETTE: [&str; 10] =
-    ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
@@ -36,7 +33,7 @@ pub fn radar(series: &[(String, Vec<Option<f64>>)], axes: &[String]) -> String {
         );
     }
     for (i, (name, vals)) in series.iter().enumerate() {
-        let c = PALETTE[i % PALETTE.len()];
+        let c = super::colors::hex(super::colors::category(i));
         let pts: Vec<String> = vals
             .iter()
             .enumerate()

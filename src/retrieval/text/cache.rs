@@ -1,7 +1,7 @@
 //! Embeddings cached on disk, keyed by model name and the texts' content (SHA-256), so a knowledge base or
 //! case memory is embedded once: `<cache>/embeddings/<key>.f32` = u32 count, u32 dim, then f32 LE values.
 
-use super::text::MiniLm;
+use super::MiniLm;
 use std::path::PathBuf;
 
 pub fn key(model: &str, texts: &[String]) -> String {
@@ -15,7 +15,7 @@ pub fn key(model: &str, texts: &[String]) -> String {
 }
 
 fn path(key: &str) -> PathBuf {
-    crate::llm::config::cache_dir().join("embeddings").join(format!("{key}.f32"))
+    crate::util::paths::cache_dir().join("embeddings").join(format!("{key}.f32"))
 }
 
 fn read(path: &PathBuf, n: usize) -> Option<Vec<Vec<f32>>> {

@@ -95,7 +95,7 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
 
 /// The CodeAct environment's interpreter (made by scripts/setup_python.sh).
 pub fn default_python() -> PathBuf {
-    crate::llm::config::cache_dir().join("codeact-venv/bin/python")
+    crate::util::paths::cache_dir().join("codeact-venv/bin/python")
 }
 
 impl Options {
