@@ -159,6 +159,23 @@ fn network_describe_levels() {
 }
 
 #[test]
+fn atlas_auto_is_the_networks_rooms_guess_and_says_so() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let f = root.join("fixtures/networks/group-train706_fc.npz");
+    let (code, text, err) = run(&["network", "describe", f.to_str().unwrap(), "--atlas", "auto", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("Schaefer-100 (Yeo-7) assumed from the 100 regions"), "{err}");
+    let auto: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let named = json(&["network", "describe", f.to_str().unwrap(), "--atlas", "schaefer100", "--json"]);
+    assert_eq!(auto, named, "auto on 100 regions is schaefer100");
+    // The same rule the GUI uses, from the core.
+    let (atlas, note) = brainlens::network::atlas::infer(&f, 100);
+    assert_eq!(atlas.unwrap().name, brainlens::network::atlas::Atlas::builtin("schaefer100").unwrap().name);
+    assert!(note.contains("assumed from the 100 regions"));
+    assert!(brainlens::network::atlas::infer(&f, 37).0.is_none());
+}
+
+#[test]
 fn network_export_brainnet_round_trip() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();

@@ -83,3 +83,23 @@ fn channels_are_picked_for_the_plot_and_the_whole_recording_can_be_analysed() {
     assert!(csv.starts_with("channel,delta 0.5-4 Hz (abs),theta 4-8 Hz (abs)"), "{csv}");
     assert_eq!(csv.lines().count(), 62);
 }
+
+#[test]
+fn edited_band_edges_reach_the_table_and_reset_restores_the_core_table() {
+    let mut h = harness();
+    let alpha_8_13 = {
+        let o = h.state().recordings.current.as_ref().unwrap();
+        let psds = o.spectrum.as_ref().unwrap().psds.as_ref().expect("computed");
+        band_power(&psds[0], 8.0, 13.0, Integration::Trapezoid).unwrap()
+    };
+    // The IFCN alpha (8–13 Hz) typed into the band editor's upper edge.
+    h.state_mut().recordings.current.as_mut().unwrap().spectrum.as_mut().unwrap().bands[2].hi = 13.0;
+    h.run_steps(2);
+    h.get_by_label(&format!("{alpha_8_13:.3}"));
+    h.get_by_label("Band edges").click();
+    h.run_steps(4);
+    h.get_by_label("Reset to the default table (YASA: alpha 8–12)").click();
+    h.run_steps(2);
+    let bands = h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap().bands.clone();
+    assert_eq!(bands, brainlens::signal::bands::table(), "reset gives signal::bands back");
+}

@@ -502,7 +502,8 @@ pub enum NetworkCommand {
         /// Rewiring passes per link for σ/ω references (networkx niter).
         #[arg(long, default_value_t = 5)]
         niter: usize,
-        /// Region labels: aal90, aal116, schaefer100, or a CSV with a 'label' column.
+        /// Region labels: aal90, aal116, schaefer100, a CSV with a 'label' column, or auto (as the Networks room:
+        /// the atlas file beside the matrix, else assumed from the region count; the choice is printed).
         #[arg(long)]
         atlas: Option<String>,
         /// Average an asymmetric matrix with its transpose instead of refusing it.
@@ -519,7 +520,7 @@ pub enum NetworkCommand {
         file: PathBuf,
         #[arg(long, default_value_t = 0.2)]
         threshold_proportional: f64,
-        /// Region labels and networks: aal90, aal116, schaefer100, or a CSV (label[,x,y,z][,network]).
+        /// Region labels and networks: aal90, aal116, schaefer100, a CSV (label[,x,y,z][,network]), or auto.
         #[arg(long)]
         atlas: Option<String>,
         /// Include σ and ω (slower).
@@ -540,7 +541,7 @@ pub enum NetworkCommand {
         /// Keep the strongest fraction of links (0–1) before export; omit for the matrix as loaded.
         #[arg(long, value_name = "P")]
         threshold_proportional: Option<f64>,
-        /// Region labels (and coordinates for .node): aal90, aal116, schaefer100, a .node or CSV file.
+        /// Region labels (and coordinates for .node): aal90, aal116, schaefer100, a .node or CSV file, or auto.
         #[arg(long)]
         atlas: Option<String>,
     },

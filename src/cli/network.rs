@@ -54,8 +54,8 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 _ => Asymmetry::Error,
             };
             let mut c = io::load(&file, asym)?;
-            if let Some(a) = atlas {
-                c.labels = atlas_labels(&a, c.n, &file)?;
+            if let Some(labels) = atlas.map(|a| atlas_labels(&a, c.n, &file)).transpose()?.flatten() {
+                c.labels = labels;
             }
             for f in &c.fixes {
                 eprintln!("brainlens: {}: {f}", file.display());
@@ -203,10 +203,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 other => bail!("--kind '{other}': use pearson or partial"),
             }
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let labels = match atlas {
-                Some(a) => Some(atlas_labels(&a, rows, &file)?),
-                None => None,
-            };
+            let labels = atlas.map(|a| atlas_labels(&a, rows, &file)).transpose()?.flatten();
             let c = Connectome::from_matrix(&file.display().to_string(), rows, rows, fc, labels, Asymmetry::Error)?;
             match target.extension().map(|e| e.to_string_lossy().to_lowercase()).as_deref() {
                 Some("npy") => io::write_npy(&target, &c)?,
@@ -222,19 +219,31 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
 fn load_with_atlas(file: &std::path::Path, atlas: Option<&str>) -> Result<(Connectome, Option<Atlas>)> {
     let mut c = io::load(file, Asymmetry::Error)?;
     let atlas = match atlas {
-        Some(a) => {
-            let a = Atlas::load(a)?;
-            c.labels = atlas_labels_of(&a, c.n, file)?;
-            Some(a)
+        Some(spec) => {
+            let a = atlas_of(spec, c.n, file)?;
+            if let Some(a) = &a {
+                c.labels = atlas_labels_of(a, c.n, file)?;
+            }
+            a
         }
         None => None,
     };
     Ok((c, atlas))
 }
 
-/// Labels of atlas `spec` for a matrix of `n` regions read from `file`.
-fn atlas_labels(spec: &str, n: usize, file: &std::path::Path) -> Result<Vec<String>> {
-    atlas_labels_of(&Atlas::load(spec)?, n, file)
+/// Atlas `spec`; `auto` infers it as the Networks room does (`network::atlas::infer`) and says which on stderr.
+fn atlas_of(spec: &str, n: usize, file: &std::path::Path) -> Result<Option<Atlas>> {
+    if spec.eq_ignore_ascii_case("auto") {
+        let (a, note) = crate::network::atlas::infer(file, n);
+        eprintln!("brainlens: {}: {note}", file.display());
+        return Ok(a);
+    }
+    Ok(Some(Atlas::load(spec)?))
+}
+
+/// Labels of atlas `spec` for a matrix of `n` regions read from `file` (none when `auto` finds no atlas).
+fn atlas_labels(spec: &str, n: usize, file: &std::path::Path) -> Result<Option<Vec<String>>> {
+    atlas_of(spec, n, file)?.map(|a| atlas_labels_of(&a, n, file)).transpose()
 }
 
 fn atlas_labels_of(a: &Atlas, n: usize, file: &std::path::Path) -> Result<Vec<String>> {

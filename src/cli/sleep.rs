@@ -103,7 +103,7 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             let c = rec.channel_index(&channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
             let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
             let bands: Vec<(f64, f64)> = if band.is_empty() {
-                vec![(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)]
+                crate::signal::bands::to_beta()
             } else {
                 band.iter().map(|b| super::spectrum::parse_band(b)).collect::<Result<_>>()?
             };

@@ -3,7 +3,9 @@
 use super::write_json;
 use crate::signal::Recording;
 use crate::signal::spectrum::file::channel_psds;
-use crate::signal::spectrum::{Average, Detrend, Integration, Scaling, WelchParams, Window, band_power};
+use crate::signal::spectrum::{
+    Average, Detrend, Integration, Scaling, WelchParams, Window, band_power, relative_band_power,
+};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 use std::io::Write;
@@ -72,15 +74,9 @@ pub fn resolve_channels(rec: &Recording, file: &Path, labels: &[String]) -> Resu
     labels.iter().map(|l| channel(rec, file, l.trim())).collect()
 }
 
-/// `LO-HI` in Hz.
+/// A band argument: a name from `signal::bands` (`alpha`) or `LO-HI` in Hz.
 pub fn parse_band(s: &str) -> Result<(f64, f64)> {
-    let (a, b) = s.split_once('-').with_context(|| format!("band {s:?}: expected LO-HI, e.g. 8-12"))?;
-    let (lo, hi): (f64, f64) =
-        (a.trim().parse().context("band low edge")?, b.trim().parse().context("band high edge")?);
-    if !(lo >= 0.0 && hi > lo && hi.is_finite()) {
-        bail!("band {s:?}: need 0 ≤ LO < HI");
-    }
-    Ok((lo, hi))
+    crate::signal::bands::parse(s).map_err(|e| anyhow!(e))
 }
 
 /// `brainlens psd FILE --channel L`.
@@ -181,26 +177,20 @@ pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out:
     if chans.is_empty() {
         bail!("{}: no signal channels", file.display());
     }
-    let mut p = w.params()?;
-    let mut integ = Integration::parse(&b.integration).map_err(|e| anyhow!(e))?;
-    if b.yasa {
-        p.window = Window::Hamming;
-        p.average = Average::Median;
-        if w.nperseg.is_none() {
-            p.nperseg = Some((4.0 * rec.channels()[chans[0]].sample_rate) as usize);
-        }
-        integ = Integration::Simpson;
-    }
+    let (p, integ) = if b.yasa {
+        crate::signal::spectrum::yasa(rec.channels()[chans[0]].sample_rate, w.nperseg)
+    } else {
+        (w.params()?, Integration::parse(&b.integration).map_err(|e| anyhow!(e))?)
+    };
     let psds = channel_psds(&rec, &chans, w.start, w.duration, &p, &AtomicBool::new(false), &|_| {})
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut values = serde_json::Map::new();
     let mut sum = 0.0;
     for (&c, psd) in chans.iter().zip(&psds) {
         let label = &rec.channels()[c].label;
-        let mut v = band_power(psd, lo, hi, integ).map_err(|e| anyhow!("{label}: {e}"))?;
-        if b.relative {
-            v /= band_power(psd, total.0, total.1, integ).map_err(|e| anyhow!("{label}: total {e}"))?;
-        }
+        let v =
+            if b.relative { relative_band_power(psd, (lo, hi), total, integ) } else { band_power(psd, lo, hi, integ) }
+                .map_err(|e| anyhow!("{label}: {e}"))?;
         sum += v;
         values.insert(label.clone(), json!(v));
     }
@@ -341,10 +331,9 @@ pub fn topomap_cmd(
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut values = Vec::new();
     for (psd, &c) in psds.iter().zip(&chans) {
-        let mut v = band_power(psd, lo, hi, integ).map_err(|e| anyhow!("{}: {e}", labels[c]))?;
-        if b.relative {
-            v /= band_power(psd, total.0, total.1, integ).map_err(|e| anyhow!("{}: {e}", labels[c]))?;
-        }
+        let v =
+            if b.relative { relative_band_power(psd, (lo, hi), total, integ) } else { band_power(psd, lo, hi, integ) }
+                .map_err(|e| anyhow!("{}: {e}", labels[c]))?;
         values.push(v);
     }
     let xy = project(&chans.iter().map(|&c| pos[c].expect("filtered")).collect::<Vec<_>>());

@@ -167,6 +167,21 @@ pub fn sibling_path(matrix: &Path) -> std::path::PathBuf {
     matrix.with_file_name(format!("{stem}.atlas.csv"))
 }
 
+/// The atlas of a matrix of `n` regions read from `matrix` when none was named, and why: the atlas file
+/// beside it (see [`sibling_path`]) when its region count matches, else AAL-90, AAL-116 or Schaefer-100
+/// assumed from the region count, else none. The Networks room and `--atlas auto` both use it.
+pub fn infer(matrix: &Path, n: usize) -> (Option<Atlas>, &'static str) {
+    let sibling = sibling_path(matrix);
+    let own = sibling.exists().then(|| Atlas::load(&sibling.display().to_string()).ok()).flatten();
+    match (own.filter(|a| a.labels.len() == n), n) {
+        (Some(a), _) => (Some(a), "atlas from the file beside the matrix (e.g. electrode positions)"),
+        (None, 90) => (Atlas::builtin("aal90").ok(), "AAL-90 assumed from the 90 regions"),
+        (None, 116) => (Atlas::builtin("aal116").ok(), "AAL-116 assumed from the 116 regions"),
+        (None, 100) => (Atlas::builtin("schaefer100").ok(), "Schaefer-100 (Yeo-7) assumed from the 100 regions"),
+        _ => (None, "no atlas: regions are numbered"),
+    }
+}
+
 /// Writes the atlas beside `matrix` (see [`sibling_path`]): one `label,x,y,z` row per node, positions given
 /// in metres (electrodes, as MNE stores them) and written in millimetres. Returns the atlas path.
 pub fn write_electrode_atlas(matrix: &Path, labels: &[String], positions_m: &[[f64; 3]]) -> Result<std::path::PathBuf> {

@@ -1,6 +1,7 @@
 //! Recordings and their analysis: EDF/BDF files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
+pub mod bands;
 pub mod channel_stats;
 pub mod connectivity;
 pub mod edf;

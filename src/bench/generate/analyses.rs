@@ -10,7 +10,7 @@ use crate::signal::physio::{ecg_clean, eog_activity, find_r_peaks, hrv};
 use crate::signal::sleep::agreement::agreement;
 use crate::signal::sleep::hypnogram::{Codes, Hypnogram};
 use crate::signal::sleep::stats::sleep_statistics;
-use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency};
+use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency, relative_band_power};
 use crate::signal::view::{Pick, View, epochs, evoked, pearson, variance, welch_2s};
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -35,6 +35,20 @@ impl Inputs<'_> {
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .ok_or_else(|| format!("parameter {key:?} (a list of strings) missing"))
     }
+    /// The template's own bands, `[[name, lo, hi], …]`: a task states its edges in its text (the app's
+    /// default table is `signal::bands`).
+    fn bands(&self) -> Result<Vec<(String, f64, f64)>, String> {
+        let bad = || "parameter \"bands\" (a list of [name, lo, hi]) missing or malformed".to_string();
+        let list = self.params.get("bands").and_then(Value::as_array).ok_or_else(bad)?;
+        list.iter()
+            .map(|b| match b.as_array().map(Vec::as_slice) {
+                Some([n, lo, hi]) => Some((n.as_str()?.to_string(), lo.as_f64()?, hi.as_f64()?)),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(bad)
+    }
     fn data(&self) -> Result<&Path, String> {
         self.data.ok_or_else(|| "this analysis needs a data file".to_string())
     }
@@ -50,10 +64,6 @@ fn trapz(p: &Psd, lo: f64, hi: f64) -> Result<f64, String> {
     band_power(p, lo, hi, Integration::Trapezoid)
 }
 
-/// The classical bands the templates name.
-pub const BANDS: [(&str, f64, f64); 4] =
-    [("delta", 1.0, 4.0), ("theta", 4.0, 8.0), ("alpha", 8.0, 13.0), ("beta", 13.0, 30.0)];
-
 /// Runs the analysis `name`.
 pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
     let v = match name {
@@ -62,9 +72,9 @@ pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
         "dominant_band" => {
             let v = inp.channel(inp.s("channel")?)?;
             let p = welch_2s(&v.data[0], v.sfreq)?;
-            let powers: Vec<f64> = BANDS.iter().map(|(_, lo, hi)| trapz(&p, *lo, *hi)).collect::<Result<_, _>>()?;
-            let best = argmax(&powers);
-            json!({"band": BANDS[best].0})
+            let bands = inp.bands()?;
+            let powers: Vec<f64> = bands.iter().map(|(_, lo, hi)| trapz(&p, *lo, *hi)).collect::<Result<_, _>>()?;
+            json!({"band": bands[argmax(&powers)].0})
         }
         "peak_frequency" => {
             let v = inp.channel(inp.s("channel")?)?;
@@ -97,14 +107,15 @@ pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
         "plv_dominant_band" => {
             let v = inp.eeg()?.select(&inp.strings("channels")?)?;
             let mut means = Vec::new();
-            for (_, lo, hi) in &BANDS[1..] {
+            let bands = inp.bands()?;
+            for (_, lo, hi) in &bands {
                 let m = connectivity(&v.data, v.sfreq, Method::Plv, Some((*lo, *hi)), &WelchParams::default())?;
                 let n = v.labels.len();
                 let pairs: Vec<f64> =
                     (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| m[i * n + j]).collect();
                 means.push(pairs.iter().sum::<f64>() / pairs.len() as f64);
             }
-            json!({"band": BANDS[1 + argmax(&means)].0, "mean_plv": means})
+            json!({"band": bands[argmax(&means)].0, "mean_plv": means})
         }
         "eeg_shape" => {
             let v = inp.eeg()?;
@@ -179,8 +190,8 @@ fn relative_powers(v: &View, inp: &Inputs) -> Result<Vec<f64>, String> {
         .iter()
         .map(|x| {
             let p = welch_2s(x, f.sfreq)?;
-            Ok(100.0 * trapz(&p, inp.f("band_lo")?, inp.f("band_hi")?)?
-                / trapz(&p, inp.f("total_lo")?, inp.f("total_hi")?)?)
+            let (band, total) = ((inp.f("band_lo")?, inp.f("band_hi")?), (inp.f("total_lo")?, inp.f("total_hi")?));
+            Ok(100.0 * relative_band_power(&p, band, total, Integration::Trapezoid)?)
         })
         .collect()
 }

@@ -4,7 +4,7 @@
 //! window are skipped (as YASA does).
 
 use super::hypnogram::{Hypnogram, Stage};
-use crate::signal::spectrum::{Average, Integration, WelchParams, Window, band_power, welch};
+use crate::signal::spectrum::{band_power, relative_band_power, welch, yasa};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,9 +26,9 @@ pub fn stage_band_power(
     if bands.is_empty() {
         return Err("no bands".into());
     }
-    let win = (4.0 * fs) as usize;
+    let (p, integ) = yasa(fs, None);
+    let win = p.nperseg.unwrap_or(0);
     let per_epoch = h.epoch_s * fs;
-    let p = WelchParams { nperseg: Some(win), window: Window::Hamming, average: Average::Median, ..Default::default() };
     let (lo_all, hi_all) =
         bands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, u)| (a.min(*l), b.max(*u)));
     let mut out = Vec::new();
@@ -43,10 +43,15 @@ pub fn stage_band_power(
             continue;
         }
         let psd = welch(&samples, fs, &p)?;
-        let total = if relative { band_power(&psd, lo_all, hi_all, Integration::Simpson)? } else { 1.0 };
         let values = bands
             .iter()
-            .map(|(l, u)| band_power(&psd, *l, *u, Integration::Simpson).map(|v| v / total))
+            .map(|&b| {
+                if relative {
+                    relative_band_power(&psd, b, (lo_all, hi_all), integ)
+                } else {
+                    band_power(&psd, b.0, b.1, integ)
+                }
+            })
             .collect::<Result<_, _>>()?;
         out.push(StagePower { stage: stage.label(), seconds: samples.len() as f64 / fs, values });
     }

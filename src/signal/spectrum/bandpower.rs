@@ -83,6 +83,17 @@ pub fn band_power(p: &Psd, lo: f64, hi: f64, integ: Integration) -> Result<f64, 
     })
 }
 
+/// Relative power: the power in `band` divided by the power over `total`, both integrated by `integ` (a
+/// fraction; × 100 for percent). An error when either range holds fewer than two bins or `total` has no power.
+pub fn relative_band_power(p: &Psd, band: (f64, f64), total: (f64, f64), integ: Integration) -> Result<f64, String> {
+    let v = band_power(p, band.0, band.1, integ)?;
+    let t = band_power(p, total.0, total.1, integ).map_err(|e| format!("total {e}"))?;
+    if !(t > 0.0) {
+        return Err(format!("total {}–{} Hz: no power to divide by", total.0, total.1));
+    }
+    Ok(v / t)
+}
+
 /// Frequency of the largest PSD bin in [lo, hi] (individual alpha frequency with 7–13 Hz).
 pub fn peak_frequency(p: &Psd, lo: f64, hi: f64) -> Option<f64> {
     let r = band_bins(&p.freqs, lo, hi);

@@ -81,21 +81,7 @@ impl NetworksRoom {
     pub fn open(&mut self, path: PathBuf) -> bool {
         match io::load(&path, Asymmetry::Directed) {
             Ok(mut c) => {
-                let sibling = crate::network::atlas::sibling_path(&path);
-                let own = sibling
-                    .exists()
-                    .then(|| Atlas::load(&sibling.display().to_string()).ok())
-                    .flatten()
-                    .filter(|a| a.labels.len() == c.n);
-                let (atlas, note) = match (own, c.n) {
-                    (Some(a), _) => (Some(a), "atlas from the file beside the matrix (e.g. electrode positions)"),
-                    (None, 90) => (Atlas::builtin("aal90").ok(), "AAL-90 assumed from the 90 regions"),
-                    (None, 116) => (Atlas::builtin("aal116").ok(), "AAL-116 assumed from the 116 regions"),
-                    (None, 100) => {
-                        (Atlas::builtin("schaefer100").ok(), "Schaefer-100 (Yeo-7) assumed from the 100 regions")
-                    }
-                    _ => (None, "no atlas: regions are numbered"),
-                };
+                let (atlas, note) = crate::network::atlas::infer(&path, c.n);
                 if let Some(a) = &atlas
                     && c.labels.first().is_some_and(|l| l == "R1")
                 {

@@ -41,7 +41,7 @@ type StageJob = Job<Result<Vec<StagePower>, String>>;
 fn stage_power_job(rec: &Arc<Recording>, c: usize, h: Hypnogram) -> StageJob {
     let rec = rec.clone();
     Job::spawn("Band power per stage", 1, move |_, _| {
-        let bands = [(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)];
+        let bands = crate::signal::bands::to_beta();
         let run = || -> Result<Vec<StagePower>, String> {
             let d = rec
                 .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)

@@ -4,24 +4,17 @@
 //! Channels are as recorded (before montage and display filters), as `brainlens psd/bandpower` compute them.
 
 use crate::signal::Recording;
+use crate::signal::bands::{self, Band};
 use crate::signal::spectrum::file::channel_psds;
 use crate::signal::spectrum::spectrogram::{Spectrogram, downsample_rows, multitaper_cdsa, spectrogram};
-use crate::signal::spectrum::{Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency};
+use crate::signal::spectrum::{
+    Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency, relative_band_power,
+};
 use crate::ui::jobs::Job;
 use crate::ui::widgets::palette::category;
 use egui::{Align2, Color32, FontId, Rect, Sense, Shape, Stroke, pos2, vec2};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-
-/// The conventional EEG bands (Hz), both edges included.
-pub const BANDS: [(&str, f64, f64); 6] = [
-    ("delta", 0.5, 4.0),
-    ("theta", 4.0, 8.0),
-    ("alpha", 8.0, 12.0),
-    ("sigma", 12.0, 15.0),
-    ("beta", 15.0, 30.0),
-    ("gamma", 30.0, 45.0),
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -61,7 +54,9 @@ pub struct SpectrumPanel {
     pub spectrogram: Option<(usize, Arc<Spectrogram>)>,
     sg_job: Option<(usize, Job<Spectrogram>)>,
     sg_texture: Option<(usize, egui::TextureHandle)>,
-    /// Band index (into `BANDS`) the scalp map shows.
+    /// The bands of the table, the plot's shading and the scalp map: `signal::bands` unless the user edits them.
+    pub bands: Vec<Band>,
+    /// Band index (into `bands`) the scalp map shows.
     pub topo_band: usize,
     /// Electrode positions: the recording's `<stem>_positions.csv`, else standard 10-20 (None: unknown).
     positions: Vec<Option<[f64; 3]>>,
@@ -88,6 +83,7 @@ impl SpectrumPanel {
             spectrogram: None,
             sg_job: None,
             sg_texture: None,
+            bands: bands::table(),
             topo_band: 2,
             positions: {
                 let labels: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
@@ -219,22 +215,25 @@ impl SpectrumPanel {
     /// Band power of channel `c` in band `b` as shown (absolute, or relative in %).
     pub fn value(&self, c: usize, lo: f64, hi: f64) -> Result<f64, String> {
         let psd = &self.psds.as_ref().ok_or("not computed")?[c];
-        let v = band_power(psd, lo, hi, self.integration)?;
-        Ok(if self.relative { 100.0 * v / band_power(psd, self.total.0, self.total.1, self.integration)? } else { v })
+        if self.relative {
+            Ok(100.0 * relative_band_power(psd, (lo, hi), self.total, self.integration)?)
+        } else {
+            band_power(psd, lo, hi, self.integration)
+        }
     }
 
     /// The band-power table as CSV (channel, one column per band, peak alpha frequency).
     pub fn table_csv(&self, rec: &Recording) -> String {
         let unit = if self.relative { "%" } else { "abs" };
         let mut out = String::from("channel");
-        for (name, lo, hi) in BANDS {
+        for Band { name, lo, hi } in &self.bands {
             out += &format!(",{name} {lo}-{hi} Hz ({unit})");
         }
         out += ",peak 7-13 Hz\n";
         for (c, ch) in rec.channels().iter().enumerate() {
             out += &ch.label.replace(',', " ");
-            for (_, lo, hi) in BANDS {
-                out += &format!(",{}", self.value(c, lo, hi).map_or(String::new(), |v| v.to_string()));
+            for b in &self.bands {
+                out += &format!(",{}", self.value(c, b.lo, b.hi).map_or(String::new(), |v| v.to_string()));
             }
             let peak = self.psds.as_ref().and_then(|p| peak_frequency(&p[c], 7.0, 13.0));
             out += &format!(",{}\n", peak.map_or(String::new(), |v| v.to_string()));
@@ -396,7 +395,7 @@ fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w:
     }
     let x = |f: f64| inner.left() + inner.width() * (f / fmax) as f32;
     let y = |v: f64| inner.bottom() - inner.height() * ((y_of(v) - lo) / (hi - lo)) as f32;
-    for (k, (name, b0, b1)) in BANDS.iter().enumerate() {
+    for (k, Band { name, lo: b0, hi: b1 }) in sp.bands.iter().enumerate() {
         if *b0 >= fmax {
             continue;
         }
@@ -410,7 +409,7 @@ fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w:
                 Color32::from_rgba_unmultiplied(255, 200, 120, 24)
             },
         );
-        p.text(pos2(band.center().x, inner.top() + 2.0), Align2::CENTER_TOP, *name, FontId::proportional(10.0), text);
+        p.text(pos2(band.center().x, inner.top() + 2.0), Align2::CENTER_TOP, name, FontId::proportional(10.0), text);
     }
     p.rect_stroke(inner, 0.0, Stroke::new(0.5, ui.visuals().weak_text_color()), egui::StrokeKind::Inside);
     let step = if fmax > 60.0 {
@@ -492,18 +491,19 @@ fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &m
             }
         }
     });
+    egui::CollapsingHeader::new("Band edges").id_salt("band_edges").show(ui, |ui| band_editor(ui, &mut sp.bands));
     egui::ScrollArea::both().id_salt("bandpower_table").max_height(170.0).show(ui, |ui| {
         egui::Grid::new("bandpower_grid").striped(true).show(ui, |ui| {
             ui.strong("channel");
-            for (name, lo, hi) in BANDS {
+            for Band { name, lo, hi } in &sp.bands {
                 ui.strong(name).on_hover_text(format!("{lo}–{hi} Hz"));
             }
             ui.strong("peak α");
             ui.end_row();
             for (c, ch) in rec.channels().iter().enumerate() {
                 ui.label(&ch.label);
-                for (_, lo, hi) in BANDS {
-                    match sp.value(c, lo, hi) {
+                for b in &sp.bands {
+                    match sp.value(c, b.lo, b.hi) {
                         Ok(v) if sp.relative => ui.label(format!("{v:.1}")),
                         Ok(v) => ui.label(format!("{v:.3}")),
                         Err(e) => ui.weak("–").on_hover_text(e),
@@ -517,6 +517,24 @@ fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &m
     });
 }
 
+/// The band edges, editable (e.g. alpha 8–13 Hz as the IFCN glossary defines it); reset restores the table.
+fn band_editor(ui: &mut egui::Ui, bands: &mut [Band]) {
+    ui.weak("Hz, both edges included");
+    egui::Grid::new("band_edges").show(ui, |ui| {
+        for b in bands.iter_mut() {
+            ui.label(&b.name);
+            let hi = b.hi;
+            ui.add(egui::DragValue::new(&mut b.lo).range(0.0..=hi - 0.1).speed(0.1));
+            let lo = b.lo;
+            ui.add(egui::DragValue::new(&mut b.hi).range(lo + 0.1..=500.0).speed(0.1));
+            ui.end_row();
+        }
+    });
+    if ui.button("Reset to the default table (YASA: alpha 8–12)").clicked() {
+        bands.clone_from_slice(&bands::table());
+    }
+}
+
 /// Scalp map of one band's power (absolute or relative, as the table) over the channels with positions.
 fn scalp_map(ui: &mut egui::Ui, sp: &mut SpectrumPanel) {
     use crate::signal::topomap::{project, topomap};
@@ -525,14 +543,19 @@ fn scalp_map(ui: &mut egui::Ui, sp: &mut SpectrumPanel) {
         ui.weak("no scalp map: fewer than 3 channels with electrode positions");
         return;
     }
-    egui::ComboBox::from_id_salt("topo_band").selected_text(BANDS[sp.topo_band].0).show_ui(ui, |ui| {
-        for (k, (name, _, _)) in BANDS.iter().enumerate() {
-            ui.selectable_value(&mut sp.topo_band, k, *name);
+    sp.topo_band = sp.topo_band.min(sp.bands.len().saturating_sub(1));
+    let Some(Band { name: topo_name, lo, hi }) = sp.bands.get(sp.topo_band).cloned() else { return };
+    egui::ComboBox::from_id_salt("topo_band").selected_text(&topo_name).show_ui(ui, |ui| {
+        for (k, b) in sp.bands.iter().enumerate() {
+            ui.selectable_value(&mut sp.topo_band, k, &b.name);
         }
     });
-    let (_, lo, hi) = BANDS[sp.topo_band];
     let Some(psds) = sp.psds.clone() else { return };
-    let key = (Arc::as_ptr(&psds) as u64) ^ ((sp.topo_band as u64) << 56) ^ (u64::from(sp.relative) << 60);
+    let key = (Arc::as_ptr(&psds) as u64)
+        ^ ((sp.topo_band as u64) << 56)
+        ^ (u64::from(sp.relative) << 60)
+        ^ lo.to_bits().rotate_left(7)
+        ^ hi.to_bits().rotate_left(29);
     if sp.topo_texture.as_ref().is_none_or(|(k, _, _)| *k != key) {
         let values: Vec<Option<f64>> = chans.iter().map(|&c| sp.value(c, lo, hi).ok()).collect();
         let kept: Vec<(usize, f64)> = chans.iter().zip(&values).filter_map(|(&c, v)| v.map(|v| (c, v))).collect();
@@ -563,9 +586,5 @@ fn scalp_map(ui: &mut egui::Ui, sp: &mut SpectrumPanel) {
         p.circle_filled(c + vec2(xy[0] as f32 * scale, -(xy[1] as f32) * scale), 1.5, Color32::BLACK);
     }
     let (min, max) = map.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
-    ui.label(format!(
-        "{} {lo}–{hi} Hz: {min:.3} … {max:.3}{}",
-        BANDS[sp.topo_band].0,
-        if sp.relative { " %" } else { "" }
-    ));
+    ui.label(format!("{topo_name} {lo}–{hi} Hz: {min:.3} … {max:.3}{}", if sp.relative { " %" } else { "" }));
 }

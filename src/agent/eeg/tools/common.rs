@@ -8,7 +8,7 @@ use crate::signal::channel_stats::{iqr_bounds, moments};
 use crate::signal::connectivity::{Method, connectivity};
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
 use crate::signal::spectrum::multitaper::multitaper_psd;
-use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency};
+use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency, relative_band_power};
 use crate::signal::view::{Pick, View, welch_2s};
 use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
@@ -109,10 +109,9 @@ pub(super) fn run(name: &str, a: &Args, st: &mut SharedState) -> Result<Value, S
             let mut vals = Vec::new();
             for x in &v.data {
                 let p = psd_of(x, v.sfreq, a.opt_s("method").unwrap_or(""))?;
-                let bp = band_power(&p, lo, hi, Integration::Trapezoid)?;
                 vals.push(match total {
-                    Some((tl, th)) => 100.0 * bp / band_power(&p, tl, th, Integration::Trapezoid)?,
-                    None => bp,
+                    Some(t) => 100.0 * relative_band_power(&p, (lo, hi), t, Integration::Trapezoid)?,
+                    None => band_power(&p, lo, hi, Integration::Trapezoid)?,
                 });
             }
             let what = if total.is_some() {
