@@ -50,32 +50,32 @@ use std::path::PathBuf;
 #[command(name = "brainlens", version = crate::build_info::VERSION_LINE, about)]
 pub struct Cli {
     /// Render the first settled frame of the GUI to this PNG and exit.
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub screenshot: Option<PathBuf>,
     /// GUI: initial page length in seconds (1, 5, 10, 20, 30 or 60).
-    #[arg(long, global = true, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS")]
     pub page: Option<f64>,
     /// Page through the recording for N frames, print frame times and exit (performance check).
-    #[arg(long, global = true, value_name = "N", hide = true)]
+    #[arg(long, value_name = "N", hide = true)]
     pub frame_stats: Option<u32>,
-    /// GUI, `bench open`: the view to show first (leaderboard, instances, instance:N, files, run, radar,
+    /// GUI (also with `bench open`, given before it): the view to show first (leaderboard, instances, instance:N, files, run, radar,
     /// mode-gap, tasks, agreement, difficulty, mpad, histograms, tokens).
-    #[arg(long, global = true, value_name = "VIEW", hide = true)]
+    #[arg(long, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,
     /// GUI: open the Recordings room's spectrum panel.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub spectrum: bool,
     /// GUI: open the language-model window (provider settings, test connection, chat).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub model_window: bool,
     /// GUI: open the Networks room's knowledge (HARK) and similar-case (CARD) panels.
-    #[arg(long, global = true, hide = true)]
+    #[arg(long, hide = true)]
     pub evidence: bool,
     /// GUI: open the Networks room's BrainAgent panel and analyse the open network with METHOD.
-    #[arg(long, global = true, hide = true, value_name = "METHOD")]
+    #[arg(long, hide = true, value_name = "METHOD")]
     pub agent: Option<String>,
     /// GUI: open the BrainAgent panel on a saved trace (JSON).
-    #[arg(long, global = true, hide = true, value_name = "TRACE")]
+    #[arg(long, hide = true, value_name = "TRACE")]
     pub agent_trace: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
