@@ -1,7 +1,7 @@
 //! Atlases: region labels, optional MNI coordinates and network (or lobe) assignment. Built in: AAL-116,
 //! its cerebral AAL-90 subset, and Schaefer-100 with Yeo-7 networks (see assets/atlas/README.md).
 
-use anyhow::{Context, Result, bail};
+use super::error::{Result, fail, format, invalid, io};
 use std::path::Path;
 
 /// The Yeo-7 networks in their index order (Yeo et al. 2011).
@@ -29,7 +29,9 @@ impl Atlas {
             "aal90" => Ok(aal(90)),
             "schaefer100" => Ok(schaefer100()),
             other => {
-                bail!("unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])")
+                invalid!(
+                    "unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])"
+                )
             }
         }
     }
@@ -123,16 +125,16 @@ fn schaefer100() -> Atlas {
 /// comments). The colour column becomes the region's network (as text).
 fn from_node(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let text = std::fs::read_to_string(path).map_err(io(&name, "read"))?;
     let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
     {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() < 3 {
-            bail!("{name}: line {}: expected 'x y z colour size label', got {} fields", i + 1, f.len());
+            fail!(name, "line {}: expected 'x y z colour size label', got {} fields", i + 1, f.len());
         }
         let num = |k: usize| -> Result<f64> {
-            f[k].parse().with_context(|| format!("{name}: line {}: '{}' is not a number", i + 1, f[k]))
+            f[k].parse().map_err(|e| format(&name, format!("line {}: '{}' is not a number: {e}", i + 1, f[k])))
         };
         coords.push([num(0)?, num(1)?, num(2)?]);
         nets.push(f.get(3).map_or_else(String::new, |s| s.to_string()));
@@ -146,7 +148,7 @@ pub fn write_node(path: &Path, atlas: &Atlas, labels: &[String], colour: &[usize
     let coords = atlas
         .coords
         .as_ref()
-        .with_context(|| format!("{}: atlas {} has no coordinates for a .node file", path.display(), atlas.name))?;
+        .ok_or_else(|| format(&path.display(), format!("atlas {} has no coordinates for a .node file", atlas.name)))?;
     let mut s = String::new();
     for i in 0..labels.len() {
         let [x, y, z] = coords[i];
@@ -157,7 +159,7 @@ pub fn write_node(path: &Path, atlas: &Atlas, labels: &[String], colour: &[usize
             labels[i].replace(char::is_whitespace, "_")
         ));
     }
-    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+    std::fs::write(path, s).map_err(io(&path.display(), "write"))
 }
 
 /// `M.csv` → `M.atlas.csv`: the atlas written beside a matrix (e.g. electrode positions of an EEG
@@ -190,22 +192,18 @@ pub fn write_electrode_atlas(matrix: &Path, labels: &[String], positions_m: &[[f
     for (l, p) in labels.iter().zip(positions_m) {
         s += &format!("{l},{:.3},{:.3},{:.3}\n", p[0] * 1000.0, p[1] * 1000.0, p[2] * 1000.0);
     }
-    std::fs::write(&path, s).with_context(|| format!("{}: cannot write", path.display()))?;
+    std::fs::write(&path, s).map_err(io(&path.display(), "write"))?;
     Ok(path)
 }
 
 fn from_csv(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+    let text = std::fs::read_to_string(path).map_err(io(&name, "read"))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header: Vec<String> = lines
-        .next()
-        .with_context(|| format!("{name}: empty"))?
-        .split(',')
-        .map(|s| s.trim().to_ascii_lowercase())
-        .collect();
+    let header: Vec<String> =
+        lines.next().ok_or_else(|| format(&name, "empty"))?.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
     let col = |k: &str| header.iter().position(|h| h == k);
-    let label = col("label").with_context(|| format!("{name}: no 'label' column in the header"))?;
+    let label = col("label").ok_or_else(|| format(&name, "no 'label' column in the header"))?;
     let xyz = match (col("x"), col("y"), col("z")) {
         (Some(x), Some(y), Some(z)) => Some([x, y, z]),
         _ => None,
@@ -215,12 +213,14 @@ fn from_csv(path: &Path) -> Result<Atlas> {
     for (i, line) in lines.enumerate() {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let get = |c: usize| {
-            f.get(c).copied().with_context(|| format!("{name}: line {}: missing column {}", i + 2, header[c]))
+            f.get(c).copied().ok_or_else(|| format(&name, format!("line {}: missing column {}", i + 2, header[c])))
         };
         labels.push(get(label)?.to_string());
         if let Some([x, y, z]) = xyz {
             let p = |c| -> Result<f64> {
-                get(c)?.parse().with_context(|| format!("{name}: line {}: '{}' is not a coordinate", i + 2, f[c]))
+                get(c)?
+                    .parse()
+                    .map_err(|e| format(&name, format!("line {}: '{}' is not a coordinate: {e}", i + 2, f[c])))
             };
             coords.push([p(x)?, p(y)?, p(z)?]);
         }

@@ -1,7 +1,7 @@
 //! `Connectome`: a square weighted matrix with region labels, validated on construction. Problems are
 //! errors naming the file, the entry and the value, or explicit, reported fixes — never silent.
 
-use anyhow::{Result, bail};
+use super::error::{Result, fail, invalid};
 
 /// What to do with an asymmetric matrix when an undirected graph is required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,20 +45,20 @@ impl Connectome {
         asym: Asymmetry,
     ) -> Result<Self> {
         if rows != cols {
-            bail!("{name}: matrix is {rows} × {cols}; a connectome must be square");
+            fail!(name, "matrix is {rows} × {cols}; a connectome must be square");
         }
         if rows < 2 {
-            bail!("{name}: matrix is {rows} × {cols}; a network needs at least 2 regions");
+            fail!(name, "matrix is {rows} × {cols}; a network needs at least 2 regions");
         }
         let n = rows;
         if w.len() != n * n {
-            bail!("{name}: {} values for a {n} × {n} matrix", w.len());
+            fail!(name, "{} values for a {n} × {n} matrix", w.len());
         }
         if let Some(i) = w.iter().position(|v| !v.is_finite()) {
-            bail!("{name}: entry [{}, {}] is {} (NaN and infinite weights are not allowed)", i / n, i % n, w[i]);
+            fail!(name, "entry [{}, {}] is {} (NaN and infinite weights are not allowed)", i / n, i % n, w[i]);
         }
         let labels = match labels {
-            Some(l) if l.len() != n => bail!("{name}: {} labels for {n} regions", l.len()),
+            Some(l) if l.len() != n => fail!(name, "{} labels for {n} regions", l.len()),
             Some(l) => l,
             None => (1..=n).map(|i| format!("R{i}")).collect(),
         };
@@ -74,7 +74,7 @@ impl Connectome {
         }
         if let Some((i, j, _)) = worst {
             match asym {
-                Asymmetry::Error => bail!(
+                Asymmetry::Error => invalid!(
                     "{name}: matrix is not symmetric: [{i}, {j}] = {} but [{j}, {i}] = {}; pass --symmetrize to use (W + Wᵀ)/2",
                     c.w[i * n + j],
                     c.w[j * n + i]

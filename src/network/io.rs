@@ -3,7 +3,7 @@
 //! `.npy` and `.edge`.
 
 use super::connectome::{Asymmetry, Connectome};
-use anyhow::{Context, Result, bail};
+use super::error::{NetworkError, Result, fail, format, io};
 use ndarray::Array2;
 use std::path::Path;
 
@@ -33,22 +33,22 @@ pub fn load_matrix(path: &Path) -> Result<RawMatrix> {
         }
         "mat" => read_mat(path)?,
         "csv" | "tsv" | "txt" | "edge" | "" => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("{name}: cannot read"))?;
+            let text = std::fs::read_to_string(path).map_err(io(&name, "read"))?;
             parse_text(&name, &text)?
         }
-        other => bail!("{name}: unknown matrix format '.{other}' (use .csv, .tsv, .txt, .edge, .npy, .npz or .mat)"),
+        other => fail!(name, "unknown matrix format '.{other}' (use .csv, .tsv, .txt, .edge, .npy, .npz or .mat)"),
     })
 }
 
 fn read_npy(path: &Path) -> Result<Array2<f64>> {
     let name = path.display();
-    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
     match ndarray_npy::ReadNpyExt::read_npy(f) {
         Ok(a) => Ok(a),
         Err(_) => {
-            let f = std::fs::File::open(path)?;
+            let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
             let a: Array2<f32> = ndarray_npy::ReadNpyExt::read_npy(f)
-                .with_context(|| format!("{name}: not a 2-D float64/float32 .npy array"))?;
+                .map_err(|e| format(&name, format!("not a 2-D float64/float32 .npy array: {e}")))?;
             Ok(a.mapv(f64::from))
         }
     }
@@ -61,20 +61,23 @@ const MAT_NAMES: [&str; 8] = ["W", "CIJ", "A", "conn", "connectivity", "corr", "
 fn read_mat(path: &Path) -> Result<RawMatrix> {
     use matfile::NumericData as D;
     let name = path.display();
-    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
     let mat = matfile::MatFile::parse(f).map_err(|e| {
-        anyhow::anyhow!("{name}: not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported")
+        format(&name, format!("not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported"))
     })?;
     let matrices: Vec<&matfile::Array> = mat.arrays().iter().filter(|a| a.ndims() == 2).collect();
     let chosen = match matrices.as_slice() {
-        [] => bail!("{name}: no 2-D numeric array"),
+        [] => fail!(name, "no 2-D numeric array"),
         [one] => *one,
-        many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.name() == *n)).copied().with_context(|| {
+        many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.name() == *n)).copied().ok_or_else(|| {
             let names: Vec<&str> = many.iter().map(|a| a.name()).collect();
-            format!(
-                "{name}: {} matrices ({}); name one W, CIJ, A, conn, connectivity, corr, Z or M",
-                many.len(),
-                names.join(", ")
+            format(
+                &name,
+                format!(
+                    "{} matrices ({}); name one W, CIJ, A, conn, connectivity, corr, Z or M",
+                    many.len(),
+                    names.join(", ")
+                ),
             )
         })?,
     };
@@ -97,13 +100,13 @@ fn read_mat(path: &Path) -> Result<RawMatrix> {
 
 fn read_npz(path: &Path) -> Result<Array2<f64>> {
     let name = path.display();
-    let f = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let mut z = ndarray_npy::NpzReader::new(f).with_context(|| format!("{name}: not a .npz archive"))?;
-    let names = z.names().with_context(|| format!("{name}: unreadable .npz index"))?;
+    let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
+    let mut z = ndarray_npy::NpzReader::new(f).map_err(|e| format(&name, format!("not a .npz archive: {e}")))?;
+    let names = z.names().map_err(|e| format(&name, format!("unreadable .npz index: {e}")))?;
     let key = match names.as_slice() {
         [one] => one.clone(),
-        many => many.iter().find(|k| k.trim_end_matches(".npy") == "arr_0").cloned().with_context(|| {
-            format!("{name}: {} arrays ({}); expected one, or one named arr_0", many.len(), many.join(", "))
+        many => many.iter().find(|k| k.trim_end_matches(".npy") == "arr_0").cloned().ok_or_else(|| {
+            format(&name, format!("{} arrays ({}); expected one, or one named arr_0", many.len(), many.join(", ")))
         })?,
     };
     match z.by_name::<ndarray::OwnedRepr<f64>, ndarray::Ix2>(&key) {
@@ -111,7 +114,7 @@ fn read_npz(path: &Path) -> Result<Array2<f64>> {
         Err(_) => {
             let a: Array2<f32> = z
                 .by_name(&key)
-                .with_context(|| format!("{name}: array '{key}' is not a 2-D float64/float32 matrix"))?;
+                .map_err(|e| format(&name, format!("array '{key}' is not a 2-D float64/float32 matrix: {e}")))?;
             Ok(a.mapv(f64::from))
         }
     }
@@ -121,7 +124,7 @@ fn read_npz(path: &Path) -> Result<Array2<f64>> {
 /// optional first column of labels are recognised by not being numbers.
 pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
-    let Some(first) = lines.first() else { bail!("{name}: no data") };
+    let Some(first) = lines.first() else { fail!(name, "no data") };
     let split = |l: &str| -> Vec<String> {
         if first.contains('\t') {
             l.split('\t').map(|s| s.trim().to_string()).collect()
@@ -154,7 +157,7 @@ pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
             &r[..]
         };
         if cells.len() != cols {
-            bail!("{name}: row {} has {} values, the first row has {cols}", i + 1, cells.len());
+            fail!(name, "row {} has {} values, the first row has {cols}", i + 1, cells.len());
         }
         for (j, c) in cells.iter().enumerate() {
             let v = match c.to_ascii_lowercase().as_str() {
@@ -163,7 +166,7 @@ pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
                 "-inf" => f64::NEG_INFINITY,
                 _ => c
                     .parse::<f64>()
-                    .map_err(|_| anyhow::anyhow!("{name}: row {}, column {}: '{c}' is not a number", i + 1, j + 1))?,
+                    .map_err(|_| format(&name, format!("row {}, column {}: '{c}' is not a number", i + 1, j + 1)))?,
             };
             data.push(v);
         }
@@ -188,7 +191,7 @@ pub fn write_csv(path: &Path, c: &Connectome) -> Result<()> {
         }
         s.push('\n');
     }
-    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+    std::fs::write(path, s).map_err(io(&path.display(), "write"))
 }
 
 /// Writes the matrix as a BrainNet Viewer `.edge` file (tab-separated, no labels).
@@ -199,14 +202,16 @@ pub fn write_edge(path: &Path, c: &Connectome) -> Result<()> {
         s.push_str(&row.join("\t"));
         s.push('\n');
     }
-    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+    std::fs::write(path, s).map_err(io(&path.display(), "write"))
 }
 
 /// Writes the matrix as a float64 `.npy`.
 pub fn write_npy(path: &Path, c: &Connectome) -> Result<()> {
-    let a = Array2::from_shape_vec((c.n, c.n), c.w.clone())?;
-    let f = std::fs::File::create(path).with_context(|| format!("{}: cannot write", path.display()))?;
-    ndarray_npy::WriteNpyExt::write_npy(&a, f).with_context(|| format!("{}: cannot write", path.display()))
+    let a = Array2::from_shape_vec((c.n, c.n), c.w.clone()).map_err(|e| {
+        NetworkError::Invalid(format!("{}: {} values for {n} × {n}: {e}", path.display(), c.w.len(), n = c.n))
+    })?;
+    let f = std::fs::File::create(path).map_err(io(&path.display(), "write"))?;
+    ndarray_npy::WriteNpyExt::write_npy(&a, f).map_err(|e| format(&path.display(), format!("cannot write: {e}")))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ pub mod atlas;
 pub mod community;
 pub mod connectome;
 pub mod describe;
+pub mod error;
 pub mod io;
 pub mod metrics;
 pub mod smallworld;

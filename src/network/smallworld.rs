@@ -8,6 +8,7 @@
 //! The weighted variant (not in networkx) keeps each link's weight on the rewired link and measures
 //! weighted clustering (Onnela) and weighted path length (lengths 1/w) instead.
 
+use crate::network::error::NetworkError;
 use crate::util::rng::Mt19937;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -295,13 +296,15 @@ impl Graph {
 
 /// σ and ω of a connected graph; `progress` counts finished references (3 per `nrand`). Errors when the
 /// graph is disconnected (networkx raises as well) or too small.
-pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Result<SmallWorld, String> {
+pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Result<SmallWorld, NetworkError> {
     if g.n < 4 || g.edges() < 2 {
-        return Err(format!("{} nodes and {} links: too small for σ and ω", g.n, g.edges()));
+        return Err(NetworkError::Invalid(format!("{} nodes and {} links: too small for σ and ω", g.n, g.edges())));
     }
     let parts = g.components();
     if parts > 1 {
-        return Err(format!("the graph has {parts} connected components; σ and ω need a connected graph"));
+        return Err(NetworkError::Invalid(format!(
+            "the graph has {parts} connected components; σ and ω need a connected graph"
+        )));
     }
     // Each reference gets its own stream: seed, reference index and kind mixed into one MT19937 seed.
     let stream =
@@ -391,6 +394,7 @@ mod tests {
         assert!(
             small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0))
                 .unwrap_err()
+                .to_string()
                 .contains("2 connected components")
         );
     }

@@ -2,7 +2,7 @@
 //! correlation (−Pᵢⱼ/√(PᵢᵢPⱼⱼ) from the precision matrix P, the inverse covariance, as
 //! nilearn's `ConnectivityMeasure(kind='partial correlation')` without shrinkage).
 
-use anyhow::{Result, bail};
+use super::error::{Result, invalid};
 
 /// Pearson correlation between the rows of a `regions × samples` row-major matrix; the diagonal is 1.
 pub fn pearson(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
@@ -24,7 +24,7 @@ pub fn pearson(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
 /// Rows centred and scaled to unit (population) variance; constant rows are an error.
 fn standardize(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
     if samples < 3 {
-        bail!("{samples} time points: need at least 3");
+        invalid!("{samples} time points: need at least 3");
     }
     let mut z = x.to_vec();
     for i in 0..regions {
@@ -32,7 +32,7 @@ fn standardize(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
         let mean = row.iter().sum::<f64>() / samples as f64;
         let sd = (row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / samples as f64).sqrt();
         if sd == 0.0 || !sd.is_finite() {
-            bail!("region {} (row {}) is constant or not finite: its correlation is undefined", i + 1, i + 1);
+            invalid!("region {} (row {}) is constant or not finite: its correlation is undefined", i + 1, i + 1);
         }
         row.iter_mut().for_each(|v| *v = (*v - mean) / sd);
     }
@@ -43,7 +43,9 @@ fn standardize(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
 /// Needs more time points than regions (the covariance must be invertible).
 pub fn partial(x: &[f64], regions: usize, samples: usize) -> Result<Vec<f64>> {
     if samples <= regions {
-        bail!("{samples} time points for {regions} regions: partial correlation needs more time points than regions");
+        invalid!(
+            "{samples} time points for {regions} regions: partial correlation needs more time points than regions"
+        );
     }
     let corr = pearson(x, regions, samples)?;
     let p = invert_spd(&corr, regions)?;
@@ -65,7 +67,7 @@ fn invert_spd(a: &[f64], n: usize) -> Result<Vec<f64>> {
             let s: f64 = a[i * n + j] - (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum::<f64>();
             if i == j {
                 if s <= 1e-12 {
-                    bail!(
+                    invalid!(
                         "the correlation matrix is singular (regions are linearly dependent): no partial correlation"
                     );
                 }

@@ -6,6 +6,7 @@
 use crate::network::Connectome;
 use crate::network::atlas::Atlas;
 use crate::network::describe::{Description, describe};
+use crate::network::error::NetworkError;
 use crate::network::metrics::summary::{
     GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize_prepared,
 };
@@ -37,7 +38,7 @@ pub struct GraphContext {
     pub prepared: Vec<f64>,
     pub metrics: GraphMetrics,
     pub description: Description,
-    small_world: OnceLock<Result<SmallWorldReport, String>>,
+    small_world: OnceLock<Result<SmallWorldReport, NetworkError>>,
 }
 
 impl GraphContext {
@@ -88,7 +89,7 @@ impl GraphContext {
     }
 
     /// σ and ω (networkx definitions, binary graph, 5 references, seed 0), computed once on first use.
-    pub fn small_world(&self) -> &Result<SmallWorldReport, String> {
+    pub fn small_world(&self) -> &Result<SmallWorldReport, NetworkError> {
         self.small_world.get_or_init(|| {
             let p = SmallWorldParams { niter: 5, nrand: 5, seed: 0, weighted: false };
             small_world_of(&self.connectome, &self.options, &p, &std::sync::atomic::AtomicU64::new(0))
@@ -96,7 +97,7 @@ impl GraphContext {
     }
 
     /// σ and ω when a tool already computed them (scoring never starts the computation).
-    pub fn small_world_if_computed(&self) -> Option<&Result<SmallWorldReport, String>> {
+    pub fn small_world_if_computed(&self) -> Option<&Result<SmallWorldReport, NetworkError>> {
         self.small_world.get()
     }
 

@@ -100,10 +100,12 @@ pub fn small_world_of(
     o: &MetricsOptions,
     p: &crate::network::smallworld::SmallWorldParams,
     progress: &std::sync::atomic::AtomicU64,
-) -> Result<SmallWorldReport, String> {
+) -> Result<SmallWorldReport, crate::network::error::NetworkError> {
     use crate::network::smallworld::{Graph, small_world};
     if c.directed {
-        return Err("σ and ω are defined for undirected graphs (as networkx's); this network is directed".into());
+        return Err(crate::network::error::NetworkError::Invalid(
+            "σ and ω are defined for undirected graphs (as networkx's); this network is directed".into(),
+        ));
     }
     let w = prepare(c, o);
     let w = if p.weighted { w } else { crate::network::threshold::binarize(&w) };

@@ -176,6 +176,6 @@ pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
 pub fn load_graphs(spec: &Path) -> anyhow::Result<Vec<crate::network::connectome::Connectome>> {
     graph_files(spec)?
         .iter()
-        .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize))
+        .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize).map_err(Into::into))
         .collect()
 }

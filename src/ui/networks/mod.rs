@@ -11,6 +11,7 @@ mod table;
 
 use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
+use crate::network::error::NetworkError;
 use crate::network::metrics::summary::{
     GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize_prepared,
 };
@@ -50,8 +51,8 @@ pub struct OpenNetwork {
     /// Bumped whenever the prepared matrix changes (textures and evidence panels recompute).
     pub generation: u64,
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
-    pub small_world: Option<Result<SmallWorldReport, String>>,
-    sw_job: Option<Job<Result<SmallWorldReport, String>>>,
+    pub small_world: Option<Result<SmallWorldReport, NetworkError>>,
+    sw_job: Option<Job<Result<SmallWorldReport, NetworkError>>>,
 }
 
 /// State of the Networks room.
@@ -261,7 +262,7 @@ impl OpenNetwork {
                 }
                 Some(Ok(None)) => self.sw_job = None,
                 Some(Err(e)) => {
-                    self.small_world = Some(Err(format!("{e:#}")));
+                    self.small_world = Some(Err(NetworkError::Invalid(format!("{e:#}"))));
                     self.sw_job = None;
                 }
                 None => ctx.request_repaint_after(std::time::Duration::from_millis(50)),
