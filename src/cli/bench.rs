@@ -346,7 +346,12 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
                 // On a terminal the bar is redrawn in place; in a log, a line per finished instance.
                 let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
                 let mut last = usize::MAX;
+                let mut said = 0;
                 while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    for n in live.notices_from(said) {
+                        eprintln!("brainlens: {n}");
+                        said += 1;
+                    }
                     let (d, t, elapsed, eta) = live.progress();
                     if t > 0 && (tty || d != last) {
                         super::progress_bar(d, t, "instances", elapsed, eta);
@@ -356,6 +361,10 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
                         last = d;
                     }
                     std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+                // What the run said after the last turn (a run can end within one sleep).
+                for n in live.notices_from(said) {
+                    eprintln!("brainlens: {n}");
                 }
             });
             let r = run(&opts, &models, &cancel, &live);

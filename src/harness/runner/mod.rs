@@ -147,9 +147,20 @@ pub struct Row {
 pub struct Live {
     pub rows: Mutex<Vec<Row>>,
     pub started: Mutex<Option<Instant>>,
+    /// Warnings for the user (a skipped case, a run without the sandbox), in order; the faces show them.
+    pub notices: Mutex<Vec<String>>,
 }
 
 impl Live {
+    pub fn notice(&self, text: String) {
+        self.notices.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+    }
+
+    /// The notices from index `from` on.
+    pub fn notices_from(&self, from: usize) -> Vec<String> {
+        self.notices.lock().unwrap_or_else(|p| p.into_inner()).get(from..).map(<[String]>::to_vec).unwrap_or_default()
+    }
+
     /// (finished, total, seconds elapsed, ETA seconds from the mean time of instances finished in this run).
     pub fn progress(&self) -> (usize, usize, f64, Option<f64>) {
         let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
@@ -437,7 +448,7 @@ fn write(
 }
 
 /// CodeAct can run here: the interpreter exists and a kernel starts in the sandbox (or `--unsafe-no-sandbox`).
-fn check_codeact(opts: &Options) -> Result<Value> {
+fn check_codeact(opts: &Options, live: &Live) -> Result<Value> {
     let python = opts.python.clone().unwrap_or_else(default_python);
     if !python.exists() {
         bail!(
@@ -459,7 +470,7 @@ fn check_codeact(opts: &Options) -> Result<Value> {
     let _ = std::fs::remove_dir_all(&dir);
     let report = checked.map_err(|e| anyhow::anyhow!("CodeAct cannot start its sandboxed kernel: {e}"))?;
     if opts.unsafe_no_sandbox {
-        eprintln!("brainlens: WARNING: CodeAct runs model-written code WITHOUT a sandbox (--unsafe-no-sandbox)");
+        live.notice("WARNING: CodeAct runs model-written code WITHOUT a sandbox (--unsafe-no-sandbox)".into());
     }
     Ok(report)
 }
@@ -467,10 +478,10 @@ fn check_codeact(opts: &Options) -> Result<Value> {
 /// Runs the evaluation; `cancel` stops it (in-flight instances are not written, so `--resume` reruns them).
 /// Returns the result file as written.
 pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Result<ResultFile> {
-    let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts)?) } else { None };
+    let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts, live)?) } else { None };
     let set = load_cases(&opts.cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     for p in &set.problems {
-        eprintln!("brainlens: skipped invalid case: {p}");
+        live.notice(format!("skipped invalid case: {p}"));
     }
     if set.cases.is_empty() {
         bail!("{}: no valid case files", opts.cases.display());

@@ -224,6 +224,9 @@ impl RunPanel {
         if let Some(m) = &self.message {
             ui.label(m);
         }
+        for n in self.live.notices_from(0) {
+            ui.colored_label(ui.visuals().warn_fg_color, n);
+        }
         let (done, total, elapsed, eta) = self.live.progress();
         if total > 0 {
             let eta = eta.map_or(String::new(), |e| format!(" · ETA {e:.0} s"));
