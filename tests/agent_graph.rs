@@ -7,9 +7,10 @@ mod common;
 
 use brainlens::agent::graph::tools::{self, Resources};
 use brainlens::agent::graph::{Agent, GraphContext, Method, OutcomeClass, Settings, Task, Trace, interpret, setup};
+use brainlens::llm::ChatModel;
 use brainlens::llm::replay::Recorder;
-use brainlens::llm::{Cancel, ChatModel};
 use brainlens::network::atlas::Atlas;
+use brainlens::util::cancel::Cancel;
 use common::scripted::{Scripted, round_of, timeout};
 use serde_json::{Value, json};
 use std::io::Write;

@@ -7,8 +7,9 @@ mod common;
 
 use brainlens::bench::results::ResultFile;
 use brainlens::harness::runner::{Live, Models, Options, run};
+use brainlens::llm::ChatModel;
 use brainlens::llm::replay::Recorder;
-use brainlens::llm::{Cancel, ChatModel};
+use brainlens::util::cancel::Cancel;
 use common::eeg_scripted::EegScripted;
 use common::same;
 use std::path::Path;

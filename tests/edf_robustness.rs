@@ -288,7 +288,13 @@ fn corrupted_and_truncated_fixtures_never_panic() {
 #[test]
 fn long_file_last_page_and_overview() {
     use brainlens::signal::pyramid::Pyramid;
-    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use brainlens::util::cancel::Cancel;
+    use std::sync::atomic::AtomicU64;
+    let cancelled = || {
+        let c = Cancel::default();
+        c.cancel();
+        c
+    };
     let dir = tempfile::tempdir().unwrap();
     let records = 3 * 3600;
     let mut s = spec(EdfFormat::EdfPlusC, records, 1.0, 100);
@@ -301,15 +307,12 @@ fn long_file_last_page_and_overview() {
     let r = records - 30;
     assert_eq!(last.values[7], sig.to_physical(value(r, 0, 7)));
     let progress = AtomicU64::new(0);
-    let pyr = Pyramid::build(&rec, &progress, &AtomicBool::new(false)).unwrap().unwrap();
+    let pyr = Pyramid::build(&rec, &progress, &Cancel::default()).unwrap().unwrap();
     assert_eq!(progress.into_inner(), records);
     assert_eq!(pyr.extremes[0].len(), records as usize);
     let want_lo = (0..100).map(|i| sig.to_physical(value(r, 0, i))).fold(f64::INFINITY, f64::min);
     assert!((pyr.extremes[0][r as usize].0 as f64 - want_lo).abs() < 1e-2);
     let env = pyr.envelope(0, 0.0, records as f64, 1000);
     assert!(env.iter().all(Option::is_some));
-    assert!(
-        Pyramid::build(&rec, &AtomicU64::new(0), &AtomicBool::new(true)).unwrap().is_none(),
-        "cancel stops the build"
-    );
+    assert!(Pyramid::build(&rec, &AtomicU64::new(0), &cancelled()).unwrap().is_none(), "cancel stops the build");
 }

@@ -8,11 +8,12 @@ mod common;
 
 use brainlens::agent::graph::tools::Resources;
 use brainlens::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, setup};
+use brainlens::llm::ChatModel;
 use brainlens::llm::config::ProviderKind;
 use brainlens::llm::replay::Recorder;
-use brainlens::llm::{Cancel, ChatModel};
 use brainlens::network::atlas::Atlas;
 use brainlens::ui::app::BrainLensApp;
+use brainlens::util::cancel::Cancel;
 use common::gui::settle;
 use common::scripted::Scripted;
 use egui::accesskit::Role;

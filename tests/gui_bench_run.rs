@@ -7,10 +7,11 @@ mod common;
 
 use brainlens::bench::results::ResultFile;
 use brainlens::harness::runner::{Live, Models, Options, run};
+use brainlens::llm::ChatModel;
 use brainlens::llm::config::ProviderKind;
 use brainlens::llm::replay::Recorder;
-use brainlens::llm::{Cancel, ChatModel};
 use brainlens::ui::app::BrainLensApp;
+use brainlens::util::cancel::Cancel;
 use common::eeg_scripted::EegScripted;
 use common::gui::settle;
 use egui_kittest::Harness;

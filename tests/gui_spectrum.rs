@@ -6,10 +6,10 @@
 use brainlens::signal::spectrum::file::channel_psds;
 use brainlens::signal::spectrum::{Integration, WelchParams, band_power};
 use brainlens::ui::app::BrainLensApp;
+use brainlens::util::cancel::Cancel;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 fn harness() -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
@@ -48,7 +48,7 @@ fn the_panel_shows_the_pages_welch_psd_and_band_power() {
         assert_eq!(psds.len(), 61);
         // The same page through the core: 10-s page at 0 s, 2-s Hann segments, 50 % overlap.
         let p = WelchParams { nperseg: Some(500), ..Default::default() };
-        let core = channel_psds(&o.rec, &[0], 0.0, Some(o.view.page_s), &p, &AtomicBool::new(false), &|_| {}).unwrap();
+        let core = channel_psds(&o.rec, &[0], 0.0, Some(o.view.page_s), &p, &Cancel::default(), &|_| {}).unwrap();
         assert_eq!(psds[0].psd, core[0].psd);
         let alpha = band_power(&core[0], 8.0, 12.0, Integration::Trapezoid).unwrap();
         let total = band_power(&core[0], 0.5, 45.0, Integration::Trapezoid).unwrap();

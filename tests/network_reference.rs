@@ -173,7 +173,7 @@ fn small_world_within_networkx_spread() {
     let (mut sigma, mut omega) = (0.0, 0.0);
     for seed in 0..6 {
         let p = SmallWorldParams { niter: 5, nrand: 2, seed, weighted: false };
-        let r = small_world_of(&c, &o, &p, &AtomicU64::new(0)).unwrap();
+        let r = small_world_of(&c, &o, &p, &AtomicU64::new(0), &brainlens::util::cancel::Cancel::default()).unwrap();
         assert_eq!(r.nodes_used, nx["nodes"].as_u64().unwrap() as usize);
         sigma += r.values.sigma / 6.0;
         omega += r.values.omega / 6.0;

@@ -120,7 +120,7 @@ impl brainlens::llm::ChatModel for Reporter {
     fn chat_with(
         &self,
         r: &brainlens::llm::ChatRequest,
-        _: &brainlens::llm::Cancel,
+        _: &brainlens::util::cancel::Cancel,
         _: &mut dyn FnMut(&str),
     ) -> Result<brainlens::llm::ChatResponse, brainlens::llm::LlmError> {
         let mut n = self.0.lock().unwrap();

@@ -7,7 +7,7 @@ mod common;
 use brainlens::network::connectome::Asymmetry;
 use brainlens::retrieval::gfm::train::{TrainOptions, train};
 use brainlens::retrieval::gfm::{GfmModel, graph_files};
-use std::sync::atomic::AtomicBool;
+use brainlens::util::cancel::Cancel;
 
 fn graphs() -> Vec<brainlens::network::Connectome> {
     let files = graph_files(std::path::Path::new("fixtures/networks/fc")).unwrap();
@@ -26,12 +26,12 @@ fn trains_resumes_and_embeds() {
     let g = graphs();
     assert_eq!(g.len(), 4);
     let small = TrainOptions { epochs: 2, dim: 16, layers: 1, ..Default::default() };
-    let first = train(&g, &out, &small, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let first = train(&g, &out, &small, &mut |_| {}, &Cancel::default()).unwrap();
     assert_eq!((first.epochs_done, first.losses.len()), (2, 2));
     assert!(out.is_file() && out.with_extension("json").is_file());
     // Resume to 4 epochs: the first two epochs are kept as they were, two more are run.
     let more = TrainOptions { epochs: 4, resume: true, ..small };
-    let resumed = train(&g, &out, &more, &mut |_| {}, &AtomicBool::new(false)).unwrap();
+    let resumed = train(&g, &out, &more, &mut |_| {}, &Cancel::default()).unwrap();
     assert_eq!(resumed.epochs_done, 4);
     assert_eq!(&resumed.losses[..2], &first.losses[..]);
     assert!(resumed.losses.iter().all(|e| e.total.is_finite() && (e.total - e.masked - e.contrastive).abs() < 1e-3));
@@ -42,7 +42,7 @@ fn trains_resumes_and_embeds() {
         &dir.path().join("fresh.safetensors"),
         &TrainOptions { epochs: 4, ..small },
         &mut |_| {},
-        &AtomicBool::new(false),
+        &Cancel::default(),
     )
     .unwrap();
     for (i, (a, b)) in fresh.losses.iter().zip(&resumed.losses).enumerate() {

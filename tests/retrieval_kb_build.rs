@@ -2,11 +2,12 @@
 //! (also of existing items) dropped, region names mapped (unknown ones reported), items written needs_review,
 //! and HARK ignoring them until approved.
 
-use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat, Usage};
+use brainlens::llm::{ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat, Usage};
 use brainlens::network::atlas::Atlas;
 use brainlens::retrieval::kb_build::{append, build, passages};
 use brainlens::retrieval::knowledge::{Hark, Item, KnowledgeBase};
 use brainlens::retrieval::text::TextMethod;
+use brainlens::util::cancel::Cancel;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 

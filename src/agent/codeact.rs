@@ -5,8 +5,9 @@
 //! loop; the last round (or the stop) demands a `<solution>`; the history keeps the last 3 (reply,
 //! observation) pairs.
 
-use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message, Repetition, ResponseFormat};
+use crate::llm::{ChatModel, ChatRequest, LlmError, Message, Repetition, ResponseFormat};
 use crate::sandbox::kernel::Kernel;
+use crate::util::cancel::Cancel;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]

@@ -319,7 +319,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
     let judge = role_model(&a.judge_model, &cfg, &target)?;
     let models = Models { target, parser, judge };
-    let cancel = crate::llm::Cancel::default();
+    let cancel = crate::util::cancel::Cancel::default();
     super::on_interrupt(cancel.clone());
     let mut summaries = Vec::new();
     for r in 1..=a.repeat.max(1) {

@@ -33,7 +33,7 @@ pub fn progress_bar(done: usize, total: usize, unit: &str, elapsed: f64, eta: Op
 
 /// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
 /// calls check the flag between tokens), after the result file's last atomic rewrite.
-pub fn on_interrupt(cancel: crate::llm::Cancel) {
+pub fn on_interrupt(cancel: crate::util::cancel::Cancel) {
     #[cfg(unix)]
     {
         const SIGINT: i32 = 2;

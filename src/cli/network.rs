@@ -73,7 +73,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             let mut m = summarize(&c, &o);
             if smallworld || smallworld_weighted {
                 let p = SmallWorldParams { niter, nrand: nrand.max(1), seed, weighted: smallworld_weighted };
-                let report = small_world_of(&c, &o, &p, &AtomicU64::new(0))
+                let report = small_world_of(&c, &o, &p, &AtomicU64::new(0), &crate::util::cancel::Cancel::default())
                     .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?;
                 m.small_world = Some(report);
             }
@@ -134,8 +134,14 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             let m = summarize_prepared(&c, &w, &o);
             let sw = if smallworld {
                 Some(
-                    small_world_of(&c, &o, &SmallWorldParams::default(), &AtomicU64::new(0))
-                        .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?,
+                    small_world_of(
+                        &c,
+                        &o,
+                        &SmallWorldParams::default(),
+                        &AtomicU64::new(0),
+                        &crate::util::cancel::Cancel::default(),
+                    )
+                    .map_err(|e| anyhow::anyhow!("{}: σ/ω: {e}", file.display()))?,
                 )
             } else {
                 None

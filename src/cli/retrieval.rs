@@ -336,7 +336,7 @@ pub fn gfm(command: GfmCommand, out: &mut dyn Write) -> Result<()> {
         GfmCommand::Train { graphs, out: model, epochs, seed, resume, json } => {
             let connectomes = crate::retrieval::gfm::load_graphs(&graphs)?;
             let o = TrainOptions { epochs, seed, resume, ..Default::default() };
-            let cancel = std::sync::atomic::AtomicBool::new(false);
+            let cancel = crate::util::cancel::Cancel::default();
             let log = train(
                 &connectomes,
                 &model,

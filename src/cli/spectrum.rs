@@ -6,11 +6,11 @@ use crate::signal::spectrum::file::channel_psds;
 use crate::signal::spectrum::{
     Average, Detrend, Integration, Scaling, WelchParams, Window, band_power, relative_band_power,
 };
+use crate::util::cancel::Cancel;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 /// Welch options shared by `psd` and `bandpower`.
 #[derive(Debug, Clone, clap::Args)]
@@ -119,7 +119,7 @@ pub fn psd(
     if method != "welch" {
         bail!("--method {method}: welch or multitaper");
     }
-    let p = channel_psds(&rec, &[c], w.start, w.duration, &w.params()?, &AtomicBool::new(false), &|_| {})
+    let p = channel_psds(&rec, &[c], w.start, w.duration, &w.params()?, &Cancel::default(), &|_| {})
         .map_err(|e| anyhow!("{}: {e}", file.display()))?
         .remove(0);
     if json {
@@ -182,7 +182,7 @@ pub fn bandpower(file: &Path, b: &BandpowerArgs, w: &WelchArgs, json: bool, out:
     } else {
         (w.params()?, Integration::parse(&b.integration).map_err(|e| anyhow!(e))?)
     };
-    let psds = channel_psds(&rec, &chans, w.start, w.duration, &p, &AtomicBool::new(false), &|_| {})
+    let psds = channel_psds(&rec, &chans, w.start, w.duration, &p, &Cancel::default(), &|_| {})
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut values = serde_json::Map::new();
     let mut sum = 0.0;
@@ -327,7 +327,7 @@ pub fn topomap_cmd(
     let (lo, hi) = parse_band(&b.band)?;
     let total = parse_band(&b.total)?;
     let integ = Integration::parse(&b.integration).map_err(|e| anyhow!(e))?;
-    let psds = channel_psds(&rec, &chans, w.start, w.duration, &w.params()?, &AtomicBool::new(false), &|_| {})
+    let psds = channel_psds(&rec, &chans, w.start, w.duration, &w.params()?, &Cancel::default(), &|_| {})
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let mut values = Vec::new();
     for (psd, &c) in psds.iter().zip(&chans) {

@@ -16,6 +16,4 @@ pub mod tools;
 pub mod types;
 
 pub use error::{ErrorClass, LlmError};
-pub use types::{
-    Cancel, ChatModel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage,
-};
+pub use types::{ChatModel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage};

@@ -3,7 +3,8 @@
 //! request hash, so agent and runner tests are deterministic and need no model.
 
 use super::error::{ErrorClass, LlmError};
-use super::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
+use super::types::{ChatModel, ChatRequest, ChatResponse};
+use crate::util::cancel::Cancel;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::Write;

@@ -9,7 +9,8 @@
 use super::config::Secret;
 use super::error::ErrorClass;
 use super::tools::{self, Reply, ToolSpec};
-use super::types::{Cancel, ChatModel, ChatRequest, Message, ResponseFormat};
+use super::types::{ChatModel, ChatRequest, Message, ResponseFormat};
+use crate::util::cancel::Cancel;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::sync::Arc;

@@ -1,10 +1,9 @@
 //! The provider-independent shape of a chat call.
 
 use super::error::LlmError;
+use crate::util::cancel::Cancel;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -178,29 +177,11 @@ impl ChatResponse {
     }
 }
 
-/// Shared cancellation flag: set it from any thread; providers check it between tokens and between retries.
-/// The reason (the user, or a deadline) travels with it into the error a cancelled call returns.
-#[derive(Debug, Clone, Default)]
-pub struct Cancel(Arc<AtomicBool>, Arc<std::sync::Mutex<Option<String>>>);
-
 impl Cancel {
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst)
-    }
-    /// Cancels and says why (e.g. "stopped at the instance deadline of 720 s").
-    pub fn cancel_because(&self, reason: impl Into<String>) {
-        if let Ok(mut r) = self.1.lock() {
-            r.get_or_insert(reason.into());
-        }
-        self.cancel();
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
     /// The error a call stopped by this flag returns: its reason, else "cancelled by the user".
     pub fn error(&self, provider: &str) -> LlmError {
         let mut e = LlmError::cancelled(provider);
-        if let Some(r) = self.1.lock().ok().and_then(|r| r.clone()) {
+        if let Some(r) = self.reason() {
             e.message = r;
         }
         e

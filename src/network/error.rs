@@ -10,6 +10,9 @@ pub enum NetworkError {
     /// `problem` says where (row, line, entry, array name) and what was expected.
     #[error("{file}: {problem}")]
     Format { file: String, problem: String },
+    /// Stopped by its `Cancel` token.
+    #[error("cancelled")]
+    Cancelled,
     /// Arguments that cannot be used (too few time points, a singular matrix, an unknown atlas name).
     #[error("{0}")]
     Invalid(String),

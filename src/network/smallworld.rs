@@ -9,6 +9,7 @@
 //! weighted clustering (Onnela) and weighted path length (lengths 1/w) instead.
 
 use crate::network::error::NetworkError;
+use crate::util::cancel::Cancel;
 use crate::util::rng::Mt19937;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -294,9 +295,14 @@ impl Graph {
     }
 }
 
-/// σ and ω of a connected graph; `progress` counts finished references (3 per `nrand`). Errors when the
-/// graph is disconnected (networkx raises as well) or too small.
-pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Result<SmallWorld, NetworkError> {
+/// σ and ω of a connected graph; `progress` counts finished references (3 per `nrand`); `cancel` stops
+/// between references. Errors when the graph is disconnected (networkx raises as well) or too small.
+pub fn small_world(
+    g: &Graph,
+    p: &SmallWorldParams,
+    progress: &AtomicU64,
+    cancel: &Cancel,
+) -> Result<SmallWorld, NetworkError> {
     if g.n < 4 || g.edges() < 2 {
         return Err(NetworkError::Invalid(format!("{} nodes and {} links: too small for σ and ω", g.n, g.edges())));
     }
@@ -331,7 +337,13 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let run = &run;
-                s.spawn(move || (t..p.nrand).step_by(threads).map(|k| (k, run(k))).collect::<Vec<_>>())
+                s.spawn(move || {
+                    (t..p.nrand)
+                        .step_by(threads)
+                        .take_while(|_| !cancel.is_cancelled())
+                        .map(|k| (k, run(k)))
+                        .collect::<Vec<_>>()
+                })
             })
             .collect();
         let mut all: Vec<(usize, (f64, f64, f64, f64))> =
@@ -339,6 +351,9 @@ pub fn small_world(g: &Graph, p: &SmallWorldParams, progress: &AtomicU64) -> Res
         all.sort_by_key(|x| x.0);
         all.into_iter().map(|x| x.1).collect()
     });
+    if cancel.is_cancelled() {
+        return Err(NetworkError::Cancelled);
+    }
     let mean =
         |f: &dyn Fn(&(f64, f64, f64, f64)) -> f64| results.iter().map(f).sum::<f64>() / results.len().max(1) as f64;
     let (c, cavg, l) = stats(g);
@@ -380,9 +395,13 @@ mod tests {
         let r = g.rewired(5, &mut Mt19937::new(1), false);
         assert_eq!(r.adj.iter().map(Vec::len).collect::<Vec<_>>(), degrees_before, "degrees preserved");
         assert_eq!(r.components(), 1, "still connected");
-        let sw =
-            small_world(&g, &SmallWorldParams { niter: 5, nrand: 4, seed: 3, weighted: false }, &AtomicU64::new(0))
-                .unwrap();
+        let sw = small_world(
+            &g,
+            &SmallWorldParams { niter: 5, nrand: 4, seed: 3, weighted: false },
+            &AtomicU64::new(0),
+            &Cancel::default(),
+        )
+        .unwrap();
         // Clustering of a ring lattice with k = 3: 3(k−1)/(2(2k−1)) = 0.6.
         assert!((sw.avg_clustering - 0.6).abs() < 1e-12);
         // networkx 3.6.1 on nx.watts_strogatz_graph(40, 6, 0) (this graph), niter=5, nrand=4, seeds 1–3:
@@ -392,7 +411,7 @@ mod tests {
         let split =
             Graph::from_matrix(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0], 4);
         assert!(
-            small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0))
+            small_world(&split, &SmallWorldParams::default(), &AtomicU64::new(0), &Cancel::default())
                 .unwrap_err()
                 .to_string()
                 .contains("2 connected components")

@@ -3,7 +3,8 @@
 
 use super::edf::EdfError;
 use super::recording::Recording;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::util::cancel::Cancel;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Per-record extremes of every channel.
 #[derive(Debug, Clone, Default)]
@@ -20,7 +21,7 @@ const CHUNK_BYTES: u64 = 4 << 20;
 
 impl Pyramid {
     /// Reads every record once. `progress` receives the records done; `cancel` stops early with `None`.
-    pub fn build(rec: &Recording, progress: &AtomicU64, cancel: &AtomicBool) -> Result<Option<Pyramid>, EdfError> {
+    pub fn build(rec: &Recording, progress: &AtomicU64, cancel: &Cancel) -> Result<Option<Pyramid>, EdfError> {
         let h = rec.header();
         let n = h.record_count;
         let bps = h.format.bytes_per_sample();
@@ -36,7 +37,7 @@ impl Pyramid {
         let mut digital = Vec::new();
         let mut r = 0;
         while r < n {
-            if cancel.load(Ordering::Relaxed) {
+            if cancel.is_cancelled() {
                 return Ok(None);
             }
             let r1 = (r + per_chunk).min(n);

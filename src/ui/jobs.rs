@@ -1,7 +1,8 @@
 //! Background jobs: long work runs on a thread; the UI polls progress each frame and can cancel.
 
+use crate::util::cancel::Cancel;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::JoinHandle;
 
 /// A running job producing `T`.
@@ -9,7 +10,7 @@ pub struct Job<T> {
     pub name: String,
     pub total: u64,
     progress: Arc<AtomicU64>,
-    cancel: Arc<AtomicBool>,
+    cancel: Cancel,
     handle: Option<JoinHandle<anyhow::Result<Option<T>>>>,
 }
 
@@ -18,10 +19,19 @@ impl<T: Send + 'static> Job<T> {
     pub fn spawn(
         name: impl Into<String>,
         total: u64,
-        work: impl FnOnce(&AtomicU64, &AtomicBool) -> anyhow::Result<Option<T>> + Send + 'static,
+        work: impl FnOnce(&AtomicU64, &Cancel) -> anyhow::Result<Option<T>> + Send + 'static,
+    ) -> Self {
+        Self::spawn_with(name, total, Cancel::default(), work)
+    }
+
+    /// `spawn` with a token the caller keeps too (e.g. a model run's): stopping or dropping the job cancels it.
+    pub fn spawn_with(
+        name: impl Into<String>,
+        total: u64,
+        cancel: Cancel,
+        work: impl FnOnce(&AtomicU64, &Cancel) -> anyhow::Result<Option<T>> + Send + 'static,
     ) -> Self {
         let progress = Arc::new(AtomicU64::new(0));
-        let cancel = Arc::new(AtomicBool::new(false));
         let (p, c) = (progress.clone(), cancel.clone());
         let handle = std::thread::spawn(move || work(&p, &c));
         Job { name: name.into(), total, progress, cancel, handle: Some(handle) }
@@ -34,7 +44,7 @@ impl<T: Send + 'static> Job<T> {
 
     /// Asks the job to stop.
     pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.cancel.cancel();
     }
 
     /// The result once the thread has finished (taken once); `Ok(None)` if it was cancelled.
@@ -53,8 +63,11 @@ impl<T: Send + 'static> Job<T> {
 }
 
 impl<T> Drop for Job<T> {
+    /// A job dropped while it runs is stopped (its token may be shared, so a finished job leaves it alone).
     fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        if self.handle.is_some() {
+            self.cancel.cancel();
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 //! copies `key: value` lines. Deterministic, so a Recorder turns it into a replay transcript.
 #![allow(dead_code)]
 
-use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat, Role};
+use brainlens::llm::{ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat, Role};
+use brainlens::util::cancel::Cancel;
 use serde_json::{Value, json};
 
 pub type Override = dyn Fn(&ChatRequest) -> Option<Result<Value, LlmError>> + Send + Sync;

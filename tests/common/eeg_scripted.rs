@@ -5,7 +5,8 @@
 //! writes the transcript the `replay` provider answers from.
 #![allow(dead_code)]
 
-use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat};
+use brainlens::llm::{ChatModel, ChatRequest, ChatResponse, LlmError, ResponseFormat};
+use brainlens::util::cancel::Cancel;
 use serde_json::{Value, json};
 
 pub type Override = dyn Fn(&str, &ChatRequest) -> Option<Result<Value, LlmError>> + Send + Sync;

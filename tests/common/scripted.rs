@@ -4,7 +4,8 @@
 //! transcript the `replay` provider answers from.
 #![allow(dead_code)]
 
-use brainlens::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, ErrorClass, LlmError, ResponseFormat, Usage};
+use brainlens::llm::{ChatModel, ChatRequest, ChatResponse, ErrorClass, LlmError, ResponseFormat, Usage};
+use brainlens::util::cancel::Cancel;
 use serde_json::{Value, json};
 
 pub type Override = dyn Fn(&str, &ChatRequest) -> Option<Result<Value, LlmError>> + Send + Sync;

@@ -7,7 +7,8 @@ use super::tools::{self, Domain, ToolSpec};
 use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
 use crate::llm::openai::extract_json;
 use crate::llm::schema::Schema;
-use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
+use crate::llm::{ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
+use crate::util::cancel::Cancel;
 use serde_json::{Map, Value, json};
 use std::path::Path;
 

@@ -5,7 +5,8 @@
 use super::trace::{Call, OutcomeClass, Trace};
 use crate::llm::openai::extract_json;
 use crate::llm::schema::Schema;
-use crate::llm::{Cancel, ChatModel, ChatRequest, ErrorClass, Message};
+use crate::llm::{ChatModel, ChatRequest, ErrorClass, Message};
+use crate::util::cancel::Cancel;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -11,6 +11,7 @@ use crate::network::metrics::summary::{
     GraphMetrics, MetricsOptions, SmallWorldReport, prepare, small_world_of, summarize_prepared,
 };
 use crate::network::smallworld::SmallWorldParams;
+use crate::util::cancel::Cancel;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -92,7 +93,13 @@ impl GraphContext {
     pub fn small_world(&self) -> &Result<SmallWorldReport, NetworkError> {
         self.small_world.get_or_init(|| {
             let p = SmallWorldParams { niter: 5, nrand: 5, seed: 0, weighted: false };
-            small_world_of(&self.connectome, &self.options, &p, &std::sync::atomic::AtomicU64::new(0))
+            small_world_of(
+                &self.connectome,
+                &self.options,
+                &p,
+                &std::sync::atomic::AtomicU64::new(0),
+                &Cancel::default(),
+            )
         })
     }
 

@@ -11,7 +11,7 @@ use super::method::Settings;
 use super::run::Agent;
 use super::task::Task;
 use super::trace::{OutcomeClass, Trace};
-use crate::llm::Cancel;
+use crate::util::cancel::Cancel;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

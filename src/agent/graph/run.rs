@@ -10,7 +10,8 @@ use super::prompts;
 use super::task::Task;
 use super::tools::{self, CARD, FINISH, HARK, Resources, TOOLS};
 use super::trace::{Claim, Counters, Decision, Outcome, OutcomeClass, Reflection, Round, Trace};
-use crate::llm::{Cancel, ChatModel};
+use crate::llm::ChatModel;
+use crate::util::cancel::Cancel;
 use serde_json::{Value, json};
 use std::sync::Arc;
 

@@ -4,7 +4,8 @@
 use crate::bench::case::Case;
 use crate::bench::scoring::Judge;
 use crate::llm::openai::extract_json;
-use crate::llm::{Cancel, ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
+use crate::llm::{ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
+use crate::util::cancel::Cancel;
 use serde_json::{Map, Value, json};
 use std::sync::Mutex;
 

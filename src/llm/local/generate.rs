@@ -8,9 +8,8 @@ use crate::llm::error::LlmError;
 use crate::llm::local::constrained::Constrainer;
 use crate::llm::schema::Schema;
 use crate::llm::schema::grammar::{Grammar, State};
-use crate::llm::types::{
-    Cancel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage,
-};
+use crate::llm::types::{ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage};
+use crate::util::cancel::Cancel;
 use std::time::Instant;
 
 /// SplitMix64: a seeded generator for sampling (same seed, same text).

@@ -12,7 +12,8 @@ pub use constrained::{Constrainer, Mask, TokenTrie};
 
 use crate::llm::error::LlmError;
 use crate::llm::schema::grammar::Grammar;
-use crate::llm::types::{Cancel, ChatModel, ChatRequest, ChatResponse};
+use crate::llm::types::{ChatModel, ChatRequest, ChatResponse};
+use crate::util::cancel::Cancel;
 use candle_core::quantized::gguf_file;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! classification of each failure (infrastructure = retried, everything else = returned at once).
 
 use crate::llm::error::{ErrorClass, LlmError};
-use crate::llm::types::Cancel;
+use crate::util::cancel::Cancel;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 #[derive(Debug, Clone, Copy)]

@@ -100,6 +100,7 @@ pub fn small_world_of(
     o: &MetricsOptions,
     p: &crate::network::smallworld::SmallWorldParams,
     progress: &std::sync::atomic::AtomicU64,
+    cancel: &crate::util::cancel::Cancel,
 ) -> Result<SmallWorldReport, crate::network::error::NetworkError> {
     use crate::network::smallworld::{Graph, small_world};
     if c.directed {
@@ -110,7 +111,7 @@ pub fn small_world_of(
     let w = prepare(c, o);
     let w = if p.weighted { w } else { crate::network::threshold::binarize(&w) };
     let (g, keep) = Graph::from_matrix(&w, c.n).largest_component();
-    let values = small_world(&g, p, progress)?;
+    let values = small_world(&g, p, progress, cancel)?;
     Ok(SmallWorldReport {
         values,
         nodes_used: keep.len(),

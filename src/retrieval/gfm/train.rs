@@ -4,6 +4,7 @@
 use super::features::{node_features, positive};
 use super::{Gfm, GfmConfig, log_path};
 use crate::network::connectome::Connectome;
+use crate::util::cancel::Cancel;
 use crate::util::rng::splitmix64;
 use anyhow::{Result, bail};
 use candle_core::Module;
@@ -11,7 +12,6 @@ use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, ParamsAdamW, VarBuilder, VarMap};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EpochLoss {
@@ -123,7 +123,7 @@ pub fn train(
     out: &Path,
     o: &TrainOptions,
     progress: &mut dyn FnMut(&EpochLoss),
-    cancel: &AtomicBool,
+    cancel: &Cancel,
 ) -> Result<TrainLog> {
     let Some(first) = graphs.first() else { bail!("no graphs to train on") };
     let n = first.n;
@@ -163,7 +163,7 @@ pub fn train(
     let b = graphs.len();
     let targets = Tensor::arange(0u32, b as u32, &Device::Cpu)?;
     for epoch in log.epochs_done..o.epochs {
-        if cancel.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() {
             break;
         }
         let mut state = o.seed ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);

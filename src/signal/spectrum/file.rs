@@ -5,7 +5,7 @@
 
 use super::welch::{Average, Psd, WelchParams, WelchStream, welch};
 use crate::signal::Recording;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::util::cancel::Cancel;
 
 /// Block length for streaming reads.
 const BLOCK_S: f64 = 30.0;
@@ -31,7 +31,7 @@ pub fn channel_psds(
     start: f64,
     duration: Option<f64>,
     p: &WelchParams,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
     progress: &dyn Fn(f64),
 ) -> Result<Vec<Psd>, String> {
     let (t0, t1) = window(rec, start, duration)?;
@@ -39,7 +39,7 @@ pub fn channel_psds(
     if p.average == Average::Median {
         let mut out = Vec::with_capacity(chans.len());
         for (k, &c) in chans.iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
+            if cancel.is_cancelled() {
                 return Err("cancelled".into());
             }
             let d = rec.read(&[c], t0, t1 - t0).map_err(|e| e.to_string())?.remove(0);
@@ -81,7 +81,7 @@ pub fn channel_psds(
         let mut t = t0;
         let mut failure = None;
         while t < t1 {
-            if cancel.load(Ordering::Relaxed) {
+            if cancel.is_cancelled() {
                 failure = Some("cancelled".to_string());
                 break;
             }

@@ -5,9 +5,9 @@
 use crate::bench::generate::{Generated, default_templates, generate};
 use crate::bench::results::ResultFile;
 use crate::harness::runner::{Live, Models, Options, Paradigm, RowState, run};
-use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
+use crate::util::cancel::Cancel;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -80,7 +80,7 @@ impl RunPanel {
         self.error = None;
         self.message = None;
         let (cancel, live) = (self.cancel.clone(), self.live.clone());
-        self.job = Some(Job::spawn("Bench run", 1, move |_, _| {
+        self.job = Some(Job::spawn_with("Bench run", 1, cancel.clone(), move |_, _| {
             let target = provider.build().map_err(|e| anyhow::anyhow!("{e}"))?;
             let models = Models { parser: target.clone(), judge: judge.then(|| target.clone()), target };
             run(&opts, &models, &cancel, &live).map(Some)

@@ -2,8 +2,9 @@
 
 use super::Built;
 use crate::llm::config::ProviderConfig;
-use crate::llm::{Cancel, ChatModel, ChatRequest, ChatResponse, Message, Role};
+use crate::llm::{ChatModel, ChatRequest, ChatResponse, Message, Role};
 use crate::ui::jobs::Job;
+use crate::util::cancel::Cancel;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 
@@ -43,7 +44,7 @@ impl Chat {
         self.deltas = Some(rx);
         self.cancel = Cancel::default();
         let cancel = self.cancel.clone();
-        self.job = Some(Job::spawn("chat", 1, move |_, _| {
+        self.job = Some(Job::spawn_with("chat", 1, cancel.clone(), move |_, _| {
             let model = match cached {
                 Some(m) => m,
                 None => config.build().map_err(|e| anyhow::anyhow!("{e}"))?,

@@ -243,9 +243,13 @@ impl OpenNetwork {
     pub fn start_small_world(&mut self, nrand: usize) {
         let (c, o) = (self.connectome.clone(), self.options);
         let p = SmallWorldParams { niter: 5, nrand, seed: o.seed, weighted: false };
-        self.sw_job = Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, _| {
-            Ok(Some(small_world_of(&c, &o, &p, progress)))
-        }));
+        self.sw_job =
+            Some(Job::spawn("σ/ω references", 3 * nrand as u64, move |progress, cancel| {
+                match small_world_of(&c, &o, &p, progress, cancel) {
+                    Err(NetworkError::Cancelled) => Ok(None),
+                    r => Ok(Some(r)),
+                }
+            }));
     }
 
     /// Name and progress of the running job, if any.

@@ -204,7 +204,7 @@ impl SpectrumPanel {
                 progress.store((f * 1000.0) as u64, Ordering::Relaxed)
             }) {
                 Ok(v) => Ok(Some(v)),
-                Err(e) if cancel.load(Ordering::Relaxed) && e == "cancelled" => Ok(None),
+                Err(_) if cancel.is_cancelled() => Ok(None),
                 Err(e) => Err(anyhow::anyhow!(e)),
             }
         });

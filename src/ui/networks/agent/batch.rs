@@ -6,9 +6,9 @@
 use crate::agent::graph::eval::{Cohort, Metrics, Plan, RunFile, metrics, read_run};
 use crate::agent::graph::interpret::DIMENSIONS;
 use crate::agent::graph::{Settings, Task};
-use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
+use crate::util::cancel::Cancel;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
@@ -71,7 +71,7 @@ impl BatchView {
         self.cancel = Cancel::default();
         let cancel = self.cancel.clone();
         self.error = None;
-        self.job = Some(Job::spawn("BrainAgent evaluation", 1000, move |progress, _| {
+        self.job = Some(Job::spawn_with("BrainAgent evaluation", 1000, cancel.clone(), move |progress, _| {
             let task = Task::load(&task)?;
             let model = if settings.method.uses_model() {
                 Some(provider.build().map_err(|e| anyhow::anyhow!("{e}"))?)

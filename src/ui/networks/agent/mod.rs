@@ -11,9 +11,9 @@ mod view;
 use super::OpenNetwork;
 use crate::agent::graph::tools::Resources;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, interpret, setup};
-use crate::llm::Cancel;
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
+use crate::util::cancel::Cancel;
 use std::sync::{Arc, Mutex};
 
 pub struct AgentPanel {
@@ -111,7 +111,7 @@ impl AgentPanel {
             *slot = None;
         }
         let cache = self.resources.clone();
-        self.job = Some(Job::spawn("BrainAgent analysis", 1, move |_, _| {
+        self.job = Some(Job::spawn_with("BrainAgent analysis", 1, cancel.clone(), move |_, _| {
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&path, atlas.as_ref())?;
             let model = if settings.method.uses_model() {
