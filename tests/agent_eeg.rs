@@ -219,3 +219,20 @@ fn the_runner_refuses_clearly() {
         f.instances[0].errors
     );
 }
+
+#[test]
+fn every_listed_tool_runs_through_its_own_handler_and_refuses_empty_arguments() {
+    let ws = tempfile::tempdir().unwrap();
+    let inputs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names = std::collections::BTreeSet::new();
+    for t in tools::TOOLS {
+        assert!(names.insert(t.name), "{} listed twice", t.name);
+        let mut st = SharedState::new(&inputs, ws.path());
+        // Unchecked empty arguments reach the handler the table registers for the name: an error, no panic.
+        let direct = (t.run)(&tools::Args(&Map::new()), &mut st);
+        let by_name = tools::run(t.name, &Map::new(), &mut st);
+        assert!(direct.is_err() && by_name.is_err(), "{}: {direct:?} / {by_name:?}", t.name);
+        assert_eq!(direct, by_name, "{}: the name dispatches to the listed handler", t.name);
+    }
+    assert!(tools::run("no_such_tool", &Map::new(), &mut SharedState::new(&inputs, ws.path())).is_err());
+}

@@ -6,6 +6,7 @@
 pub mod codeact;
 pub mod eeg;
 pub mod graph;
+pub mod tools;
 
 /// The outcome name of a model failure in a trace (a model error is the agent's failure).
 pub fn outcome_of(class: crate::llm::ErrorClass) -> &'static str {

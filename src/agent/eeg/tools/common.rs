@@ -5,10 +5,10 @@ use super::super::state::{RecordingInfo, SharedState};
 use super::{Args, registered};
 use crate::signal::Recording;
 use crate::signal::channel_stats::{iqr_bounds, moments};
-use crate::signal::connectivity::{Method, connectivity};
+use crate::signal::connectivity::Method;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
 use crate::signal::spectrum::multitaper::multitaper_psd;
-use crate::signal::spectrum::{Integration, Psd, WelchParams, band_power, peak_frequency, relative_band_power};
+use crate::signal::spectrum::{self, Integration, Psd, WelchParams, relative_band_power};
 use crate::signal::view::{Pick, View, welch_2s};
 use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
@@ -60,151 +60,164 @@ fn psd_of(x: &[f64], fs: f64, method: &str) -> Result<Psd, String> {
     }
 }
 
-pub(super) fn run(name: &str, a: &Args, st: &mut SharedState) -> Result<Value, String> {
-    match name {
-        "inspect_file" => {
-            let path = input_path(st, a.s("path"))?;
-            let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-            let description = if ext == "csv" {
-                let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-                let columns = text.lines().next().unwrap_or("").to_string();
-                json!({"type": "csv", "columns": columns, "rows": text.lines().count().saturating_sub(1)})
-            } else {
-                let rec = Recording::open(&path).map_err(|e| e.to_string())?;
-                let mut kinds: Map<String, Value> = Map::new();
-                for c in rec.channels() {
-                    let k = crate::signal::view::channel_kind(&c.label);
-                    let n = kinds.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    kinds.insert(k.into(), json!(n + 1));
-                }
-                let ann = rec.annotations().map_err(|e| e.to_string())?;
-                let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
-                json!({"type": rec.header().format.name(), "channels": labels.len(), "kinds": kinds,
-                       "labels": labels, "sfreq": rec.channels().first().map(|c| c.sample_rate),
-                       "duration_s": rec.duration_s().map_err(|e| e.to_string())?, "annotations": ann.len()})
-            };
-            let id =
-                st.add_recording(RecordingInfo { path: a.s("path").to_string(), description: description.clone() });
-            Ok(registered(id, description))
+pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let path = input_path(st, a.s("path"))?;
+    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let description = if ext == "csv" {
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        let columns = text.lines().next().unwrap_or("").to_string();
+        json!({"type": "csv", "columns": columns, "rows": text.lines().count().saturating_sub(1)})
+    } else {
+        let rec = Recording::open(&path).map_err(|e| e.to_string())?;
+        let mut kinds: Map<String, Value> = Map::new();
+        for c in rec.channels() {
+            let k = crate::signal::view::channel_kind(&c.label);
+            let n = kinds.get(k).and_then(Value::as_u64).unwrap_or(0);
+            kinds.insert(k.into(), json!(n + 1));
         }
-        "load_channels" => {
-            let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
-            let path = input_path(st, &rec.path)?;
-            let v = match a.list("channels") {
-                Some(l) if !l.is_empty() => View::load(&path, Pick::Labels(&l))?,
-                _ => View::load(&path, Pick::Kind(a.opt_s("kind").unwrap_or("eeg")))?,
-            };
-            let detail = json!({"channels": v.labels.len(), "sfreq": v.sfreq, "duration_s": v.duration_s()});
-            Ok(registered(st.add_view(v), detail))
-        }
-        "select_channels" => derive(st, a, |v| v.select(&a.list("channels").unwrap_or_default())),
-        "filter" => derive(st, a, |v| v.filter(a.f("l_freq"), a.f("h_freq"))),
-        "rereference" => derive(st, a, View::average_reference),
-        "resample" => derive(st, a, |v| v.resample(a.need_f("sfreq")?)),
-        "crop" => derive(st, a, |v| v.crop(a.need_f("tmin")?, a.need_f("tmax")?)),
-        "band_power" => {
-            let v = st.view(a.s("view"))?;
-            let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
-            let total = a.f("total_lo").zip(a.f("total_hi"));
-            let mut vals = Vec::new();
-            for x in &v.data {
-                let p = psd_of(x, v.sfreq, a.opt_s("method").unwrap_or(""))?;
-                vals.push(match total {
-                    Some(t) => 100.0 * relative_band_power(&p, (lo, hi), t, Integration::Trapezoid)?,
-                    None => band_power(&p, lo, hi, Integration::Trapezoid)?,
-                });
-            }
-            let what = if total.is_some() {
-                format!("relative power {lo}-{hi} Hz (%)")
-            } else {
-                format!("band power {lo}-{hi} Hz")
-            };
-            let value = json!({"per_channel": per_channel(v, &vals), "mean": mean(&vals)});
-            Ok(registered(st.add_result(&what, value.clone()), json!({"mean": mean(&vals)})))
-        }
-        "peak_frequency" => {
-            let v = st.view(a.s("view"))?;
-            let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
-            let vals: Vec<f64> = v
-                .data
-                .iter()
-                .map(|x| peak_frequency(&welch_2s(x, v.sfreq)?, lo, hi).ok_or_else(|| "empty range".to_string()))
-                .collect::<Result<_, _>>()?;
-            let value = json!({"per_channel": per_channel(v, &vals)});
-            Ok(registered(st.add_result(&format!("peak frequency {lo}-{hi} Hz"), value.clone()), value))
-        }
-        "channel_stats" => {
-            let v = st.view(a.s("view"))?;
-            let m: Vec<(f64, f64, f64)> = v.data.iter().map(|x| moments(x)).collect();
-            let vars: Vec<f64> = m.iter().map(|x| x.0).collect();
-            let (lo, hi) = iqr_bounds(&vars);
-            let outliers: Vec<&String> =
-                v.labels.iter().zip(&vars).filter(|(_, x)| **x < lo || **x > hi).map(|(l, _)| l).collect();
-            let value = json!({"per_channel": per_channel(v, &vars), "rms": per_channel(v, &m.iter().map(|x| x.1).collect::<Vec<_>>()),
-                               "iqr_bounds": [lo, hi], "outliers": outliers, "outlier_count": outliers.len()});
-            let obs = json!({"outlier_count": outliers.len(), "outliers": outliers});
-            Ok(registered(st.add_result("channel variance (per_channel), IQR outliers", value), obs))
-        }
-        "connectivity" => {
-            let v = st.view(a.s("view"))?;
-            let method = Method::parse(a.s("method"))?;
-            let band = a.f("lo").zip(a.f("hi"));
-            let m = connectivity(&v.data, v.sfreq, method, band, &WelchParams::default())?;
-            let n = v.labels.len();
-            let pairs: Vec<f64> =
-                (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| m[i * n + j]).collect();
-            let value = json!({"mean_over_pairs": mean(&pairs), "pairs": pairs.len()});
-            let what = format!("{} {}", a.s("method"), band.map_or(String::new(), |(l, h)| format!("{l}-{h} Hz")));
-            Ok(registered(st.add_result(&what, value.clone()), value))
-        }
-        "aggregate" => {
-            let r = st.result(a.s("result"))?;
-            let per = r.get("per_channel").and_then(Value::as_object).ok_or("this result has no per-channel values")?;
-            let items: Vec<(String, f64)> = per.iter().filter_map(|(k, v)| Some((k.clone(), v.as_f64()?))).collect();
-            let vals: Vec<f64> = items.iter().map(|x| x.1).collect();
-            let mut ranked = items.clone();
-            ranked.sort_by(|x, y| y.1.total_cmp(&x.1));
-            let names = |v: &[(String, f64)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
-            let op = a.s("op");
-            let value = match op {
-                "mean" => json!(mean(&vals)),
-                "max" => json!({"channel": ranked[0].0, "value": ranked[0].1}),
-                "min" => json!({"channel": ranked[ranked.len() - 1].0, "value": ranked[ranked.len() - 1].1}),
-                "rank" => json!(names(&ranked)),
-                "top_k" => json!(names(&ranked[..(a.f("k").unwrap_or(3.0) as usize).min(ranked.len())])),
-                "above_mean" => {
-                    let m = mean(&vals);
-                    json!(names(&items.iter().filter(|x| x.1 > m).cloned().collect::<Vec<_>>()))
-                }
-                o => return Err(format!("unknown op {o:?}")),
-            };
-            let what = format!("{op} of {}", a.s("result"));
-            Ok(registered(st.add_result(&what, value.clone()), json!({"value": value})))
-        }
-        "write_artifact" => {
-            let v = st.view(a.s("view"))?.clone();
-            let name = a.s("name");
-            let out = artifact_path(st, name, &[".edf", ".npy"])?;
-            if name.ends_with(".npy") {
-                let arr = ndarray::Array2::from_shape_fn((v.labels.len(), v.n_times()), |(i, j)| v.data[i][j]);
-                let f = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-                ndarray_npy::WriteNpyExt::write_npy(&arr, f).map_err(|e| e.to_string())?;
-            } else {
-                write_view_edf(&v, &out)?;
-            }
-            let rel = format!("file_check/{name}");
-            Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
-        }
-        "plot" => {
-            let v = st.view(a.s("view"))?.clone();
-            let name = a.s("name");
-            let out = artifact_path(st, name, &[".png"])?;
-            plot_view(&v, &out)?;
-            let rel = format!("file_check/{name}");
-            Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
-        }
-        o => Err(format!("unknown tool {o:?}")),
+        let ann = rec.annotations().map_err(|e| e.to_string())?;
+        let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
+        json!({"type": rec.header().format.name(), "channels": labels.len(), "kinds": kinds,
+               "labels": labels, "sfreq": rec.channels().first().map(|c| c.sample_rate),
+               "duration_s": rec.duration_s().map_err(|e| e.to_string())?, "annotations": ann.len()})
+    };
+    let id = st.add_recording(RecordingInfo { path: a.s("path").to_string(), description: description.clone() });
+    Ok(registered(id, description))
+}
+
+pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
+    let path = input_path(st, &rec.path)?;
+    let v = match a.list("channels") {
+        Some(l) if !l.is_empty() => View::load(&path, Pick::Labels(&l))?,
+        _ => View::load(&path, Pick::Kind(a.opt_s("kind").unwrap_or("eeg")))?,
+    };
+    let detail = json!({"channels": v.labels.len(), "sfreq": v.sfreq, "duration_s": v.duration_s()});
+    Ok(registered(st.add_view(v), detail))
+}
+
+pub(super) fn select_channels(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    derive(st, a, |v| v.select(&a.list("channels").unwrap_or_default()))
+}
+
+pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    derive(st, a, |v| v.filter(a.f("l_freq"), a.f("h_freq")))
+}
+
+pub(super) fn rereference(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    derive(st, a, View::average_reference)
+}
+
+pub(super) fn resample(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    derive(st, a, |v| v.resample(a.need_f("sfreq")?))
+}
+
+pub(super) fn crop(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    derive(st, a, |v| v.crop(a.need_f("tmin")?, a.need_f("tmax")?))
+}
+
+pub(super) fn band_power(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
+    let total = a.f("total_lo").zip(a.f("total_hi"));
+    let mut vals = Vec::new();
+    for x in &v.data {
+        let p = psd_of(x, v.sfreq, a.opt_s("method").unwrap_or(""))?;
+        vals.push(match total {
+            Some(t) => 100.0 * relative_band_power(&p, (lo, hi), t, Integration::Trapezoid)?,
+            None => spectrum::band_power(&p, lo, hi, Integration::Trapezoid)?,
+        });
     }
+    let what =
+        if total.is_some() { format!("relative power {lo}-{hi} Hz (%)") } else { format!("band power {lo}-{hi} Hz") };
+    let value = json!({"per_channel": per_channel(v, &vals), "mean": mean(&vals)});
+    Ok(registered(st.add_result(&what, value.clone()), json!({"mean": mean(&vals)})))
+}
+
+pub(super) fn peak_frequency(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
+    let vals: Vec<f64> = v
+        .data
+        .iter()
+        .map(|x| spectrum::peak_frequency(&welch_2s(x, v.sfreq)?, lo, hi).ok_or_else(|| "empty range".to_string()))
+        .collect::<Result<_, _>>()?;
+    let value = json!({"per_channel": per_channel(v, &vals)});
+    Ok(registered(st.add_result(&format!("peak frequency {lo}-{hi} Hz"), value.clone()), value))
+}
+
+pub(super) fn channel_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let m: Vec<(f64, f64, f64)> = v.data.iter().map(|x| moments(x)).collect();
+    let vars: Vec<f64> = m.iter().map(|x| x.0).collect();
+    let (lo, hi) = iqr_bounds(&vars);
+    let outliers: Vec<&String> =
+        v.labels.iter().zip(&vars).filter(|(_, x)| **x < lo || **x > hi).map(|(l, _)| l).collect();
+    let value = json!({"per_channel": per_channel(v, &vars), "rms": per_channel(v, &m.iter().map(|x| x.1).collect::<Vec<_>>()),
+                       "iqr_bounds": [lo, hi], "outliers": outliers, "outlier_count": outliers.len()});
+    let obs = json!({"outlier_count": outliers.len(), "outliers": outliers});
+    Ok(registered(st.add_result("channel variance (per_channel), IQR outliers", value), obs))
+}
+
+pub(super) fn connectivity(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let method = Method::parse(a.s("method"))?;
+    let band = a.f("lo").zip(a.f("hi"));
+    let m = crate::signal::connectivity::connectivity(&v.data, v.sfreq, method, band, &WelchParams::default())?;
+    let n = v.labels.len();
+    let pairs: Vec<f64> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| m[i * n + j]).collect();
+    let value = json!({"mean_over_pairs": mean(&pairs), "pairs": pairs.len()});
+    let what = format!("{} {}", a.s("method"), band.map_or(String::new(), |(l, h)| format!("{l}-{h} Hz")));
+    Ok(registered(st.add_result(&what, value.clone()), value))
+}
+
+pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let r = st.result(a.s("result"))?;
+    let per = r.get("per_channel").and_then(Value::as_object).ok_or("this result has no per-channel values")?;
+    let items: Vec<(String, f64)> = per.iter().filter_map(|(k, v)| Some((k.clone(), v.as_f64()?))).collect();
+    let vals: Vec<f64> = items.iter().map(|x| x.1).collect();
+    let mut ranked = items.clone();
+    ranked.sort_by(|x, y| y.1.total_cmp(&x.1));
+    let names = |v: &[(String, f64)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    let op = a.s("op");
+    let value = match op {
+        "mean" => json!(mean(&vals)),
+        "max" => json!({"channel": ranked[0].0, "value": ranked[0].1}),
+        "min" => json!({"channel": ranked[ranked.len() - 1].0, "value": ranked[ranked.len() - 1].1}),
+        "rank" => json!(names(&ranked)),
+        "top_k" => json!(names(&ranked[..(a.f("k").unwrap_or(3.0) as usize).min(ranked.len())])),
+        "above_mean" => {
+            let m = mean(&vals);
+            json!(names(&items.iter().filter(|x| x.1 > m).cloned().collect::<Vec<_>>()))
+        }
+        o => return Err(format!("unknown op {o:?}")),
+    };
+    let what = format!("{op} of {}", a.s("result"));
+    Ok(registered(st.add_result(&what, value.clone()), json!({"value": value})))
+}
+
+pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?.clone();
+    let name = a.s("name");
+    let out = artifact_path(st, name, &[".edf", ".npy"])?;
+    if name.ends_with(".npy") {
+        let arr = ndarray::Array2::from_shape_fn((v.labels.len(), v.n_times()), |(i, j)| v.data[i][j]);
+        let f = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        ndarray_npy::WriteNpyExt::write_npy(&arr, f).map_err(|e| e.to_string())?;
+    } else {
+        write_view_edf(&v, &out)?;
+    }
+    let rel = format!("file_check/{name}");
+    Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
+}
+
+pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?.clone();
+    let name = a.s("name");
+    let out = artifact_path(st, name, &[".png"])?;
+    plot_view(&v, &out)?;
+    let rel = format!("file_check/{name}");
+    Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
 fn derive(st: &mut SharedState, a: &Args, f: impl FnOnce(&View) -> Result<View, String>) -> Result<Value, String> {

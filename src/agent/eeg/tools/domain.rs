@@ -5,176 +5,180 @@ use super::super::state::SharedState;
 use super::common::input_path;
 use super::{Args, registered};
 use crate::signal::Recording;
-use crate::signal::physio::{ecg_clean, eog_activity, find_r_peaks, hrv};
+use crate::signal::physio::{self, ecg_clean, find_r_peaks, hrv};
 use crate::signal::sleep::agreement::agreement;
 use crate::signal::sleep::hypnogram::{Codes, Hypnogram};
 use crate::signal::sleep::stats::sleep_statistics;
 use crate::signal::view::{epochs, evoked, pearson, variance};
 use serde_json::{Value, json};
 
-pub(super) fn run(name: &str, a: &Args, st: &mut SharedState) -> Result<Value, String> {
-    match name {
-        "load_hypnogram" => {
-            let path = input_path(st, a.s("path"))?;
-            let h = Hypnogram::load(&path, Some(a.s("column")), None, Codes::Sri)?;
-            let detail = json!({"epochs": h.stages.len(), "epoch_s": h.epoch_s});
-            Ok(registered(st.add_labels(h, format!("{} column {}", a.s("path"), a.s("column"))), detail))
-        }
-        "hypnogram_stats" => {
-            let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
-            let s = sleep_statistics(h)?;
-            let awakenings = s.awakenings;
-            let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
-            if let Value::Object(m) = &mut v {
-                m.remove("transition_counts");
-                m.remove("transition_stages");
-                let rem_from_onset = s.Lat_REM.zip(s.SOL).map(|(r, o)| r - o);
-                m.insert("REM_latency_from_onset".into(), json!(rem_from_onset));
-                m.insert("awakenings".into(), json!(awakenings));
-            }
-            Ok(registered(st.add_result("sleep statistics (minutes; % of TST)", v.clone()), v))
-        }
-        "scorer_agreement" => {
-            let x = st.labels.get(a.s("a")).ok_or("no such labels a")?;
-            let y = st.labels.get(a.s("b")).ok_or("no such labels b")?;
-            let g = agreement(x, y)?;
-            let v = json!({"kappa": g.kappa, "agreement_pct": 100.0 * g.accuracy, "epochs": g.epochs});
-            Ok(registered(st.add_result("scorer agreement", v.clone()), v))
-        }
-        "read_events" => {
-            let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
-            let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| e.to_string())?;
-            let ev: Vec<(f64, String)> =
-                r.annotations().map_err(|e| e.to_string())?.iter().map(|x| (x.onset_s, x.text.clone())).collect();
-            let mut counts = indexmap::IndexMap::<String, usize>::new();
-            for (_, t) in &ev {
-                *counts.entry(t.clone()).or_default() += 1;
-            }
-            Ok(registered(st.add_events(ev), json!({"counts": counts})))
-        }
-        "event_intervals" => {
-            let ev = st.events.get(a.s("events")).ok_or("no such events")?;
-            let prefixes = a.list("prefixes").unwrap_or_default();
-            let mut on: Vec<f64> =
-                ev.iter().filter(|(_, t)| prefixes.iter().any(|p| t.starts_with(p.as_str()))).map(|x| x.0).collect();
-            on.sort_by(f64::total_cmp);
-            if on.len() < 2 {
-                return Err("fewer than two matching events".into());
-            }
-            let isi: Vec<f64> = on.windows(2).map(|w| 1000.0 * (w[1] - w[0])).collect();
-            let v = json!({"mean_interval_ms": isi.iter().sum::<f64>() / isi.len() as f64, "events": on.len()});
-            Ok(registered(st.add_result("inter-event interval", v.clone()), v))
-        }
-        "epoch_average" => {
-            let onsets = condition_onsets(st, a)?;
-            let v = st.view(a.s("view"))?;
-            let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
-            let eps = epochs(v, &onsets, tmin, tmax, true);
-            if eps.is_empty() {
-                return Err("no epoch fits in the view".into());
-            }
-            let mut e = v.clone();
-            e.data = evoked(&eps);
-            e.t0 = (tmin * v.sfreq).round() / v.sfreq;
-            e.ops.push(format!(
-                "evoked '{}' {tmin}..{tmax} s, {} epochs (time axis relative to the event)",
-                a.s("condition"),
-                eps.len()
-            ));
-            let n = eps.len();
-            Ok(registered(st.add_view(e), json!({"epochs": n})))
-        }
-        "peak_latency" => {
-            let v = st.view(a.s("view"))?;
-            let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
-            let positive = a.opt_s("polarity") == Some("positive");
-            let mut per = serde_json::Map::new();
-            for (l, x) in v.labels.iter().zip(&v.data) {
-                let mut best: Option<(f64, f64)> = None;
-                for (i, y) in x.iter().enumerate() {
-                    let t = v.t0 + i as f64 / v.sfreq;
-                    let better = |b: f64| if positive { *y > b } else { *y < b };
-                    if t >= tmin - 1e-9 && t <= tmax + 1e-9 && best.is_none_or(|(_, b)| better(b)) {
-                        best = Some((t, *y));
-                    }
-                }
-                let (t, y) = best.ok_or("the window holds no sample")?;
-                per.insert(l.clone(), json!({"latency_ms": 1000.0 * t, "value": y}));
-            }
-            let v = json!({"per_channel": per});
-            Ok(registered(
-                st.add_result(
-                    &format!("{} peak {tmin}-{tmax} s", if positive { "positive" } else { "negative" }),
-                    v.clone(),
-                ),
-                v,
-            ))
-        }
-        "event_power_change" => {
-            let onsets = condition_onsets(st, a)?;
-            let v = st.view(a.s("view"))?;
-            let w = a.f("window").unwrap_or(0.5);
-            let eps = epochs(v, &onsets, -w, w, false);
-            let half = (w * v.sfreq).round() as usize;
-            let (mut pre, mut post) = (0.0, 0.0);
-            for e in &eps {
-                for c in e {
-                    pre += c[..half].iter().map(|x| x * x).sum::<f64>() / half as f64;
-                    post += c[half + 1..].iter().map(|x| x * x).sum::<f64>() / (c.len() - half - 1) as f64;
-                }
-            }
-            if eps.is_empty() || pre == 0.0 {
-                return Err("no epoch fits in the view".into());
-            }
-            let v = json!({"change_pct": 100.0 * (post - pre) / pre, "epochs": eps.len()});
-            Ok(registered(st.add_result(&format!("power change after '{}'", a.s("condition")), v.clone()), v))
-        }
-        "ecg_hrv" => {
-            let v = st.view(a.s("view"))?;
-            let clean = ecg_clean(&v.data[0], v.sfreq, 50.0)?;
-            let h = hrv(&find_r_peaks(&clean, v.sfreq), v.sfreq)?;
-            let r = json!({"beats": h.beats, "HR": h.HR, "MeanNN": h.MeanNN, "SDNN": h.SDNN, "RMSSD": h.RMSSD, "pNN50": h.pNN50});
-            Ok(registered(st.add_result("heart rate variability (ms, bpm)", r.clone()), r))
-        }
-        "eog_activity" => {
-            let v = st.view(a.s("view"))?;
-            let e = eog_activity(&v.data[0], v.sfreq, a.f("k").unwrap_or(4.0))?;
-            let r = json!({"rms": e.rms, "events": e.events, "threshold": e.threshold});
-            Ok(registered(st.add_result("EOG activity", r.clone()), r))
-        }
-        "segment_stats" => {
-            let v = st.view(a.s("view"))?;
-            let seg = a.need_f("segment_s")?;
-            let n = (v.duration_s() / seg).floor() as usize;
-            if n == 0 {
-                return Err("the view is shorter than one segment".into());
-            }
-            let mut per = Vec::new();
-            for k in 0..n {
-                let c = v.crop(v.t0 + k as f64 * seg, v.t0 + (k + 1) as f64 * seg)?;
-                per.push((format!("S{}", k + 1), variance(&c.data[0]).sqrt()));
-            }
-            let mut ranked = per.clone();
-            ranked.sort_by(|x, y| y.1.total_cmp(&x.1));
-            let r = json!({"per_channel": per.iter().map(|(k, s)| (k.clone(), json!(s))).collect::<serde_json::Map<_, _>>(),
-                           "ranking": ranked.iter().map(|x| x.0.clone()).collect::<Vec<_>>()});
-            Ok(registered(st.add_result(&format!("std per {seg}-s segment"), r.clone()), r))
-        }
-        "correlate" => {
-            let v = st.view(a.s("view"))?;
-            let r = st.view(a.s("reference"))?;
-            if r.n_times() != v.n_times() {
-                return Err("the views differ in length".into());
-            }
-            let vals: Vec<f64> = v.data.iter().map(|x| pearson(x, &r.data[0]).abs()).collect();
-            let best = (0..vals.len()).fold(0, |b, i| if vals[i] > vals[b] { i } else { b });
-            let res = json!({"per_channel": v.labels.iter().zip(&vals).map(|(l, x)| (l.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
-                             "best": {"channel": v.labels[best], "abs_r": vals[best]}});
-            let obs = json!({"best": res["best"].clone()});
-            Ok(registered(st.add_result("|Pearson r| with the reference channel", res), obs))
-        }
-        o => Err(format!("unknown tool {o:?}")),
+pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let path = input_path(st, a.s("path"))?;
+    let h = Hypnogram::load(&path, Some(a.s("column")), None, Codes::Sri)?;
+    let detail = json!({"epochs": h.stages.len(), "epoch_s": h.epoch_s});
+    Ok(registered(st.add_labels(h, format!("{} column {}", a.s("path"), a.s("column"))), detail))
+}
+
+pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
+    let s = sleep_statistics(h)?;
+    let awakenings = s.awakenings;
+    let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+    if let Value::Object(m) = &mut v {
+        m.remove("transition_counts");
+        m.remove("transition_stages");
+        let rem_from_onset = s.Lat_REM.zip(s.SOL).map(|(r, o)| r - o);
+        m.insert("REM_latency_from_onset".into(), json!(rem_from_onset));
+        m.insert("awakenings".into(), json!(awakenings));
     }
+    Ok(registered(st.add_result("sleep statistics (minutes; % of TST)", v.clone()), v))
+}
+
+pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let x = st.labels.get(a.s("a")).ok_or("no such labels a")?;
+    let y = st.labels.get(a.s("b")).ok_or("no such labels b")?;
+    let g = agreement(x, y)?;
+    let v = json!({"kappa": g.kappa, "agreement_pct": 100.0 * g.accuracy, "epochs": g.epochs});
+    Ok(registered(st.add_result("scorer agreement", v.clone()), v))
+}
+
+pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
+    let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| e.to_string())?;
+    let ev: Vec<(f64, String)> =
+        r.annotations().map_err(|e| e.to_string())?.iter().map(|x| (x.onset_s, x.text.clone())).collect();
+    let mut counts = indexmap::IndexMap::<String, usize>::new();
+    for (_, t) in &ev {
+        *counts.entry(t.clone()).or_default() += 1;
+    }
+    Ok(registered(st.add_events(ev), json!({"counts": counts})))
+}
+
+pub(super) fn event_intervals(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let ev = st.events.get(a.s("events")).ok_or("no such events")?;
+    let prefixes = a.list("prefixes").unwrap_or_default();
+    let mut on: Vec<f64> =
+        ev.iter().filter(|(_, t)| prefixes.iter().any(|p| t.starts_with(p.as_str()))).map(|x| x.0).collect();
+    on.sort_by(f64::total_cmp);
+    if on.len() < 2 {
+        return Err("fewer than two matching events".into());
+    }
+    let isi: Vec<f64> = on.windows(2).map(|w| 1000.0 * (w[1] - w[0])).collect();
+    let v = json!({"mean_interval_ms": isi.iter().sum::<f64>() / isi.len() as f64, "events": on.len()});
+    Ok(registered(st.add_result("inter-event interval", v.clone()), v))
+}
+
+pub(super) fn epoch_average(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let onsets = condition_onsets(st, a)?;
+    let v = st.view(a.s("view"))?;
+    let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
+    let eps = epochs(v, &onsets, tmin, tmax, true);
+    if eps.is_empty() {
+        return Err("no epoch fits in the view".into());
+    }
+    let mut e = v.clone();
+    e.data = evoked(&eps);
+    e.t0 = (tmin * v.sfreq).round() / v.sfreq;
+    e.ops.push(format!(
+        "evoked '{}' {tmin}..{tmax} s, {} epochs (time axis relative to the event)",
+        a.s("condition"),
+        eps.len()
+    ));
+    let n = eps.len();
+    Ok(registered(st.add_view(e), json!({"epochs": n})))
+}
+
+pub(super) fn peak_latency(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
+    let positive = a.opt_s("polarity") == Some("positive");
+    let mut per = serde_json::Map::new();
+    for (l, x) in v.labels.iter().zip(&v.data) {
+        let mut best: Option<(f64, f64)> = None;
+        for (i, y) in x.iter().enumerate() {
+            let t = v.t0 + i as f64 / v.sfreq;
+            let better = |b: f64| if positive { *y > b } else { *y < b };
+            if t >= tmin - 1e-9 && t <= tmax + 1e-9 && best.is_none_or(|(_, b)| better(b)) {
+                best = Some((t, *y));
+            }
+        }
+        let (t, y) = best.ok_or("the window holds no sample")?;
+        per.insert(l.clone(), json!({"latency_ms": 1000.0 * t, "value": y}));
+    }
+    let v = json!({"per_channel": per});
+    Ok(registered(
+        st.add_result(&format!("{} peak {tmin}-{tmax} s", if positive { "positive" } else { "negative" }), v.clone()),
+        v,
+    ))
+}
+
+pub(super) fn event_power_change(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let onsets = condition_onsets(st, a)?;
+    let v = st.view(a.s("view"))?;
+    let w = a.f("window").unwrap_or(0.5);
+    let eps = epochs(v, &onsets, -w, w, false);
+    let half = (w * v.sfreq).round() as usize;
+    let (mut pre, mut post) = (0.0, 0.0);
+    for e in &eps {
+        for c in e {
+            pre += c[..half].iter().map(|x| x * x).sum::<f64>() / half as f64;
+            post += c[half + 1..].iter().map(|x| x * x).sum::<f64>() / (c.len() - half - 1) as f64;
+        }
+    }
+    if eps.is_empty() || pre == 0.0 {
+        return Err("no epoch fits in the view".into());
+    }
+    let v = json!({"change_pct": 100.0 * (post - pre) / pre, "epochs": eps.len()});
+    Ok(registered(st.add_result(&format!("power change after '{}'", a.s("condition")), v.clone()), v))
+}
+
+pub(super) fn ecg_hrv(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let clean = ecg_clean(&v.data[0], v.sfreq, 50.0)?;
+    let h = hrv(&find_r_peaks(&clean, v.sfreq), v.sfreq)?;
+    let r =
+        json!({"beats": h.beats, "HR": h.HR, "MeanNN": h.MeanNN, "SDNN": h.SDNN, "RMSSD": h.RMSSD, "pNN50": h.pNN50});
+    Ok(registered(st.add_result("heart rate variability (ms, bpm)", r.clone()), r))
+}
+
+pub(super) fn eog_activity(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let e = physio::eog_activity(&v.data[0], v.sfreq, a.f("k").unwrap_or(4.0))?;
+    let r = json!({"rms": e.rms, "events": e.events, "threshold": e.threshold});
+    Ok(registered(st.add_result("EOG activity", r.clone()), r))
+}
+
+pub(super) fn segment_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let seg = a.need_f("segment_s")?;
+    let n = (v.duration_s() / seg).floor() as usize;
+    if n == 0 {
+        return Err("the view is shorter than one segment".into());
+    }
+    let mut per = Vec::new();
+    for k in 0..n {
+        let c = v.crop(v.t0 + k as f64 * seg, v.t0 + (k + 1) as f64 * seg)?;
+        per.push((format!("S{}", k + 1), variance(&c.data[0]).sqrt()));
+    }
+    let mut ranked = per.clone();
+    ranked.sort_by(|x, y| y.1.total_cmp(&x.1));
+    let r = json!({"per_channel": per.iter().map(|(k, s)| (k.clone(), json!(s))).collect::<serde_json::Map<_, _>>(),
+                   "ranking": ranked.iter().map(|x| x.0.clone()).collect::<Vec<_>>()});
+    Ok(registered(st.add_result(&format!("std per {seg}-s segment"), r.clone()), r))
+}
+
+pub(super) fn correlate(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+    let v = st.view(a.s("view"))?;
+    let r = st.view(a.s("reference"))?;
+    if r.n_times() != v.n_times() {
+        return Err("the views differ in length".into());
+    }
+    let vals: Vec<f64> = v.data.iter().map(|x| pearson(x, &r.data[0]).abs()).collect();
+    let best = (0..vals.len()).fold(0, |b, i| if vals[i] > vals[b] { i } else { b });
+    let res = json!({"per_channel": v.labels.iter().zip(&vals).map(|(l, x)| (l.clone(), json!(x))).collect::<serde_json::Map<_, _>>(),
+                     "best": {"channel": v.labels[best], "abs_r": vals[best]}});
+    let obs = json!({"best": res["best"].clone()});
+    Ok(registered(st.add_result("|Pearson r| with the reference channel", res), obs))
 }
 
 fn condition_onsets(st: &SharedState, a: &Args) -> Result<Vec<f64>, String> {

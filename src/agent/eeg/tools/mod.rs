@@ -35,22 +35,15 @@ pub enum Kind {
     Choice(&'static [&'static str]),
 }
 
-pub struct Param {
-    pub name: &'static str,
-    pub kind: Kind,
-    pub required: bool,
-    pub help: &'static str,
-}
+/// A tool's handler: runs a checked call against the shared state; the observation says what was registered.
+pub type Handler = fn(&Args, &mut SharedState) -> Result<Value, String>;
 
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub domain: Domain,
-    pub description: &'static str,
-    pub params: &'static [Param],
-}
+/// A tool of the EEG agent (`agent::tools::Tool` with this agent's kinds, its domain and handler).
+pub type ToolSpec = crate::agent::tools::Tool<Kind, Domain, Handler>;
+pub type Param = crate::agent::tools::Param<Kind>;
 
-const fn p(name: &'static str, kind: Kind, required: bool, help: &'static str) -> Param {
-    Param { name, kind, required, help }
+const fn p(name: &'static str, kind: Kind, required: bool, about: &'static str) -> Param {
+    Param { name, kind, required, about }
 }
 
 use Kind::*;
@@ -58,14 +51,16 @@ use Kind::*;
 pub static TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "inspect_file",
-        domain: Domain::Common,
-        description: "Open a recording (EDF/BDF) or label file (CSV) named in the task and register it; shows channels, rate, duration, annotations or columns.",
+        group: Domain::Common,
+        run: common::inspect_file,
+        about: "Open a recording (EDF/BDF) or label file (CSV) named in the task and register it; shows channels, rate, duration, annotations or columns.",
         params: &[p("path", Path, true, "path as given in the task")],
     },
     ToolSpec {
         name: "load_channels",
-        domain: Domain::Common,
-        description: "Load channels of a recording into a view.",
+        group: Domain::Common,
+        run: common::load_channels,
+        about: "Load channels of a recording into a view.",
         params: &[
             p("recording", Id(Of::Recording), true, "rec id"),
             p("kind", Choice(&["eeg", "eog", "ecg", "all"]), false, "eeg, eog, ecg or all (default eeg)"),
@@ -74,14 +69,16 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "select_channels",
-        domain: Domain::Common,
-        description: "Keep the named channels of a view.",
+        group: Domain::Common,
+        run: common::select_channels,
+        about: "Keep the named channels of a view.",
         params: &[p("view", Id(Of::View), true, "view id"), p("channels", Channels, true, "labels")],
     },
     ToolSpec {
         name: "filter",
-        domain: Domain::Common,
-        description: "Zero-phase FIR filter (MNE's design): high-pass l_freq and/or low-pass h_freq.",
+        group: Domain::Common,
+        run: common::filter,
+        about: "Zero-phase FIR filter (MNE's design): high-pass l_freq and/or low-pass h_freq.",
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("l_freq", Number, false, "Hz"),
@@ -90,26 +87,30 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "rereference",
-        domain: Domain::Common,
-        description: "Average reference over the view's channels.",
+        group: Domain::Common,
+        run: common::rereference,
+        about: "Average reference over the view's channels.",
         params: &[p("view", Id(Of::View), true, "view id")],
     },
     ToolSpec {
         name: "resample",
-        domain: Domain::Common,
-        description: "Polyphase resampling to sfreq.",
+        group: Domain::Common,
+        run: common::resample,
+        about: "Polyphase resampling to sfreq.",
         params: &[p("view", Id(Of::View), true, "view id"), p("sfreq", Number, true, "Hz")],
     },
     ToolSpec {
         name: "crop",
-        domain: Domain::Common,
-        description: "Keep samples with tmin <= t < tmax seconds.",
+        group: Domain::Common,
+        run: common::crop,
+        about: "Keep samples with tmin <= t < tmax seconds.",
         params: &[p("view", Id(Of::View), true, "view id"), p("tmin", Number, true, "s"), p("tmax", Number, true, "s")],
     },
     ToolSpec {
         name: "band_power",
-        domain: Domain::Common,
-        description: "Welch PSD (method welch: 2-s Hann, 50% overlap; or multitaper) and trapezoid band power per channel; relative when total_lo/total_hi are given (in %).",
+        group: Domain::Common,
+        run: common::band_power,
+        about: "Welch PSD (method welch: 2-s Hann, 50% overlap; or multitaper) and trapezoid band power per channel; relative when total_lo/total_hi are given (in %).",
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("lo", Number, true, "Hz"),
@@ -121,20 +122,23 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "peak_frequency",
-        domain: Domain::Common,
-        description: "Frequency of the largest Welch PSD value in lo-hi per channel.",
+        group: Domain::Common,
+        run: common::peak_frequency,
+        about: "Frequency of the largest Welch PSD value in lo-hi per channel.",
         params: &[p("view", Id(Of::View), true, "view id"), p("lo", Number, true, "Hz"), p("hi", Number, true, "Hz")],
     },
     ToolSpec {
         name: "channel_stats",
-        domain: Domain::Common,
-        description: "Variance, RMS, kurtosis per channel and IQR outlier flags on variance.",
+        group: Domain::Common,
+        run: common::channel_stats,
+        about: "Variance, RMS, kurtosis per channel and IQR outlier flags on variance.",
         params: &[p("view", Id(Of::View), true, "view id")],
     },
     ToolSpec {
         name: "connectivity",
-        domain: Domain::Common,
-        description: "Channel-pair connectivity (plv, wpli, coh in a band; corr) and its mean over pairs.",
+        group: Domain::Common,
+        run: common::connectivity,
+        about: "Channel-pair connectivity (plv, wpli, coh in a band; corr) and its mean over pairs.",
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("method", Choice(&["plv", "wpli", "coh", "corr"]), true, "plv, wpli, coh or corr"),
@@ -144,8 +148,9 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "aggregate",
-        domain: Domain::Common,
-        description: "Combine a per-channel result: mean, max, min, rank (largest first), top_k, above_mean.",
+        group: Domain::Common,
+        run: common::aggregate,
+        about: "Combine a per-channel result: mean, max, min, rank (largest first), top_k, above_mean.",
         params: &[
             p("result", Id(Of::Result), true, "result id"),
             p(
@@ -159,44 +164,51 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "write_artifact",
-        domain: Domain::Common,
-        description: "Write a view to file_check/<name> in the workspace (.edf or .npy).",
+        group: Domain::Common,
+        run: common::write_artifact,
+        about: "Write a view to file_check/<name> in the workspace (.edf or .npy).",
         params: &[p("view", Id(Of::View), true, "view id"), p("name", Text, true, "file name ending .edf or .npy")],
     },
     ToolSpec {
         name: "plot",
-        domain: Domain::Common,
-        description: "Plot a view's first channels to file_check/<name>.png.",
+        group: Domain::Common,
+        run: common::plot,
+        about: "Plot a view's first channels to file_check/<name>.png.",
         params: &[p("view", Id(Of::View), true, "view id"), p("name", Text, true, "file name ending .png")],
     },
     ToolSpec {
         name: "load_hypnogram",
-        domain: Domain::Sleep,
-        description: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
+        group: Domain::Sleep,
+        run: domain::load_hypnogram,
+        about: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
         params: &[p("path", Path, true, "path as given in the task"), p("column", Column, true, "column name")],
     },
     ToolSpec {
         name: "hypnogram_stats",
-        domain: Domain::Sleep,
-        description: "Sleep statistics (YASA definitions, minutes and % of TST): TIB, TST, SE, SOL, WASO, REM latency, stage minutes and %, awakenings.",
+        group: Domain::Sleep,
+        run: domain::hypnogram_stats,
+        about: "Sleep statistics (YASA definitions, minutes and % of TST): TIB, TST, SE, SOL, WASO, REM latency, stage minutes and %, awakenings.",
         params: &[p("labels", Id(Of::Labels), true, "lab id")],
     },
     ToolSpec {
         name: "scorer_agreement",
-        domain: Domain::Sleep,
-        description: "Cohen's kappa and epoch agreement of two scorings.",
+        group: Domain::Sleep,
+        run: domain::scorer_agreement,
+        about: "Cohen's kappa and epoch agreement of two scorings.",
         params: &[p("a", Id(Of::Labels), true, "lab id"), p("b", Id(Of::Labels), true, "lab id")],
     },
     ToolSpec {
         name: "read_events",
-        domain: Domain::Neurocog,
-        description: "Register the annotations of a recording as events; counts per description.",
+        group: Domain::Neurocog,
+        run: domain::read_events,
+        about: "Register the annotations of a recording as events; counts per description.",
         params: &[p("recording", Id(Of::Recording), true, "rec id")],
     },
     ToolSpec {
         name: "event_intervals",
-        domain: Domain::Neurocog,
-        description: "Mean interval (ms) between consecutive events whose description starts with one of the prefixes.",
+        group: Domain::Neurocog,
+        run: domain::event_intervals,
+        about: "Mean interval (ms) between consecutive events whose description starts with one of the prefixes.",
         params: &[
             p("events", Id(Of::Events), true, "ev id"),
             p("prefixes", Texts, true, "e.g. [\"auditory/\", \"visual/\"]"),
@@ -204,8 +216,9 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "epoch_average",
-        domain: Domain::Neurocog,
-        description: "Average epochs tmin..tmax around events starting with condition (baseline tmin..0) into an evoked view.",
+        group: Domain::Neurocog,
+        run: domain::epoch_average,
+        about: "Average epochs tmin..tmax around events starting with condition (baseline tmin..0) into an evoked view.",
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("events", Id(Of::Events), true, "ev id"),
@@ -216,8 +229,9 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "peak_latency",
-        domain: Domain::Neurocog,
-        description: "Latency (ms) and value of the most negative or positive sample of each channel of an evoked view in tmin..tmax.",
+        group: Domain::Neurocog,
+        run: domain::peak_latency,
+        about: "Latency (ms) and value of the most negative or positive sample of each channel of an evoked view in tmin..tmax.",
         params: &[
             p("view", Id(Of::View), true, "evoked view id"),
             p("tmin", Number, true, "s"),
@@ -227,8 +241,9 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "event_power_change",
-        domain: Domain::Neurocog,
-        description: "Percent change of mean squared amplitude after (0..window s) vs before (-window..0 s) events starting with condition, over all channels of the view.",
+        group: Domain::Neurocog,
+        run: domain::event_power_change,
+        about: "Percent change of mean squared amplitude after (0..window s) vs before (-window..0 s) events starting with condition, over all channels of the view.",
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("events", Id(Of::Events), true, "ev id"),
@@ -238,37 +253,41 @@ pub static TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: "ecg_hrv",
-        domain: Domain::Physiol,
-        description: "R-peaks (neurokit2's pipeline) of a one-channel ECG view and time-domain HRV: beats, HR, MeanNN, SDNN, RMSSD, pNN50.",
+        group: Domain::Physiol,
+        run: domain::ecg_hrv,
+        about: "R-peaks (neurokit2's pipeline) of a one-channel ECG view and time-domain HRV: beats, HR, MeanNN, SDNN, RMSSD, pNN50.",
         params: &[p("view", Id(Of::View), true, "ECG view id")],
     },
     ToolSpec {
         name: "eog_activity",
-        domain: Domain::Physiol,
-        description: "EOG RMS and deflections beyond k x median absolute value of the 0.5-15 Hz band, >= 0.2 s apart.",
+        group: Domain::Physiol,
+        run: domain::eog_activity,
+        about: "EOG RMS and deflections beyond k x median absolute value of the 0.5-15 Hz band, >= 0.2 s apart.",
         params: &[p("view", Id(Of::View), true, "EOG view id"), p("k", Number, false, "default 4")],
     },
     ToolSpec {
         name: "segment_stats",
-        domain: Domain::Physiol,
-        description: "Standard deviation of the first channel in consecutive segments S1, S2, ... and their ranking (largest first).",
+        group: Domain::Physiol,
+        run: domain::segment_stats,
+        about: "Standard deviation of the first channel in consecutive segments S1, S2, ... and their ranking (largest first).",
         params: &[p("view", Id(Of::View), true, "view id"), p("segment_s", Number, true, "s")],
     },
     ToolSpec {
         name: "correlate",
-        domain: Domain::Physiol,
-        description: "Pearson |r| between the first channel of reference and every channel of view; the best channel.",
+        group: Domain::Physiol,
+        run: domain::correlate,
+        about: "Pearson |r| between the first channel of reference and every channel of view; the best channel.",
         params: &[p("view", Id(Of::View), true, "view id"), p("reference", Id(Of::View), true, "view id")],
     },
 ];
 
 /// The tools a sub-agent has: the common set plus its domain.
 pub fn toolset(domain: Domain) -> Vec<&'static ToolSpec> {
-    TOOLS.iter().filter(|t| t.domain == Domain::Common || t.domain == domain).collect()
+    TOOLS.iter().filter(|t| t.group == Domain::Common || t.group == domain).collect()
 }
 
 pub fn spec(name: &str) -> Option<&'static ToolSpec> {
-    TOOLS.iter().find(|t| t.name == name)
+    crate::agent::tools::find(TOOLS, name)
 }
 
 /// One parameter's schema given what the state holds now. `refs` are the `$k` references a plan may use
@@ -299,11 +318,7 @@ pub fn step_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -
         .map(|t| {
             let props: Map<String, Value> =
                 t.params.iter().map(|p| (p.name.to_string(), param_schema(p.kind, state, &refs))).collect();
-            let required: Vec<&str> = t.params.iter().filter(|p| p.required).map(|p| p.name).collect();
-            json!({"type": "object", "properties": {
-                "tool": {"const": t.name},
-                "args": {"type": "object", "properties": props, "required": required, "additionalProperties": false}
-            }, "required": ["tool", "args"]})
+            t.branch("args", t.args_object(props))
         })
         .collect();
     json!({"anyOf": branches})
@@ -311,18 +326,7 @@ pub fn step_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -
 
 /// The menu text a planner reads.
 pub fn menu(tools: &[&ToolSpec]) -> String {
-    tools
-        .iter()
-        .map(|t| {
-            let ps: Vec<String> = t
-                .params
-                .iter()
-                .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { "?" }, p.help))
-                .collect();
-            format!("- {}({}) — {}", t.name, ps.join("; "), t.description)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::agent::tools::menu(tools.iter().copied())
 }
 
 /// The tools a plan may use now: those whose every id parameter has an id of its kind in the state (loading
@@ -378,18 +382,9 @@ pub fn resolve_args(
 
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
 pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), String> {
-    for k in args.keys() {
-        if !t.params.iter().any(|p| p.name == k) {
-            return Err(format!("{}: unknown argument {k:?}", t.name));
-        }
-    }
+    t.check_names(args)?;
     for p in t.params {
-        let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else {
-            if p.required {
-                return Err(format!("{}: missing argument {:?}", t.name, p.name));
-            }
-            continue;
-        };
+        let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else { continue };
         let ok = match p.kind {
             Kind::Id(of) => v.as_str().is_some_and(|id| state.ids(of).iter().any(|x| x == id)),
             Kind::Number => v.as_f64().is_some_and(f64::is_finite),
@@ -416,7 +411,7 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
 }
 
 /// Argument accessors (arguments were checked).
-pub(crate) struct Args<'a>(pub &'a Map<String, Value>);
+pub struct Args<'a>(pub &'a Map<String, Value>);
 
 impl Args<'_> {
     pub fn s(&self, k: &str) -> &str {
@@ -441,12 +436,8 @@ impl Args<'_> {
 
 /// Runs a checked call; the observation says what was registered.
 pub fn run(name: &str, args: &Map<String, Value>, state: &mut SharedState) -> Result<Value, String> {
-    let a = Args(args);
-    match spec(name).map(|t| t.domain) {
-        Some(Domain::Common) => common::run(name, &a, state),
-        Some(_) => domain::run(name, &a, state),
-        None => Err(format!("unknown tool {name:?}")),
-    }
+    let t = spec(name).ok_or_else(|| format!("unknown tool {name:?}"))?;
+    (t.run)(&Args(args), state)
 }
 
 /// `{"id": …, …}` observation helper.
