@@ -549,3 +549,23 @@ fn each_step_prompt_continues_the_one_before() {
         assert!(w[1].1.starts_with(head), "{} does not continue {} from: {:?}", w[1].0, w[0].0, &head[at..]);
     }
 }
+
+#[test]
+fn every_listed_graph_tool_runs_through_its_own_handler() {
+    let ctx = context();
+    let res = Resources::default();
+    let mut names = std::collections::BTreeSet::new();
+    for t in tools::TOOLS {
+        assert!(names.insert(t.name), "{} listed twice", t.name);
+        let args = serde_json::Map::new();
+        let call = tools::Call { args: &args, ctx: &ctx, res: &res, knowledge_set: "fingerprint" };
+        let direct = (t.run)(&call).map(|o| o.text);
+        let by_name = tools::run(t.name, &args, &ctx, &res, "fingerprint").map(|o| o.text);
+        assert_eq!(direct, by_name, "{}: the name dispatches to the listed handler", t.name);
+    }
+    // Without retrieval resources HARK and CARD say so; the analysis tools answer from the graph.
+    let hark = tools::run(tools::HARK, &serde_json::Map::new(), &ctx, &res, "fingerprint").unwrap_err();
+    assert!(hark.contains("knowledge base is not available"), "{hark}");
+    assert!(tools::run("global_metrics", &serde_json::Map::new(), &ctx, &res, "").unwrap().text.contains("ensity"));
+    assert!(tools::run("nope", &serde_json::Map::new(), &ctx, &res, "").unwrap_err().contains("unknown tool"));
+}

@@ -23,20 +23,13 @@ pub enum Kind {
     Choice(&'static [&'static str]),
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct Param {
-    pub name: &'static str,
-    pub kind: Kind,
-    pub required: bool,
-    pub about: &'static str,
-}
+pub type Param = crate::agent::tools::Param<Kind>;
 
-#[derive(Debug, Clone, Copy)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub params: &'static [Param],
-}
+/// A tool's handler.
+pub type Handler = fn(&Call) -> Result<Output, String>;
+
+/// A tool of the graph agent (`agent::tools::Tool` with this agent's kinds and handler).
+pub type ToolSpec = crate::agent::tools::Tool<Kind, (), Handler>;
 
 pub const HARK: &str = "retrieve_knowledge";
 pub const CARD: &str = "retrieve_case";
@@ -47,6 +40,8 @@ const CENTRALITIES: &[&str] = &["degree", "strength", "betweenness", "participat
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: HARK,
+        group: (),
+        run: retrieve_knowledge,
         about: "Neuroscience knowledge about regions: task facts whose regions overlap regions_q, plus general facts.",
         params: &[
             Param { name: "query", kind: Kind::Text, required: true, about: "what to look up" },
@@ -60,16 +55,22 @@ pub const TOOLS: &[ToolSpec] = &[
     },
     ToolSpec {
         name: CARD,
+        group: (),
+        run: retrieve_case,
         about: "Labelled cases most similar to this graph (graph embedding and report text).",
         params: &[Param { name: "query", kind: Kind::Text, required: true, about: "a short report of this graph" }],
     },
     ToolSpec {
         name: "global_metrics",
+        group: (),
+        run: global_metrics,
         about: "Density, average degree, average clustering, transitivity, path length, global efficiency.",
         params: &[],
     },
     ToolSpec {
         name: "hubs",
+        group: (),
+        run: hubs,
         about: "The top regions by one centrality.",
         params: &[
             Param {
@@ -81,27 +82,45 @@ pub const TOOLS: &[ToolSpec] = &[
             Param { name: "k", kind: Kind::Integer, required: false, about: "how many (default 5)" },
         ],
     },
-    ToolSpec { name: "community_structure", about: "Louvain modules and modularity Q.", params: &[] },
+    ToolSpec {
+        name: "community_structure",
+        group: (),
+        run: community_structure,
+        about: "Louvain modules and modularity Q.",
+        params: &[],
+    },
     ToolSpec {
         name: "small_worldness",
+        group: (),
+        run: small_worldness,
         about: "Small-world sigma and omega against random and lattice references.",
         params: &[],
     },
     ToolSpec {
         name: "network_strength",
+        group: (),
+        run: network_strength,
         about: "Mean link weight within and between functional networks.",
         params: &[],
     },
     ToolSpec {
         name: "region_profile",
+        group: (),
+        run: region_profile,
         about: "Degree, strength, betweenness, clustering, module and network of one region.",
         params: &[Param { name: "region", kind: Kind::Region, required: true, about: "region name or index" }],
     },
-    ToolSpec { name: FINISH, about: "Stop gathering evidence and go to the analysis.", params: &[] },
+    ToolSpec {
+        name: FINISH,
+        group: (),
+        run: finish,
+        about: "Stop gathering evidence and go to the analysis.",
+        params: &[],
+    },
 ];
 
 pub fn spec(name: &str) -> Option<&'static ToolSpec> {
-    TOOLS.iter().find(|t| t.name == name)
+    crate::agent::tools::find(TOOLS, name)
 }
 
 /// Longest free-text argument (a query) the local model may write.
@@ -123,39 +142,20 @@ pub fn args_schema(t: &ToolSpec, ctx: &GraphContext) -> Value {
         };
         props.insert(p.name.to_string(), s);
     }
-    let required: Vec<&str> = t.params.iter().filter(|p| p.required).map(|p| p.name).collect();
-    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    t.args_object(props)
 }
 
 /// The action of a round: one tool of the menu with that tool's own arguments (`anyOf` told apart by the
 /// tool's name), so every constrained action is a call the tool accepts.
 pub fn action_schema(menu: &[String], ctx: &GraphContext) -> Value {
-    let branches: Vec<Value> = menu
-        .iter()
-        .filter_map(|n| spec(n))
-        .map(|t| {
-            json!({"type": "object", "properties": {"tool": {"const": t.name}, "arguments": args_schema(t, ctx)},
-                   "required": ["tool", "arguments"]})
-        })
-        .collect();
+    let branches: Vec<Value> =
+        menu.iter().filter_map(|n| spec(n)).map(|t| t.branch("arguments", args_schema(t, ctx))).collect();
     json!({"anyOf": branches})
 }
 
 /// The menu as text: one line per tool with its arguments.
 pub fn menu_text(names: &[String]) -> String {
-    names
-        .iter()
-        .filter_map(|n| spec(n))
-        .map(|t| {
-            let args: Vec<String> = t
-                .params
-                .iter()
-                .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { "?" }, p.about))
-                .collect();
-            format!("- {}({}) — {}", t.name, args.join("; "), t.about)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::agent::tools::menu(names.iter().filter_map(|n| spec(n)))
 }
 
 /// Arguments after validation, with the repairs made.
@@ -331,7 +331,22 @@ pub struct Output {
     pub evidence: Vec<Evidence>,
 }
 
-/// Runs a tool with checked arguments.
+/// What a handler gets: the checked arguments, the graph, the retrieval resources and the knowledge set.
+pub struct Call<'a> {
+    pub args: &'a Map<String, Value>,
+    pub ctx: &'a GraphContext,
+    pub res: &'a Resources,
+    pub knowledge_set: &'a str,
+}
+
+impl Call<'_> {
+    /// A text argument ("" when absent).
+    fn text(&self, k: &str) -> String {
+        self.args.get(k).and_then(Value::as_str).unwrap_or("").to_string()
+    }
+}
+
+/// Runs a tool with checked arguments through the handler its table entry registers.
 pub fn run(
     tool: &str,
     args: &Map<String, Value>,
@@ -339,184 +354,206 @@ pub fn run(
     res: &Resources,
     knowledge_set: &str,
 ) -> Result<Output, String> {
-    let m = &ctx.metrics;
-    let labels = ctx.labels();
-    let text_arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    match tool {
-        HARK => {
-            let hark = res.hark.as_ref().ok_or("the knowledge base is not available")?;
-            let atlas =
-                ctx.atlas.as_ref().ok_or("this graph has no atlas: knowledge cannot be matched to its regions")?;
-            let regions: BTreeSet<usize> = args
-                .get("regions_q")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_u64().map(|x| x as usize))
-                .collect();
-            let mut r: HarkResult =
-                hark.query(&text_arg("query"), &regions, atlas, knowledge_set, 0.5, 5).map_err(|e| format!("{e:#}"))?;
-            // The trace keeps the chosen items and the best-ranked others (not the whole knowledge base).
-            let mut kept = 0;
-            r.candidates.retain(|c| {
-                kept += 1;
-                c.chosen || kept <= 25
-            });
-            let chosen: Vec<_> = r.candidates.iter().filter(|c| c.chosen).collect();
-            let mut text = String::new();
-            let mut evidence = Vec::new();
-            for c in &chosen {
-                let iou = c.iou.map(|v| format!(", region overlap {v:.2}")).unwrap_or_default();
-                text.push_str(&format!("[K:{}] ({}{iou}) {}\n", c.id, c.task, c.text));
-                evidence.push(Evidence { id: format!("K:{}", c.id), text: format!("{} ({})", c.text, c.source) });
-            }
-            if chosen.is_empty() {
-                text = "No knowledge item matched.".into();
-            }
-            Ok(Output { text, data: serde_json::to_value(&r).unwrap_or_default(), evidence })
-        }
-        CARD => {
-            let mem = res.memory.as_ref().ok_or("no case memory is loaded")?;
-            let q = text_arg("query");
-            let own = mem.own_group(ctx);
-            let hits = mem.query(ctx, &q, own.as_deref()).map_err(|e| format!("{e:#}"))?;
-            let mut text = String::new();
-            let mut evidence = Vec::new();
-            for h in hits.iter().filter(|h| h.chosen) {
-                let report =
-                    mem.memory.cases.iter().find(|c| c.id == h.case).map(|c| c.report_text.clone()).unwrap_or_default();
-                let short: String = report.chars().take(240).collect();
-                text.push_str(&format!(
-                    "[C:{}] label {} · similarity {:.3} (graph {:.3}, text {:.3}) · {short}\n",
-                    h.case, h.label, h.score, h.graph_sim, h.text_sim
-                ));
-                evidence.push(Evidence {
-                    id: format!("C:{}", h.case),
-                    text: format!("case {} labelled {} (similarity {:.3})", h.case, h.label, h.score),
-                });
-            }
-            Ok(Output { text, data: json!({"query": q, "excluded_group": own, "hits": hits}), evidence })
-        }
-        "global_metrics" => {
-            let lines: Vec<String> =
-                ctx.global_values().iter().map(|(k, names, v)| format!("[G:{k}] {} {v:.4}", names[0])).collect();
-            Ok(Output {
-                text: format!(
-                    "Thresholded at {:.0}% density.\n{}",
-                    ctx.options.proportional.unwrap_or(1.0) * 100.0,
-                    lines.join("\n")
-                ),
-                data: json!(
-                    ctx.global_values()
-                        .iter()
-                        .map(|(k, _, v)| (k.to_string(), *v))
-                        .collect::<std::collections::BTreeMap<_, _>>()
-                ),
-                evidence: vec![],
-            })
-        }
-        "hubs" => {
-            let by = text_arg("by");
-            let k = args.get("k").and_then(Value::as_u64).unwrap_or(5) as usize;
-            let get = |i: usize| match by.as_str() {
-                "strength" => m.nodes[i].strength,
-                "betweenness" => m.nodes[i].betweenness,
-                "participation" => m.nodes[i].participation,
-                _ => m.nodes[i].degree,
-            };
-            let mut idx: Vec<usize> = (0..ctx.n()).collect();
-            idx.sort_by(|&a, &b| get(b).total_cmp(&get(a)).then(a.cmp(&b)));
-            idx.truncate(k.min(ctx.n()));
-            let mut evidence = Vec::new();
-            let lines: Vec<String> = idx
-                .iter()
-                .map(|&i| {
-                    let net = ctx.network_of(i).map(|n| format!(", {n}")).unwrap_or_default();
-                    evidence.push(Evidence {
-                        id: format!("R:{}", labels[i]),
-                        text: format!("{} {by} {:.3}{net}", labels[i], get(i)),
-                    });
-                    format!("[R:{}] index {i}{net}: {by} {:.3}", labels[i], get(i))
-                })
-                .collect();
-            Ok(Output { text: lines.join("\n"), data: json!({"by": by, "regions": idx}), evidence })
-        }
-        "community_structure" => {
-            let mut text = format!("[G:modularity] Q = {:.4}, {} modules\n", m.modularity, m.n_modules);
-            for md in &ctx.description.modules {
-                let shown: Vec<&str> = md.members.iter().take(10).map(String::as_str).collect();
-                text.push_str(&format!(
-                    "[M:{}] {} regions: {}{}\n",
-                    md.id,
-                    md.members.len(),
-                    shown.join(", "),
-                    if md.members.len() > 10 { ", …" } else { "" }
-                ));
-            }
-            Ok(Output {
-                text,
-                data: json!({"modularity": m.modularity, "modules": ctx.description.modules}),
-                evidence: vec![],
-            })
-        }
-        "small_worldness" => match ctx.small_world() {
-            Ok(r) => {
-                let ev = vec![
-                    Evidence { id: "G:sigma".into(), text: format!("small-world sigma = {:.3}", r.values.sigma) },
-                    Evidence { id: "G:omega".into(), text: format!("small-world omega = {:.3}", r.values.omega) },
-                ];
-                Ok(Output {
-                    text: format!(
-                        "[G:sigma] sigma {:.3} (>1: small-world) [G:omega] omega {:.3} (near 0: small-world) — binary graph, {} regions, {} references",
-                        r.values.sigma, r.values.omega, r.nodes_used, r.nrand
-                    ),
-                    data: json!({"sigma": r.values.sigma, "omega": r.values.omega, "nrand": r.nrand}),
-                    evidence: ev,
-                })
-            }
-            Err(e) => Err(format!("small-worldness could not be computed: {e}")),
-        },
-        "network_strength" => {
-            let v = ctx.networks_by_cohesion();
-            if v.is_empty() {
-                return Err("this graph's atlas has no functional networks".into());
-            }
-            let d = &ctx.description;
-            let mut between: Vec<(f64, String)> = Vec::new();
-            for i in 0..d.networks.len() {
-                for j in i + 1..d.networks.len() {
-                    between.push((d.network_strength[i][j], format!("{}–{}", d.networks[i], d.networks[j])));
-                }
-            }
-            between.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let within: Vec<String> = v.iter().map(|(n, s)| format!("[N:{n}] {s:.3}")).collect();
-            let top: Vec<String> = between.iter().take(3).map(|(s, n)| format!("{n} {s:.3}")).collect();
-            Ok(Output {
-                text: format!(
-                    "Within-network mean weight (strongest first): {}\nStrongest between-network coupling: {}",
-                    within.join(", "),
-                    top.join(", ")
-                ),
-                data: json!({"networks": d.networks, "strength": d.network_strength}),
-                evidence: vec![],
-            })
-        }
-        "region_profile" => {
-            let name = text_arg("region");
-            let i = ctx.region(&name).ok_or_else(|| format!("region_profile: no region \"{name}\" in this graph"))?;
-            let x = &m.nodes[i];
-            let net = ctx.network_of(i).unwrap_or("none");
-            let text = format!(
-                "[R:{}] index {i}, network {net}: degree {:.0}, strength {:.3}, betweenness {:.1}, clustering {:.3}, module {}, participation {:.3}",
-                labels[i], x.degree, x.strength, x.betweenness, x.clustering, x.module, x.participation
-            );
-            Ok(Output {
-                evidence: vec![Evidence { id: format!("R:{}", labels[i]), text: text.clone() }],
-                text,
-                data: json!({"region": i}),
-            })
-        }
-        FINISH => Ok(Output { text: "Evidence gathering finished.".into(), ..Default::default() }),
-        other => Err(format!("unknown tool \"{other}\"")),
+    let t = spec(tool).ok_or_else(|| format!("unknown tool \"{tool}\""))?;
+    (t.run)(&Call { args, ctx, res, knowledge_set })
+}
+
+fn retrieve_knowledge(c: &Call) -> Result<Output, String> {
+    let args = c.args;
+    let ctx = c.ctx;
+    let res = c.res;
+    let knowledge_set = c.knowledge_set;
+    let hark = res.hark.as_ref().ok_or("the knowledge base is not available")?;
+    let atlas = ctx.atlas.as_ref().ok_or("this graph has no atlas: knowledge cannot be matched to its regions")?;
+    let regions: BTreeSet<usize> = args
+        .get("regions_q")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_u64().map(|x| x as usize))
+        .collect();
+    let mut r: HarkResult =
+        hark.query(&c.text("query"), &regions, atlas, knowledge_set, 0.5, 5).map_err(|e| format!("{e:#}"))?;
+    // The trace keeps the chosen items and the best-ranked others (not the whole knowledge base).
+    let mut kept = 0;
+    r.candidates.retain(|c| {
+        kept += 1;
+        c.chosen || kept <= 25
+    });
+    let chosen: Vec<_> = r.candidates.iter().filter(|c| c.chosen).collect();
+    let mut text = String::new();
+    let mut evidence = Vec::new();
+    for c in &chosen {
+        let iou = c.iou.map(|v| format!(", region overlap {v:.2}")).unwrap_or_default();
+        text.push_str(&format!("[K:{}] ({}{iou}) {}\n", c.id, c.task, c.text));
+        evidence.push(Evidence { id: format!("K:{}", c.id), text: format!("{} ({})", c.text, c.source) });
     }
+    if chosen.is_empty() {
+        text = "No knowledge item matched.".into();
+    }
+    Ok(Output { text, data: serde_json::to_value(&r).unwrap_or_default(), evidence })
+}
+
+fn retrieve_case(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    let res = c.res;
+    let mem = res.memory.as_ref().ok_or("no case memory is loaded")?;
+    let q = c.text("query");
+    let own = mem.own_group(ctx);
+    let hits = mem.query(ctx, &q, own.as_deref()).map_err(|e| format!("{e:#}"))?;
+    let mut text = String::new();
+    let mut evidence = Vec::new();
+    for h in hits.iter().filter(|h| h.chosen) {
+        let report =
+            mem.memory.cases.iter().find(|c| c.id == h.case).map(|c| c.report_text.clone()).unwrap_or_default();
+        let short: String = report.chars().take(240).collect();
+        text.push_str(&format!(
+            "[C:{}] label {} · similarity {:.3} (graph {:.3}, text {:.3}) · {short}\n",
+            h.case, h.label, h.score, h.graph_sim, h.text_sim
+        ));
+        evidence.push(Evidence {
+            id: format!("C:{}", h.case),
+            text: format!("case {} labelled {} (similarity {:.3})", h.case, h.label, h.score),
+        });
+    }
+    Ok(Output { text, data: json!({"query": q, "excluded_group": own, "hits": hits}), evidence })
+}
+
+fn global_metrics(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    let lines: Vec<String> =
+        ctx.global_values().iter().map(|(k, names, v)| format!("[G:{k}] {} {v:.4}", names[0])).collect();
+    Ok(Output {
+        text: format!(
+            "Thresholded at {:.0}% density.\n{}",
+            ctx.options.proportional.unwrap_or(1.0) * 100.0,
+            lines.join("\n")
+        ),
+        data: json!(
+            ctx.global_values()
+                .iter()
+                .map(|(k, _, v)| (k.to_string(), *v))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        ),
+        evidence: vec![],
+    })
+}
+
+fn hubs(c: &Call) -> Result<Output, String> {
+    let args = c.args;
+    let ctx = c.ctx;
+    let m = &c.ctx.metrics;
+    let labels = c.ctx.labels();
+    let by = c.text("by");
+    let k = args.get("k").and_then(Value::as_u64).unwrap_or(5) as usize;
+    let get = |i: usize| match by.as_str() {
+        "strength" => m.nodes[i].strength,
+        "betweenness" => m.nodes[i].betweenness,
+        "participation" => m.nodes[i].participation,
+        _ => m.nodes[i].degree,
+    };
+    let mut idx: Vec<usize> = (0..ctx.n()).collect();
+    idx.sort_by(|&a, &b| get(b).total_cmp(&get(a)).then(a.cmp(&b)));
+    idx.truncate(k.min(ctx.n()));
+    let mut evidence = Vec::new();
+    let lines: Vec<String> = idx
+        .iter()
+        .map(|&i| {
+            let net = ctx.network_of(i).map(|n| format!(", {n}")).unwrap_or_default();
+            evidence.push(Evidence {
+                id: format!("R:{}", labels[i]),
+                text: format!("{} {by} {:.3}{net}", labels[i], get(i)),
+            });
+            format!("[R:{}] index {i}{net}: {by} {:.3}", labels[i], get(i))
+        })
+        .collect();
+    Ok(Output { text: lines.join("\n"), data: json!({"by": by, "regions": idx}), evidence })
+}
+
+fn community_structure(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    let m = &c.ctx.metrics;
+    let mut text = format!("[G:modularity] Q = {:.4}, {} modules\n", m.modularity, m.n_modules);
+    for md in &ctx.description.modules {
+        let shown: Vec<&str> = md.members.iter().take(10).map(String::as_str).collect();
+        text.push_str(&format!(
+            "[M:{}] {} regions: {}{}\n",
+            md.id,
+            md.members.len(),
+            shown.join(", "),
+            if md.members.len() > 10 { ", …" } else { "" }
+        ));
+    }
+    Ok(Output { text, data: json!({"modularity": m.modularity, "modules": ctx.description.modules}), evidence: vec![] })
+}
+
+fn small_worldness(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    match ctx.small_world() {
+        Ok(r) => {
+            let ev = vec![
+                Evidence { id: "G:sigma".into(), text: format!("small-world sigma = {:.3}", r.values.sigma) },
+                Evidence { id: "G:omega".into(), text: format!("small-world omega = {:.3}", r.values.omega) },
+            ];
+            Ok(Output {
+                text: format!(
+                    "[G:sigma] sigma {:.3} (>1: small-world) [G:omega] omega {:.3} (near 0: small-world) — binary graph, {} regions, {} references",
+                    r.values.sigma, r.values.omega, r.nodes_used, r.nrand
+                ),
+                data: json!({"sigma": r.values.sigma, "omega": r.values.omega, "nrand": r.nrand}),
+                evidence: ev,
+            })
+        }
+        Err(e) => Err(format!("small-worldness could not be computed: {e}")),
+    }
+}
+
+fn network_strength(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    let v = ctx.networks_by_cohesion();
+    if v.is_empty() {
+        return Err("this graph's atlas has no functional networks".into());
+    }
+    let d = &ctx.description;
+    let mut between: Vec<(f64, String)> = Vec::new();
+    for i in 0..d.networks.len() {
+        for j in i + 1..d.networks.len() {
+            between.push((d.network_strength[i][j], format!("{}–{}", d.networks[i], d.networks[j])));
+        }
+    }
+    between.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let within: Vec<String> = v.iter().map(|(n, s)| format!("[N:{n}] {s:.3}")).collect();
+    let top: Vec<String> = between.iter().take(3).map(|(s, n)| format!("{n} {s:.3}")).collect();
+    Ok(Output {
+        text: format!(
+            "Within-network mean weight (strongest first): {}\nStrongest between-network coupling: {}",
+            within.join(", "),
+            top.join(", ")
+        ),
+        data: json!({"networks": d.networks, "strength": d.network_strength}),
+        evidence: vec![],
+    })
+}
+
+fn region_profile(c: &Call) -> Result<Output, String> {
+    let ctx = c.ctx;
+    let m = &c.ctx.metrics;
+    let labels = c.ctx.labels();
+    let name = c.text("region");
+    let i = ctx.region(&name).ok_or_else(|| format!("region_profile: no region \"{name}\" in this graph"))?;
+    let x = &m.nodes[i];
+    let net = ctx.network_of(i).unwrap_or("none");
+    let text = format!(
+        "[R:{}] index {i}, network {net}: degree {:.0}, strength {:.3}, betweenness {:.1}, clustering {:.3}, module {}, participation {:.3}",
+        labels[i], x.degree, x.strength, x.betweenness, x.clustering, x.module, x.participation
+    );
+    Ok(Output {
+        evidence: vec![Evidence { id: format!("R:{}", labels[i]), text: text.clone() }],
+        text,
+        data: json!({"region": i}),
+    })
+}
+
+fn finish(_: &Call) -> Result<Output, String> {
+    Ok(Output { text: "Evidence gathering finished.".into(), ..Default::default() })
 }
