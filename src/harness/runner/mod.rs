@@ -3,6 +3,7 @@
 //! policy (infrastructure failures rerun and excluded, target failures kept), token and time accounting per
 //! role, the result file rewritten atomically after every instance, resume, and cancel.
 
+mod live;
 pub mod roles;
 pub mod shards;
 mod time;
@@ -22,6 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use live::{Live, Row, RowState};
 pub use time::utc_now;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,60 +119,6 @@ impl Options {
             parser_tokens: 160,
             shard: None,
         }
-    }
-}
-
-/// What the run view and the progress bar see.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RowState {
-    Queued,
-    Running {
-        attempt: u32,
-    },
-    Done,
-    /// Kept from the file being resumed.
-    Kept,
-}
-
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub instance_id: String,
-    pub state: RowState,
-    pub score: Option<f64>,
-    pub max: f64,
-    pub tokens: u64,
-    pub seconds: f64,
-    pub errors: Vec<String>,
-}
-
-/// Live progress shared with the caller (CLI bar, GUI table).
-#[derive(Default)]
-pub struct Live {
-    pub rows: Mutex<Vec<Row>>,
-    pub started: Mutex<Option<Instant>>,
-    /// Warnings for the user (a skipped case, a run without the sandbox), in order; the faces show them.
-    pub notices: Mutex<Vec<String>>,
-}
-
-impl Live {
-    pub fn notice(&self, text: String) {
-        self.notices.lock().unwrap_or_else(|p| p.into_inner()).push(text);
-    }
-
-    /// The notices from index `from` on.
-    pub fn notices_from(&self, from: usize) -> Vec<String> {
-        self.notices.lock().unwrap_or_else(|p| p.into_inner()).get(from..).map(<[String]>::to_vec).unwrap_or_default()
-    }
-
-    /// (finished, total, seconds elapsed, ETA seconds from the mean time of instances finished in this run).
-    pub fn progress(&self) -> (usize, usize, f64, Option<f64>) {
-        let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
-        let done_now = rows.iter().filter(|r| r.state == RowState::Done).count();
-        let done = done_now + rows.iter().filter(|r| r.state == RowState::Kept).count();
-        let elapsed = self.started.lock().unwrap_or_else(|p| p.into_inner()).map_or(0.0, |s| s.elapsed().as_secs_f64());
-        let left = rows.len() - done;
-        let eta = (done_now > 0).then(|| elapsed / done_now as f64 * left as f64);
-        (done, rows.len(), elapsed, eta)
     }
 }
 
