@@ -565,7 +565,7 @@ fn every_listed_graph_tool_runs_through_its_own_handler() {
     }
     // Without retrieval resources HARK and CARD say so; the analysis tools answer from the graph.
     let hark = tools::run(tools::HARK, &serde_json::Map::new(), &ctx, &res, "fingerprint").unwrap_err();
-    assert!(hark.contains("knowledge base is not available"), "{hark}");
+    assert!(hark.0.contains("knowledge base is not available"), "{hark}");
     assert!(tools::run("global_metrics", &serde_json::Map::new(), &ctx, &res, "").unwrap().text.contains("ensity"));
-    assert!(tools::run("nope", &serde_json::Map::new(), &ctx, &res, "").unwrap_err().contains("unknown tool"));
+    assert!(tools::run("nope", &serde_json::Map::new(), &ctx, &res, "").unwrap_err().0.contains("unknown tool"));
 }

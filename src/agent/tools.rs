@@ -5,6 +5,23 @@
 
 use serde_json::{Map, Value, json};
 
+/// A tool call that failed: what the model reads as the observation and the trace records.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl From<String> for ToolError {
+    fn from(s: String) -> Self {
+        ToolError(s)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(s: &str) -> Self {
+        ToolError(s.to_string())
+    }
+}
+
 /// One parameter: its name, kind (the agent's own), whether it is required, and the help the menu shows.
 #[derive(Debug, Clone, Copy)]
 pub struct Param<K: 'static> {

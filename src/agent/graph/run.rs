@@ -341,7 +341,7 @@ impl Agent {
                         }
                         Err(e) => {
                             round.observation = format!("Tool error: {e}");
-                            round.error = Some(e);
+                            round.error = Some(e.0);
                         }
                     }
                     if s.remove_called_tools && tool != FINISH {

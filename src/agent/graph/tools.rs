@@ -4,6 +4,7 @@
 //! message the model reads.
 
 use super::context::{Evidence, GraphContext};
+use crate::agent::tools::ToolError;
 use crate::retrieval::cases::{CaseMemory, GraphEncoder, Hit};
 use crate::retrieval::knowledge::{Hark, HarkResult};
 use crate::retrieval::text::MiniLm;
@@ -26,7 +27,7 @@ pub enum Kind {
 pub type Param = crate::agent::tools::Param<Kind>;
 
 /// A tool's handler.
-pub type Handler = fn(&Call) -> Result<Output, String>;
+pub type Handler = fn(&Call) -> Result<Output, ToolError>;
 
 /// A tool of the graph agent (`agent::tools::Tool` with this agent's kinds and handler).
 pub type ToolSpec = crate::agent::tools::Tool<Kind, (), Handler>;
@@ -353,12 +354,12 @@ pub fn run(
     ctx: &GraphContext,
     res: &Resources,
     knowledge_set: &str,
-) -> Result<Output, String> {
-    let t = spec(tool).ok_or_else(|| format!("unknown tool \"{tool}\""))?;
+) -> Result<Output, ToolError> {
+    let t = spec(tool).ok_or_else(|| ToolError(format!("unknown tool \"{tool}\"")))?;
     (t.run)(&Call { args, ctx, res, knowledge_set })
 }
 
-fn retrieve_knowledge(c: &Call) -> Result<Output, String> {
+fn retrieve_knowledge(c: &Call) -> Result<Output, ToolError> {
     let args = c.args;
     let ctx = c.ctx;
     let res = c.res;
@@ -394,7 +395,7 @@ fn retrieve_knowledge(c: &Call) -> Result<Output, String> {
     Ok(Output { text, data: serde_json::to_value(&r).unwrap_or_default(), evidence })
 }
 
-fn retrieve_case(c: &Call) -> Result<Output, String> {
+fn retrieve_case(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let res = c.res;
     let mem = res.memory.as_ref().ok_or("no case memory is loaded")?;
@@ -419,7 +420,7 @@ fn retrieve_case(c: &Call) -> Result<Output, String> {
     Ok(Output { text, data: json!({"query": q, "excluded_group": own, "hits": hits}), evidence })
 }
 
-fn global_metrics(c: &Call) -> Result<Output, String> {
+fn global_metrics(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let lines: Vec<String> =
         ctx.global_values().iter().map(|(k, names, v)| format!("[G:{k}] {} {v:.4}", names[0])).collect();
@@ -439,7 +440,7 @@ fn global_metrics(c: &Call) -> Result<Output, String> {
     })
 }
 
-fn hubs(c: &Call) -> Result<Output, String> {
+fn hubs(c: &Call) -> Result<Output, ToolError> {
     let args = c.args;
     let ctx = c.ctx;
     let m = &c.ctx.metrics;
@@ -470,7 +471,7 @@ fn hubs(c: &Call) -> Result<Output, String> {
     Ok(Output { text: lines.join("\n"), data: json!({"by": by, "regions": idx}), evidence })
 }
 
-fn community_structure(c: &Call) -> Result<Output, String> {
+fn community_structure(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let m = &c.ctx.metrics;
     let mut text = format!("[G:modularity] Q = {:.4}, {} modules\n", m.modularity, m.n_modules);
@@ -487,7 +488,7 @@ fn community_structure(c: &Call) -> Result<Output, String> {
     Ok(Output { text, data: json!({"modularity": m.modularity, "modules": ctx.description.modules}), evidence: vec![] })
 }
 
-fn small_worldness(c: &Call) -> Result<Output, String> {
+fn small_worldness(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     match ctx.small_world() {
         Ok(r) => {
@@ -504,11 +505,11 @@ fn small_worldness(c: &Call) -> Result<Output, String> {
                 evidence: ev,
             })
         }
-        Err(e) => Err(format!("small-worldness could not be computed: {e}")),
+        Err(e) => Err(format!("small-worldness could not be computed: {e}").into()),
     }
 }
 
-fn network_strength(c: &Call) -> Result<Output, String> {
+fn network_strength(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let v = ctx.networks_by_cohesion();
     if v.is_empty() {
@@ -535,7 +536,7 @@ fn network_strength(c: &Call) -> Result<Output, String> {
     })
 }
 
-fn region_profile(c: &Call) -> Result<Output, String> {
+fn region_profile(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let m = &c.ctx.metrics;
     let labels = c.ctx.labels();
@@ -554,6 +555,6 @@ fn region_profile(c: &Call) -> Result<Output, String> {
     })
 }
 
-fn finish(_: &Call) -> Result<Output, String> {
+fn finish(_: &Call) -> Result<Output, ToolError> {
     Ok(Output { text: "Evidence gathering finished.".into(), ..Default::default() })
 }

@@ -3,6 +3,7 @@
 
 use super::super::state::{RecordingInfo, SharedState};
 use super::{Args, registered};
+use crate::agent::tools::ToolError;
 use crate::signal::Recording;
 use crate::signal::channel_stats::{iqr_bounds, moments};
 use crate::signal::connectivity::Method;
@@ -60,7 +61,7 @@ fn psd_of(x: &[f64], fs: f64, method: &str) -> Result<Psd, String> {
     }
 }
 
-pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let path = input_path(st, a.s("path"))?;
     let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     let description = if ext == "csv" {
@@ -85,7 +86,7 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Stri
     Ok(registered(id, description))
 }
 
-pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
     let path = input_path(st, &rec.path)?;
     let v = match a.list("channels") {
@@ -96,27 +97,27 @@ pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, Str
     Ok(registered(st.add_view(v), detail))
 }
 
-pub(super) fn select_channels(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn select_channels(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     derive(st, a, |v| v.select(&a.list("channels").unwrap_or_default()))
 }
 
-pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     derive(st, a, |v| v.filter(a.f("l_freq"), a.f("h_freq")))
 }
 
-pub(super) fn rereference(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn rereference(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     derive(st, a, View::average_reference)
 }
 
-pub(super) fn resample(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn resample(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     derive(st, a, |v| v.resample(a.need_f("sfreq")?))
 }
 
-pub(super) fn crop(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn crop(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     derive(st, a, |v| v.crop(a.need_f("tmin")?, a.need_f("tmax")?))
 }
 
-pub(super) fn band_power(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn band_power(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
     let total = a.f("total_lo").zip(a.f("total_hi"));
@@ -134,7 +135,7 @@ pub(super) fn band_power(a: &Args, st: &mut SharedState) -> Result<Value, String
     Ok(registered(st.add_result(&what, value.clone()), json!({"mean": mean(&vals)})))
 }
 
-pub(super) fn peak_frequency(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn peak_frequency(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let (lo, hi) = (a.need_f("lo")?, a.need_f("hi")?);
     let vals: Vec<f64> = v
@@ -146,7 +147,7 @@ pub(super) fn peak_frequency(a: &Args, st: &mut SharedState) -> Result<Value, St
     Ok(registered(st.add_result(&format!("peak frequency {lo}-{hi} Hz"), value.clone()), value))
 }
 
-pub(super) fn channel_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn channel_stats(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let m: Vec<(f64, f64, f64)> = v.data.iter().map(|x| moments(x)).collect();
     let vars: Vec<f64> = m.iter().map(|x| x.0).collect();
@@ -159,7 +160,7 @@ pub(super) fn channel_stats(a: &Args, st: &mut SharedState) -> Result<Value, Str
     Ok(registered(st.add_result("channel variance (per_channel), IQR outliers", value), obs))
 }
 
-pub(super) fn connectivity(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn connectivity(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let method = Method::parse(a.s("method"))?;
     let band = a.f("lo").zip(a.f("hi"));
@@ -171,7 +172,7 @@ pub(super) fn connectivity(a: &Args, st: &mut SharedState) -> Result<Value, Stri
     Ok(registered(st.add_result(&what, value.clone()), value))
 }
 
-pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let r = st.result(a.s("result"))?;
     let per = r.get("per_channel").and_then(Value::as_object).ok_or("this result has no per-channel values")?;
     let items: Vec<(String, f64)> = per.iter().filter_map(|(k, v)| Some((k.clone(), v.as_f64()?))).collect();
@@ -190,13 +191,13 @@ pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, String>
             let m = mean(&vals);
             json!(names(&items.iter().filter(|x| x.1 > m).cloned().collect::<Vec<_>>()))
         }
-        o => return Err(format!("unknown op {o:?}")),
+        o => return Err(format!("unknown op {o:?}").into()),
     };
     let what = format!("{op} of {}", a.s("result"));
     Ok(registered(st.add_result(&what, value.clone()), json!({"value": value})))
 }
 
-pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?.clone();
     let name = a.s("name");
     let out = artifact_path(st, name, &[".edf", ".npy"])?;
@@ -211,7 +212,7 @@ pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, St
     Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
-pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?.clone();
     let name = a.s("name");
     let out = artifact_path(st, name, &[".png"])?;
@@ -220,7 +221,7 @@ pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, String> {
     Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
-fn derive(st: &mut SharedState, a: &Args, f: impl FnOnce(&View) -> Result<View, String>) -> Result<Value, String> {
+fn derive(st: &mut SharedState, a: &Args, f: impl FnOnce(&View) -> Result<View, String>) -> Result<Value, ToolError> {
     let v = f(st.view(a.s("view"))?)?;
     let detail = json!({"channels": v.labels.len(), "sfreq": v.sfreq, "duration_s": v.duration_s(), "ops": v.ops});
     Ok(registered(st.add_view(v), detail))

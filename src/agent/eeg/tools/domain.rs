@@ -4,6 +4,7 @@
 use super::super::state::SharedState;
 use super::common::input_path;
 use super::{Args, registered};
+use crate::agent::tools::ToolError;
 use crate::signal::Recording;
 use crate::signal::physio::{self, ecg_clean, find_r_peaks, hrv};
 use crate::signal::sleep::agreement::agreement;
@@ -12,14 +13,14 @@ use crate::signal::sleep::stats::sleep_statistics;
 use crate::signal::view::{epochs, evoked, pearson, variance};
 use serde_json::{Value, json};
 
-pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let path = input_path(st, a.s("path"))?;
     let h = Hypnogram::load(&path, Some(a.s("column")), None, Codes::Sri)?;
     let detail = json!({"epochs": h.stages.len(), "epoch_s": h.epoch_s});
     Ok(registered(st.add_labels(h, format!("{} column {}", a.s("path"), a.s("column"))), detail))
 }
 
-pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
     let s = sleep_statistics(h)?;
     let awakenings = s.awakenings;
@@ -34,7 +35,7 @@ pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, S
     Ok(registered(st.add_result("sleep statistics (minutes; % of TST)", v.clone()), v))
 }
 
-pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let x = st.labels.get(a.s("a")).ok_or("no such labels a")?;
     let y = st.labels.get(a.s("b")).ok_or("no such labels b")?;
     let g = agreement(x, y)?;
@@ -42,7 +43,7 @@ pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, 
     Ok(registered(st.add_result("scorer agreement", v.clone()), v))
 }
 
-pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
     let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| e.to_string())?;
     let ev: Vec<(f64, String)> =
@@ -54,7 +55,7 @@ pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, Strin
     Ok(registered(st.add_events(ev), json!({"counts": counts})))
 }
 
-pub(super) fn event_intervals(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn event_intervals(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let ev = st.events.get(a.s("events")).ok_or("no such events")?;
     let prefixes = a.list("prefixes").unwrap_or_default();
     let mut on: Vec<f64> =
@@ -68,7 +69,7 @@ pub(super) fn event_intervals(a: &Args, st: &mut SharedState) -> Result<Value, S
     Ok(registered(st.add_result("inter-event interval", v.clone()), v))
 }
 
-pub(super) fn epoch_average(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn epoch_average(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let onsets = condition_onsets(st, a)?;
     let v = st.view(a.s("view"))?;
     let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
@@ -88,7 +89,7 @@ pub(super) fn epoch_average(a: &Args, st: &mut SharedState) -> Result<Value, Str
     Ok(registered(st.add_view(e), json!({"epochs": n})))
 }
 
-pub(super) fn peak_latency(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn peak_latency(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let (tmin, tmax) = (a.need_f("tmin")?, a.need_f("tmax")?);
     let positive = a.opt_s("polarity") == Some("positive");
@@ -112,7 +113,7 @@ pub(super) fn peak_latency(a: &Args, st: &mut SharedState) -> Result<Value, Stri
     ))
 }
 
-pub(super) fn event_power_change(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn event_power_change(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let onsets = condition_onsets(st, a)?;
     let v = st.view(a.s("view"))?;
     let w = a.f("window").unwrap_or(0.5);
@@ -132,7 +133,7 @@ pub(super) fn event_power_change(a: &Args, st: &mut SharedState) -> Result<Value
     Ok(registered(st.add_result(&format!("power change after '{}'", a.s("condition")), v.clone()), v))
 }
 
-pub(super) fn ecg_hrv(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn ecg_hrv(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let clean = ecg_clean(&v.data[0], v.sfreq, 50.0)?;
     let h = hrv(&find_r_peaks(&clean, v.sfreq), v.sfreq)?;
@@ -141,14 +142,14 @@ pub(super) fn ecg_hrv(a: &Args, st: &mut SharedState) -> Result<Value, String> {
     Ok(registered(st.add_result("heart rate variability (ms, bpm)", r.clone()), r))
 }
 
-pub(super) fn eog_activity(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn eog_activity(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let e = physio::eog_activity(&v.data[0], v.sfreq, a.f("k").unwrap_or(4.0))?;
     let r = json!({"rms": e.rms, "events": e.events, "threshold": e.threshold});
     Ok(registered(st.add_result("EOG activity", r.clone()), r))
 }
 
-pub(super) fn segment_stats(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn segment_stats(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let seg = a.need_f("segment_s")?;
     let n = (v.duration_s() / seg).floor() as usize;
@@ -167,7 +168,7 @@ pub(super) fn segment_stats(a: &Args, st: &mut SharedState) -> Result<Value, Str
     Ok(registered(st.add_result(&format!("std per {seg}-s segment"), r.clone()), r))
 }
 
-pub(super) fn correlate(a: &Args, st: &mut SharedState) -> Result<Value, String> {
+pub(super) fn correlate(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?;
     let r = st.view(a.s("reference"))?;
     if r.n_times() != v.n_times() {

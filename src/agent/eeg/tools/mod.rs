@@ -6,6 +6,7 @@ mod common;
 mod domain;
 
 use super::state::{Of, SharedState};
+use crate::agent::tools::ToolError;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -36,7 +37,7 @@ pub enum Kind {
 }
 
 /// A tool's handler: runs a checked call against the shared state; the observation says what was registered.
-pub type Handler = fn(&Args, &mut SharedState) -> Result<Value, String>;
+pub type Handler = fn(&Args, &mut SharedState) -> Result<Value, ToolError>;
 
 /// A tool of the EEG agent (`agent::tools::Tool` with this agent's kinds, its domain and handler).
 pub type ToolSpec = crate::agent::tools::Tool<Kind, Domain, Handler>;
@@ -435,8 +436,8 @@ impl Args<'_> {
 }
 
 /// Runs a checked call; the observation says what was registered.
-pub fn run(name: &str, args: &Map<String, Value>, state: &mut SharedState) -> Result<Value, String> {
-    let t = spec(name).ok_or_else(|| format!("unknown tool {name:?}"))?;
+pub fn run(name: &str, args: &Map<String, Value>, state: &mut SharedState) -> Result<Value, ToolError> {
+    let t = spec(name).ok_or_else(|| ToolError(format!("unknown tool {name:?}")))?;
     (t.run)(&Args(args), state)
 }
 
