@@ -209,7 +209,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             Some(code) => {
                 let e = match kernel.exec(&code, s.exec_timeout_s) {
                     Ok(e) => e,
-                    Err(why) => crate::sandbox::kernel::Execution { error: Some(why), ..Default::default() },
+                    Err(why) => {
+                        crate::sandbox::kernel::Execution { error: Some(why.to_string()), ..Default::default() }
+                    }
                 };
                 r.observation = observation(&e, s.observation_chars);
                 r.failed = e.error.is_some();

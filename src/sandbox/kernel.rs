@@ -3,6 +3,7 @@
 //! last expression's repr and the traceback, over JSON lines on pipes. A block past its timeout is interrupted
 //! inside Python; one that cannot be interrupted is killed with the kernel, which is started again.
 
+use super::error::{SandboxError, io};
 use super::{Prepared, Report, Spec, prepare};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
@@ -38,22 +39,20 @@ pub struct Kernel {
 }
 
 /// The driver written where the sandbox can bind it (the cache folder).
-fn driver_dir() -> Result<PathBuf, String> {
+fn driver_dir() -> Result<PathBuf, SandboxError> {
     let dir = crate::util::paths::cache_dir().join("kernel");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let file = dir.join("driver.py");
     if std::fs::read_to_string(&file).ok().as_deref() != Some(DRIVER) {
         let tmp = dir.join(format!("driver.py.{}", std::process::id()));
-        std::fs::write(&tmp, DRIVER)
-            .and_then(|_| std::fs::rename(&tmp, &file))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+        std::fs::write(&tmp, DRIVER).and_then(|_| std::fs::rename(&tmp, &file)).map_err(io(&file))?;
     }
     Ok(dir)
 }
 
 impl Kernel {
     /// Starts a kernel with `python` under `spec` (the interpreter's prefixes are bound read-only).
-    pub fn start(spec: &Spec, python: &Path) -> Result<Kernel, String> {
+    pub fn start(spec: &Spec, python: &Path) -> Result<Kernel, SandboxError> {
         let mut k = Kernel {
             spec: spec.clone(),
             python: python.to_path_buf(),
@@ -66,7 +65,7 @@ impl Kernel {
         Ok(k)
     }
 
-    fn spawn(&mut self) -> Result<(), String> {
+    fn spawn(&mut self) -> Result<(), SandboxError> {
         let dir = driver_dir()?;
         let mut spec = self.spec.clone();
         let driver = if spec.unsafe_no_sandbox {
@@ -83,9 +82,10 @@ impl Kernel {
         let argv = vec![self.python.display().to_string(), "-u".into(), driver];
         let Prepared { mut command, report, limit } = prepare(&spec, &argv)?;
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
-        let mut child = command.spawn().map_err(|e| format!("cannot start the kernel: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no kernel stdin")?;
-        let stdout = child.stdout.take().ok_or("no kernel stdout")?;
+        let mut child = command.spawn().map_err(|err| SandboxError::Start { what: "kernel", err })?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(SandboxError::Kernel("the kernel has no stdin/stdout pipe".into()));
+        };
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -110,7 +110,7 @@ impl Kernel {
     }
 
     /// Executes one block; errors in the code are in the `Execution`, `Err` only when no kernel can run.
-    pub fn exec(&mut self, code: &str, timeout_s: f64) -> Result<Execution, String> {
+    pub fn exec(&mut self, code: &str, timeout_s: f64) -> Result<Execution, SandboxError> {
         if self.child.is_none() {
             self.spawn()?;
         }
@@ -122,20 +122,21 @@ impl Kernel {
         let sent = writeln!(stdin, "{req}").and_then(|_| stdin.flush());
         let wait = Duration::from_secs_f64(timeout_s + GRACE_S);
         let outcome = if sent.is_err() {
-            Err("the kernel is not running".to_string())
+            Err(SandboxError::Kernel("the kernel is not running".into()))
         } else {
             loop {
                 match rx.recv_timeout(wait.saturating_sub(t0.elapsed())) {
                     Ok(line) => match serde_json::from_str::<serde_json::Value>(&line) {
                         Ok(v) if v["id"] == id => {
-                            break serde_json::from_value::<Execution>(v).map_err(|e| e.to_string());
+                            break serde_json::from_value::<Execution>(v)
+                                .map_err(|e| SandboxError::Kernel(format!("unreadable kernel reply: {e}")));
                         }
                         _ => continue,
                     },
                     Err(RecvTimeoutError::Timeout) => {
-                        break Err(format!("the block did not stop at its {timeout_s} s limit"));
+                        break Err(SandboxError::Timeout(timeout_s));
                     }
-                    Err(RecvTimeoutError::Disconnected) => break Err("the kernel exited".to_string()),
+                    Err(RecvTimeoutError::Disconnected) => break Err(SandboxError::Kernel("the kernel exited".into())),
                 }
             }
         };
@@ -145,7 +146,7 @@ impl Kernel {
                 // Killed and started again: the next block runs in a fresh namespace.
                 self.kill();
                 self.restarts += 1;
-                let timed_out = why.contains("limit");
+                let timed_out = matches!(why, SandboxError::Timeout(_));
                 self.spawn()?;
                 Ok(Execution {
                     error: Some(format!("{why}; the kernel was restarted (variables from earlier blocks are lost)")),

@@ -36,7 +36,7 @@ impl ProcessLimit {
 
     /// A pids cgroup with `pids.max = max` when one can be made; otherwise RLIMIT_NPROC, which the kernel
     /// ignores for root — so as root without a cgroup this is an error.
-    pub fn create(max: u64) -> Result<ProcessLimit, String> {
+    pub fn create(max: u64) -> Result<ProcessLimit, super::error::SandboxError> {
         let mut why = Vec::new();
         for root in cgroup_roots() {
             if !root.join("cgroup.procs").exists() {
@@ -60,10 +60,10 @@ impl ProcessLimit {
         }
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
-            return Err(format!(
+            return Err(super::error::SandboxError::Unavailable(format!(
                 "cannot limit the number of processes: running as root (RLIMIT_NPROC does not apply) and no pids cgroup could be created ({}); use --unsafe-no-sandbox",
                 if why.is_empty() { "no cgroup filesystem".to_string() } else { why.join("; ") }
-            ));
+            )));
         }
         Ok(ProcessLimit { kind: "rlimit", dir: None, procs: None })
     }
@@ -142,6 +142,6 @@ pub fn apply(command: &mut Command, spec: &Spec, limit: &ProcessLimit) {
 pub fn describe() -> String {
     match ProcessLimit::create(128) {
         Ok(l) => format!("process limit by {}", l.kind()),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     }
 }

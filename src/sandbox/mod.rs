@@ -4,9 +4,11 @@
 //! limits: address space and CPU time (rlimits) and a process count (a pids cgroup when one can be created,
 //! else `RLIMIT_NPROC`, which the kernel does not apply to root — then the sandbox refuses to start).
 
+pub mod error;
 pub mod kernel;
 mod limits;
 
+use error::{SandboxError, io};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -83,12 +85,14 @@ pub fn python_prefixes(python: &Path) -> Vec<PathBuf> {
 
 /// Builds the sandboxed command for `argv`. Fails with a message saying why when the sandbox cannot be set
 /// up (no bwrap, no user namespaces, no way to limit processes as root) unless `unsafe_no_sandbox`.
-pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, String> {
-    let Some((program, args)) = argv.split_first() else { return Err("no command to run".into()) };
-    std::fs::create_dir_all(&spec.workspace).map_err(|e| format!("{}: {e}", spec.workspace.display()))?;
-    let workspace = spec.workspace.canonicalize().map_err(|e| format!("{}: {e}", spec.workspace.display()))?;
+pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, SandboxError> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(SandboxError::Invalid("no command to run".into()));
+    };
+    std::fs::create_dir_all(&spec.workspace).map_err(io(&spec.workspace))?;
+    let workspace = spec.workspace.canonicalize().map_err(io(&spec.workspace))?;
     let input = match &spec.input {
-        Some(i) => Some(i.canonicalize().map_err(|e| format!("input {}: {e}", i.display()))?),
+        Some(i) => Some(i.canonicalize().map_err(io(i))?),
         None => None,
     };
     if spec.unsafe_no_sandbox {
@@ -107,16 +111,18 @@ pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, String> {
         };
         return Ok(Prepared { command, report, limit });
     }
-    let version = bwrap_version().ok_or(
-        "the CodeAct sandbox needs bubblewrap (apt-get install bubblewrap); on a machine without user namespaces use --unsafe-no-sandbox",
-    )?;
+    let version = bwrap_version().ok_or_else(|| {
+        SandboxError::Unavailable(
+            "the CodeAct sandbox needs bubblewrap (apt-get install bubblewrap); on a machine without user namespaces use --unsafe-no-sandbox".into(),
+        )
+    })?;
     let probe = Command::new("bwrap").args(["--unshare-all", "--ro-bind", "/", "/", "true"]).output();
     if !probe.as_ref().is_ok_and(|o| o.status.success()) {
         let why =
             probe.map(|o| String::from_utf8_lossy(&o.stderr).trim().to_string()).unwrap_or_else(|e| e.to_string());
-        return Err(format!(
+        return Err(SandboxError::Unavailable(format!(
             "bubblewrap cannot create namespaces here ({why}); use --unsafe-no-sandbox to run without a sandbox"
-        ));
+        )));
     }
     let limit = ProcessLimit::create(spec.max_procs)?;
     let mut c = Command::new("bwrap");
@@ -173,13 +179,13 @@ pub struct Ended {
 
 /// Runs a prepared command to its end or `timeout_s`, then kills it (bubblewrap's PID namespace takes every
 /// child with it).
-pub fn run_to_end(mut p: Prepared, timeout_s: f64) -> Result<Ended, String> {
+pub fn run_to_end(mut p: Prepared, timeout_s: f64) -> Result<Ended, SandboxError> {
     use std::os::unix::process::ExitStatusExt;
     let t0 = std::time::Instant::now();
-    let mut child = p.command.spawn().map_err(|e| format!("cannot start the sandbox: {e}"))?;
+    let mut child = p.command.spawn().map_err(|err| SandboxError::Start { what: "sandbox", err })?;
     let deadline = t0 + std::time::Duration::from_secs_f64(timeout_s.max(0.0));
     loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(status) = child.try_wait().map_err(|err| SandboxError::Start { what: "sandbox", err })? {
             let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
             drop(p.limit);
             return Ok(Ended { code, timed_out: false, seconds: t0.elapsed().as_secs_f64() });

@@ -310,6 +310,7 @@ fn target_run(
             {
                 Ok(k) => k,
                 Err(e) => {
+                    let e = e.to_string();
                     let trace = json!({"paradigm": "codeact", "error": e});
                     return Target::plain(
                         String::new(),
@@ -412,7 +413,7 @@ fn check_codeact(opts: &Options, live: &Live) -> Result<Value> {
     let checked = started.and_then(|mut k| {
         let e = k.exec("1 + 1", 60.0)?;
         if e.result.as_deref() != Some("2") {
-            return Err(format!("the kernel does not answer ({e:?})"));
+            return Err(crate::sandbox::error::SandboxError::Kernel(format!("the kernel does not answer ({e:?})")));
         }
         Ok(json!(k.report))
     });
