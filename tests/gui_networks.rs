@@ -120,3 +120,26 @@ fn an_eeg_connectivity_matrix_opens_with_its_electrode_positions() {
     assert_eq!(atlas.coords.as_ref().unwrap().len(), 60);
     assert!(net.atlas_note.contains("beside the matrix"));
 }
+
+#[test]
+fn the_status_bar_lists_every_rooms_jobs_and_cancels_them() {
+    let mut h = harness();
+    // A long σ/ω job in the Networks room, then the user goes to the Recordings room.
+    h.state_mut().networks.current.as_mut().unwrap().start_small_world(5000);
+    h.state_mut().room = Room::Recordings;
+    h.run_steps(2);
+    assert!(h.query_all_by_label_contains("Networks: σ/ω references").count() >= 1, "the other room's job is listed");
+    h.get_by_label("Cancel").click();
+    for _ in 0..500 {
+        h.run_steps(1);
+        if h.query_all_by_label_contains("σ/ω references").count() == 0 {
+            // Back in the room, the cancelled job leaves no result.
+            h.state_mut().room = Room::Networks;
+            h.run_steps(3);
+            assert!(h.state().networks.current.as_ref().unwrap().small_world.is_none());
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the σ/ω job did not stop");
+}

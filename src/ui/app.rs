@@ -3,6 +3,7 @@
 use super::bench::BenchRoom;
 use super::networks::{NetworksRoom, is_network_file};
 use super::recordings::RecordingsRoom;
+use super::room::{self, AppCmd, Shell};
 use super::screenshot::{FrameStats, ScreenshotRequest};
 use super::settings::{Settings, Theme};
 use crate::build_info;
@@ -99,19 +100,21 @@ impl BrainLensApp {
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
-        // The agent panel uses the Model window's provider (with the session's key).
-        self.networks.agent.provider = self.llm.effective(&self.settings.llm);
-        self.bench.run.provider = self.networks.agent.provider.clone();
-        egui::CentralPanel::default().show(ui, |ui| match self.room {
-            Room::Recordings => self.recordings.show(ui, &mut self.settings),
-            Room::Networks => self.networks.show(ui),
-            Room::Bench => self.bench.show(ui),
-        });
-        if let Some(path) = self.recordings.take_network_to_open() {
-            self.open(path);
-        }
-        if let Some(path) = self.recordings.take_opened() {
-            self.settings.remember(path);
+        // Rooms that run a model use the Model window's provider (with the session's key).
+        let provider = self.llm.effective(&self.settings.llm);
+        let mut commands = Vec::new();
+        let mut shell = Shell { settings: &mut self.settings, provider: &provider, commands: &mut commands };
+        let current: &mut dyn room::Room = match self.room {
+            Room::Recordings => &mut self.recordings,
+            Room::Networks => &mut self.networks,
+            Room::Bench => &mut self.bench,
+        };
+        egui::CentralPanel::default().show(ui, |ui| current.show(ui, &mut shell));
+        for c in commands {
+            match c {
+                AppCmd::Open(path) => self.open(path),
+                AppCmd::Remember(path) => self.settings.remember(path),
+            }
         }
         self.about_window(&ctx);
         self.llm.show(&ctx, &mut self.settings.llm);
@@ -168,25 +171,39 @@ impl BrainLensApp {
         });
     }
 
+    /// The three rooms with their tab names, in tab order.
+    fn rooms_mut(&mut self) -> [(Room, &mut dyn room::Room); 3] {
+        [(Room::Recordings, &mut self.recordings), (Room::Networks, &mut self.networks), (Room::Bench, &mut self.bench)]
+    }
+
+    fn room_ref(&self, which: Room) -> &dyn room::Room {
+        match which {
+            Room::Recordings => &self.recordings,
+            Room::Networks => &self.networks,
+            Room::Bench => &self.bench,
+        }
+    }
+
+    /// The current room's status line, then every running job of every room with its progress and a Cancel
+    /// that stops that room's jobs.
     fn status_bar(&mut self, ui: &mut egui::Ui) {
+        let here = self.room;
         ui.horizontal(|ui| {
-            ui.label(match self.room {
-                Room::Recordings => self.recordings.status_line(),
-                Room::Networks => self.networks.status_line(),
-                Room::Bench => self.bench.status_line(),
-            });
-            let job = match self.room {
-                Room::Networks => self.networks.current.as_ref().and_then(|o| o.job_progress()),
-                Room::Recordings => self.recordings.job_progress(),
-                Room::Bench => None,
-            };
-            if let Some((name, frac)) = job {
-                ui.separator();
-                ui.add(egui::ProgressBar::new(frac).desired_width(160.0).text(format!("{name} {:.0}%", frac * 100.0)));
-                if ui.small_button("Cancel").clicked() {
-                    match self.room {
-                        Room::Networks => self.networks.cancel_jobs(),
-                        _ => self.recordings.cancel_jobs(),
+            ui.label(self.room_ref(here).status());
+            for (which, r) in self.rooms_mut() {
+                let jobs = r.jobs();
+                for (k, (name, frac)) in jobs.iter().enumerate() {
+                    ui.separator();
+                    let label = if which == here { name.clone() } else { format!("{which:?}: {name}") };
+                    ui.add(
+                        egui::ProgressBar::new(*frac)
+                            .desired_width(140.0)
+                            .text(format!("{label} {:.0}%", frac * 100.0)),
+                    );
+                    if k + 1 == jobs.len()
+                        && ui.small_button("Cancel").on_hover_text(format!("Stop {which:?}'s jobs")).clicked()
+                    {
+                        r.cancel();
                     }
                 }
             }
@@ -205,14 +222,7 @@ impl BrainLensApp {
 
     /// True when nothing is loading: used to decide when a screenshot may be taken.
     pub fn settled(&self) -> bool {
-        match self.room {
-            Room::Bench => !self.bench.loading() && !self.bench.run.busy(),
-            Room::Networks => {
-                let (h, c) = (&self.networks.hark, &self.networks.card);
-                !h.busy() && !h.pending() && !c.busy() && !c.pending() && !self.networks.agent.busy()
-            }
-            _ => self.recordings.settled(),
-        }
+        self.room_ref(self.room).settled()
     }
 }
 

@@ -60,6 +60,11 @@ impl<T: Send + 'static> Job<T> {
     pub fn is_running(&self) -> bool {
         self.handle.is_some()
     }
+
+    /// True while the thread works (its result may wait, untaken, for the room to poll it).
+    pub fn is_working(&self) -> bool {
+        self.handle.as_ref().is_some_and(|h| !h.is_finished())
+    }
 }
 
 impl<T> Drop for Job<T> {
@@ -89,5 +94,47 @@ pub fn poll_into<T: Send + 'static>(
             *job = None;
         }
         None => ctx.request_repaint_after(std::time::Duration::from_millis(30)),
+    }
+}
+
+/// A panel's place for a job (`Option<Job<T>>`, or a job kept with the key it was started for): what the room
+/// lists in the status bar and stops on Cancel.
+pub trait JobSlot {
+    /// Name and fraction done, while the job runs.
+    fn status(&self) -> Option<(String, f32)>;
+    fn cancel(&self);
+}
+
+impl<T: Send + 'static> JobSlot for Option<Job<T>> {
+    fn status(&self) -> Option<(String, f32)> {
+        self.as_ref().filter(|j| j.is_working()).map(|j| (j.name.clone(), j.fraction()))
+    }
+    fn cancel(&self) {
+        if let Some(j) = self {
+            j.cancel();
+        }
+    }
+}
+
+impl<K, T: Send + 'static> JobSlot for Option<(K, Job<T>)> {
+    fn status(&self) -> Option<(String, f32)> {
+        self.as_ref().filter(|(_, j)| j.is_working()).map(|(_, j)| (j.name.clone(), j.fraction()))
+    }
+    fn cancel(&self) {
+        if let Some((_, j)) = self {
+            j.cancel();
+        }
+    }
+}
+
+/// The running jobs among `slots`.
+pub fn running(slots: &[&dyn JobSlot]) -> Vec<(String, f32)> {
+    slots.iter().filter_map(|s| s.status()).collect()
+}
+
+/// Stops every job among `slots`.
+pub fn cancel_all(slots: &[&dyn JobSlot]) {
+    for s in slots {
+        s.cancel();
     }
 }

@@ -7,6 +7,7 @@ pub mod jobs;
 pub mod llm;
 pub mod networks;
 pub mod recordings;
+pub mod room;
 pub mod screenshot;
 pub mod settings;
 pub mod widgets;

@@ -14,7 +14,9 @@ pub use data::Loaded;
 pub use leaderboard::{columns as leaderboard_columns, sorted_models as leaderboard_order};
 
 use crate::bench::aggregate::Levels;
-use crate::ui::jobs::Job;
+use crate::llm::config::ProviderConfig;
+use crate::ui::jobs::{Job, cancel_all, running};
+use crate::ui::room::{JobStatus, Room, Shell};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +31,7 @@ pub enum View {
 /// State of the Bench room.
 pub struct BenchRoom {
     pub data: Option<Loaded>,
-    job: Option<Job<Loaded>>,
+    pub(crate) job: Option<Job<Loaded>>,
     pub error: Option<String>,
     pub message: Option<String>,
     pub view: View,
@@ -190,23 +192,7 @@ impl BenchRoom {
         self.job.is_some()
     }
 
-    pub fn status_line(&self) -> String {
-        if let Some(e) = &self.error {
-            return format!("Error: {e}");
-        }
-        if self.loading() {
-            return "Loading result files…".into();
-        }
-        if let Some(m) = &self.message {
-            return m.clone();
-        }
-        match &self.data {
-            Some(d) => format!("{} result files, {} instances", d.collection.runs.len(), d.collection.instance_count()),
-            None => "Open BrainBench result files (.json / .jsonl) or a folder of them".into(),
-        }
-    }
-
-    pub fn show(&mut self, ui: &mut egui::Ui) {
+    fn draw(&mut self, ui: &mut egui::Ui, provider: &ProviderConfig) {
         if !self.demo_offered && self.data.is_none() && self.job.is_none() {
             self.demo_offered = true;
             if demo_results().is_dir() {
@@ -223,7 +209,7 @@ impl BenchRoom {
         }
         if self.view == View::Run {
             ui.separator();
-            if let Some(done) = self.run.show(ui) {
+            if let Some(done) = self.run.show(ui, provider) {
                 self.open(vec![done]);
             }
             return;
@@ -334,4 +320,38 @@ fn levels_editor(ui: &mut egui::Ui, levels: &mut Levels) -> bool {
         levels.medium_max = levels.easy_max;
     }
     before != (levels.easy_max, levels.medium_max)
+}
+
+impl Room for BenchRoom {
+    fn show(&mut self, ui: &mut egui::Ui, shell: &mut Shell) {
+        self.draw(ui, shell.provider);
+    }
+
+    fn status(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("Error: {e}");
+        }
+        if self.loading() {
+            return "Loading result files…".into();
+        }
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.data {
+            Some(d) => format!("{} result files, {} instances", d.collection.runs.len(), d.collection.instance_count()),
+            None => "Open BrainBench result files (.json / .jsonl) or a folder of them".into(),
+        }
+    }
+
+    fn jobs(&self) -> Vec<JobStatus> {
+        running(&[&self.job, &self.run.job, &self.run.generating])
+    }
+
+    fn cancel(&mut self) {
+        cancel_all(&[&self.job, &self.run.job, &self.run.generating]);
+    }
+
+    fn settled(&self) -> bool {
+        !self.loading() && !self.run.busy()
+    }
 }

@@ -12,8 +12,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub struct RunPanel {
-    /// The provider of the Model… window, set by the app each frame.
-    pub provider: ProviderConfig,
     pub data: String,
     pub suite: String,
     pub out: String,
@@ -25,8 +23,8 @@ pub struct RunPanel {
     pub resume: bool,
     pub paradigm: Paradigm,
     pub report: crate::agent::eeg::ReportMode,
-    generating: Option<Job<Generated>>,
-    job: Option<Job<ResultFile>>,
+    pub(crate) generating: Option<Job<Generated>>,
+    pub(crate) job: Option<Job<ResultFile>>,
     cancel: Cancel,
     pub live: Arc<Live>,
     pub message: Option<String>,
@@ -38,7 +36,6 @@ impl Default for RunPanel {
         let base = crate::util::paths::cache_dir().join("bench");
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         RunPanel {
-            provider: ProviderConfig::default(),
             data: if fixtures.is_dir() { fixtures.display().to_string() } else { "fixtures".into() },
             suite: base.join("suite").display().to_string(),
             out: base.join("runs/run.json").display().to_string(),
@@ -65,7 +62,7 @@ impl RunPanel {
     }
 
     /// Starts the run in the background.
-    pub fn start(&mut self) {
+    pub fn start(&mut self, provider: &ProviderConfig) {
         let mut opts = Options::new(&PathBuf::from(self.suite.trim()), &PathBuf::from(self.out.trim()));
         opts.paradigm = self.paradigm;
         opts.concurrency = self.concurrency.max(1);
@@ -73,7 +70,7 @@ impl RunPanel {
         opts.resume = self.resume;
         opts.agent.max_rounds = self.max_rounds.max(1);
         opts.agent.report = self.report;
-        let provider = self.provider.clone();
+        let provider = provider.clone();
         let judge = self.judge;
         self.cancel = Cancel::default();
         self.live = Arc::new(Live::default());
@@ -143,7 +140,7 @@ impl RunPanel {
     }
 
     /// Draws the view; returns a finished run to open.
-    pub fn show(&mut self, ui: &mut egui::Ui) -> Option<PathBuf> {
+    pub fn show(&mut self, ui: &mut egui::Ui, provider: &ProviderConfig) -> Option<PathBuf> {
         let opened = self.poll();
         if self.busy() {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(200));
@@ -188,8 +185,8 @@ impl RunPanel {
             ui.label(format!(
                 "target, parser{}: {:?} {} (Model… window)",
                 if self.judge { " and judge" } else { "" },
-                self.provider.provider,
-                if self.provider.model.is_empty() { &self.provider.model_path } else { &self.provider.model }
+                provider.provider,
+                if provider.model.is_empty() { &provider.model_path } else { &provider.model }
             ));
             ui.end_row();
             let l = ui.label("Workers");
@@ -208,7 +205,7 @@ impl RunPanel {
         });
         ui.horizontal(|ui| {
             if ui.add_enabled(!self.busy(), egui::Button::new("Start run")).clicked() {
-                self.start();
+                self.start(provider);
             }
             if ui.add_enabled(self.job.is_some(), egui::Button::new("Cancel run")).clicked() {
                 self.cancel.cancel();

@@ -9,6 +9,7 @@ pub mod evidence;
 mod matrix;
 mod table;
 
+use crate::llm::config::ProviderConfig;
 use crate::network::atlas::Atlas;
 use crate::network::connectome::Asymmetry;
 use crate::network::error::NetworkError;
@@ -18,7 +19,8 @@ use crate::network::metrics::summary::{
 use crate::network::smallworld::SmallWorldParams;
 use crate::network::threshold::Negatives;
 use crate::network::{Connectome, io};
-use crate::ui::jobs::Job;
+use crate::ui::jobs::{Job, JobSlot, cancel_all, running};
+use crate::ui::room::{JobStatus, Room, Shell};
 use std::path::{Path, PathBuf};
 
 /// How the matrix rows (and the circle) are ordered.
@@ -128,32 +130,8 @@ impl NetworksRoom {
         }
     }
 
-    /// Stops a running σ/ω computation (its result is discarded).
-    pub fn cancel_jobs(&mut self) {
-        if let Some(o) = &mut self.current {
-            o.sw_job = None;
-        }
-    }
-
-    /// One line for the status bar.
-    pub fn status_line(&self) -> String {
-        if let Some(m) = &self.message {
-            return m.clone();
-        }
-        match &self.current {
-            Some(o) => format!(
-                "{} · {} regions · {} · {}",
-                o.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
-                o.connectome.n,
-                if o.options.binary { "binary metrics" } else { "weighted metrics on W / max W" },
-                o.selected_caption()
-            ),
-            None => "No network open".into(),
-        }
-    }
-
     /// Draws the room.
-    pub fn show(&mut self, ui: &mut egui::Ui) {
+    fn draw(&mut self, ui: &mut egui::Ui, provider: &ProviderConfig) {
         let mut open_path = None;
         ui.horizontal(|ui| {
             if ui.button("Open matrix…").clicked()
@@ -203,7 +181,7 @@ impl NetworksRoom {
             return;
         };
         o.poll(ui.ctx());
-        let intents = self.agent.show(ui.ctx(), o);
+        let intents = self.agent.show(ui.ctx(), o, provider);
         if let Some(i) = intents.select_region {
             o.selected = Some(i);
         }
@@ -250,11 +228,6 @@ impl OpenNetwork {
                     r => Ok(Some(r)),
                 }
             }));
-    }
-
-    /// Name and progress of the running job, if any.
-    pub fn job_progress(&self) -> Option<(String, f32)> {
-        self.sw_job.as_ref().filter(|j| j.is_running()).map(|j| (j.name.clone(), j.fraction()))
     }
 
     fn poll(&mut self, ctx: &egui::Context) {
@@ -417,5 +390,58 @@ fn show_round(hark: &mut evidence::HarkPanel, card: &mut evidence::CardPanel, r:
         card.agent_round =
             Some((format!("agent round {} (query: {})", r.index, r.checked["query"].as_str().unwrap_or("")), hits));
         card.open = true;
+    }
+}
+
+impl NetworksRoom {
+    /// Every job slot of the room's panels.
+    fn job_slots(&self) -> Vec<&dyn JobSlot> {
+        let mut slots: Vec<&dyn JobSlot> = vec![
+            &self.agent.job,
+            &self.agent.batch.job,
+            &self.hark.building,
+            &self.hark.asking,
+            &self.card.job,
+            &self.gfm.job,
+        ];
+        if let Some(o) = &self.current {
+            slots.push(&o.sw_job);
+        }
+        slots
+    }
+}
+
+impl Room for NetworksRoom {
+    fn show(&mut self, ui: &mut egui::Ui, shell: &mut Shell) {
+        self.draw(ui, shell.provider);
+    }
+
+    fn status(&self) -> String {
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.current {
+            Some(o) => format!(
+                "{} · {} regions · {} · {}",
+                o.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+                o.connectome.n,
+                if o.options.binary { "binary metrics" } else { "weighted metrics on W / max W" },
+                o.selected_caption()
+            ),
+            None => "No network open".into(),
+        }
+    }
+
+    fn jobs(&self) -> Vec<JobStatus> {
+        running(&self.job_slots())
+    }
+
+    fn cancel(&mut self) {
+        cancel_all(&self.job_slots());
+    }
+
+    fn settled(&self) -> bool {
+        let (h, c) = (&self.hark, &self.card);
+        !h.busy() && !h.pending() && !c.busy() && !c.pending() && !self.agent.busy()
     }
 }

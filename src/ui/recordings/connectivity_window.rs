@@ -21,7 +21,7 @@ pub struct ConnectivityWindow {
     pub result: Option<Matrix>,
     /// Set when the user asks to open the matrix in the Networks room (taken by the app).
     pub to_open: Option<PathBuf>,
-    job: Option<Job<Matrix>>,
+    pub(crate) job: Option<Job<Matrix>>,
 }
 
 impl Default for ConnectivityWindow {

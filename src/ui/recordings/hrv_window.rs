@@ -12,7 +12,7 @@ pub struct HrvWindow {
     pub open: bool,
     pub channel: Option<usize>,
     pub result: Option<Result<Hrv, String>>,
-    job: Option<Job<Result<Hrv, String>>>,
+    pub(crate) job: Option<Job<Result<Hrv, String>>>,
 }
 
 impl HrvWindow {

@@ -21,7 +21,8 @@ use crate::signal::filter::display::DisplayFilter;
 use crate::signal::montage::{Derivation, Montage};
 use crate::signal::page::{Trace, compute_page};
 use crate::signal::pyramid::Pyramid;
-use crate::ui::jobs::Job;
+use crate::ui::jobs::{Job, JobSlot, cancel_all, running};
+use crate::ui::room::{AppCmd, JobStatus, Room, Shell};
 use crate::ui::settings::Settings;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -179,74 +180,11 @@ impl RecordingsRoom {
         }
     }
 
-    /// The path opened since the last call (for the recent-files list).
-    pub fn take_opened(&mut self) -> Option<PathBuf> {
-        self.opened.take()
-    }
-
-    /// A connectivity matrix the user asked to open in the Networks room (taken once).
-    pub fn take_network_to_open(&mut self) -> Option<PathBuf> {
-        self.current.as_mut().and_then(|o| o.connectivity.to_open.take())
-    }
-
     /// Next page, back to the start after the last (used by the frame-time measurement).
     pub fn page_forward_wrapping(&mut self) {
         if let Some(o) = &self.current {
             let next = o.view.start_s + o.view.page_s;
             self.commands.push(Cmd::GoTo(if next + o.view.page_s > o.duration_s + 1e-9 { 0.0 } else { next }));
-        }
-    }
-
-    /// One line for the status bar.
-    pub fn status_line(&self) -> String {
-        if let Some(m) = &self.message {
-            return m.clone();
-        }
-        match &self.current {
-            Some(o) => {
-                let h = o.rec.header();
-                let mut s = format!(
-                    "{}  ·  {}  ·  {} channels  ·  {}",
-                    o.rec.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                    h.format.name(),
-                    o.rec.channels().len(),
-                    traces::clock(o.duration_s)
-                );
-                if let Some((t, label, v, unit)) = &o.cursor {
-                    s.push_str(&format!("  ·  {} {label} = {v:.2} {unit}", traces::clock(*t)));
-                }
-                s
-            }
-            None => "No recording open".into(),
-        }
-    }
-
-    /// Name and progress of a running background job.
-    pub fn job_progress(&self) -> Option<(String, f32)> {
-        let o = self.current.as_ref()?;
-        if let Some(p) = o.spectrum.as_ref().and_then(|s| s.progress()) {
-            return Some(p);
-        }
-        let j = o.pyramid_job.as_ref().filter(|j| j.is_running())?;
-        Some((j.name.clone(), j.fraction()))
-    }
-
-    /// Stops background jobs.
-    pub fn cancel_jobs(&mut self) {
-        if let Some(j) = self.current.as_ref().and_then(|o| o.pyramid_job.as_ref()) {
-            j.cancel();
-        }
-        if let Some(s) = self.current.as_ref().and_then(|o| o.spectrum.as_ref()) {
-            s.cancel();
-        }
-    }
-
-    /// Opens the spectrum panel of the current recording.
-    pub fn open_spectrum(&mut self) {
-        if let Some(o) = &mut self.current
-            && o.spectrum.is_none()
-        {
-            o.spectrum = Some(spectrum::SpectrumPanel::new(&o.rec));
         }
     }
 
@@ -263,8 +201,17 @@ impl RecordingsRoom {
         })
     }
 
+    /// Opens the spectrum panel of the current recording.
+    pub fn open_spectrum(&mut self) {
+        if let Some(o) = &mut self.current
+            && o.spectrum.is_none()
+        {
+            o.spectrum = Some(spectrum::SpectrumPanel::new(&o.rec));
+        }
+    }
+
     /// Draws the room and applies the commands collected while drawing.
-    pub fn show(&mut self, ui: &mut egui::Ui, settings: &mut Settings) {
+    fn draw(&mut self, ui: &mut egui::Ui, settings: &mut Settings) {
         if let Some(o) = &mut self.current {
             o.poll_jobs(ui.ctx(), &mut self.message);
         }
@@ -449,4 +396,68 @@ fn default_save_path(src: &std::path::Path) -> String {
     let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "recording".into());
     let ext = src.extension().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_else(|| "edf".into());
     src.with_file_name(format!("{stem}_annotated.{ext}")).display().to_string()
+}
+
+impl OpenRecording {
+    /// Every job slot of the recording's panels.
+    fn job_slots(&self) -> Vec<&dyn JobSlot> {
+        let mut slots: Vec<&dyn JobSlot> =
+            vec![&self.pyramid_job, &self.hrv.job, &self.connectivity.job, &self.stats.job, &self.sleep.stage_job];
+        if let Some(sp) = &self.spectrum {
+            slots.push(&sp.job);
+            slots.push(&sp.sg_job);
+        }
+        slots
+    }
+}
+
+impl Room for RecordingsRoom {
+    fn show(&mut self, ui: &mut egui::Ui, shell: &mut Shell) {
+        self.draw(ui, shell.settings);
+        // A connectivity matrix opens in the Networks room; an opened file goes on the recent list.
+        if let Some(p) = self.current.as_mut().and_then(|o| o.connectivity.to_open.take()) {
+            shell.commands.push(AppCmd::Open(p));
+        }
+        if let Some(p) = self.opened.take() {
+            shell.commands.push(AppCmd::Remember(p));
+        }
+    }
+
+    fn status(&self) -> String {
+        if let Some(m) = &self.message {
+            return m.clone();
+        }
+        match &self.current {
+            Some(o) => {
+                let h = o.rec.header();
+                let mut s = format!(
+                    "{}  ·  {}  ·  {} channels  ·  {}",
+                    o.rec.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    h.format.name(),
+                    o.rec.channels().len(),
+                    traces::clock(o.duration_s)
+                );
+                if let Some((t, label, v, unit)) = &o.cursor {
+                    s.push_str(&format!("  ·  {} {label} = {v:.2} {unit}", traces::clock(*t)));
+                }
+                s
+            }
+            None => "No recording open".into(),
+        }
+    }
+
+    fn jobs(&self) -> Vec<JobStatus> {
+        self.current.as_ref().map(|o| running(&o.job_slots())).unwrap_or_default()
+    }
+
+    fn cancel(&mut self) {
+        if let Some(o) = &self.current {
+            cancel_all(&o.job_slots());
+        }
+    }
+
+    fn settled(&self) -> bool {
+        // The inherent method (tests call it without the trait in scope).
+        RecordingsRoom::settled(self)
+    }
 }

@@ -25,7 +25,7 @@ pub struct SleepWindow {
     /// Channel for the per-stage band power.
     pub channel: Option<usize>,
     pub stage_power: Option<Result<Vec<StagePower>, String>>,
-    stage_job: Option<StageJob>,
+    pub(crate) stage_job: Option<StageJob>,
 }
 
 impl SleepWindow {

@@ -24,7 +24,7 @@ pub enum Scope {
 
 /// What the PSDs were computed over (recomputed when it changes).
 #[derive(Debug, Clone, PartialEq)]
-struct Key {
+pub(crate) struct Key {
     start: f64,
     duration: Option<f64>,
     segment_s: f64,
@@ -47,12 +47,12 @@ pub struct SpectrumPanel {
     /// Channels drawn (indices into the recording's channels).
     pub shown: Vec<usize>,
     key: Option<Key>,
-    job: Option<(Key, Job<Vec<Psd>>)>,
+    pub(crate) job: Option<(Key, Job<Vec<Psd>>)>,
     pub psds: Option<Arc<Vec<Psd>>>,
     pub error: Option<String>,
     /// Whole-recording spectrogram of one channel (4-s Hann segments, or the 30-s CDSA from an hour on).
     pub spectrogram: Option<(usize, Arc<Spectrogram>)>,
-    sg_job: Option<(usize, Job<Spectrogram>)>,
+    pub(crate) sg_job: Option<(usize, Job<Spectrogram>)>,
     sg_texture: Option<(usize, egui::TextureHandle)>,
     /// The bands of the table, the plot's shading and the scalp map: `signal::bands` unless the user edits them.
     pub bands: Vec<Band>,

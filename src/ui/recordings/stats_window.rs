@@ -12,7 +12,7 @@ pub struct StatsWindow {
     pub whole: bool,
     pub line_60: bool,
     pub result: Option<Result<StatsReport, String>>,
-    job: Option<Job<Result<StatsReport, String>>>,
+    pub(crate) job: Option<Job<Result<StatsReport, String>>>,
 }
 
 impl StatsWindow {

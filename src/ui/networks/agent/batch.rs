@@ -19,7 +19,7 @@ pub struct BatchView {
     pub runs_per_sample: usize,
     pub concurrency: usize,
     pub out: String,
-    job: Option<Job<PathBuf>>,
+    pub(crate) job: Option<Job<PathBuf>>,
     cancel: Cancel,
     pub paths: String,
     pub runs: Vec<(RunFile, Metrics)>,

@@ -21,9 +21,7 @@ pub struct AgentPanel {
     pub task: String,
     pub settings: Settings,
     pub seed: u64,
-    /// The provider (with the session's key) from the Model window, set by the app each frame.
-    pub provider: ProviderConfig,
-    job: Option<Job<(Trace, interpret::Scores)>>,
+    pub(crate) job: Option<Job<(Trace, interpret::Scores)>>,
     cancel: Cancel,
     live: Arc<Mutex<Option<Trace>>>,
     pub trace: Option<Trace>,
@@ -46,7 +44,6 @@ impl Default for AgentPanel {
             task: "fingerprint".into(),
             settings: Settings::for_method(Method::Brainagent),
             seed: 0,
-            provider: ProviderConfig::default(),
             job: None,
             cancel: Cancel::default(),
             live: Arc::new(Mutex::new(None)),
@@ -91,7 +88,7 @@ impl AgentPanel {
     }
 
     /// Starts the analysis of the open network in the background.
-    pub fn start(&mut self, o: &OpenNetwork) {
+    pub fn start(&mut self, o: &OpenNetwork, provider: &ProviderConfig) {
         let task = match Task::load(&self.task) {
             Ok(t) => t,
             Err(e) => {
@@ -99,8 +96,7 @@ impl AgentPanel {
                 return;
             }
         };
-        let (settings, provider, seed, path) =
-            (self.settings.clone(), self.provider.clone(), self.seed, o.path.clone());
+        let (settings, provider, seed, path) = (self.settings.clone(), provider.clone(), self.seed, o.path.clone());
         let live = self.live.clone();
         self.cancel = Cancel::default();
         let cancel = self.cancel.clone();
@@ -172,23 +168,23 @@ impl AgentPanel {
         }
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, o: &OpenNetwork) -> Intents {
+    pub fn show(&mut self, ctx: &egui::Context, o: &OpenNetwork, provider: &ProviderConfig) -> Intents {
         let mut intents = Intents::default();
         if !self.open {
             return intents;
         }
         if self.autostart {
             self.autostart = false;
-            self.start(o);
+            self.start(o, provider);
         }
         self.poll(ctx);
         let mut open = self.open;
         egui::Window::new("BrainAgent").open(&mut open).default_width(760.0).default_height(820.0).show(ctx, |ui| {
-            self.controls(ui, o);
+            self.controls(ui, o, provider);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("agent_scroll").show(ui, |ui| {
                 ui.collapsing("Batch results (run files of agent eval)", |ui| {
-                    if let Some(t) = self.batch.show(ui, &self.task, &self.settings, &self.provider) {
+                    if let Some(t) = self.batch.show(ui, &self.task, &self.settings, provider) {
                         self.trace = Some(t);
                         self.scores = None;
                     }
@@ -203,7 +199,7 @@ impl AgentPanel {
         intents
     }
 
-    fn controls(&mut self, ui: &mut egui::Ui, o: &OpenNetwork) {
+    fn controls(&mut self, ui: &mut egui::Ui, o: &OpenNetwork, provider: &ProviderConfig) {
         ui.horizontal_wrapped(|ui| {
             egui::ComboBox::from_label("Task").selected_text(&self.task).show_ui(ui, |ui| {
                 for t in Task::names() {
@@ -231,8 +227,8 @@ impl AgentPanel {
             let model = if self.settings.method.uses_model() {
                 format!(
                     "model: {:?} {} (Model… window)",
-                    self.provider.provider,
-                    if self.provider.model.is_empty() { &self.provider.model_path } else { &self.provider.model }
+                    provider.provider,
+                    if provider.model.is_empty() { &provider.model_path } else { &provider.model }
                 )
             } else {
                 "no language model".into()
@@ -240,7 +236,7 @@ impl AgentPanel {
             ui.label(model);
             let running = self.busy();
             if ui.add_enabled(!running, egui::Button::new("Analyze")).clicked() {
-                self.start(o);
+                self.start(o, provider);
             }
             if ui.add_enabled(!running, egui::Button::new("Open trace…")).clicked()
                 && let Some(p) = rfd::FileDialog::new().add_filter("Trace", &["json"]).pick_file()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The current network against a memory: its embedding, text similarities and report.
-struct Query {
+pub(crate) struct Query {
     generation: u64,
     /// The memory path as typed (a different path reloads).
     source: PathBuf,
@@ -33,7 +33,7 @@ pub struct CardPanel {
     pub k: usize,
     pub exclude_group: String,
     query: Option<Query>,
-    job: Option<Job<Query>>,
+    pub(crate) job: Option<Job<Query>>,
     pub hits: Vec<Hit>,
     pub error: Option<String>,
     pub selected: Option<String>,

@@ -15,7 +15,7 @@ pub struct GfmPanel {
     pub epochs: usize,
     pub resume: bool,
     pub losses: Arc<Mutex<Vec<EpochLoss>>>,
-    job: Option<Job<TrainLog>>,
+    pub(crate) job: Option<Job<TrainLog>>,
     pub message: Option<Result<String, String>>,
 }
 

@@ -18,9 +18,9 @@ pub struct HarkPanel {
     pub threshold: f64,
     pub k: usize,
     engine: Option<Arc<Hark>>,
-    building: Option<Job<Hark>>,
+    pub(crate) building: Option<Job<Hark>>,
     /// The running query (embedding a new query text takes ~10 ms: off the UI thread).
-    asking: Option<Job<Result<HarkResult, String>>>,
+    pub(crate) asking: Option<Job<Result<HarkResult, String>>>,
     pub result: Option<Result<HarkResult, String>>,
     asked: String,
     pub highlighted: Option<String>,
