@@ -143,3 +143,26 @@ fn the_status_bar_lists_every_rooms_jobs_and_cancels_them() {
     }
     panic!("the σ/ω job did not stop");
 }
+
+#[test]
+fn the_first_visit_opens_the_bundled_hcp_group_fc_and_the_toolbar_fits_1280_px() {
+    // As `brainlens` starts: the sample recording open, the Networks room never visited.
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"));
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(2);
+    assert!(h.state().networks.current.is_none(), "nothing opens before the room is visited");
+    h.get_by_label("Networks").click();
+    h.run_steps(3);
+    let o = h.state().networks.current.as_ref().expect("a network on first visit");
+    assert!(o.path.ends_with("fixtures/networks/group-train706_fc.npz"), "{}", o.path.display());
+    assert_eq!((o.connectome.n, o.connectome.labels[0].as_str()), (100, "LH_Vis_1"));
+    assert_eq!(h.state().settings.last_network.as_deref(), Some(o.path.as_path()));
+    // Every toolbar control is inside the 1280-px window (the row wraps instead of running off).
+    for label in ["Open matrix…", "Knowledge (HARK)…", "Similar cases (CARD)…", "Review knowledge…", "BrainAgent…"]
+    {
+        let r = h.get_by_label(label).rect();
+        assert!(r.right() <= 1280.0 && r.left() >= 0.0, "{label} at {r:?}");
+    }
+}

@@ -63,7 +63,11 @@ impl BrainLensApp {
         }
         let ok = if is_network_file(&path) {
             self.room = Room::Networks;
-            self.networks.open(path.clone())
+            let ok = self.networks.open(path.clone());
+            if ok {
+                self.settings.last_network = Some(path.clone());
+            }
+            ok
         } else {
             self.room = Room::Recordings;
             self.recordings.open(path.clone(), &self.settings)

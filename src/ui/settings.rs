@@ -25,6 +25,8 @@ pub struct Settings {
     pub display_filter: DisplayFilter,
     /// Language-model provider (never the API key: `ProviderConfig` skips it when serialising).
     pub llm: ProviderConfig,
+    /// The network the Networks room opens at its first visit (the bundled HCP group FC when none).
+    pub last_network: Option<PathBuf>,
 }
 
 /// How many recent files are remembered.
@@ -39,6 +41,7 @@ impl Default for Settings {
             epoch_grid: false,
             display_filter: DisplayFilter::default(),
             llm: ProviderConfig::from_env(Purpose::Agent),
+            last_network: None,
         }
     }
 }

@@ -252,7 +252,7 @@ impl BenchRoom {
     }
 
     fn toolbar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Open files…").clicked() {
                 if let Some(files) =
                     rfd::FileDialog::new().add_filter("BrainBench results", &["json", "jsonl"]).pick_files()

@@ -20,7 +20,7 @@ use crate::network::smallworld::SmallWorldParams;
 use crate::network::threshold::Negatives;
 use crate::network::{Connectome, io};
 use crate::ui::jobs::{Job, JobSlot, cancel_all, running};
-use crate::ui::room::{JobStatus, Room, Shell};
+use crate::ui::room::{AppCmd, JobStatus, Room, Shell};
 use std::path::{Path, PathBuf};
 
 /// How the matrix rows (and the circle) are ordered.
@@ -69,6 +69,10 @@ pub struct NetworksRoom {
     pub review: evidence::ReviewPanel,
     pub gfm: evidence::GfmPanel,
     pub agent: agent::AgentPanel,
+    /// The first visit opened a network (the last one opened, else the bundled HCP group FC).
+    pub visited: bool,
+    /// Opened since the last frame (remembered as the room's network and on the recent list).
+    opened: Option<PathBuf>,
 }
 
 /// True for the file types the Networks room opens.
@@ -102,6 +106,7 @@ impl NetworksRoom {
                 // Loading fixes (diagonal zeroed, …) are reported once, when the file opens.
                 self.message = (!c.fixes.is_empty()).then(|| format!("{}: {}", path.display(), c.fixes.join("; ")));
                 self.path_field = path.display().to_string();
+                self.opened = Some(path.clone());
                 self.current = Some(OpenNetwork {
                     path,
                     connectome: c,
@@ -133,7 +138,7 @@ impl NetworksRoom {
     /// Draws the room.
     fn draw(&mut self, ui: &mut egui::Ui, provider: &ProviderConfig) {
         let mut open_path = None;
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             if ui.button("Open matrix…").clicked()
                 && let Some(p) = rfd::FileDialog::new()
                     .add_filter("Connectome", &["npy", "npz", "csv", "tsv", "txt", "edge"])
@@ -413,7 +418,18 @@ impl NetworksRoom {
 
 impl Room for NetworksRoom {
     fn show(&mut self, ui: &mut egui::Ui, shell: &mut Shell) {
+        if !self.visited {
+            self.visited = true;
+            if self.current.is_none() {
+                let last = shell.settings.last_network.clone().filter(|p| p.is_file());
+                self.open(last.unwrap_or_else(crate::ui::sample_network));
+            }
+        }
         self.draw(ui, shell.provider);
+        if let Some(p) = self.opened.take() {
+            shell.settings.last_network = Some(p.clone());
+            shell.commands.push(AppCmd::Remember(p));
+        }
     }
 
     fn status(&self) -> String {

@@ -467,7 +467,7 @@ fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w:
 }
 
 fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &mut Option<String>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.strong("Band power");
         ui.radio_value(&mut sp.relative, false, "absolute");
         ui.radio_value(&mut sp.relative, true, format!("relative % of {}–{} Hz", sp.total.0, sp.total.1));
