@@ -101,9 +101,15 @@ fn main() -> ExitCode {
                 let levels = Levels { easy_max, medium_max };
                 bench::report(&results, levels, json, csv.as_deref(), html.as_deref(), &mut stdout)
             }
-            BenchCommand::Generate { data, templates, out, seed, per_template, json } => {
-                bench::generate(&data, templates.as_deref(), &out, seed, per_template, json, &mut stdout)
-            }
+            BenchCommand::Generate { data, templates, out, seed, per_template, json } => bench::generate(
+                &data.unwrap_or_else(|| brainlens::util::paths::bundled("fixtures")),
+                templates.as_deref(),
+                &out,
+                seed,
+                per_template,
+                json,
+                &mut stdout,
+            ),
             BenchCommand::Run(args) => bench::run_command(&args, &mut stdout),
             BenchCommand::Merge { shards, cases, out, json } => {
                 bench::merge(&shards, cases.as_deref(), &out, json, &mut stdout)

@@ -69,3 +69,18 @@ fn a_bad_template_is_named_and_nothing_is_overwritten() {
     assert!(err.contains("not a suite folder"), "{err}");
     assert!(d.path().join("keep.txt").is_file());
 }
+
+#[test]
+fn generate_finds_the_bundled_templates_and_data_from_any_folder() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("suite");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args(["bench", "generate", "--out", "suite", "--json"])
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["instances"], 54, "{v}");
+    assert!(out.join("suite.json").is_file());
+}

@@ -410,9 +410,10 @@ pub enum BenchCommand {
     /// Generate a local BrainBench suite: task templates bound to real recordings, reference answers computed
     /// with BrainLens's signal functions (deterministic: same inputs and seed, byte-identical files).
     Generate {
-        /// Folder searched (recursively, by file name) for the recordings the templates bind.
-        #[arg(long, default_value = "fixtures")]
-        data: PathBuf,
+        /// Folder searched (recursively, by file name) for the recordings the templates bind (default: the
+        /// bundled fixtures, wherever brainlens runs from).
+        #[arg(long)]
+        data: Option<PathBuf>,
         /// Template folder (*.toml).
         #[arg(long)]
         templates: Option<PathBuf>,

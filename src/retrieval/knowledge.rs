@@ -33,8 +33,7 @@ pub struct KnowledgeBase {
 }
 
 pub fn default_dir() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/knowledge");
-    if here.is_dir() { here } else { PathBuf::from("assets/knowledge") }
+    crate::util::paths::bundled("assets/knowledge")
 }
 
 impl KnowledgeBase {

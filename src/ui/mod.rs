@@ -12,23 +12,19 @@ pub mod screenshot;
 pub mod settings;
 pub mod widgets;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The recording opened when `brainlens` starts with no arguments.
 pub fn sample_workspace() -> PathBuf {
     if let Ok(p) = std::env::var("BRAINLENS_SAMPLE") {
         return PathBuf::from(p);
     }
-    let rel = Path::new("fixtures/eeg/mne_sample_eeg60.edf");
-    let in_source = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    if in_source.exists() { in_source } else { rel.to_path_buf() }
+    crate::util::paths::bundled("fixtures/eeg/mne_sample_eeg60.edf")
 }
 
 /// The connectome offered as the sample network (real HCP group functional connectivity).
 pub fn sample_network() -> PathBuf {
-    let rel = Path::new("fixtures/networks/group-train706_fc.npz");
-    let in_source = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    if in_source.exists() { in_source } else { rel.to_path_buf() }
+    crate::util::paths::bundled("fixtures/networks/group-train706_fc.npz")
 }
 
 /// Command-line options of the GUI.

@@ -18,3 +18,29 @@ pub fn cache_dir() -> PathBuf {
 pub fn models_dir() -> PathBuf {
     cache_dir().join("models")
 }
+
+/// A file or folder BrainLens ships (`assets/…`, `fixtures/…`), found wherever the program runs from:
+/// under `$BRAINLENS_DATA` when set, else in the source checkout it was built from, else beside the
+/// installed binary (`<bin>/…`, `<bin>/../share/brainlens/…`), else relative to the current folder.
+pub fn bundled(rel: &str) -> PathBuf {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Some(d) = std::env::var_os("BRAINLENS_DATA").filter(|d| !d.is_empty()) {
+        roots.push(PathBuf::from(d));
+    }
+    roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    if let Some(bin) = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)) {
+        roots.push(bin.join("../share/brainlens"));
+        roots.push(bin);
+    }
+    roots.into_iter().map(|r| r.join(rel)).find(|p| p.exists()).unwrap_or_else(|| PathBuf::from(rel))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bundled_files_are_found_from_any_folder() {
+        let p = super::bundled("assets/bench/tasks");
+        assert!(p.is_absolute() && p.is_dir(), "{}", p.display());
+        assert_eq!(super::bundled("no/such/thing"), std::path::PathBuf::from("no/such/thing"));
+    }
+}

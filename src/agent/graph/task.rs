@@ -27,8 +27,7 @@ pub struct Task {
 }
 
 pub fn default_dir() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tasks");
-    if here.is_dir() { here } else { PathBuf::from("assets/tasks") }
+    crate::util::paths::bundled("assets/tasks")
 }
 
 impl Task {

@@ -72,8 +72,7 @@ pub struct MetricTemplate {
 }
 
 pub fn default_templates() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/bench/tasks");
-    if here.is_dir() { here } else { PathBuf::from("assets/bench/tasks") }
+    crate::util::paths::bundled("assets/bench/tasks")
 }
 
 /// Every template under `dir`, ordered by id; duplicate ids, unknown subsets and unknown metric types are

@@ -73,9 +73,7 @@ impl Default for BenchRoom {
 
 /// The demo collection shipped with the sample workspace (simulated results).
 pub fn demo_results() -> PathBuf {
-    let rel = std::path::Path::new("fixtures/bench/demo/results");
-    let in_source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    if in_source.exists() { in_source } else { rel.to_path_buf() }
+    crate::util::paths::bundled("fixtures/bench/demo/results")
 }
 
 impl BenchRoom {

@@ -34,9 +34,8 @@ pub struct RunPanel {
 impl Default for RunPanel {
     fn default() -> Self {
         let base = crate::util::paths::cache_dir().join("bench");
-        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         RunPanel {
-            data: if fixtures.is_dir() { fixtures.display().to_string() } else { "fixtures".into() },
+            data: crate::util::paths::bundled("fixtures").display().to_string(),
             suite: base.join("suite").display().to_string(),
             out: base.join("runs/run.json").display().to_string(),
             concurrency: 2,

@@ -45,8 +45,7 @@ pub struct CardPanel {
 }
 
 pub fn default_memory() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
-    if here.is_dir() { here } else { PathBuf::from("assets/cases/hcp_fingerprint") }
+    crate::util::paths::bundled("assets/cases/hcp_fingerprint")
 }
 
 impl Default for CardPanel {
