@@ -148,3 +148,44 @@ fn doctor_reports_the_sandbox_and_the_python_environment() {
         }
     }
 }
+
+#[test]
+fn the_codeact_python_runs_in_the_same_sandbox() {
+    if !available() {
+        return;
+    }
+    let python = brainlens::sandbox::codeact_python();
+    if !python.exists() {
+        // scripts/test.sh makes the environment first (scripts/setup_python.sh); then it must be there.
+        assert_ne!(std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(), Ok("1"), "{} is missing", python.display());
+        eprintln!("skipped: no CodeAct environment at {}", python.display());
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let (input, ws) = (d.path().join("in"), d.path().join("ws"));
+    std::fs::create_dir_all(&input).unwrap();
+    let code = "import numpy, scipy, mne, socket\nprint('imported', mne.__version__)\n\
+                try:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    print('NETWORK')\nexcept OSError:\n    pass\n\
+                try:\n    open('/input/x', 'w')\n    print('INPUT WRITABLE')\nexcept OSError:\n    pass\n";
+    let (i, w) = (input.to_str().unwrap(), ws.to_str().unwrap());
+    let (status, out, err) = common::run(&[
+        "sandbox",
+        "run",
+        "--python",
+        "codeact",
+        "--input",
+        i,
+        "--workspace",
+        w,
+        "--",
+        "python",
+        "-c",
+        code,
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("imported 1.13"), "{out}");
+    assert!(!out.contains("NETWORK") && !out.contains("INPUT WRITABLE"), "{out}");
+    let (status, _, err) = common::run(&["sandbox", "run", "--python", "/no/such/python", "--", "python", "-c", "1"]);
+    assert_ne!(status, 0);
+    assert!(err.contains("/no/such/python: no such interpreter"), "{err}");
+}

@@ -32,18 +32,34 @@ pub struct RunArgs {
     /// Print what protected the run (JSON) on stderr.
     #[arg(long)]
     pub report: bool,
+    /// Run under this Python: `codeact` (the CodeAct environment, as the bench runner's kernel has it) or an
+    /// interpreter path. Its environment is mounted read-only and a leading `python`/`python3` in the command
+    /// is that interpreter.
+    #[arg(long, value_name = "codeact|PATH")]
+    pub python: Option<String>,
     #[arg(required = true, last = true)]
     pub command: Vec<String>,
 }
 
 /// Runs the command; returns its exit status (124 on timeout).
 pub fn run(a: RunArgs) -> Result<i32> {
-    let RunArgs { input, workspace, memory_mb, cpu_s, max_procs, timeout, unsafe_no_sandbox, report, command } = a;
+    let RunArgs {
+        input,
+        workspace,
+        memory_mb,
+        cpu_s,
+        max_procs,
+        timeout,
+        unsafe_no_sandbox,
+        report,
+        python,
+        mut command,
+    } = a;
     // Without --workspace: a fresh folder, removed afterwards.
     let temp =
         workspace.is_none().then(|| std::env::temp_dir().join(format!("brainlens-sandbox-{}", std::process::id())));
     let ws = workspace.or_else(|| temp.clone()).expect("one of the two");
-    let spec = Spec {
+    let mut spec = Spec {
         input,
         workspace: ws,
         memory_mb,
@@ -53,6 +69,19 @@ pub fn run(a: RunArgs) -> Result<i32> {
         binds: Vec::new(),
         unsafe_no_sandbox,
     };
+    if let Some(which) = python {
+        let python = if which == "codeact" { crate::sandbox::codeact_python() } else { PathBuf::from(which) };
+        if !python.exists() {
+            return Err(anyhow!(
+                "{}: no such interpreter (the CodeAct environment is made by scripts/setup_python.sh)",
+                python.display()
+            ));
+        }
+        spec.mount_python(&python);
+        if command.first().is_some_and(|c| c == "python" || c == "python3") {
+            command[0] = python.display().to_string();
+        }
+    }
     if unsafe_no_sandbox {
         eprintln!("brainlens: WARNING: --unsafe-no-sandbox: the command runs with this user's full access and network");
     }

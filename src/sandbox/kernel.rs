@@ -72,11 +72,7 @@ impl Kernel {
             dir.join("driver.py").display().to_string()
         } else {
             spec.binds.push((dir, "/kernel".into()));
-            for p in super::python_prefixes(&self.python) {
-                if !spec.read_only.contains(&p) && !SYSTEM.iter().any(|s| p.starts_with(s)) {
-                    spec.read_only.push(p);
-                }
-            }
+            spec.mount_python(&self.python);
             "/kernel/driver.py".into()
         };
         let argv = vec![self.python.display().to_string(), "-u".into(), driver];
@@ -159,9 +155,6 @@ impl Kernel {
         }
     }
 }
-
-/// Prefixes already visible in the sandbox (bound as system directories).
-const SYSTEM: [&str; 4] = ["/usr", "/bin", "/lib", "/opt"];
 
 impl Drop for Kernel {
     fn drop(&mut self) {

@@ -74,6 +74,22 @@ pub fn bwrap_version() -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The CodeAct Python environment `scripts/setup_python.sh` makes (pinned: assets/python/codeact.lock).
+pub fn codeact_python() -> PathBuf {
+    crate::util::paths::cache_dir().join("codeact-venv/bin/python")
+}
+
+impl Spec {
+    /// Makes `python`'s environment (the venv and the interpreter it points into) visible read-only inside.
+    pub fn mount_python(&mut self, python: &Path) {
+        for p in python_prefixes(python) {
+            if !self.read_only.contains(&p) && !SYSTEM_DIRS.iter().any(|s| p.starts_with(s)) {
+                self.read_only.push(p);
+            }
+        }
+    }
+}
+
 /// The interpreter prefix a venv's `python` points into (it must be visible inside the sandbox).
 pub fn python_prefixes(python: &Path) -> Vec<PathBuf> {
     let out = Command::new(python).args(["-c", "import sys; print(sys.prefix); print(sys.base_prefix)"]).output();

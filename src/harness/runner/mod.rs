@@ -98,7 +98,7 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
 
 /// The CodeAct environment's interpreter (made by scripts/setup_python.sh).
 pub fn default_python() -> PathBuf {
-    crate::util::paths::cache_dir().join("codeact-venv/bin/python")
+    crate::sandbox::codeact_python()
 }
 
 impl Options {
