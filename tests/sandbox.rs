@@ -189,3 +189,42 @@ fn the_codeact_python_runs_in_the_same_sandbox() {
     assert_ne!(status, 0);
     assert!(err.contains("/no/such/python: no such interpreter"), "{err}");
 }
+
+#[test]
+fn codeact_sees_a_suites_data_but_not_its_case_files() {
+    if !available() {
+        return;
+    }
+    // A generated suite: cases (with their reference answers) beside data/.
+    let d = tempfile::tempdir().unwrap();
+    let suite = d.path().join("suite");
+    let (code, _, err) = common::run(&["bench", "generate", "--out", suite.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let set = brainlens::bench::case::load_cases(&suite).unwrap();
+    let case =
+        set.cases.iter().find(|c| c.raw["agent_input"]["data_path"].as_str().is_some_and(|p| !p.is_empty())).unwrap();
+    let only = brainlens::harness::runner::exposed_inputs(case, &suite);
+    assert_eq!(only, ["data"]);
+    let ws = d.path().join("ws");
+    let data = case.raw["agent_input"]["data_path"].as_str().unwrap();
+    let probe = format!(
+        "import os\nprint(sorted(os.listdir('/input')))\nprint(os.path.exists('/input/{data}'))\nprint(os.path.exists('/input/suite.json'))"
+    );
+    let (s, w) = (suite.to_str().unwrap(), ws.to_str().unwrap());
+    let (status, out, err) = common::run(&[
+        "sandbox",
+        "run",
+        "--input",
+        s,
+        "--input-only",
+        "data",
+        "--workspace",
+        w,
+        "--",
+        "/usr/bin/python3",
+        "-c",
+        &probe,
+    ]);
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out.trim(), "['data']\nTrue\nFalse", "only the data folder is visible");
+}

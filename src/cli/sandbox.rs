@@ -11,6 +11,10 @@ pub struct RunArgs {
     /// Mounted read-only at /input.
     #[arg(long)]
     pub input: Option<PathBuf>,
+    /// Show only this top-level entry of --input under /input (repeatable), as the bench runner shows a
+    /// suite's data folder and not its case files.
+    #[arg(long, value_name = "NAME")]
+    pub input_only: Vec<String>,
     /// Mounted writable at /workspace (default: a new temporary folder, removed afterwards).
     #[arg(long)]
     pub workspace: Option<PathBuf>,
@@ -45,6 +49,7 @@ pub struct RunArgs {
 pub fn run(a: RunArgs) -> Result<i32> {
     let RunArgs {
         input,
+        input_only,
         workspace,
         memory_mb,
         cpu_s,
@@ -61,6 +66,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
     let ws = workspace.or_else(|| temp.clone()).expect("one of the two");
     let mut spec = Spec {
         input,
+        input_only,
         workspace: ws,
         memory_mb,
         cpu_s,

@@ -17,6 +17,9 @@ pub use limits::{ProcessLimit, describe as describe_process_limit};
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub input: Option<PathBuf>,
+    /// Only these entries of `input` appear under /input (all of it when empty): a suite's data folder, so
+    /// code cannot read the case files and their reference answers.
+    pub input_only: Vec<String>,
     pub workspace: PathBuf,
     /// Address-space limit (MiB).
     pub memory_mb: u64,
@@ -35,6 +38,7 @@ impl Spec {
     pub fn new(workspace: &Path) -> Spec {
         Spec {
             input: None,
+            input_only: Vec::new(),
             workspace: workspace.to_path_buf(),
             memory_mb: 4096,
             cpu_s: 900,
@@ -72,6 +76,19 @@ const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc
 pub fn bwrap_version() -> Option<String> {
     let out = Command::new("bwrap").arg("--version").output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The shell command that reruns a CodeAct block by hand in the sandbox the runner used: the CodeAct
+/// environment, the instance's inputs read-only at /input and its workspace at /workspace.
+pub fn rerun_command(inputs: &str, input_only: &[String], workspace: &str, code: &str) -> String {
+    let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let only: String = input_only.iter().map(|n| format!(" --input-only {}", q(n))).collect();
+    format!(
+        "brainlens sandbox run --python codeact --input {}{only} --workspace {} -- python -c {}",
+        q(inputs),
+        q(workspace),
+        q(code)
+    )
 }
 
 /// The CodeAct Python environment `scripts/setup_python.sh` makes (pinned: assets/python/codeact.lock).
@@ -154,8 +171,13 @@ pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, SandboxError> {
     for (host, inside) in &spec.binds {
         c.arg("--ro-bind").arg(host).arg(inside);
     }
-    if let Some(i) = &input {
+    if let Some(i) = input.as_ref().filter(|_| spec.input_only.is_empty()) {
         c.arg("--ro-bind").arg(i).arg("/input");
+    } else if let Some(i) = &input {
+        c.args(["--dir", "/input"]);
+        for name in spec.input_only.iter().filter(|n| !n.contains('/') && *n != ".." && i.join(n).exists()) {
+            c.arg("--ro-bind").arg(i.join(name)).arg(format!("/input/{name}"));
+        }
     } else {
         c.args(["--dir", "/input"]);
     }
@@ -213,5 +235,23 @@ pub fn run_to_end(mut p: Prepared, timeout_s: f64) -> Result<Ended, SandboxError
             return Ok(Ended { code: 124, timed_out: true, seconds: t0.elapsed().as_secs_f64() });
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_rerun_command_quotes_for_the_shell() {
+        let c = super::rerun_command("suite", &["data".into()], "ws dir", "print('it''s')");
+        assert_eq!(
+            c,
+            "brainlens sandbox run --python codeact --input 'suite' --input-only 'data' --workspace 'ws dir' -- python -c 'print('\\''it'\\'''\\''s'\\'')'"
+        );
+        // The shell gives the code back unchanged.
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("printf %s {}", &c[c.rfind(" -c ").unwrap() + 4..])])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "print('it''s')");
     }
 }

@@ -249,6 +249,7 @@ fn run_instance(case: &Case, models: &Models, opts: &Options, cancel: &Cancel, w
         sandbox: {
             let mut sb = json!({"paradigm": opts.paradigm.name(), "workspace": workspace.display().to_string(),
                                 "inputs": inputs.display().to_string(), "trace": t.trace,
+                                "input_only": if opts.paradigm == Paradigm::CodeAct { json!(exposed_inputs(case, &inputs)) } else { Value::Null },
                                 "audit": {"parser": parser_audit, "judge": judge_calls}});
             if !t.rounds.is_null() {
                 sb["rounds"] = t.rounds;
@@ -283,9 +284,25 @@ impl Target {
     }
 }
 
-fn kernel_spec(inputs: &Path, workspace: &Path, opts: &Options) -> crate::sandbox::Spec {
+/// What of a suite the CodeAct sandbox shows under /input: in a suite folder only the top-level entry the
+/// case's data path starts with (its data folder), never the case files that hold the reference answers.
+pub fn exposed_inputs(case: &Case, inputs: &Path) -> Vec<String> {
+    if !inputs.join("suite.json").is_file() {
+        return Vec::new();
+    }
+    let data = case.raw["agent_input"]["data_path"].as_str().unwrap_or("");
+    let first = Path::new(data).components().find_map(|c| match c {
+        std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+        _ => None,
+    });
+    // A case without data (a knowledge question) still gets an empty, existing /input.
+    vec![first.unwrap_or_else(|| "data".into())]
+}
+
+fn kernel_spec(inputs: &Path, only: Vec<String>, workspace: &Path, opts: &Options) -> crate::sandbox::Spec {
     let mut spec = crate::sandbox::Spec::new(workspace);
     spec.input = Some(inputs.to_path_buf());
+    spec.input_only = only;
     spec.unsafe_no_sandbox = opts.unsafe_no_sandbox;
     spec
 }
@@ -306,8 +323,10 @@ fn target_run(
         }
         Paradigm::CodeAct => {
             let python = opts.python.clone().unwrap_or_else(default_python);
-            let mut kernel = match crate::sandbox::kernel::Kernel::start(&kernel_spec(inputs, workspace, opts), &python)
-            {
+            let mut kernel = match crate::sandbox::kernel::Kernel::start(
+                &kernel_spec(inputs, exposed_inputs(case, inputs), workspace, opts),
+                &python,
+            ) {
                 Ok(k) => k,
                 Err(e) => {
                     let e = e.to_string();
@@ -408,7 +427,7 @@ fn check_codeact(opts: &Options, live: &Live) -> Result<Value> {
     }
     let dir = std::env::temp_dir().join(format!("brainlens-codeact-check-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let spec = kernel_spec(&dir, &dir, opts);
+    let spec = kernel_spec(&dir, Vec::new(), &dir, opts);
     let started = crate::sandbox::kernel::Kernel::start(&spec, &python);
     let checked = started.and_then(|mut k| {
         let e = k.exec("1 + 1", 60.0)?;

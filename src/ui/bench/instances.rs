@@ -305,7 +305,22 @@ fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
 fn sandbox(ui: &mut egui::Ui, s: &Value) {
     if let Some(rounds) = s.get("rounds").and_then(Value::as_array) {
         for r in rounds {
-            ui.strong(format!("Round {}", json_text(r.get("round").unwrap_or(&Value::Null))));
+            ui.horizontal(|ui| {
+                ui.strong(format!("Round {}", json_text(r.get("round").unwrap_or(&Value::Null))));
+                if let Some(code) = r.get("code").and_then(Value::as_str).filter(|c| !c.is_empty())
+                    && ui
+                        .small_button("Copy rerun command")
+                        .on_hover_text("The shell command that runs this block again in the same sandbox")
+                        .clicked()
+                {
+                    let (inputs, ws) = (json_text(&s["inputs"]), json_text(&s["workspace"]));
+                    let only: Vec<String> = s["input_only"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                        .unwrap_or_default();
+                    ui.ctx().copy_text(crate::sandbox::rerun_command(&inputs, &only, &ws, code));
+                }
+            });
             ui.monospace(json_text(r.get("code").unwrap_or(&Value::Null)));
             ui.weak(json_text(r.get("observation").unwrap_or(&Value::Null)));
             ui.separator();
