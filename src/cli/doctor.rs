@@ -34,7 +34,25 @@ fn python_env() -> Value {
     json!({"python": python, "present": true, "packages": versions, "matches_lock": stamp == want})
 }
 
+/// The window's runtime libraries (the same list `scripts/run.sh` installs) that the loader cannot find.
+fn missing_window_libraries() -> Vec<&'static str> {
+    const LIBS: [(&str, &str); 7] = [
+        ("libGL.so.1", "libgl1"),
+        ("libEGL.so.1", "libegl1"),
+        ("libX11.so.6", "libx11-6"),
+        ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
+        ("libXcursor.so.1", "libxcursor1"),
+        ("libXi.so.6", "libxi6"),
+        ("libXrandr.so.2", "libxrandr2"),
+    ];
+    let cache = Command::new("ldconfig").arg("-p").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let Ok(cache) = cache else { return Vec::new() };
+    LIBS.iter().filter(|(lib, _)| !cache.contains(lib)).map(|(_, pkg)| *pkg).collect()
+}
+
 pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
+    let window_missing = missing_window_libraries();
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
     let model = crate::llm::config::default_model_path();
     let minilm = crate::retrieval::text::MiniLm::default_dir();
     let bwrap = crate::sandbox::bwrap_version();
@@ -50,6 +68,7 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
                    "minilm": {"path": minilm, "present": minilm.join("model.safetensors").is_file()}},
         "sandbox": {"bwrap": bwrap, "namespaces": namespaces, "process_limit": crate::sandbox::describe_process_limit()},
         "codeact_python": python_env(),
+        "window": {"missing_packages": window_missing, "display": display},
     });
     if json_out {
         return write_json(out, &report);
@@ -59,6 +78,23 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "cache               {}", report["cache"].as_str().unwrap_or(""))?;
     writeln!(out, "local model         {} ({})", yes(model.is_file()), model.display())?;
     writeln!(out, "MiniLM              {} ({})", yes(minilm.join("model.safetensors").is_file()), minilm.display())?;
+    if !model.is_file() || !minilm.join("model.safetensors").is_file() {
+        writeln!(out, "                    fetch them with scripts/setup_models.sh (scripts/run.sh does)")?;
+    }
+    if window_missing.is_empty() {
+        writeln!(out, "window libraries    ok")?;
+    } else {
+        writeln!(
+            out,
+            "window libraries    MISSING: sudo apt-get install -y {} libgl1-mesa-dri",
+            window_missing.join(" ")
+        )?;
+    }
+    if display {
+        writeln!(out, "display             ok")?;
+    } else {
+        writeln!(out, "display             none (headless: apt-get install -y xvfb, then xvfb-run -a scripts/run.sh)")?;
+    }
     match &report["sandbox"]["bwrap"] {
         Value::String(v) => writeln!(out, "bubblewrap          ok ({v}); namespaces {}", yes(namespaces))?,
         _ => writeln!(
