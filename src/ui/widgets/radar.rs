@@ -37,7 +37,7 @@ pub fn show(ui: &mut egui::Ui, caption: &str, series: &[(String, Vec<Option<f64>
             let col = category(s);
             let pts: Vec<Pos2> =
                 vals.iter().enumerate().map(|(k, v)| at(k, v.unwrap_or(0.0).clamp(0.0, 1.0))).collect();
-            p.add(Shape::convex_polygon(pts.clone(), col.gamma_multiply(0.12), Stroke::NONE));
+            p.add(Shape::mesh(fan(c, &pts, col.gamma_multiply(0.12))));
             p.add(Shape::closed_line(pts.clone(), Stroke::new(2.0, col)));
             for q in pts {
                 p.circle_filled(q, 3.0, col);
@@ -46,4 +46,43 @@ pub fn show(ui: &mut egui::Ui, caption: &str, series: &[(String, Vec<Option<f64>
     })
     .response
     .rect
+}
+
+/// The area of a radar polygon as a fan of triangles from the centre: a radar polygon is star-shaped around
+/// its centre but rarely convex, and a convex fill spills outside its outline.
+fn fan(c: Pos2, pts: &[Pos2], fill: egui::Color32) -> egui::Mesh {
+    let mut m = egui::Mesh::default();
+    m.colored_vertex(c, fill);
+    for &q in pts {
+        m.colored_vertex(q, fill);
+    }
+    let n = pts.len() as u32;
+    for k in 0..n {
+        m.add_triangle(0, 1 + k, 1 + (k + 1) % n);
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_fill_covers_exactly_the_polygon() {
+        // A non-convex radar (values 1, 0.1, 1, 0.1): the fan's triangles add up to the polygon's area
+        // (shoelace), where a convex fill would cover the whole square.
+        use egui::pos2;
+        let c = pos2(0.0, 0.0);
+        let pts = [pos2(0.0, -1.0), pos2(0.1, 0.0), pos2(0.0, 1.0), pos2(-0.1, 0.0)];
+        let m = super::fan(c, &pts, egui::Color32::WHITE);
+        let area: f32 = m
+            .indices
+            .chunks(3)
+            .map(|t| {
+                let [a, b, d] = [t[0], t[1], t[2]].map(|i| m.vertices[i as usize].pos);
+                ((b - a).x * (d - a).y - (b - a).y * (d - a).x).abs() / 2.0
+            })
+            .sum();
+        let shoelace: f32 =
+            (0..4).map(|k| pts[k].x * pts[(k + 1) % 4].y - pts[(k + 1) % 4].x * pts[k].y).sum::<f32>().abs() / 2.0;
+        assert!((area - shoelace).abs() < 1e-6 && (shoelace - 0.2).abs() < 1e-6, "{area} vs {shoelace}");
+    }
 }
