@@ -96,6 +96,7 @@ impl BrainLensApp {
             });
             self.applied_theme = Some(self.settings.theme);
         }
+        self.size_to_screen(&ctx);
         let dropped: Vec<PathBuf> = ctx.input(|i| i.raw.dropped_files.iter().map(|f| f.path().to_path_buf()).collect());
         if self.room == Room::Bench && !dropped.is_empty() {
             self.open_bench(dropped);
@@ -122,6 +123,18 @@ impl BrainLensApp {
         }
         self.about_window(&ctx);
         self.llm.show(&ctx, &mut self.settings.llm);
+    }
+
+    /// At the very first start the window takes 90 % of the screen (at least 1024 × 700, at most 2560 × 1600);
+    /// later starts keep the size eframe restored. Not while taking a screenshot or measuring frames.
+    fn size_to_screen(&mut self, ctx: &egui::Context) {
+        if self.settings.window_sized || self.screenshot.is_some() || self.frame_stats.is_some() {
+            return;
+        }
+        let Some(screen) = ctx.input(|i| i.viewport().monitor_size) else { return };
+        let want = (screen * 0.9).clamp(egui::vec2(1024.0, 700.0), egui::vec2(2560.0, 1600.0)).min(screen);
+        ctx.send_viewport_cmd(egui::ViewportCommand::InnerSize(want));
+        self.settings.window_sized = true;
     }
 
     fn menu_bar(&mut self, ui: &mut egui::Ui) {

@@ -27,6 +27,8 @@ pub struct Settings {
     pub llm: ProviderConfig,
     /// The network the Networks room opens at its first visit (the bundled HCP group FC when none).
     pub last_network: Option<PathBuf>,
+    /// The window was sized to the screen once; since then eframe restores the size the user left.
+    pub window_sized: bool,
 }
 
 /// How many recent files are remembered.
@@ -42,6 +44,7 @@ impl Default for Settings {
             display_filter: DisplayFilter::default(),
             llm: ProviderConfig::from_env(Purpose::Agent),
             last_network: None,
+            window_sized: false,
         }
     }
 }
