@@ -188,7 +188,7 @@ impl BrainLensApp {
         });
     }
 
-    /// The three rooms with their tab names, in tab order.
+    /// The three rooms, each with its id, in tab order.
     fn rooms_mut(&mut self) -> [(Room, &mut dyn room::Room); 3] {
         [(Room::Recordings, &mut self.recordings), (Room::Networks, &mut self.networks), (Room::Bench, &mut self.bench)]
     }
