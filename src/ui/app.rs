@@ -63,11 +63,8 @@ impl BrainLensApp {
         }
         let ok = if is_network_file(&path) {
             self.room = Room::Networks;
-            let ok = self.networks.open(path.clone());
-            if ok {
-                self.settings.last_network = Some(path.clone());
-            }
-            ok
+            // The room remembers it as its network when it next draws (`NetworksRoom::opened`).
+            self.networks.open(path.clone())
         } else {
             self.room = Room::Recordings;
             self.recordings.open(path.clone(), &self.settings)

@@ -144,10 +144,6 @@ impl SpectrumPanel {
         self.sg_job = Some((want, job));
     }
 
-    pub fn progress(&self) -> Option<(String, f32)> {
-        self.job.as_ref().map(|(_, j)| (j.name.clone(), j.fraction()))
-    }
-
     pub fn cancel(&self) {
         if let Some((_, j)) = &self.job {
             j.cancel();
