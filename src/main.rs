@@ -14,6 +14,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         screenshot: cli.screenshot.clone(),
         frame_stats: cli.frame_stats,
         page_s: cli.page,
+        room: cli.room.clone(),
         spectrum: cli.spectrum,
         model_window: cli.model_window,
         evidence: cli.evidence,

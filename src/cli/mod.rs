@@ -62,6 +62,9 @@ pub struct Cli {
     /// mode-gap, tasks, agreement, difficulty, mpad, histograms, tokens).
     #[arg(long, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,
+    /// GUI: the room shown first (recordings, networks or bench), each on its remembered or bundled data.
+    #[arg(long, value_name = "ROOM", value_parser = ["recordings", "networks", "bench"])]
+    pub room: Option<String>,
     /// GUI: open the Recordings room's spectrum panel.
     #[arg(long)]
     pub spectrum: bool,

@@ -36,6 +36,8 @@ pub struct RunOptions {
     pub frame_stats: Option<u32>,
     /// Initial page length in seconds.
     pub page_s: Option<f64>,
+    /// The room shown first: "recordings", "networks" or "bench".
+    pub room: Option<String>,
     /// Open the Recordings room's spectrum panel.
     pub spectrum: bool,
     /// Open the language-model window.
@@ -56,8 +58,15 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let evidence = opts.evidence;
     let agent = opts.agent.clone();
     let agent_trace = opts.agent_trace.clone();
+    let room = opts.room.clone();
     launch(opts, move |app| {
         app.open(file);
+        match room.as_deref() {
+            Some("networks") => app.room = app::Room::Networks,
+            Some("bench") => app.room = app::Room::Bench,
+            Some(_) => app.room = app::Room::Recordings,
+            None => {}
+        }
         if spectrum {
             app.recordings.open_spectrum();
         }
