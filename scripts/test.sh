@@ -19,6 +19,24 @@ export BRAINLENS_REQUIRE_MODELS=1
 if command -v bwrap >/dev/null; then export BRAINLENS_REQUIRE_SANDBOX=1; fi
 cargo test --all-targets
 
+# bench slurm on a real one-node Slurm (munged, slurmdbd, slurmctld, slurmd from Debian's packages, installed
+# by the script when missing): a 4-task array, sacct, a cancelled task resubmitted. Skipped, with the reason,
+# only where the daemons cannot start here (local-cluster.sh exits with 2).
+export BRAINLENS_SLURM_DIR="$PWD/target/slurm-cluster"
+slurm_rc=0
+scripts/slurm/local-cluster.sh start >target/slurm-start.log 2>&1 || slurm_rc=$?
+if [ "$slurm_rc" = 0 ]; then
+    trap 'scripts/slurm/local-cluster.sh stop >/dev/null 2>&1 || true' EXIT
+    SLURM_CONF="$BRAINLENS_SLURM_DIR/etc/slurm.conf" cargo test --test bench_slurm -- --ignored --test-threads 1
+    scripts/slurm/local-cluster.sh stop >/dev/null
+    trap - EXIT
+elif [ "$slurm_rc" = 2 ]; then
+    echo "Slurm test SKIPPED: $(grep 'cannot start Slurm' target/slurm-start.log | tail -n 1)"
+else
+    cat target/slurm-start.log >&2
+    exit 1
+fi
+
 VENV=target/ref-venv
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors, openai" 2>/dev/null; then
     python3 -m venv "$VENV"

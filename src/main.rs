@@ -115,7 +115,7 @@ fn main() -> ExitCode {
             BenchCommand::Merge { shards, cases, out, json } => {
                 bench::merge(&shards, cases.as_deref(), &out, json, &mut stdout)
             }
-            BenchCommand::Slurm(args) => bench::slurm(&args, &mut stdout),
+            BenchCommand::Slurm(args) => brainlens::cli::slurm::slurm(&args, &mut stdout),
             BenchCommand::Open { results } => gui_bench(results, &cli),
         },
         Some(Command::Embed { text, model, json }) => {

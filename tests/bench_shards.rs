@@ -132,3 +132,20 @@ fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
     assert_eq!(code, 1);
     assert!(err.contains("--out"), "{err}");
 }
+
+#[test]
+fn submitting_without_slurm_commands_says_so_and_still_writes_the_scripts() {
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    let dir = d.path().join("slurm");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args(["bench", "slurm", s.to_str().unwrap(), "--shards", "2", "--out-dir", dir.to_str().unwrap(), "--submit"])
+        .env("PATH", d.path().join("no-such-bin"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("sbatch is not on PATH") && err.contains("submit.sh"), "{err}");
+    assert!(dir.join("run_shards.sbatch").is_file() && !dir.join("jobs.json").exists());
+}

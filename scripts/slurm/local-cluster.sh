@@ -21,7 +21,7 @@ CLUSTER=brainlens
 cannot() { echo "local-cluster: cannot start Slurm here: $*" >&2; exit 2; }
 log() { echo "local-cluster: $*" >&2; }
 
-pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null; }
 
 wait_for() { # seconds, description, command...
     local n="$1" what="$2"; shift 2
@@ -160,9 +160,9 @@ stop() {
     for d in slurmd slurmctld slurmdbd mariadb munged; do
         local p="$DIR/run/$d.pid"
         if pid_alive "$p"; then
-            kill "$(cat "$p")" 2>/dev/null || true
+            kill "$(cat "$p" 2>/dev/null)" 2>/dev/null || true
             for _ in $(seq 1 80); do pid_alive "$p" || break; sleep 0.25; done
-            pid_alive "$p" && kill -9 "$(cat "$p")" 2>/dev/null || true
+            pid_alive "$p" && kill -9 "$(cat "$p" 2>/dev/null)" 2>/dev/null || true
             log "stopped $d"
         fi
         rm -f "$p"

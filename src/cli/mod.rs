@@ -14,6 +14,7 @@ pub mod resample;
 pub mod retrieval;
 pub mod sandbox;
 pub mod sleep;
+pub mod slurm;
 pub mod spectrum;
 
 /// Prints `value` as indented JSON followed by a newline (every `--json` output).
@@ -448,8 +449,9 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Write Slurm scripts: a job array running the shards, then a dependent merge job (and submit.sh).
-    Slurm(crate::cli::bench::SlurmArgs),
+    /// Slurm: write (and with --submit, submit) a job array running the shards, then a dependent merge job;
+    /// follow it with --status, rerun lost shards with --resubmit-missing.
+    Slurm(crate::cli::slurm::SlurmArgs),
     /// Open the Bench room on result files or folders.
     Open {
         #[arg(required = true)]

@@ -2,3 +2,4 @@
 //! roles, shards and the Slurm job array. `bench` below it holds cases, scoring, results and aggregates.
 
 pub mod runner;
+pub mod slurm;

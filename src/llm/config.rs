@@ -139,6 +139,32 @@ impl ProviderConfig {
         config
     }
 
+    /// The `bench run`/`llm chat` options that build this provider again in another process (a Slurm task).
+    /// The API key is never among them: such a process takes it from BRAINLENS_API_KEY in its environment.
+    pub fn cli_args(&self) -> Vec<String> {
+        let name = match self.provider {
+            ProviderKind::Local => "local",
+            ProviderKind::Openai => "openai",
+            ProviderKind::Replay => "replay",
+        };
+        let mut a = vec!["--provider".to_string(), name.to_string()];
+        let mut push = |k: &str, v: &str| {
+            if !v.trim().is_empty() {
+                a.extend([k.to_string(), v.trim().to_string()]);
+            }
+        };
+        match self.provider {
+            ProviderKind::Local => push("--model-path", &self.model_path),
+            ProviderKind::Openai => {
+                push("--base-url", &self.base_url);
+                push("--model", &self.model);
+            }
+            ProviderKind::Replay => push("--transcript", &self.transcript),
+        }
+        a.extend(["--timeout".into(), self.timeout_s.to_string(), "--retries".into(), self.max_retries.to_string()]);
+        a
+    }
+
     /// The GGUF the local provider loads.
     pub fn local_model_path(&self) -> PathBuf {
         if self.model_path.trim().is_empty() { default_model_path() } else { PathBuf::from(self.model_path.trim()) }

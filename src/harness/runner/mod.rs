@@ -6,7 +6,7 @@
 mod live;
 pub mod roles;
 pub mod shards;
-mod time;
+pub mod time;
 
 use crate::agent::eeg;
 use crate::bench::case::{Case, load_cases};

@@ -1,5 +1,5 @@
 //! Scale-out: shard result files merged back into one (checked to cover the suite exactly once, summary
-//! recomputed), and the Slurm job-array scripts that run the shards and then the merge.
+//! recomputed). The Slurm scripts that run the shards and then the merge are in `harness::slurm`.
 
 use super::shard_of;
 use crate::bench::case::load_cases;
@@ -115,82 +115,4 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     summary.insert("planned_instance_count".into(), json!(total));
     summary.insert("completed_instance_count".into(), json!(instances.len()));
     Ok(ResultFile { experiment, instances, summary, extra: Default::default() })
-}
-
-/// Slurm options of the generated scripts.
-#[derive(Debug, Clone)]
-pub struct SlurmOptions {
-    pub shards: usize,
-    pub partition: Option<String>,
-    pub time: String,
-    pub cpus: usize,
-    pub mem: String,
-}
-
-fn quote(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-/// Writes `run_shards.sbatch` (a job array, one task per shard, each `bench run --shard i/n --resume`),
-/// `merge.sbatch` and `submit.sh` (submits the array, then the merge with `afterok` on it) into `dir`.
-pub fn write_slurm(
-    brainlens: &Path,
-    suite: &Path,
-    run_args: &[String],
-    dir: &Path,
-    o: &SlurmOptions,
-) -> Result<Vec<PathBuf>> {
-    if o.shards == 0 {
-        bail!("--shards must be at least 1");
-    }
-    if run_args.iter().any(|a| a == "--out" || a == "--shard" || a.starts_with("--out=") || a.starts_with("--shard=")) {
-        bail!("give the run options without --out and --shard: the scripts set them per shard");
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let dir = dir.canonicalize()?;
-    let suite = suite.canonicalize().with_context(|| format!("{}: no such suite", suite.display()))?;
-    let bin = quote(&brainlens.display().to_string());
-    let d = quote(&dir.display().to_string());
-    let args: Vec<String> = run_args.iter().map(|a| quote(a)).collect();
-    let partition = o.partition.as_ref().map_or(String::new(), |p| format!("#SBATCH --partition={p}\n"));
-    let header = |name: &str, extra: &str| {
-        format!(
-            "#!/usr/bin/env bash\n#SBATCH --job-name={name}\n{partition}#SBATCH --time={}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={}\n{extra}set -euo pipefail\n",
-            o.time, o.cpus, o.mem
-        )
-    };
-    let run = format!(
-        "{}# Shard $SLURM_ARRAY_TASK_ID of {n}: the instances whose id hashes to it; --resume keeps what a\n# preempted or requeued task already wrote.\ni=${{SLURM_ARRAY_TASK_ID:?run as a Slurm array task}}\nexec {bin} bench run {suite} {args} --shard \"$i/{n}\" --resume --out {d}/shard-$i.json\n",
-        header(
-            "brainlens-shards",
-            &format!("#SBATCH --array=1-{}\n#SBATCH --output={}/shard-%a.log\n", o.shards, dir.display())
-        ),
-        n = o.shards,
-        suite = quote(&suite.display().to_string()),
-        args = args.join(" "),
-    );
-    let shards: Vec<String> = (1..=o.shards).map(|i| format!("{d}/shard-{i}.json")).collect();
-    let merge = format!(
-        "{}exec {bin} bench merge {} --cases {} --out {d}/result.json\n",
-        header("brainlens-merge", &format!("#SBATCH --output={}/merge.log\n", dir.display())),
-        shards.join(" "),
-        quote(&suite.display().to_string()),
-    );
-    let submit = format!(
-        "#!/usr/bin/env bash\n# Submits the shard array, then the merge, which runs only if every shard succeeded.\nset -euo pipefail\ncd {d}\narray=$(sbatch --parsable run_shards.sbatch)\nmerge=$(sbatch --parsable --dependency=afterok:${{array%%;*}} merge.sbatch)\necho \"shards: job $array; merge: job $merge; result: {}/result.json\"\n",
-        dir.display()
-    );
-    let mut written = Vec::new();
-    for (name, text) in [("run_shards.sbatch", run), ("merge.sbatch", merge), ("submit.sh", submit)] {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("{}: cannot write", p.display()))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))?;
-        written.push(p);
-    }
-    Ok(written)
 }

@@ -9,6 +9,7 @@ mod files;
 mod instances;
 mod leaderboard;
 pub mod run;
+pub mod slurm;
 
 pub use data::Loaded;
 pub use leaderboard::{columns as leaderboard_columns, sorted_models as leaderboard_order};

@@ -29,6 +29,7 @@ pub struct RunPanel {
     pub live: Arc<Live>,
     pub message: Option<String>,
     pub error: Option<String>,
+    pub slurm: super::slurm::SlurmPanel,
 }
 
 impl Default for RunPanel {
@@ -51,6 +52,7 @@ impl Default for RunPanel {
             live: Arc::new(Live::default()),
             message: None,
             error: None,
+            slurm: Default::default(),
         }
     }
 }
@@ -81,6 +83,22 @@ impl RunPanel {
             let models = Models { parser: target.clone(), judge: judge.then(|| target.clone()), target };
             run(&opts, &models, &cancel, &live).map(Some)
         }));
+    }
+
+    /// The `bench run` options of this form (without the suite, --out and --shard), as a Slurm task gets them.
+    pub fn run_args(&self, provider: &ProviderConfig) -> Vec<String> {
+        let mut a = vec!["--paradigm".to_string(), self.paradigm.name().to_string()];
+        a.extend(provider.cli_args());
+        a.extend(["--concurrency".into(), self.concurrency.max(1).to_string()]);
+        a.extend(["--max-rounds".into(), self.max_rounds.max(1).to_string()]);
+        a.extend(["--report".into(), self.report.name().to_string()]);
+        if self.limit > 0 {
+            a.extend(["--limit".into(), self.limit.to_string()]);
+        }
+        if self.judge {
+            a.extend(["--judge-model".into(), "target".into()]);
+        }
+        a
     }
 
     /// Blocks until the run (or generation) has finished (tests).
@@ -232,7 +250,14 @@ impl RunPanel {
             );
             self.table(ui);
         }
-        opened
+        let slurm = egui::CollapsingHeader::new("Run on a Slurm cluster (job array + merge)")
+            .id_salt("bench_slurm")
+            .show(ui, |ui| {
+                let suite = PathBuf::from(self.suite.trim());
+                let args = self.run_args(provider);
+                self.slurm.show(ui, move || (suite, args))
+            });
+        opened.or(slurm.body_returned.flatten())
     }
 
     fn table(&self, ui: &mut egui::Ui) {

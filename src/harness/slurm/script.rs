@@ -1,0 +1,185 @@
+//! The scripts: `run_shards.sbatch` (a job array, one task per shard, each `bench run --shard i/n --resume`),
+//! `merge.sbatch` (`bench merge` of the shard files) and `submit.sh` (the array, then the merge with `afterok`
+//! on it), written into the output folder.
+
+use super::{Result, SlurmError};
+use std::path::{Path, PathBuf};
+
+/// The sbatch options of the generated scripts.
+#[derive(Debug, Clone, Default)]
+pub struct SlurmOptions {
+    pub shards: usize,
+    pub partition: Option<String>,
+    /// Wall time per shard task (`--time`).
+    pub time: String,
+    pub cpus: usize,
+    pub mem: String,
+    pub account: Option<String>,
+    pub qos: Option<String>,
+    /// Shard tasks only (`--gres gpu:1`); the merge needs none.
+    pub gres: Option<String>,
+    /// Shard tasks only (`--constraint`).
+    pub constraint: Option<String>,
+    /// A command the binary runs under, e.g. `apptainer exec IMAGE` (written as given: shell words).
+    pub container_cmd: Option<String>,
+}
+
+/// Quotes one shell word when it needs it.
+pub(crate) fn quote(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Run options the scripts set per shard themselves.
+pub fn check_run_args(run_args: &[String]) -> Result<()> {
+    if run_args.iter().any(|a| a == "--out" || a == "--shard" || a.starts_with("--out=") || a.starts_with("--shard=")) {
+        return Err(SlurmError::Invalid(
+            "give the run options without --out and --shard: the scripts set them per shard".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `--limit N` among the run options, which the shards' expected counts follow.
+pub fn run_limit(run_args: &[String]) -> Option<usize> {
+    let mut it = run_args.iter();
+    while let Some(a) = it.next() {
+        if a == "--limit" {
+            return it.next()?.parse().ok();
+        }
+        if let Some(v) = a.strip_prefix("--limit=") {
+            return v.parse().ok();
+        }
+    }
+    None
+}
+
+/// The shard file of shard `i` in `dir`.
+pub fn shard_file(dir: &Path, i: usize) -> PathBuf {
+    dir.join(format!("shard-{i}.json"))
+}
+
+/// Writes the three scripts into `dir` (an absolute, existing folder) and returns their paths:
+/// `run_shards.sbatch`, `merge.sbatch`, `submit.sh`.
+pub fn write_scripts(
+    brainlens: &Path,
+    suite: &Path,
+    run_args: &[String],
+    dir: &Path,
+    o: &SlurmOptions,
+) -> Result<Vec<PathBuf>> {
+    write_scripts_in(brainlens, suite, run_args, dir, dir, o)
+}
+
+/// The scripts for output folder `dir`, written into `into` (a staging folder, or `dir` itself).
+pub fn write_scripts_in(
+    brainlens: &Path,
+    suite: &Path,
+    run_args: &[String],
+    dir: &Path,
+    into: &Path,
+    o: &SlurmOptions,
+) -> Result<Vec<PathBuf>> {
+    if o.shards == 0 {
+        return Err(SlurmError::Invalid("--shards must be at least 1".into()));
+    }
+    check_run_args(run_args)?;
+    let exe = match &o.container_cmd {
+        Some(c) if !c.trim().is_empty() => format!("{} {}", c.trim(), quote(&brainlens.display().to_string())),
+        _ => quote(&brainlens.display().to_string()),
+    };
+    let d = quote(&dir.display().to_string());
+    let suite_q = quote(&suite.display().to_string());
+    let args: Vec<String> = run_args.iter().map(|a| quote(a)).collect();
+    let line = |k: &str, v: &Option<String>| v.as_ref().map_or(String::new(), |v| format!("#SBATCH --{k}={v}\n"));
+    let common = format!("{}{}{}", line("partition", &o.partition), line("account", &o.account), line("qos", &o.qos));
+    let header = |name: &str, extra: &str| {
+        format!(
+            "#!/usr/bin/env bash\n#SBATCH --job-name={name}\n{common}#SBATCH --time={}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={}\n{extra}set -euo pipefail\n",
+            o.time, o.cpus, o.mem
+        )
+    };
+    let run = format!(
+        "{}# Shard $SLURM_ARRAY_TASK_ID of {n}: the instances whose id hashes to it; --resume keeps what a\n# preempted, cancelled or resubmitted task already wrote.\ni=${{SLURM_ARRAY_TASK_ID:?run as a Slurm array task}}\nexec {exe} bench run {suite_q} {args} --shard \"$i/{n}\" --resume --out {d}/shard-$i.json\n",
+        header(
+            "brainlens-shards",
+            &format!(
+                "#SBATCH --array=1-{}\n#SBATCH --output={}/shard-%a.log\n#SBATCH --open-mode=append\n{}{}",
+                o.shards,
+                dir.display(),
+                line("gres", &o.gres),
+                line("constraint", &o.constraint)
+            )
+        ),
+        n = o.shards,
+        args = args.join(" "),
+    );
+    let shards: Vec<String> = (1..=o.shards).map(|i| quote(&shard_file(dir, i).display().to_string())).collect();
+    let merge = format!(
+        "{}exec {exe} bench merge {} --cases {suite_q} --out {d}/result.json\n",
+        header(
+            "brainlens-merge",
+            &format!("#SBATCH --output={}/merge.log\n#SBATCH --open-mode=append\n", dir.display())
+        ),
+        shards.join(" "),
+    );
+    let submit = format!(
+        "#!/usr/bin/env bash\n# Submits the shard array, then the merge, which runs only if every shard succeeded.\n# (`brainlens bench slurm ... --submit` does the same and records the job ids in jobs.json.)\nset -euo pipefail\ncd {d}\narray=$(sbatch --parsable run_shards.sbatch)\nmerge=$(sbatch --parsable --dependency=afterok:${{array%%;*}} merge.sbatch)\necho \"shards: job $array; merge: job $merge; result: {}/result.json\"\n",
+        dir.display()
+    );
+    let mut written = Vec::new();
+    for (name, text) in [("run_shards.sbatch", run), ("merge.sbatch", merge), ("submit.sh", submit)] {
+        let p = into.join(name);
+        std::fs::write(&p, text).map_err(|e| SlurmError::file(&p, format!("cannot write: {e}")))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| SlurmError::file(&p, format!("cannot make executable: {e}")))?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_reach_the_scripts_and_the_container_wraps_the_binary() {
+        let d = tempfile::tempdir().unwrap();
+        let o = SlurmOptions {
+            shards: 3,
+            time: "1:00:00".into(),
+            cpus: 1,
+            mem: "1G".into(),
+            account: Some("lab".into()),
+            qos: Some("short".into()),
+            gres: Some("gpu:1".into()),
+            constraint: Some("avx512".into()),
+            container_cmd: Some("apptainer exec /img/bl.sif".into()),
+            ..Default::default()
+        };
+        let files = write_scripts(
+            Path::new("/opt/bin/brainlens"),
+            Path::new("/s"),
+            &["--limit".into(), "9".into()],
+            d.path(),
+            &o,
+        )
+        .unwrap();
+        let run = std::fs::read_to_string(&files[0]).unwrap();
+        let merge = std::fs::read_to_string(&files[1]).unwrap();
+        for want in ["--array=1-3", "--account=lab", "--qos=short", "--gres=gpu:1", "--constraint=avx512"] {
+            assert!(run.contains(want), "{want}: {run}");
+        }
+        assert!(
+            run.contains("exec apptainer exec /img/bl.sif /opt/bin/brainlens bench run /s --limit 9 --shard"),
+            "{run}"
+        );
+        assert!(merge.contains("--account=lab") && !merge.contains("gres"), "{merge}");
+        assert_eq!(run_limit(&["--limit=7".into()]), Some(7));
+        assert!(check_run_args(&["--shard=1/2".into()]).is_err());
+    }
+}

@@ -1,0 +1,165 @@
+//! Submitting: the array and its `afterok` merge (recorded in `jobs.json`), and resubmitting only the shards
+//! that are missing or incomplete. Nothing here deletes or truncates a shard file: every task resumes its own.
+
+use super::commands::{self, is_terminal};
+use super::jobs::{JobsFile, Submission, check_shard_owner};
+use super::script::{SlurmOptions, check_run_args, write_scripts, write_scripts_in};
+use super::status::status;
+use super::{Result, SlurmError};
+use crate::bench::results::ResultFile;
+use crate::harness::runner::time::utc_now;
+use std::path::{Path, PathBuf};
+
+pub struct SubmitRequest<'a> {
+    /// The binary every task runs.
+    pub brainlens: &'a Path,
+    pub suite: &'a Path,
+    pub run_args: &'a [String],
+    pub dir: &'a Path,
+    pub options: &'a SlurmOptions,
+}
+
+fn absolute(p: &Path, what: &str) -> Result<PathBuf> {
+    p.canonicalize().map_err(|e| SlurmError::file(p, format!("{what}: {e}")))
+}
+
+/// Refuses a folder that holds another suite's shards (by its jobs.json or its shard files) or whose last
+/// submission is still active. Reads only.
+fn check_folder(dir: &Path, suite: &Path, shards: usize) -> Result<Option<JobsFile>> {
+    let old = JobsFile::load(dir)?;
+    if let Some(j) = &old
+        && (j.suite != suite || j.shards != shards)
+    {
+        return Err(SlurmError::OtherSuite {
+            dir: dir.to_path_buf(),
+            other: j.suite.display().to_string(),
+            other_shards: j.shards,
+            suite: suite.display().to_string(),
+            shards,
+        });
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| SlurmError::file(dir, format!("cannot list: {e}")))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.starts_with("shard-") && name.ends_with(".json") {
+            let f = ResultFile::load(&e.path()).map_err(|err| SlurmError::file(&e.path(), err))?;
+            check_shard_owner(&f, &e.path(), dir, suite, shards)?;
+        }
+    }
+    if old.is_some() {
+        let st = status(dir)?;
+        if !st.settled() {
+            let mut active: Vec<String> = st
+                .shards
+                .iter()
+                .filter(|s| !is_terminal(&s.state) && s.state != "UNKNOWN")
+                .filter_map(|s| s.job.clone())
+                .collect();
+            active.extend(st.merge_job.clone());
+            return Err(SlurmError::Active { dir: dir.to_path_buf(), jobs: active.join(", ") });
+        }
+    }
+    Ok(old)
+}
+
+/// Writes the scripts, submits the array and the merge (`afterok` on the array), and records both in
+/// `dir/jobs.json`. A folder of another suite, or with active jobs, is refused before anything is written.
+pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
+    let o = req.options;
+    if o.shards == 0 {
+        return Err(SlurmError::Invalid("--shards must be at least 1".into()));
+    }
+    check_run_args(req.run_args)?;
+    let suite = absolute(req.suite, "no such suite")?;
+    std::fs::create_dir_all(req.dir).map_err(|e| SlurmError::file(req.dir, format!("cannot create: {e}")))?;
+    let dir = absolute(req.dir, "cannot open")?;
+    let old = check_folder(&dir, &suite, o.shards)?;
+    let mut jobs = match old {
+        Some(mut j) => {
+            j.run_args = req.run_args.to_vec();
+            j
+        }
+        None => JobsFile::new(&suite, o.shards, req.run_args)?,
+    };
+    for c in ["sbatch", "sacct", "squeue"] {
+        if commands::which(c).is_none() {
+            write_scripts(req.brainlens, &suite, req.run_args, &dir, o)?;
+            return Err(SlurmError::NoCommand { command: c.into(), dir });
+        }
+    }
+    // The scripts are staged and submitted from there; they replace the folder's own only once sbatch took
+    // the array, so a refused submission (a wrong partition, say) leaves the folder as it was.
+    let staging = dir.join(".staging");
+    std::fs::create_dir_all(&staging).map_err(|e| SlurmError::file(&staging, format!("cannot create: {e}")))?;
+    let files = write_scripts_in(req.brainlens, &suite, req.run_args, &dir, &staging, o)?;
+    let array = match commands::sbatch(&files[0], &[], &dir) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
+    let mut sub =
+        Submission { at: utc_now(), array_job: Some(array.clone()), tasks: (1..=o.shards).collect(), merge_job: None };
+    let merge = commands::sbatch(&files[1], &[format!("--dependency=afterok:{array}")], &dir);
+    sub.merge_job = merge.as_ref().ok().cloned();
+    for f in &files {
+        let to = dir.join(f.file_name().unwrap_or_default());
+        std::fs::rename(f, &to).map_err(|e| SlurmError::file(&to, format!("cannot replace: {e}")))?;
+    }
+    let _ = std::fs::remove_dir(&staging);
+    jobs.submissions.push(sub);
+    // The array is recorded even when the merge was refused: --resubmit-missing submits the merge then.
+    jobs.save(&dir)?;
+    merge?;
+    Ok(jobs)
+}
+
+/// Resubmits the shards whose file is missing or incomplete (as one array of just those tasks, each resuming
+/// its file) and a new merge after them; cancels the old merge when it waits on a dependency that can no
+/// longer be satisfied. Refuses while such a shard's task is still pending or running. Returns the new
+/// submission, or None when every shard is complete and the result exists.
+pub fn resubmit_missing(dir: &Path) -> Result<Option<Submission>> {
+    let dir = absolute(dir, "cannot open")?;
+    let st = status(&dir)?;
+    let mut jobs = JobsFile::load(&dir)?.ok_or_else(|| SlurmError::file(&dir, "no jobs.json"))?;
+    let missing = st.incomplete();
+    for s in st.shards.iter().filter(|s| missing.contains(&s.index)) {
+        if let Some(job) = &s.job
+            && !is_terminal(&s.state)
+            && s.state != "UNKNOWN"
+        {
+            return Err(SlurmError::StillActive { index: s.index, state: s.state.clone(), job: job.clone() });
+        }
+    }
+    let merge_active = st.merge_job.is_some() && !is_terminal(&st.merge_state) && st.merge_state != "UNKNOWN";
+    if missing.is_empty() && (st.result.is_some() || merge_active) {
+        return Ok(None);
+    }
+    if let Some(m) = &st.merge_job
+        && merge_active
+    {
+        commands::scancel(m, &dir)?;
+    }
+    let run = dir.join("run_shards.sbatch");
+    let merge_script = dir.join("merge.sbatch");
+    for p in [&run, &merge_script] {
+        if !p.exists() {
+            return Err(SlurmError::file(p, "missing: submit the suite again with `bench slurm … --submit`"));
+        }
+    }
+    let mut sub = Submission { at: utc_now(), array_job: None, tasks: missing.clone(), merge_job: None };
+    let mut dep = Vec::new();
+    if !missing.is_empty() {
+        let list = missing.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        let array = commands::sbatch(&run, &[format!("--array={list}")], &dir)?;
+        dep.push(format!("--dependency=afterok:{array}"));
+        sub.array_job = Some(array);
+    }
+    let merge = commands::sbatch(&merge_script, &dep, &dir);
+    sub.merge_job = merge.as_ref().ok().cloned();
+    jobs.submissions.push(sub.clone());
+    jobs.save(&dir)?;
+    merge?;
+    Ok(Some(sub))
+}
