@@ -96,7 +96,14 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
         Ok(a) => a,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&staging);
-            return Err(e);
+            return Err(match e {
+                SlurmError::Refused { command, stderr, .. } => SlurmError::Refused {
+                    command,
+                    script: Some(dir.join("run_shards.sbatch")),
+                    stderr: format!("{stderr} (nothing was submitted and {} was left as it was)", dir.display()),
+                },
+                e => e,
+            });
         }
     };
     let mut sub =
