@@ -15,7 +15,7 @@ fn args(v: Value) -> Map<String, Value> {
 
 fn call(st: &mut SharedState, tool: &str, a: Value) -> Result<Value, String> {
     let a = args(a);
-    tools::check(tools::spec(tool).unwrap(), &a, st)?;
+    tools::check(tools::spec(tool).unwrap(), &a, st).map_err(|e| e.0)?;
     tools::run(tool, &a, st).map_err(|e| e.0)
 }
 

@@ -244,16 +244,18 @@ fn drifted_arguments_are_repaired_when_unambiguous_and_rejected_otherwise() {
     assert_eq!(ok.args["query"], "x");
     assert_eq!(ok.args["regions_q"], json!([1, 2]));
     assert_eq!(ok.repairs.len(), 2);
-    let e = tools::check_args(hark, &json!({"query": "x", "areas": [1]}), &ctx).unwrap_err();
+    let e = tools::check_args(hark, &json!({"query": "x", "areas": [1]}), &ctx).unwrap_err().to_string();
     assert!(e.contains("unknown argument \"areas\"") && e.contains("regions_q"), "{e}");
-    let e = tools::check_args(hark, &json!({"query": "x", "regions_q": [500]}), &ctx).unwrap_err();
+    let e = tools::check_args(hark, &json!({"query": "x", "regions_q": [500]}), &ctx).unwrap_err().to_string();
     assert!(e.contains("not a region index 0–99"), "{e}");
     let profile = tools::spec("region_profile").unwrap();
-    let e = tools::check_args(profile, &json!({"region_name": "LH_Vis_1", "region_id": 3}), &ctx).unwrap_err();
+    let e =
+        tools::check_args(profile, &json!({"region_name": "LH_Vis_1", "region_id": 3}), &ctx).unwrap_err().to_string();
     assert!(e.contains("region_id"), "{e}");
     assert!(
         tools::check_args(tools::spec("hubs").unwrap(), &json!({"by": "eigenvector"}), &ctx)
             .unwrap_err()
+            .to_string()
             .contains("one of degree")
     );
     assert!(tools::check_args(tools::spec("global_metrics").unwrap(), &json!("all"), &ctx).is_err());

@@ -8,7 +8,7 @@ use serde_json::Value;
 struct FixedJudge(Value);
 
 impl Judge for FixedJudge {
-    fn judge(&self, _input: &Value, _prompt: &str) -> Result<Value, String> {
+    fn judge(&self, _input: &Value, _prompt: &str) -> Result<Value, brainlens::bench::error::BenchError> {
         Ok(self.0.clone())
     }
 }

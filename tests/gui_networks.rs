@@ -7,6 +7,18 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::path::Path;
 
+/// Frames until the metrics job of the last option change has ended (it runs off the UI thread).
+fn settle_metrics(h: &mut Harness<'static, BrainLensApp>) {
+    for _ in 0..500 {
+        h.run_steps(1);
+        if !h.state().networks.current.as_ref().is_some_and(|o| o.recomputing()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the metrics job never ended");
+}
+
 fn harness() -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
     app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
@@ -32,6 +44,7 @@ fn the_density_slider_recomputes() {
     // Move the slider to 30 % as assistive technology (and a drag) would.
     h.get_by_role_and_label(egui::accesskit::Role::Slider, "Density %").set_value_accesskit(30.0);
     h.run_steps(2);
+    settle_metrics(&mut h);
     let o = h.state().networks.current.as_ref().unwrap();
     assert!((o.metrics.density - 0.30).abs() < 1e-12, "density {}", o.metrics.density);
 }
@@ -65,6 +78,7 @@ fn small_world_runs_in_the_background() {
     let mut h = harness();
     h.get_by_role_and_label(egui::accesskit::Role::Slider, "Density %").set_value_accesskit(30.0);
     h.run_steps(2);
+    settle_metrics(&mut h);
     h.get_by_label("Compute σ/ω (20 references)").click();
     for _ in 0..400 {
         h.run_steps(1);

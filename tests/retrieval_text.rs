@@ -50,7 +50,7 @@ fn each_method_ranks_the_matching_fact_first() {
     let bm25 = build_index(TextMethod::Bm25, &docs, None).unwrap();
     let best = |s: Vec<f32>| s.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
     assert_eq!(best(bm25.scores("default mode network hubs").unwrap()), 1);
-    let e = build_index(TextMethod::Minilm, &docs, None).err().unwrap();
+    let e = build_index(TextMethod::Minilm, &docs, None).err().unwrap().to_string();
     assert!(e.contains("MiniLM"), "{e}");
     let Some(m) = model() else { return };
     let m = Arc::new(m);

@@ -130,6 +130,41 @@ fn last_error_line(e: &crate::sandbox::kernel::Execution) -> Option<String> {
     e.error.as_ref().map(|t| t.trim().lines().last().unwrap_or("").to_string())
 }
 
+/// One round's request: the task, the last `history_pairs` (reply, observation) pairs, and the actions the
+/// reply may open with (code first, a solution at the last turn).
+fn round_request(task: &str, history: &[(String, String)], s: &Settings, last: bool, no_code_yet: bool) -> ChatRequest {
+    let mut messages = vec![Message::system(SYSTEM), Message::user(task.to_string())];
+    for (reply, obs) in history.iter().rev().take(s.history_pairs).rev() {
+        messages.push(Message::assistant(reply.clone()));
+        messages.push(Message::user(format!("Observation:\n{obs}")));
+    }
+    if last {
+        messages.push(Message::user(
+            "This is the last turn: reply now with your final report between <solution> and </solution>.",
+        ));
+    }
+    ChatRequest {
+        temperature: s.temperature,
+        max_tokens: s.max_tokens,
+        seed: Some(s.seed),
+        stop: vec!["</execute>".into(), "</solution>".into()],
+        // A local model's reply always opens with an action (remote models are unconstrained): the first
+        // one runs code (a solution before any observation could only report unmeasured values), the
+        // last one answers; code may repeat itself legitimately, so no repetition control.
+        format: ResponseFormat::Tagged {
+            tags: if last {
+                vec!["solution".into()]
+            } else if no_code_yet {
+                vec!["execute".into()]
+            } else {
+                vec!["execute".into(), "solution".into()]
+            },
+        },
+        repetition: Some(Repetition::off()),
+        ..ChatRequest::new(messages)
+    }
+}
+
 /// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
 pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
     let mut trace =
@@ -141,36 +176,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
     let mut report = None;
     for round in 1..=s.max_rounds {
         let last = round == s.max_rounds || force;
-        let mut messages = vec![Message::system(SYSTEM), Message::user(task.clone())];
-        for (reply, obs) in history.iter().rev().take(s.history_pairs).rev() {
-            messages.push(Message::assistant(reply.clone()));
-            messages.push(Message::user(format!("Observation:\n{obs}")));
-        }
-        if last {
-            messages.push(Message::user(
-                "This is the last turn: reply now with your final report between <solution> and </solution>.",
-            ));
-        }
-        let req = ChatRequest {
-            temperature: s.temperature,
-            max_tokens: s.max_tokens,
-            seed: Some(s.seed),
-            stop: vec!["</execute>".into(), "</solution>".into()],
-            // A local model's reply always opens with an action (remote models are unconstrained): the first
-            // one runs code (a solution before any observation could only report unmeasured values), the
-            // last one answers; code may repeat itself legitimately, so no repetition control.
-            format: ResponseFormat::Tagged {
-                tags: if last {
-                    vec!["solution".into()]
-                } else if trace.rounds.iter().all(|r| r.code.is_none()) {
-                    vec!["execute".into()]
-                } else {
-                    vec!["execute".into(), "solution".into()]
-                },
-            },
-            repetition: Some(Repetition::off()),
-            ..ChatRequest::new(messages)
-        };
+        let req = round_request(&task, &history, s, last, trace.rounds.iter().all(|r| r.code.is_none()));
         let resp = match model.chat_with(&req, cancel, &mut |_| {}) {
             Ok(r) => r,
             Err(e) => {

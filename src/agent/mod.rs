@@ -5,6 +5,7 @@
 
 pub mod codeact;
 pub mod eeg;
+pub mod error;
 pub mod graph;
 pub mod tools;
 

@@ -3,6 +3,7 @@
 //! table entry, so a listed tool always has its handler. The menu line, the argument names check and the
 //! `anyOf` branch told apart by a `const` tool name are written once here.
 
+use crate::agent::error::{AgentError, Result};
 use serde_json::{Map, Value, json};
 
 /// A tool call that failed: what the model reads as the observation and the trace records.
@@ -21,6 +22,26 @@ impl From<&str> for ToolError {
         ToolError(s.to_string())
     }
 }
+
+/// A tool's failure is the observation the model reads: the lower layers' errors become its text.
+macro_rules! tool_error_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for ToolError {
+            fn from(e: $t) -> Self {
+                ToolError(e.to_string())
+            }
+        }
+    )*};
+}
+
+tool_error_from!(
+    crate::signal::SignalError,
+    crate::signal::edf::EdfError,
+    crate::network::error::NetworkError,
+    crate::retrieval::error::RetrievalError,
+    crate::agent::error::AgentError,
+    crate::util::error::ContextError
+);
 
 /// One parameter: its name, kind (the agent's own), whether it is required, and the help the menu shows.
 #[derive(Debug, Clone, Copy)]
@@ -68,12 +89,12 @@ impl<K, G, H> Tool<K, G, H> {
     }
 
     /// Names in `args` that are not parameters, then required parameters missing (null counts as missing).
-    pub fn check_names(&self, args: &Map<String, Value>) -> Result<(), String> {
+    pub fn check_names(&self, args: &Map<String, Value>) -> Result<(), AgentError> {
         if let Some(k) = args.keys().find(|k| !self.params.iter().any(|p| p.name == k.as_str())) {
-            return Err(format!("{}: unknown argument {k:?}", self.name));
+            return Err(format!("{}: unknown argument {k:?}", self.name).into());
         }
         if let Some(p) = self.params.iter().find(|p| p.required && args.get(p.name).is_none_or(Value::is_null)) {
-            return Err(format!("{}: missing argument {:?}", self.name, p.name));
+            return Err(format!("{}: missing argument {:?}", self.name, p.name).into());
         }
         Ok(())
     }
@@ -93,11 +114,11 @@ pub fn menu<'a, K: 'static, G: 'a, H: 'a>(tools: impl IntoIterator<Item = &'a To
 mod tests {
     use super::*;
 
-    fn nothing(_: &()) -> Result<(), String> {
+    fn nothing(_: &()) -> Result<(), AgentError> {
         Ok(())
     }
 
-    const T: Tool<u8, (), fn(&()) -> Result<(), String>> = Tool {
+    const T: Tool<u8, (), fn(&()) -> Result<(), AgentError>> = Tool {
         name: "hubs",
         group: (),
         about: "top regions",
@@ -116,9 +137,14 @@ mod tests {
         assert_eq!(obj["additionalProperties"], json!(false));
         assert_eq!(T.branch("args", obj)["properties"]["tool"], json!({"const": "hubs"}));
         let args = |v: Value| v.as_object().cloned().unwrap();
-        assert_eq!(T.check_names(&args(json!({"by": "degree"}))), Ok(()));
-        assert!(T.check_names(&args(json!({"by": "degree", "x": 1}))).unwrap_err().contains("unknown argument \"x\""));
-        assert!(T.check_names(&args(json!({"by": null}))).unwrap_err().contains("missing argument \"by\""));
+        assert!(T.check_names(&args(json!({"by": "degree"}))).is_ok());
+        assert!(
+            T.check_names(&args(json!({"by": "degree", "x": 1})))
+                .unwrap_err()
+                .to_string()
+                .contains("unknown argument \"x\"")
+        );
+        assert!(T.check_names(&args(json!({"by": null}))).unwrap_err().to_string().contains("missing argument \"by\""));
         assert!(find(&[T], "hubs").is_some() && find(&[T], "nope").is_none());
         assert!((T.run)(&()).is_ok());
     }

@@ -163,70 +163,73 @@ pub fn validate(v: &Value) -> Vec<(String, String)> {
                 continue;
             }
         };
-        let p = |k: &str| format!("{}.{k}", at("params"));
-        let want_number = |k: &str, nonneg: bool, errs: &mut Vec<(String, String)>| match params.get(k) {
-            Some(x @ Value::Number(_)) if !nonneg || number(x).is_some_and(|x| x >= 0.0) => {}
-            Some(other) => errs.push((
-                p(k),
-                format!("expected a {}number, got {}", if nonneg { "non-negative " } else { "" }, describe(other)),
-            )),
-            None => errs.push((p(k), "missing".into())),
-        };
-        let mode_in = |allowed: &[&str], errs: &mut Vec<(String, String)>| {
-            if let Some(mode) = params.get("match_mode") {
-                if !mode.as_str().is_some_and(|s| allowed.contains(&s.trim().to_lowercase().as_str())) {
-                    errs.push((
-                        p("match_mode"),
-                        format!("expected one of {}, got {}", allowed.join(", "), describe(mode)),
-                    ));
-                }
-            }
-        };
-        let list_truth = |errs: &mut Vec<(String, String)>| match params.get("gt_value") {
-            Some(Value::Array(_) | Value::String(_)) => {}
-            Some(other) => errs
-                .push((p("gt_value"), format!("expected a list or a comma-separated string, got {}", describe(other)))),
-            None => errs.push((p("gt_value"), "missing".into())),
-        };
-        let top_k = |errs: &mut Vec<(String, String)>| {
-            if let Some(k) = params.get("top_k").filter(|k| !k.is_null()) {
-                if k.as_u64().is_none() {
-                    errs.push((p("top_k"), format!("expected a non-negative integer, got {}", describe(k))));
-                }
-            }
-        };
-        match kind {
-            "numeric_check" => {
-                want_number("gt_value", false, &mut errs);
-                want_number("tolerance", true, &mut errs);
-            }
-            "categorical_check" if !params.contains_key("gt_value") => errs.push((p("gt_value"), "missing".into())),
-            "set_match_check" => {
-                list_truth(&mut errs);
-                mode_in(&SET_MODES, &mut errs);
-                top_k(&mut errs);
-            }
-            "sequence_match_check" => {
-                list_truth(&mut errs);
-                mode_in(&SEQUENCE_MODES, &mut errs);
-                top_k(&mut errs);
-            }
-            "semantic_consistency" | "safety_compliance" | "factual_qa_check" => match params.get("judge_prompt") {
-                Some(Value::String(s)) if !s.trim().is_empty() => {}
-                Some(other) => {
-                    errs.push((p("judge_prompt"), format!("expected a non-empty string, got {}", describe(other))))
-                }
-                None => errs.push((p("judge_prompt"), "missing (without it the judge is never asked)".into())),
-            },
-            "file_status_check" => {
-                if let Some(c) = params.get("validator_config").filter(|c| !c.is_object()) {
-                    errs.push((p("validator_config"), format!("expected an object, got {}", describe(c))));
-                }
-            }
-            _ => {}
-        }
+        validate_params(kind, params, &at("params"), &mut errs);
     }
     errs
+}
+
+/// The parameters a validation unit of type `kind` needs (`at` = the params' JSON path).
+fn validate_params(kind: &str, params: &serde_json::Map<String, Value>, at: &str, errs: &mut Vec<(String, String)>) {
+    let p = |k: &str| format!("{at}.{k}");
+    let want_number = |k: &str, nonneg: bool, errs: &mut Vec<(String, String)>| match params.get(k) {
+        Some(x @ Value::Number(_)) if !nonneg || number(x).is_some_and(|x| x >= 0.0) => {}
+        Some(other) => errs.push((
+            p(k),
+            format!("expected a {}number, got {}", if nonneg { "non-negative " } else { "" }, describe(other)),
+        )),
+        None => errs.push((p(k), "missing".into())),
+    };
+    let mode_in = |allowed: &[&str], errs: &mut Vec<(String, String)>| {
+        if let Some(mode) = params.get("match_mode") {
+            if !mode.as_str().is_some_and(|s| allowed.contains(&s.trim().to_lowercase().as_str())) {
+                errs.push((p("match_mode"), format!("expected one of {}, got {}", allowed.join(", "), describe(mode))));
+            }
+        }
+    };
+    let list_truth = |errs: &mut Vec<(String, String)>| match params.get("gt_value") {
+        Some(Value::Array(_) | Value::String(_)) => {}
+        Some(other) => {
+            errs.push((p("gt_value"), format!("expected a list or a comma-separated string, got {}", describe(other))))
+        }
+        None => errs.push((p("gt_value"), "missing".into())),
+    };
+    let top_k = |errs: &mut Vec<(String, String)>| {
+        if let Some(k) = params.get("top_k").filter(|k| !k.is_null()) {
+            if k.as_u64().is_none() {
+                errs.push((p("top_k"), format!("expected a non-negative integer, got {}", describe(k))));
+            }
+        }
+    };
+    match kind {
+        "numeric_check" => {
+            want_number("gt_value", false, errs);
+            want_number("tolerance", true, errs);
+        }
+        "categorical_check" if !params.contains_key("gt_value") => errs.push((p("gt_value"), "missing".into())),
+        "set_match_check" => {
+            list_truth(errs);
+            mode_in(&SET_MODES, errs);
+            top_k(errs);
+        }
+        "sequence_match_check" => {
+            list_truth(errs);
+            mode_in(&SEQUENCE_MODES, errs);
+            top_k(errs);
+        }
+        "semantic_consistency" | "safety_compliance" | "factual_qa_check" => match params.get("judge_prompt") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {}
+            Some(other) => {
+                errs.push((p("judge_prompt"), format!("expected a non-empty string, got {}", describe(other))))
+            }
+            None => errs.push((p("judge_prompt"), "missing (without it the judge is never asked)".into())),
+        },
+        "file_status_check" => {
+            if let Some(c) = params.get("validator_config").filter(|c| !c.is_object()) {
+                errs.push((p("validator_config"), format!("expected an object, got {}", describe(c))));
+            }
+        }
+        _ => {}
+    }
 }
 
 impl Case {

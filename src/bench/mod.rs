@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod canon;
 pub mod case;
 pub mod collection;
+pub mod error;
 pub mod generate;
 pub mod json;
 pub mod rescore;

@@ -1,5 +1,6 @@
 //! A signal artifact (`.edf`, `.bdf`, `.npy`) loaded for `file_status_check`'s field checks.
 
+use crate::bench::error::{BenchError, Result};
 use crate::signal::Recording;
 use ndarray::{ArrayD, Axis};
 use ndarray_npy::ReadNpyExt;
@@ -19,7 +20,7 @@ pub struct SignalFile {
 }
 
 impl SignalFile {
-    pub fn load(path: &Path) -> Result<SignalFile, String> {
+    pub fn load(path: &Path) -> Result<SignalFile, BenchError> {
         let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
         match ext.as_str() {
             "npy" => load_npy(path),
@@ -27,7 +28,8 @@ impl SignalFile {
             other => Err(format!(
                 "{}: cannot check signal fields of a .{other} file (EDF, BDF and NPY are read)",
                 path.display()
-            )),
+            )
+            .into()),
         }
     }
 
@@ -67,8 +69,8 @@ impl SignalFile {
     }
 }
 
-fn read_any_npy(path: &Path) -> Result<ArrayD<f64>, String> {
-    let open = || std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()));
+fn read_any_npy(path: &Path) -> Result<ArrayD<f64>, BenchError> {
+    let open = || std::fs::File::open(path).map_err(|e| BenchError::from(format!("{}: {e}", path.display())));
     if let Ok(a) = ArrayD::<f64>::read_npy(open()?) {
         return Ok(a);
     }
@@ -83,10 +85,10 @@ fn read_any_npy(path: &Path) -> Result<ArrayD<f64>, String> {
     }
     ArrayD::<i64>::read_npy(open()?)
         .map(|a| a.mapv(|v| v as f64))
-        .map_err(|e| format!("{}: not a numeric .npy array: {e}", path.display()))
+        .map_err(|e| format!("{}: not a numeric .npy array: {e}", path.display()).into())
 }
 
-fn load_npy(path: &Path) -> Result<SignalFile, String> {
+fn load_npy(path: &Path) -> Result<SignalFile, BenchError> {
     let a = read_any_npy(path)?;
     let shape = a.shape().to_vec();
     let channels = match a.ndim() {
@@ -100,16 +102,16 @@ fn load_npy(path: &Path) -> Result<SignalFile, String> {
                     .collect()
             })
             .collect(),
-        d => return Err(format!("{}: a {d}-D array is not a signal (1-D, 2-D or 3-D expected)", path.display())),
+        d => return Err(format!("{}: a {d}-D array is not a signal (1-D, 2-D or 3-D expected)", path.display()).into()),
     };
     Ok(SignalFile { shape, channels, sfreq: None, names: None, bandpass: None })
 }
 
-fn load_edf(path: &Path) -> Result<SignalFile, String> {
-    let rec = Recording::open(path).map_err(|e| e.to_string())?;
-    let duration = rec.duration_s().map_err(|e| e.to_string())?;
+fn load_edf(path: &Path) -> Result<SignalFile, BenchError> {
+    let rec = Recording::open(path).map_err(|e| BenchError::from(e.to_string()))?;
+    let duration = rec.duration_s().map_err(|e| BenchError::from(e.to_string()))?;
     let all: Vec<usize> = (0..rec.channels().len()).collect();
-    let data = rec.read(&all, 0.0, duration + 1.0).map_err(|e| e.to_string())?;
+    let data = rec.read(&all, 0.0, duration + 1.0).map_err(|e| BenchError::from(e.to_string()))?;
     let channels: Vec<Vec<f64>> = data.into_iter().map(|d| d.values).collect();
     let first = rec.channels().first();
     let prefilter = first.map(|c| rec.header().signals[c.signal].prefilter.clone()).unwrap_or_default();

@@ -158,7 +158,7 @@ fn model_for(settings: &Settings, provider: &ProviderArgs) -> Result<Option<Arc<
 pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
     match command {
         AgentCommand::Tasks { json } => {
-            let tasks: Vec<Task> = Task::names().iter().map(|n| Task::load(n)).collect::<Result<_>>()?;
+            let tasks: Vec<Task> = Task::names().iter().map(|n| Task::load(n)).collect::<Result<_, _>>()?;
             if json {
                 return write_json(out, &tasks);
             }

@@ -2,6 +2,7 @@
 //! the environment or typed into the session); it is never serialised — `Secret` has no serde impl and its
 //! Debug prints a redaction.
 
+use crate::llm::error::RequestError;
 use crate::util::paths::models_dir;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -54,12 +55,12 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    pub fn parse(text: &str) -> Result<ProviderKind, String> {
+    pub fn parse(text: &str) -> Result<ProviderKind, RequestError> {
         match text.to_ascii_lowercase().as_str() {
             "local" => Ok(ProviderKind::Local),
             "openai" => Ok(ProviderKind::Openai),
             "replay" => Ok(ProviderKind::Replay),
-            other => Err(format!("unknown provider \"{other}\" (local, openai or replay)")),
+            other => Err(format!("unknown provider \"{other}\" (local, openai or replay)").into()),
         }
     }
 }

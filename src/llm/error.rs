@@ -70,3 +70,33 @@ impl LlmError {
         Self::new(ErrorClass::Cancelled, provider, "cancelled by the user")
     }
 }
+
+/// A request, tool list or setting that cannot be used as given (an OpenAI-style request body, a tool
+/// schema, a provider name); the text names the field and what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct RequestError(pub String);
+
+impl From<String> for RequestError {
+    fn from(s: String) -> Self {
+        RequestError(s)
+    }
+}
+
+impl From<&str> for RequestError {
+    fn from(s: &str) -> Self {
+        RequestError(s.to_string())
+    }
+}
+
+impl From<RequestError> for String {
+    fn from(e: RequestError) -> String {
+        e.0
+    }
+}
+
+impl From<crate::llm::schema::SchemaError> for RequestError {
+    fn from(e: crate::llm::schema::SchemaError) -> Self {
+        RequestError(e.to_string())
+    }
+}

@@ -10,6 +10,7 @@ use super::config::Secret;
 use super::error::ErrorClass;
 use super::tools::{self, Reply, ToolSpec};
 use super::types::{ChatModel, ChatRequest, Message, ResponseFormat};
+use crate::llm::error::RequestError;
 use crate::util::cancel::Cancel;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -60,7 +61,7 @@ fn now() -> u64 {
 }
 
 /// Reads an OpenAI chat-completions body into our request.
-pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
+pub fn parse_request(body: &Value) -> Result<ChatRequest, RequestError> {
     let messages: Vec<Message> = body
         .get("messages")
         .and_then(Value::as_array)
@@ -76,7 +77,7 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
                     parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
                 }
                 (None | Some(Value::Null), Some(_)) => String::new(),
-                _ => return Err(format!("messages[{i}].content must be a string")),
+                _ => return Err(format!("messages[{i}].content must be a string").into()),
             };
             // Earlier calls and their results go back to the model as the text it would have written/read.
             let content = match calls {
@@ -103,11 +104,11 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
                 "system" | "developer" => super::types::Role::System,
                 "user" => super::types::Role::User,
                 "assistant" => super::types::Role::Assistant,
-                other => return Err(format!("messages[{i}].role \"{other}\" is not supported")),
+                other => return Err(format!("messages[{i}].role \"{other}\" is not supported").into()),
             };
             Ok(Message { role, content })
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, RequestError>>()?;
     if messages.is_empty() {
         return Err("\"messages\" is empty".into());
     }
@@ -143,7 +144,7 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
                 let name = spec.get("name").and_then(Value::as_str).unwrap_or("response").to_string();
                 ResponseFormat::JsonSchema { name, schema }
             }
-            other => return Err(format!("response_format type {other:?} is not supported")),
+            other => return Err(format!("response_format type {other:?} is not supported").into()),
         },
     };
     Ok(request)
@@ -152,13 +153,13 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, String> {
 impl Server {
     /// Binds `addr` (e.g. "127.0.0.1:8080"; port 0 picks a free one).
     /// Without a key the server binds loopback addresses only.
-    pub fn bind(model: Arc<dyn ChatModel>, addr: &str, key: Option<Secret>) -> Result<Server, String> {
+    pub fn bind(model: Arc<dyn ChatModel>, addr: &str, key: Option<Secret>) -> Result<Server, RequestError> {
         let http = tiny_http::Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let loopback = http.server_addr().to_ip().is_some_and(|a| a.ip().is_loopback());
         if !loopback && key.is_none() {
             return Err(format!(
                 "{addr} is reachable from other machines: serving beyond loopback needs --api-key (or BRAINLENS_SERVE_KEY)"
-            ));
+            ).into());
         }
         let id = model.name().split_once(':').map(|(_, m)| m.to_string()).unwrap_or_else(|| model.name());
         Ok(Server { http: Arc::new(http), model, id, key, queue: Arc::new(Queue::default()) })
@@ -214,10 +215,10 @@ fn handle(mut request: tiny_http::Request, model: &dyn ChatModel, id: &str, key:
                 return;
             }
             let parsed = serde_json::from_str::<Value>(&text)
-                .map_err(|e| format!("body is not JSON: {e}"))
+                .map_err(|e| RequestError::from(format!("body is not JSON: {e}")))
                 .and_then(|b| Ok((parse_request(&b)?, tools::parse(&b)?)));
             match parsed {
-                Err(message) => json_response(400, &error_body("invalid_request_error", &message)),
+                Err(message) => json_response(400, &error_body("invalid_request_error", &message.to_string())),
                 Ok((mut chat, spec)) => {
                     if let Some(t) = &spec {
                         t.apply(&mut chat);
@@ -360,7 +361,7 @@ mod tests {
         }
         let r = parse_request(&base(json!({"type": "json_object"}))).unwrap();
         assert_eq!(r.format, ResponseFormat::JsonObject);
-        let e = parse_request(&base(json!({"type": "json_object", "schema": {"allOf": []}}))).unwrap_err();
+        let e = parse_request(&base(json!({"type": "json_object", "schema": {"allOf": []}}))).unwrap_err().to_string();
         assert!(e.contains("allOf"), "{e}");
     }
 }

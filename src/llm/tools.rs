@@ -6,6 +6,7 @@
 
 use super::schema::Schema;
 use super::types::{ChatRequest, Message, ResponseFormat, Role};
+use crate::llm::error::RequestError;
 use serde_json::{Value, json};
 
 /// The branch tag of a plain answer under `tool_choice: "auto"` (not a valid function name: it has spaces).
@@ -49,18 +50,18 @@ pub enum Reply {
 }
 
 /// Reads `tools`, `tool_choice` and `parallel_tool_calls`; None when the request has no tools.
-pub fn parse(body: &Value) -> Result<Option<ToolSpec>, String> {
+pub fn parse(body: &Value) -> Result<Option<ToolSpec>, RequestError> {
     let Some(list) = body.get("tools").filter(|t| !t.is_null()) else { return Ok(None) };
     let list = list.as_array().ok_or("\"tools\" must be an array")?;
     let mut functions = Vec::new();
     for (i, t) in list.iter().enumerate() {
         if t.get("type").and_then(Value::as_str).unwrap_or("function") != "function" {
-            return Err(format!("tools[{i}].type must be \"function\""));
+            return Err(format!("tools[{i}].type must be \"function\"").into());
         }
         let f = t.get("function").ok_or(format!("tools[{i}].function missing"))?;
         let name = f.get("name").and_then(Value::as_str).ok_or(format!("tools[{i}].function.name missing"))?;
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(format!("tools[{i}].function.name {name:?} must match ^[a-zA-Z0-9_-]+$"));
+            return Err(format!("tools[{i}].function.name {name:?} must match ^[a-zA-Z0-9_-]+$").into());
         }
         let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
         Schema::compile(&parameters).map_err(|e| format!("tools[{i}] ({name}): parameters: {e}"))?;
@@ -76,13 +77,13 @@ pub fn parse(body: &Value) -> Result<Option<ToolSpec>, String> {
             "auto" => Choice::Auto,
             "none" => Choice::None,
             "required" => Choice::Required,
-            o => return Err(format!("tool_choice {o:?} is not auto, none, required or a function")),
+            o => return Err(format!("tool_choice {o:?} is not auto, none, required or a function").into()),
         },
         Some(v) => {
             let name =
                 v.pointer("/function/name").and_then(Value::as_str).ok_or("tool_choice.function.name missing")?;
             if !functions.iter().any(|f| f.name == name) {
-                return Err(format!("tool_choice names {name:?}, which is not in tools"));
+                return Err(format!("tool_choice names {name:?}, which is not in tools").into());
             }
             Choice::Named(name.to_string())
         }
@@ -237,11 +238,15 @@ mod tests {
     fn bad_tools_are_refused_with_the_function_named() {
         let e = parse(&json!({"tools": [{"type": "function", "function": {"name": "f",
             "parameters": {"type": "object", "properties": {"x": {"allOf": []}}}}}]}))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("(f)") && e.contains("allOf"), "{e}");
-        assert!(parse(&json!({"tools": [{"function": {"name": "a b"}}]})).unwrap_err().contains("must match"));
+        assert!(
+            parse(&json!({"tools": [{"function": {"name": "a b"}}]})).unwrap_err().to_string().contains("must match")
+        );
         let e = parse(&json!({"tools": [{"function": {"name": "f"}}], "tool_choice": {"function": {"name": "g"}}}))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("\"g\""), "{e}");
     }
 }

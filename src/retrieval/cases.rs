@@ -10,7 +10,8 @@ use crate::network::atlas::Atlas;
 use crate::network::connectome::{Asymmetry, Connectome};
 use crate::network::describe::describe;
 use crate::network::metrics::summary::{MetricsOptions, prepare, summarize_prepared};
-use anyhow::{Context, Result, anyhow, bail};
+use crate::retrieval::error::{Result, RetrievalError};
+use crate::util::error::Context;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -101,7 +102,13 @@ pub fn load_graph(path: &Path, atlas: Option<&Atlas>) -> Result<Connectome> {
     let mut c = crate::network::io::load(path, Asymmetry::Symmetrize)?;
     if let Some(a) = atlas {
         if a.len() != c.n {
-            bail!("{}: {} regions but atlas {} has {}", path.display(), c.n, a.name, a.len());
+            return Err(RetrievalError::from(format!(
+                "{}: {} regions but atlas {} has {}",
+                path.display(),
+                c.n,
+                a.name,
+                a.len()
+            )));
         }
         c.labels = a.labels.clone();
     }
@@ -187,9 +194,9 @@ pub fn model_report(
     .with_schema("case_report", report_schema());
     let draft = model
         .chat(&request)
-        .map_err(|e| anyhow!("{e}"))?
+        .map_err(|e| RetrievalError::from(format!("{e}")))?
         .json
-        .ok_or_else(|| anyhow!("the model returned no JSON report"))?;
+        .ok_or_else(|| RetrievalError::from(format!("the model returned no JSON report")))?;
     // Second pass (the seed's refiner): check the draft against the facts, rewrite unsupported claims, and set
     // if_manual when a person should look at it.
     let refine = ChatRequest {
@@ -204,9 +211,9 @@ pub fn model_report(
     .with_schema("case_report", report_schema());
     let mut report = model
         .chat(&refine)
-        .map_err(|e| anyhow!("{e}"))?
+        .map_err(|e| RetrievalError::from(format!("{e}")))?
         .json
-        .ok_or_else(|| anyhow!("the refiner returned no JSON report"))?;
+        .ok_or_else(|| RetrievalError::from(format!("the refiner returned no JSON report")))?;
     report["draft"] = draft;
     report["facts"] = facts;
     let text = ["region_level", "subgraph_level", "graph_level"]
@@ -239,7 +246,11 @@ impl CaseMemory {
             let graph_embedding = encoder.embed(&c, atlas.as_ref()).with_context(|| path.display().to_string())?;
             if let Some(first) = cases.first().map(|x: &Case| x.graph_embedding.len()) {
                 if graph_embedding.len() != first {
-                    bail!("{}: {} regions, unlike the memory's first graph", path.display(), c.n);
+                    return Err(RetrievalError::from(format!(
+                        "{}: {} regions, unlike the memory's first graph",
+                        path.display(),
+                        c.n
+                    )));
                 }
             }
             let (report, report_text, written_by) = match model {
@@ -271,7 +282,10 @@ impl CaseMemory {
         }
         if let Some(m) = text {
             let texts: Vec<String> = cases.iter().map(|c| c.report_text.clone()).collect();
-            for (case, v) in cases.iter_mut().zip(super::text::cache::embeddings(m, &texts).map_err(|e| anyhow!(e))?) {
+            for (case, v) in cases
+                .iter_mut()
+                .zip(super::text::cache::embeddings(m, &texts).map_err(|e| RetrievalError::from((e).to_string()))?)
+            {
                 case.report_embedding = v;
             }
         }
@@ -296,16 +310,20 @@ impl CaseMemory {
         let m: CaseMemory =
             serde_json::from_str(&text).with_context(|| format!("{}: not a case memory", file.display()))?;
         if m.encoder != ENCODER && !m.encoder.starts_with("gfm:") {
-            bail!("{}: graph encoder \"{}\" (this build has {ENCODER} and gfm:<model>)", file.display(), m.encoder);
+            return Err(RetrievalError::from(format!(
+                "{}: graph encoder \"{}\" (this build has {ENCODER} and gfm:<model>)",
+                file.display(),
+                m.encoder
+            )));
         }
         let dim = m.cases.first().map_or(0, |c| c.graph_embedding.len());
         if let Some(bad) = m.cases.iter().find(|c| c.graph_embedding.len() != dim) {
-            bail!(
+            return Err(RetrievalError::from(format!(
                 "{}: case {} has a graph embedding of {} values, not {dim}",
                 file.display(),
                 bad.id,
                 bad.graph_embedding.len()
-            );
+            )));
         }
         Ok(m)
     }
@@ -325,11 +343,11 @@ impl CaseMemory {
     /// model have it, else BM25 scaled to [0, 1] by the best case.
     pub fn text_scores(&self, report_text: &str, model: Option<&MiniLm>) -> Result<Vec<f32>> {
         if let Some(m) = model.filter(|_| self.cases.iter().all(|c| !c.report_embedding.is_empty())) {
-            let q = m.embed(&[report_text]).map_err(|e| anyhow!(e))?.remove(0);
+            let q = m.embed(&[report_text]).map_err(|e| RetrievalError::from((e).to_string()))?.remove(0);
             return Ok(self.cases.iter().map(|c| dot(&q, &c.report_embedding)).collect());
         }
         let docs: Vec<String> = self.cases.iter().map(|c| c.report_text.clone()).collect();
-        let s = Bm25::new(&docs).scores(report_text).map_err(|e| anyhow!(e))?;
+        let s = Bm25::new(&docs).scores(report_text).map_err(|e| RetrievalError::from((e).to_string()))?;
         let max = s.iter().cloned().fold(0.0f32, f32::max);
         Ok(s.iter().map(|x| if max > 0.0 { x / max } else { 0.0 }).collect())
     }
@@ -344,14 +362,14 @@ impl CaseMemory {
         exclude_group: Option<&str>,
     ) -> Result<Vec<Hit>> {
         if !(0.0..=1.0).contains(&beta) {
-            bail!("β = {beta}: must be between 0 and 1");
+            return Err(RetrievalError::from(format!("β = {beta}: must be between 0 and 1")));
         }
         let dim = self.cases.first().map_or(0, |c| c.graph_embedding.len());
         if dim != graph_embedding.len() {
-            bail!(
+            return Err(RetrievalError::from(format!(
                 "the query graph's embedding has {} values; this memory's graphs have {dim} (different atlas or region count)",
                 graph_embedding.len()
-            );
+            )));
         }
         let mut hits: Vec<Hit> = self
             .cases

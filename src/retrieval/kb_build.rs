@@ -9,7 +9,8 @@ use super::knowledge::Item;
 use super::text::bm25::tokenize;
 use crate::llm::{ChatModel, ChatRequest, Message};
 use crate::network::atlas::Atlas;
-use anyhow::{Context, Result, anyhow, bail};
+use crate::retrieval::error::{Result, RetrievalError};
+use crate::util::error::Context;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -68,7 +69,11 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 fn ask(model: &dyn ChatModel, system: &str, user: String, name: &str, schema: Value, max_tokens: u32) -> Result<Value> {
     let request = ChatRequest { max_tokens, ..ChatRequest::new(vec![Message::system(system), Message::user(user)]) }
         .with_schema(name, schema);
-    model.chat(&request).map_err(|e| anyhow!("{e}"))?.json.ok_or_else(|| anyhow!("the model returned no JSON"))
+    model
+        .chat(&request)
+        .map_err(|e| RetrievalError::from(format!("{e}")))?
+        .json
+        .ok_or_else(|| RetrievalError::from(format!("the model returned no JSON")))
 }
 
 /// Runs the pipeline over the `.txt` and `.md` files of `docs`; `existing` items count for redundancy.
@@ -80,7 +85,7 @@ pub fn build(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Vec<Item>, BuildReport)> {
     if !super::knowledge::TASKS.contains(&task) {
-        bail!("task \"{task}\": one of {}", super::knowledge::TASKS.join(", "));
+        return Err(RetrievalError::from(format!("task \"{task}\": one of {}", super::knowledge::TASKS.join(", "))));
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(docs)
         .with_context(|| format!("{}: cannot read the documents folder", docs.display()))?
@@ -90,7 +95,7 @@ pub fn build(
         .collect();
     files.sort();
     if files.is_empty() {
-        bail!("{}: no .txt or .md documents", docs.display());
+        return Err(RetrievalError::from(format!("{}: no .txt or .md documents", docs.display())));
     }
     let aal = Atlas::builtin("aal90")?;
     let mut seen: Vec<BTreeSet<String>> = existing.iter().map(|i| tokenize(&i.text).into_iter().collect()).collect();

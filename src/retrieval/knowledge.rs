@@ -4,7 +4,8 @@
 
 use super::text::{MiniLm, TextIndex, TextMethod, build_index};
 use crate::network::atlas::{Atlas, YEO7};
-use anyhow::{Context, Result, bail};
+use crate::retrieval::error::{Result, RetrievalError};
+use crate::util::error::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -56,7 +57,12 @@ impl KnowledgeBase {
                 let at = || format!("{} line {}", file.display(), n + 1);
                 let item: Item = serde_json::from_str(line).with_context(at)?;
                 if !TASKS.contains(&item.task.as_str()) {
-                    bail!("{}: task \"{}\" is not one of {}", at(), item.task, TASKS.join(", "));
+                    return Err(RetrievalError::from(format!(
+                        "{}: task \"{}\" is not one of {}",
+                        at(),
+                        item.task,
+                        TASKS.join(", ")
+                    )));
                 }
                 let known = |r: &String| match item.atlas.as_str() {
                     "aal90" => aal.labels.contains(r),
@@ -64,10 +70,14 @@ impl KnowledgeBase {
                     _ => false,
                 };
                 if let Some(bad) = item.regions.iter().find(|r| !known(r)) {
-                    bail!("{}: region \"{bad}\" is not in atlas \"{}\"", at(), item.atlas);
+                    return Err(RetrievalError::from(format!(
+                        "{}: region \"{bad}\" is not in atlas \"{}\"",
+                        at(),
+                        item.atlas
+                    )));
                 }
                 if !ids.insert(item.id.clone()) {
-                    bail!("{}: duplicate id {}", at(), item.id);
+                    return Err(RetrievalError::from(format!("{}: duplicate id {}", at(), item.id)));
                 }
                 items.push(item);
             }
@@ -132,7 +142,7 @@ pub struct Hark {
 impl Hark {
     pub fn new(kb: KnowledgeBase, method: TextMethod, model: Option<Arc<MiniLm>>) -> Result<Hark> {
         let texts: Vec<String> = kb.items.iter().map(|i| i.text.clone()).collect();
-        let index = build_index(method, &texts, model).map_err(|e| anyhow::anyhow!(e))?;
+        let index = build_index(method, &texts, model).map_err(|e| RetrievalError::from((e).to_string()))?;
         Ok(Hark { kb, index, method })
     }
 
@@ -148,9 +158,9 @@ impl Hark {
         k: usize,
     ) -> Result<HarkResult> {
         if !TASKS.contains(&task) {
-            bail!("task \"{task}\": one of {}", TASKS.join(", "));
+            return Err(RetrievalError::from(format!("task \"{task}\": one of {}", TASKS.join(", "))));
         }
-        let sims = self.index.scores(text).map_err(|e| anyhow::anyhow!(e))?;
+        let sims = self.index.scores(text).map_err(|e| RetrievalError::from((e).to_string()))?;
         let mut task_items = Vec::new();
         let mut general = Vec::new();
         for (item, &similarity) in self.kb.items.iter().zip(&sims) {
@@ -195,7 +205,11 @@ pub fn parse_regions(spec: &str, atlas: &Atlas) -> Result<BTreeSet<usize>> {
     for r in spec.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         if let Ok(i) = r.parse::<usize>() {
             if i >= atlas.len() {
-                bail!("region index {i}: atlas {} has {} regions", atlas.name, atlas.len());
+                return Err(RetrievalError::from(format!(
+                    "region index {i}: atlas {} has {} regions",
+                    atlas.name,
+                    atlas.len()
+                )));
             }
             out.insert(i);
         } else if let Some(i) = atlas.labels.iter().position(|l| l == r) {
@@ -203,7 +217,7 @@ pub fn parse_regions(spec: &str, atlas: &Atlas) -> Result<BTreeSet<usize>> {
         } else if let Some(nets) = atlas.networks.as_ref().filter(|_| YEO7.contains(&r)) {
             out.extend((0..nets.len()).filter(|&i| nets[i] == r));
         } else {
-            bail!("region \"{r}\" is not a label of atlas {}", atlas.name);
+            return Err(RetrievalError::from(format!("region \"{r}\" is not a label of atlas {}", atlas.name)));
         }
     }
     Ok(out)

@@ -1,6 +1,7 @@
 //! `labels.csv`: the labelled graphs a case memory, a GFM encoder and a connectome evaluation are built from.
 
-use anyhow::{Context, Result, bail};
+use crate::retrieval::error::{Result, RetrievalError};
+use crate::util::error::Context;
 use std::path::Path;
 
 /// One row of labels.csv: graph file, label, group.
@@ -13,12 +14,16 @@ pub fn read_labels(path: &Path) -> Result<Vec<(String, String, String)>> {
             continue;
         }
         if cells.len() < 2 || cells[0].is_empty() || cells[1].is_empty() {
-            bail!("{} line {}: expected file,label[,group]", path.display(), n + 1);
+            return Err(RetrievalError::from(format!(
+                "{} line {}: expected file,label[,group]",
+                path.display(),
+                n + 1
+            )));
         }
         rows.push((cells[0].to_string(), cells[1].to_string(), cells.get(2).unwrap_or(&"").to_string()));
     }
     if rows.is_empty() {
-        bail!("{}: no cases", path.display());
+        return Err(RetrievalError::from(format!("{}: no cases", path.display())));
     }
     Ok(rows)
 }

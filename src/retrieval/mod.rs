@@ -3,6 +3,7 @@
 
 pub mod aliases;
 pub mod cases;
+pub mod error;
 pub mod gfm;
 pub mod graph;
 pub mod kb_build;

@@ -7,6 +7,7 @@
 //! its text (the local BrainBench suite's "alpha 8-13 Hz") carries them as its own parameters; the Spectrum
 //! panel lets the user edit the edges.
 
+use crate::signal::error::{SignalError, invalid};
 /// A named frequency band; both edges included, as `band_power` integrates them.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Band {
@@ -42,20 +43,20 @@ pub fn named(name: &str) -> Option<(f64, f64)> {
 }
 
 /// A band argument: a name from the table (`alpha`) or `LO-HI` in Hz (`8-13`), with 0 ≤ LO < HI.
-pub fn parse(text: &str) -> Result<(f64, f64), String> {
+pub fn parse(text: &str) -> Result<(f64, f64), SignalError> {
     if let Some(edges) = named(text) {
         return Ok(edges);
     }
     let names = BANDS.map(|b| b.0).join(", ");
     let (a, b) = text
         .split_once('-')
-        .ok_or_else(|| format!("band {text:?}: expected LO-HI in Hz (e.g. 8-12) or one of {names}"))?;
+        .ok_or_else(|| invalid!("band {text:?}: expected LO-HI in Hz (e.g. 8-12) or one of {names}"))?;
     let edge = |s: &str, which: &str| {
         s.trim().parse::<f64>().map_err(|_| format!("band {text:?}: the {which} edge {:?} is not a number", s.trim()))
     };
     let (lo, hi) = (edge(a, "low")?, edge(b, "high")?);
     if !(0.0 <= lo && lo < hi && hi.is_finite()) {
-        return Err(format!("band {text:?}: need 0 ≤ LO < HI"));
+        return Err(invalid!("band {text:?}: need 0 ≤ LO < HI"));
     }
     Ok((lo, hi))
 }
@@ -69,12 +70,12 @@ mod tests {
         for w in BANDS.windows(2) {
             assert_eq!(w[0].2, w[1].1, "{} ends where {} starts", w[0].0, w[1].0);
         }
-        assert_eq!(parse("Alpha"), Ok((8.0, 12.0)));
-        assert_eq!(parse("8-13"), Ok((8.0, 13.0)));
-        assert_eq!(parse(" 0.5 - 4 "), Ok((0.5, 4.0)));
-        assert!(parse("12-8").unwrap_err().contains("LO < HI"));
-        assert!(parse("mu").unwrap_err().contains("delta, theta, alpha"));
-        assert!(parse("8-x").unwrap_err().contains("high edge"));
+        assert_eq!(parse("Alpha").ok(), Some((8.0, 12.0)));
+        assert_eq!(parse("8-13").ok(), Some((8.0, 13.0)));
+        assert_eq!(parse(" 0.5 - 4 ").ok(), Some((0.5, 4.0)));
+        assert!(parse("12-8").unwrap_err().to_string().contains("LO < HI"));
+        assert!(parse("mu").unwrap_err().to_string().contains("delta, theta, alpha"));
+        assert!(parse("8-x").unwrap_err().to_string().contains("high edge"));
         assert_eq!(to_beta(), [(0.5, 4.0), (4.0, 8.0), (8.0, 12.0), (12.0, 16.0), (16.0, 30.0)]);
     }
 }

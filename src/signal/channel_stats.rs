@@ -6,6 +6,7 @@
 
 use super::montage::electrode_name;
 use super::spectrum::{Integration, WelchParams, band_power, welch};
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,14 +93,14 @@ pub fn moments(x: &[f64]) -> (f64, f64, f64) {
 }
 
 /// Statistics of each (label, samples, rate) channel; `line_hz` is the mains frequency (50 or 60).
-pub fn channel_stats(channels: &[(String, Vec<f64>, f64)], line_hz: f64) -> Result<StatsReport, String> {
+pub fn channel_stats(channels: &[(String, Vec<f64>, f64)], line_hz: f64) -> Result<StatsReport, SignalError> {
     if channels.is_empty() {
         return Err("no channels".into());
     }
     let mut out = Vec::new();
     for (label, x, fs) in channels {
         if x.len() < 2 {
-            return Err(format!("{label}: too few samples"));
+            return Err(invalid!("{label}: too few samples"));
         }
         let (variance, rms, kurtosis) = moments(x);
         let line_noise_ratio = (line_hz + 1.0 < fs / 2.0)

@@ -10,6 +10,7 @@
 
 use super::filter::fir::{FirFilter, FirWindow};
 use super::spectrum::welch::{Periodogram, WelchParams};
+use crate::signal::error::{SignalError, invalid};
 use realfft::num_complex::Complex;
 use rustfft::FftPlanner;
 use serde::Serialize;
@@ -24,13 +25,13 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn parse(s: &str) -> Result<Method, String> {
+    pub fn parse(s: &str) -> Result<Method, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "corr" | "pearson" => Ok(Method::Corr),
             "coh" | "coherence" => Ok(Method::Coh),
             "plv" => Ok(Method::Plv),
             "wpli" => Ok(Method::Wpli),
-            o => Err(format!("unknown method {o:?} (corr, coh, plv, wpli)")),
+            o => Err(invalid!("unknown method {o:?} (corr, coh, plv, wpli)")),
         }
     }
 
@@ -85,7 +86,7 @@ pub fn connectivity(
     method: Method,
     band: Option<(f64, f64)>,
     welch: &WelchParams,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, SignalError> {
     let n = data.len();
     if n < 2 {
         return Err("connectivity needs at least two channels".into());
@@ -98,7 +99,7 @@ pub fn connectivity(
         return Err("the signals are too short".into());
     }
     let band = match (method.needs_band(), band) {
-        (true, None) => return Err(format!("{method:?} needs a band (--band LO-HI)")),
+        (true, None) => return Err(invalid!("{method:?} needs a band (--band LO-HI)")),
         (_, b) => b,
     };
     let mut m = vec![0.0; n * n];
@@ -120,12 +121,12 @@ pub fn connectivity(
             let noverlap = p.noverlap.unwrap_or(nperseg / 2);
             let nfft = p.nfft.unwrap_or(nperseg);
             if noverlap >= nperseg || nfft < nperseg {
-                return Err(format!("invalid segments: nperseg {nperseg}, noverlap {noverlap}, nfft {nfft}"));
+                return Err(invalid!("invalid segments: nperseg {nperseg}, noverlap {noverlap}, nfft {nfft}"));
             }
             let freqs = super::spectrum::welch::freqs(nfft, fs);
             let bins: Vec<usize> = (0..freqs.len()).filter(|&k| freqs[k] >= lo && freqs[k] <= hi).collect();
             if bins.is_empty() {
-                return Err(format!("no frequency bin in {lo}–{hi} Hz at a resolution of {} Hz", fs / nfft as f64));
+                return Err(invalid!("no frequency bin in {lo}–{hi} Hz at a resolution of {} Hz", fs / nfft as f64));
             }
             let step = nperseg - noverlap;
             let segments = (len - noverlap) / step;

@@ -5,6 +5,7 @@ pub mod bands;
 pub mod channel_stats;
 pub mod connectivity;
 pub mod edf;
+pub mod error;
 pub mod filter;
 pub mod montage;
 pub mod page;
@@ -17,4 +18,5 @@ pub mod spectrum;
 pub mod topomap;
 pub mod view;
 
+pub use error::SignalError;
 pub use recording::{Channel, ChannelData, Recording, Segment};

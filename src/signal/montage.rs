@@ -2,6 +2,7 @@
 //! (with the classic longitudinal "double banana" preset when 10-20 labels are present).
 
 use super::Channel;
+use crate::signal::error::{SignalError, invalid};
 use serde::{Deserialize, Serialize};
 
 /// A displayed trace: a weighted sum of recorded channels (indices into `Recording::channels`).
@@ -165,8 +166,8 @@ impl Montage {
 }
 
 /// Parses "Fp1-F3, F3-C3" into label pairs.
-pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, String> {
-    let pairs: Result<Vec<_>, String> = text
+pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, SignalError> {
+    let pairs: Result<Vec<_>, SignalError> = text
         .split([',', ';', '\n'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -174,7 +175,7 @@ pub fn parse_chain(text: &str) -> Result<Vec<(String, String)>, String> {
             Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
                 Ok((a.trim().to_string(), b.trim().to_string()))
             }
-            _ => Err(format!("'{p}' is not a pair like Fp1-F3")),
+            _ => Err(invalid!("'{p}' is not a pair like Fp1-F3")),
         })
         .collect();
     let pairs = pairs?;

@@ -9,10 +9,11 @@
 use super::filter::butter::{BandType, butter};
 use super::filter::iir::{default_padlen, sosfiltfilt};
 use super::filter::lfilter::filtfilt;
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 
 /// neurokit2's `ecg_clean(method='neurokit')` with a 50-Hz (or `powerline`) mains period.
-pub fn ecg_clean(x: &[f64], fs: f64, powerline: f64) -> Result<Vec<f64>, String> {
+pub fn ecg_clean(x: &[f64], fs: f64, powerline: f64) -> Result<Vec<f64>, SignalError> {
     let sos = butter(5, &[0.5], BandType::Highpass, fs)?;
     let hp = sosfiltfilt(&sos, x, default_padlen(&sos));
     let taps = if fs >= 100.0 { (fs / powerline) as usize } else { 2 };
@@ -146,9 +147,9 @@ pub struct Hrv {
     pub rr_ms: Vec<f64>,
 }
 
-pub fn hrv(peaks: &[usize], fs: f64) -> Result<Hrv, String> {
+pub fn hrv(peaks: &[usize], fs: f64) -> Result<Hrv, SignalError> {
     if peaks.len() < 3 {
-        return Err(format!("{} R-peaks: at least 3 are needed", peaks.len()));
+        return Err(invalid!("{} R-peaks: at least 3 are needed", peaks.len()));
     }
     let rr: Vec<f64> = peaks.windows(2).map(|w| (w[1] - w[0]) as f64 / fs * 1000.0).collect();
     let n = rr.len() as f64;
@@ -170,7 +171,7 @@ pub struct EogActivity {
     pub threshold: f64,
 }
 
-pub fn eog_activity(x: &[f64], fs: f64, k: f64) -> Result<EogActivity, String> {
+pub fn eog_activity(x: &[f64], fs: f64, k: f64) -> Result<EogActivity, SignalError> {
     if x.len() < 3 {
         return Err("too few samples".into());
     }
@@ -206,7 +207,7 @@ pub struct SaturationSummary {
     pub odi: f64,
 }
 
-pub fn saturation_summary(x: &[f64], fs: f64, drop: f64) -> Result<SaturationSummary, String> {
+pub fn saturation_summary(x: &[f64], fs: f64, drop: f64) -> Result<SaturationSummary, SignalError> {
     let valid: Vec<f64> = x.iter().copied().filter(|v| v.is_finite() && *v > 0.0).collect();
     if valid.is_empty() {
         return Err("no valid samples (all zero or missing)".into());

@@ -3,6 +3,7 @@
 //! `up`, zero-padded so the output samples sit at its centre, applied by `upfirdn` with zeros beyond the
 //! signal (padtype 'constant').
 
+use crate::signal::error::{SignalError, invalid};
 /// Modified Bessel function of the first kind, order 0 (power series; exact to rounding for |x| ≤ 50).
 fn bessel_i0(x: f64) -> f64 {
     let (mut sum, mut term, mut k) = (1.0, 1.0, 1.0);
@@ -51,7 +52,7 @@ fn upfirdn_len(len_h: usize, n_in: usize, up: usize, down: usize) -> usize {
 }
 
 /// `resample_poly(x, up, down)`.
-pub fn resample_poly(x: &[f64], up: usize, down: usize) -> Result<Vec<f64>, String> {
+pub fn resample_poly(x: &[f64], up: usize, down: usize) -> Result<Vec<f64>, SignalError> {
     if up == 0 || down == 0 {
         return Err("up and down must be positive".into());
     }
@@ -100,9 +101,9 @@ pub fn resample_poly(x: &[f64], up: usize, down: usize) -> Result<Vec<f64>, Stri
 }
 
 /// The smallest up/down with `from` · up / down = `to` for rates given to a thousandth of a hertz.
-pub fn ratio(from: f64, to: f64) -> Result<(usize, usize), String> {
+pub fn ratio(from: f64, to: f64) -> Result<(usize, usize), SignalError> {
     if !(from > 0.0 && to > 0.0) {
-        return Err(format!("rates must be positive ({from} → {to})"));
+        return Err(invalid!("rates must be positive ({from} → {to})"));
     }
     let (a, b) = ((to * 1000.0).round() as usize, (from * 1000.0).round() as usize);
     let g = gcd(a, b);

@@ -3,6 +3,7 @@
 //! head outline), and a value per electrode interpolated on a grid by inverse-distance weighting.
 
 use super::montage::electrode_name;
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 use std::path::Path;
 
@@ -10,21 +11,21 @@ use std::path::Path;
 const STANDARD_1020: &str = include_str!("../../assets/montages/standard_1020.csv");
 
 /// Positions by label from a `channel,x,y,z` CSV text (metres).
-pub fn parse_positions(text: &str) -> Result<Vec<(String, [f64; 3])>, String> {
+pub fn parse_positions(text: &str) -> Result<Vec<(String, [f64; 3])>, SignalError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let num = |k: usize| {
-            f.get(k).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| format!("line {}: bad coordinate", i + 1))
+            f.get(k).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| invalid!("line {}: bad coordinate", i + 1))
         };
         out.push((f[0].to_string(), [num(1)?, num(2)?, num(3)?]));
     }
     Ok(out)
 }
 
-pub fn load_positions(path: &Path) -> Result<Vec<(String, [f64; 3])>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    parse_positions(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn load_positions(path: &Path) -> Result<Vec<(String, [f64; 3])>, SignalError> {
+    let text = std::fs::read_to_string(path).map_err(|e| invalid!("{}: {e}", path.display()))?;
+    parse_positions(&text).map_err(|e| invalid!("{}: {e}", path.display()))
 }
 
 /// Position of each label: from `own` (exact label) or, failing that, the standard 10-20 table by electrode
@@ -120,9 +121,9 @@ pub struct TopoMap {
 /// Interpolates `values` at `xy` on a `size`² grid by inverse squared distance with a smoothing length of
 /// 0.08 head radii (no spikes at the electrodes), masked to the head circle (radius 1, or a little beyond the
 /// outermost electrode).
-pub fn topomap(labels: Vec<String>, xy: Vec<[f64; 2]>, values: Vec<f64>, size: usize) -> Result<TopoMap, String> {
+pub fn topomap(labels: Vec<String>, xy: Vec<[f64; 2]>, values: Vec<f64>, size: usize) -> Result<TopoMap, SignalError> {
     if xy.len() < 3 || xy.len() != values.len() {
-        return Err(format!("a scalp map needs at least 3 electrodes with positions ({} given)", xy.len()));
+        return Err(invalid!("a scalp map needs at least 3 electrodes with positions ({} given)", xy.len()));
     }
     let rmax = xy.iter().map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt()).fold(1.0f64, f64::max) * 1.02;
     let extent = rmax * 1.05;

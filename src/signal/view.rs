@@ -5,6 +5,7 @@
 use super::Recording;
 use super::filter::fir::{FirFilter, FirWindow};
 use super::montage::is_non_eeg;
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 use std::path::Path;
 
@@ -46,7 +47,7 @@ pub fn channel_kind(label: &str) -> &'static str {
 
 impl View {
     /// Reads whole channels of `path` (all of one sampling rate).
-    pub fn load(path: &Path, pick: Pick) -> Result<View, String> {
+    pub fn load(path: &Path, pick: Pick) -> Result<View, SignalError> {
         let rec = Recording::open(path).map_err(|e| e.to_string())?;
         let idx: Vec<usize> = match pick {
             Pick::Kind(kind) => rec
@@ -58,15 +59,15 @@ impl View {
                 .collect(),
             Pick::Labels(labels) => labels
                 .iter()
-                .map(|l| rec.channel_index(l).ok_or_else(|| format!("{}: no channel {l:?}", path.display())))
+                .map(|l| rec.channel_index(l).ok_or_else(|| invalid!("{}: no channel {l:?}", path.display())))
                 .collect::<Result<_, _>>()?,
         };
         if idx.is_empty() {
-            return Err(format!("{}: no channel of that kind", path.display()));
+            return Err(invalid!("{}: no channel of that kind", path.display()));
         }
         let sfreq = rec.channels()[idx[0]].sample_rate;
         if let Some(&i) = idx.iter().find(|&&i| rec.channels()[i].sample_rate != sfreq) {
-            return Err(format!(
+            return Err(invalid!(
                 "{}: channels differ in sampling rate ({} has {} Hz, {} has {sfreq} Hz)",
                 path.display(),
                 rec.channels()[i].label,
@@ -94,15 +95,15 @@ impl View {
         self.n_times() as f64 / self.sfreq
     }
 
-    pub fn index(&self, label: &str) -> Result<usize, String> {
+    pub fn index(&self, label: &str) -> Result<usize, SignalError> {
         self.labels
             .iter()
             .position(|l| l.eq_ignore_ascii_case(label.trim()))
-            .ok_or_else(|| format!("no channel {label:?} in this view (it has {})", self.labels.len()))
+            .ok_or_else(|| invalid!("no channel {label:?} in this view (it has {})", self.labels.len()))
     }
 
     /// The channels named, in that order.
-    pub fn select(&self, labels: &[String]) -> Result<View, String> {
+    pub fn select(&self, labels: &[String]) -> Result<View, SignalError> {
         let idx: Vec<usize> = labels.iter().map(|l| self.index(l)).collect::<Result<_, _>>()?;
         let mut v = self.clone();
         v.labels = idx.iter().map(|&i| self.labels[i].clone()).collect();
@@ -112,7 +113,7 @@ impl View {
     }
 
     /// Zero-phase FIR filter as MNE's `filter(l_freq, h_freq)` (firwin design, Hamming window).
-    pub fn filter(&self, l_freq: Option<f64>, h_freq: Option<f64>) -> Result<View, String> {
+    pub fn filter(&self, l_freq: Option<f64>, h_freq: Option<f64>) -> Result<View, SignalError> {
         let f = FirFilter::design(self.sfreq, l_freq, h_freq, FirWindow::Hamming)?;
         let mut v = self.clone();
         v.data = self.data.iter().map(|x| f.apply(x)).collect();
@@ -122,7 +123,7 @@ impl View {
     }
 
     /// Average reference: the mean over the view's channels subtracted from each sample.
-    pub fn average_reference(&self) -> Result<View, String> {
+    pub fn average_reference(&self) -> Result<View, SignalError> {
         if self.labels.len() < 2 {
             return Err("an average reference needs at least two channels".into());
         }
@@ -139,7 +140,7 @@ impl View {
     }
 
     /// Polyphase resampling (scipy's `resample_poly`).
-    pub fn resample(&self, sfreq: f64) -> Result<View, String> {
+    pub fn resample(&self, sfreq: f64) -> Result<View, SignalError> {
         let (up, down) = super::resample::ratio(self.sfreq, sfreq)?;
         let mut v = self.clone();
         v.data = self.data.iter().map(|x| super::resample::resample_poly(x, up, down)).collect::<Result<_, _>>()?;
@@ -149,11 +150,11 @@ impl View {
     }
 
     /// Samples with time in [tmin, tmax) (seconds from the recording start).
-    pub fn crop(&self, tmin: f64, tmax: f64) -> Result<View, String> {
+    pub fn crop(&self, tmin: f64, tmax: f64) -> Result<View, SignalError> {
         let i0 = ((tmin - self.t0) * self.sfreq).round().max(0.0) as usize;
         let i1 = (((tmax - self.t0) * self.sfreq).round().max(0.0) as usize).min(self.n_times());
         if i1 <= i0 {
-            return Err(format!("crop {tmin}–{tmax} s leaves no samples (the view spans {:.3} s)", self.duration_s()));
+            return Err(invalid!("crop {tmin}–{tmax} s leaves no samples (the view spans {:.3} s)", self.duration_s()));
         }
         let mut v = self.clone();
         v.data = self.data.iter().map(|x| x[i0..i1].to_vec()).collect();
@@ -171,7 +172,7 @@ pub fn variance(x: &[f64]) -> f64 {
 }
 
 /// Welch with 2-s Hann segments, 50 % overlap, mean averaging, density scaling (scipy's defaults otherwise).
-pub fn welch_2s(x: &[f64], fs: f64) -> Result<super::spectrum::Psd, String> {
+pub fn welch_2s(x: &[f64], fs: f64) -> Result<super::spectrum::Psd, SignalError> {
     super::spectrum::welch(
         x,
         fs,

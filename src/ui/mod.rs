@@ -76,7 +76,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
         if let Some(m) = &agent {
             match crate::agent::graph::Method::parse(m) {
                 Ok(method) => app.networks.agent.settings = crate::agent::graph::Settings::for_method(method),
-                Err(e) => app.networks.agent.error = Some(e),
+                Err(e) => app.networks.agent.error = Some(e.to_string()),
             }
             app.networks.agent.open = true;
             app.networks.agent.autostart = true;

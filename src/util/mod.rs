@@ -2,6 +2,7 @@
 
 pub mod cancel;
 pub mod chart;
+pub mod error;
 pub mod hash;
 pub mod paths;
 pub mod rng;

@@ -86,7 +86,7 @@ pub fn request(kind: &str, i: usize, constrained: bool, seed: u64) -> ChatReques
 pub fn valid(kind: &str, text: &str) -> Result<Value, String> {
     let schema = Schema::compile(&if kind == "label" { label_schema() } else { tool_schema() }).unwrap();
     let value = extract_json(text).ok_or_else(|| format!("not JSON: {text}"))?;
-    schema.validate(&value).map(|_| value)
+    schema.validate(&value).map(|_| value).map_err(|e| e.to_string())
 }
 
 pub struct Tally {

@@ -5,6 +5,7 @@
 use super::state::SharedState;
 use super::tools::{self, Domain, ToolSpec};
 use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
+use crate::agent::error::{AgentError, Result};
 use crate::llm::openai::extract_json;
 use crate::llm::schema::Schema;
 use crate::llm::{ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
@@ -29,11 +30,11 @@ impl ReportMode {
             ReportMode::Model => "model",
         }
     }
-    pub fn parse(s: &str) -> Result<ReportMode, String> {
+    pub fn parse(s: &str) -> Result<ReportMode, AgentError> {
         match s {
             "system" => Ok(ReportMode::System),
             "model" => Ok(ReportMode::Model),
-            o => Err(format!("unknown report mode {o:?} (system or model)")),
+            o => Err(format!("unknown report mode {o:?} (system or model)").into()),
         }
     }
 }
@@ -203,13 +204,13 @@ fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
         let checked = match tools.iter().find(|t| t.name == name) {
-            None => Err(format!("{name:?} is not one of this agent's tools")),
+            None => Err(format!("{name:?} is not one of this agent's tools").into()),
             Some(t) => tools::check(t, map, state),
         };
         if let Err(e) = checked {
             rec.status = "not_executable".into();
-            rec.error = Some(e.clone());
-            state.errors.push(e);
+            rec.error = Some(e.to_string());
+            state.errors.push(e.to_string());
             state.planning.steps_skipped += steps.len() - out.len();
             out.push(rec);
             break;
@@ -407,7 +408,30 @@ pub fn run(
         }
     }
     // Report.
-    let measured = measured_section(&state);
+    if let Err(e) = write_report(query, &mut state, model, cancel, s, &mut trace) {
+        return fail(trace, e, String::new());
+    }
+    // The model's part is labelled before it starts, so nothing it writes can pass for the measured part.
+    let report = match s.report {
+        ReportMode::System => {
+            format!("Report (written by the model):\n{}\n\n---\n{}", trace.report_text, measured_section(&state))
+        }
+        ReportMode::Model => trace.report_text.clone(),
+    };
+    Outcome { report, trace, failure: None }
+}
+
+/// The model's final report from the measured results (`trace.report_text`); a model error is noted in the
+/// state and the run goes on, other failures end it.
+fn write_report(
+    query: &str,
+    state: &mut SharedState,
+    model: &dyn ChatModel,
+    cancel: &Cancel,
+    s: &Settings,
+    trace: &mut EegTrace,
+) -> Result<(), LlmError> {
+    let measured = measured_section(state);
     let prompt = format!(
         "Task:\n{query}\n\n{measured}\nWrite the final report for this task in a few sentences: state each requested value with the name the task gives it, \
          taken from the measured results above; if the data could not be loaded, say so and give no values."
@@ -445,17 +469,10 @@ pub fn run(
                 ..Default::default()
             });
             if e.class != ErrorClass::ModelError {
-                return fail(trace, e, String::new());
+                return Err(e);
             }
             state.errors.push(format!("report: {}", e.message));
         }
     }
-    // The model's part is labelled before it starts, so nothing it writes can pass for the measured part.
-    let report = match s.report {
-        ReportMode::System => {
-            format!("Report (written by the model):\n{}\n\n---\n{}", trace.report_text, measured_section(&state))
-        }
-        ReportMode::Model => trace.report_text.clone(),
-    };
-    Outcome { report, trace, failure: None }
+    Ok(())
 }

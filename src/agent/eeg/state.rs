@@ -2,6 +2,7 @@
 //! events, results, artifacts and planning counters, each entry under a stable id (`rec1`, `v2`, `lab1`,
 //! `ev1`, `r3`, `a1`). Tools pass ids, never arrays; the model sees only `summary()`.
 
+use crate::agent::error::{AgentError, Result};
 use crate::signal::sleep::hypnogram::Hypnogram;
 use crate::signal::view::View;
 use indexmap::IndexMap;
@@ -135,15 +136,15 @@ impl SharedState {
         id
     }
 
-    pub fn view(&self, id: &str) -> Result<&View, String> {
-        self.views.get(id).ok_or_else(|| format!("no view {id:?} (views: {})", keys(&self.views)))
+    pub fn view(&self, id: &str) -> Result<&View, AgentError> {
+        self.views.get(id).ok_or_else(|| format!("no view {id:?} (views: {})", keys(&self.views)).into())
     }
 
-    pub fn result(&self, id: &str) -> Result<&Value, String> {
+    pub fn result(&self, id: &str) -> Result<&Value, AgentError> {
         self.results
             .get(id)
             .map(|r| &r["value"])
-            .ok_or_else(|| format!("no result {id:?} (results: {})", keys(&self.results)))
+            .ok_or_else(|| format!("no result {id:?} (results: {})", keys(&self.results)).into())
     }
 
     /// The ids of one kind, in registration order.

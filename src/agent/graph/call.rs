@@ -64,7 +64,8 @@ impl Caller<'_> {
         check: Check,
     ) -> Result<Value, StepError> {
         let compile = |s: &Value| {
-            Schema::compile(s).map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e })
+            Schema::compile(s)
+                .map_err(|e| StepError { class: OutcomeClass::ConfigurationError, message: e.to_string() })
         };
         let accept = &crate::llm::schema::without_bounds(accept);
         let compiled = compile(accept)?;
@@ -102,9 +103,9 @@ impl Caller<'_> {
             let value = reply.json.clone().or_else(|| extract_json(&reply.text));
             let problem = match &value {
                 None => Some((OutcomeClass::InvalidOutput, "the reply is not JSON".to_string())),
-                Some(v) => {
-                    check(v).err().or_else(|| compiled.validate(v).err().map(|e| (OutcomeClass::InvalidOutput, e)))
-                }
+                Some(v) => check(v)
+                    .err()
+                    .or_else(|| compiled.validate(v).err().map(|e| (OutcomeClass::InvalidOutput, e.to_string()))),
             };
             match problem {
                 None => {

@@ -1,8 +1,8 @@
 //! A labelled cohort of graphs (labels.csv rows with their groups) and its seeded, group-aware,
 //! label-stratified test split.
 
+use crate::agent::error::{AgentError, Result};
 use crate::util::rng::splitmix64;
-use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -23,7 +23,7 @@ pub fn sample_id(file: &str) -> String {
 /// by a seeded shuffle go to the test set with all their graphs.
 pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Row>)> {
     if !(0.0 < fraction && fraction < 1.0) {
-        bail!("--split {fraction}: the test fraction must be between 0 and 1");
+        return Err(AgentError::from(format!("--split {fraction}: the test fraction must be between 0 and 1")));
     }
     let mut test_groups = BTreeSet::new();
     let labels: BTreeSet<&str> = rows.iter().map(|r| r.label.as_str()).collect();
@@ -36,10 +36,10 @@ pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Ro
             .into_iter()
             .collect();
         if groups.len() < 2 {
-            bail!(
+            return Err(AgentError::from(format!(
                 "label \"{label}\" has {} group(s): a split needs at least two per label (one to test, one to remember)",
                 groups.len()
-            );
+            )));
         }
         let mut state = seed ^ 0x5eed;
         for i in (1..groups.len()).rev() {

@@ -3,6 +3,7 @@
 //! values, `R:` hub regions, `M:` modules, `N:` functional networks; `K:` knowledge and `C:` cases are added
 //! as they are retrieved).
 
+use crate::agent::error::Result;
 use crate::network::Connectome;
 use crate::network::atlas::Atlas;
 use crate::network::describe::{Description, describe};
@@ -12,7 +13,6 @@ use crate::network::metrics::summary::{
 };
 use crate::network::smallworld::SmallWorldParams;
 use crate::util::cancel::Cancel;
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -11,8 +11,9 @@ use super::method::Settings;
 use super::run::Agent;
 use super::task::Task;
 use super::trace::{OutcomeClass, Trace};
+use crate::agent::error::{AgentError, Result};
 use crate::util::cancel::Cancel;
-use anyhow::{Context, Result, bail};
+use crate::util::error::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -67,18 +68,18 @@ impl Plan {
         c: &Cohort,
     ) -> Result<Plan> {
         if c.runs == 0 {
-            bail!("the number of runs per sample (--k) must be at least 1");
+            return Err(AgentError::from(format!("the number of runs per sample (--k) must be at least 1")));
         }
         let rows = read_rows(&c.labels)?;
         if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
-            bail!(
+            return Err(AgentError::from(format!(
                 "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
                 c.labels.display(),
                 bad.label,
                 bad.file,
                 task.name,
                 task.labels.join(", ")
-            );
+            )));
         }
         let (test, train) = split(&rows, c.fraction, c.seed)?;
         let memory = match (&c.memory, settings.needs_card()) {
@@ -151,7 +152,7 @@ pub fn read_run(path: &Path) -> Result<RunFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the run file", path.display()))?;
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or_else(|| anyhow::anyhow!("{}: empty run file", path.display()))?;
+    let (_, first) = lines.next().ok_or_else(|| AgentError::from(format!("{}: empty run file", path.display())))?;
     let header: Header = serde_json::from_str(first)
         .with_context(|| format!("{} line 1: not a BrainAgent run header", path.display()))?;
     let mut by_key: BTreeMap<(String, usize), Record> = BTreeMap::new();
@@ -163,7 +164,7 @@ pub fn read_run(path: &Path) -> Result<RunFile> {
             }
             // A line cut by a kill mid-write is the last one: that run is simply done again.
             Err(_) if n + 1 == total => {}
-            Err(e) => bail!("{} line {}: {e}", path.display(), n + 1),
+            Err(e) => return Err(AgentError::from(format!("{} line {}: {e}", path.display(), n + 1))),
         }
     }
     Ok(RunFile { path: path.to_path_buf(), header, records: by_key.into_values().collect() })
@@ -189,7 +190,7 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
         if (&a.task, &a.method, &a.model, a.split, a.seed, a.runs, &a.test)
             != (&b.task, &b.method, &b.model, b.split, b.seed, b.runs, &b.test)
         {
-            bail!(
+            return Err(AgentError::from(format!(
                 "{}: written by another evaluation ({} / {} / {} / split {} / seed {} / {} runs); use another --out",
                 job.out.display(),
                 a.task,
@@ -198,7 +199,7 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
                 a.split,
                 a.seed,
                 a.runs
-            );
+            )));
         }
         done = old.records.iter().filter(|r| !r.outcome.rerun_on_resume()).map(|r| (r.sample.clone(), r.run)).collect();
         // A last line cut by a kill mid-write is dropped (that run is done again).
@@ -264,7 +265,7 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
         }
     });
     if let Some(e) = errors.into_inner().unwrap_or_default().into_iter().next() {
-        bail!(e);
+        return Err(AgentError::from((e).to_string()));
     }
     read_run(&job.out)
 }

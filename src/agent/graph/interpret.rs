@@ -7,6 +7,7 @@
 use super::call::Caller;
 use super::context::GraphContext;
 use super::trace::{OutcomeClass, Trace};
+use crate::agent::error::{AgentError, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -223,7 +224,7 @@ to 10 (excellent), using the measured facts as ground truth:\n\
 Claims that contradict the facts lower the score.";
 
 /// Scores from a judge model (each 0–10 in its reply, divided by 10).
-pub fn judge(caller: &Caller, trace: &mut Trace, ctx: &GraphContext) -> Result<Scores, String> {
+pub fn judge(caller: &Caller, trace: &mut Trace, ctx: &GraphContext) -> Result<Scores, AgentError> {
     let Some(d) = trace.decision.clone() else { return Err("no explanation to judge".into()) };
     let facts: Vec<String> = ctx.evidence().iter().map(|e| format!("[{}] {}", e.id, e.text)).collect();
     let critique = trace.reflection.as_ref().map_or("(no reflection)".to_string(), |r| r.critique.clone());

@@ -1,6 +1,7 @@
 //! Methods and their settings: `direct`, `cot`, `reflection`, `brainagent` (with ablations) and
 //! `evidence-knn` (no language model: a similarity-weighted vote over CARD's nearest cases).
 
+use crate::agent::error::{AgentError, Result};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,14 +27,14 @@ impl Method {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Method, String> {
+    pub fn parse(s: &str) -> Result<Method, AgentError> {
         match s {
             "direct" => Ok(Method::Direct),
             "cot" => Ok(Method::Cot),
             "reflection" => Ok(Method::Reflection),
             "brainagent" => Ok(Method::Brainagent),
             "evidence-knn" => Ok(Method::EvidenceKnn),
-            other => Err(format!("unknown method \"{other}\" (one of {})", METHODS.join(", "))),
+            other => Err(format!("unknown method \"{other}\" (one of {})", METHODS.join(", ")).into()),
         }
     }
 
@@ -133,6 +134,6 @@ mod tests {
         for m in METHODS {
             assert_eq!(Method::parse(m).unwrap().as_str(), *m);
         }
-        assert!(Method::parse("uncertain").unwrap_err().contains("evidence-knn"));
+        assert!(Method::parse("uncertain").unwrap_err().to_string().contains("evidence-knn"));
     }
 }

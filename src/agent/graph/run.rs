@@ -251,22 +251,12 @@ impl Agent {
                 Ok(v) => v,
                 // An unusable step ends the loop; the analysis goes on with the evidence gathered so far.
                 Err(e) if e.class == OutcomeClass::InvalidOutput => {
-                    trace.rounds.push(Round {
-                        index,
-                        menu: offered.clone(),
-                        error: Some(e.message),
-                        ..Default::default()
-                    });
+                    trace.rounds.push(Round::failed(index, &offered, &e.message));
                     on_update(trace);
                     break;
                 }
                 Err(e) => {
-                    trace.rounds.push(Round {
-                        index,
-                        menu: offered.clone(),
-                        error: Some(e.message.clone()),
-                        ..Default::default()
-                    });
+                    trace.rounds.push(Round::failed(index, &offered, &e.message));
                     return Err((step, e));
                 }
             };
@@ -293,13 +283,13 @@ impl Agent {
             if let (Some(t), Some(Err(first))) = (spec, &checked)
                 && !t.params.is_empty()
             {
-                let prompt = prompts::arguments(&self.task, &context, t, first);
+                let prompt = prompts::arguments(&self.task, &context, t, &first.to_string());
                 let label = format!("{step} arguments");
                 trace.counters.argument_retries += 1;
                 match caller.ask(trace, &label, prompt, "arguments", tools::args_schema(t, ctx), &|_| Ok(())) {
                     Ok(again) => {
                         round.arguments_retry = Some(again.clone());
-                        let first = first.clone();
+                        let first = first.to_string();
                         checked = Some(tools::check_args(t, &again, ctx).map(|mut c| {
                             c.repairs.insert(0, format!("arguments asked again with the tool's schema ({first})"));
                             c
@@ -313,42 +303,7 @@ impl Agent {
                     }
                 }
             }
-            match checked {
-                None => {
-                    round.rejected = Some(format!("unknown tool \"{tool}\""));
-                    trace.counters.rejected_arguments += 1;
-                }
-                Some(Err(message)) => {
-                    trace.counters.rejected_arguments += 1;
-                    round.observation = format!("Rejected: {message}");
-                    round.rejected = Some(message);
-                }
-                Some(Ok(checked)) => {
-                    trace.counters.repaired_arguments += checked.repairs.len();
-                    round.repairs = checked.repairs.clone();
-                    round.checked = Value::Object(checked.args.clone());
-                    match tools::run(&tool, &checked.args, ctx, &self.resources, &self.task.knowledge) {
-                        Ok(out) => {
-                            round.observation = out.text;
-                            round.data = out.data;
-                            for e in out.evidence {
-                                if let Some(old) = trace.evidence.iter_mut().find(|x| x.id == e.id) {
-                                    *old = e;
-                                } else {
-                                    trace.evidence.push(e);
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            round.observation = format!("Tool error: {e}");
-                            round.error = Some(e.0);
-                        }
-                    }
-                    if s.remove_called_tools && tool != FINISH {
-                        menu.retain(|m| *m != tool);
-                    }
-                }
-            }
+            self.execute(checked, &tool, &mut round, trace, &mut menu, ctx);
             let (obs, _) = cut(&round.observation, OBSERVATION_CHARS);
             observations.push(format!(
                 "Round {index}, {tool}({}): {obs}",
@@ -361,6 +316,56 @@ impl Agent {
             }
         }
         Ok(())
+    }
+
+    /// Runs a checked tool call (or records why it was rejected) into `round`; the evidence it returns
+    /// joins the trace's, and a called tool leaves the menu when the settings say so.
+    fn execute(
+        &self,
+        checked: Option<Result<tools::Checked, crate::agent::error::AgentError>>,
+        tool: &str,
+        round: &mut Round,
+        trace: &mut Trace,
+        menu: &mut Vec<String>,
+        ctx: &GraphContext,
+    ) {
+        let s = &self.settings;
+        match checked {
+            None => {
+                round.rejected = Some(format!("unknown tool \"{tool}\""));
+                trace.counters.rejected_arguments += 1;
+            }
+            Some(Err(message)) => {
+                trace.counters.rejected_arguments += 1;
+                round.observation = format!("Rejected: {message}");
+                round.rejected = Some(message.to_string());
+            }
+            Some(Ok(checked)) => {
+                trace.counters.repaired_arguments += checked.repairs.len();
+                round.repairs = checked.repairs.clone();
+                round.checked = Value::Object(checked.args.clone());
+                match tools::run(tool, &checked.args, ctx, &self.resources, &self.task.knowledge) {
+                    Ok(out) => {
+                        round.observation = out.text;
+                        round.data = out.data;
+                        for e in out.evidence {
+                            if let Some(old) = trace.evidence.iter_mut().find(|x| x.id == e.id) {
+                                *old = e;
+                            } else {
+                                trace.evidence.push(e);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        round.observation = format!("Tool error: {e}");
+                        round.error = Some(e.0);
+                    }
+                }
+                if s.remove_called_tools && tool != FINISH {
+                    menu.retain(|m| m != tool);
+                }
+            }
+        }
     }
 
     /// evidence-knn: CARD's top-k cases vote, weighted by their similarity; no language model.

@@ -7,10 +7,10 @@ use super::method::Settings;
 use super::task::Task;
 use super::tools::Memory;
 use super::tools::Resources;
+use crate::agent::error::{AgentError, Result};
 use crate::retrieval::cases::{CaseMemory, GraphEncoder};
 use crate::retrieval::knowledge::{Hark, KnowledgeBase, default_dir};
 use crate::retrieval::text::{MiniLm, TextMethod};
-use anyhow::{Result, anyhow};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -53,7 +53,7 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) 
         graphs,
         &mut |_, _| {},
     )
-    .map_err(|e| anyhow!("building the case memory from the training split: {e:#}"))?;
+    .map_err(|e| AgentError::from(format!("building the case memory from the training split: {e:#}")))?;
     Ok(Arc::new(Memory { memory, encoder: GraphEncoder::Baseline, text_model: text, beta, k }))
 }
 

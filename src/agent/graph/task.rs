@@ -1,7 +1,8 @@
 //! Task definitions (`assets/tasks/*.toml`): name, label set, positive label, description, atlas, the
 //! knowledge set HARK queries, and optionally a default case memory.
 
-use anyhow::{Context, Result, bail};
+use crate::agent::error::{AgentError, Result};
+use crate::util::error::Context;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -36,7 +37,11 @@ impl Task {
         let path =
             if spec.ends_with(".toml") { PathBuf::from(spec) } else { default_dir().join(format!("{spec}.toml")) };
         if !path.is_file() {
-            bail!("task \"{spec}\": no file {} (tasks: {})", path.display(), Task::names().join(", "));
+            return Err(AgentError::from(format!(
+                "task \"{spec}\": no file {} (tasks: {})",
+                path.display(),
+                Task::names().join(", ")
+            )));
         }
         let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
         let mut t: Task =
@@ -48,23 +53,27 @@ impl Task {
 
     fn check(&self) -> Result<()> {
         if self.labels.len() < 2 {
-            bail!("a task needs at least two labels");
+            return Err(AgentError::from(format!("a task needs at least two labels")));
         }
         let mut sorted = self.labels.clone();
         sorted.sort();
         sorted.dedup();
         if sorted.len() != self.labels.len() || self.labels.iter().any(|l| l.trim().is_empty()) {
-            bail!("labels must be distinct and non-empty");
+            return Err(AgentError::from(format!("labels must be distinct and non-empty")));
         }
         if !self.labels.contains(&self.positive) {
-            bail!("positive label \"{}\" is not one of {}", self.positive, self.labels.join(", "));
+            return Err(AgentError::from(format!(
+                "positive label \"{}\" is not one of {}",
+                self.positive,
+                self.labels.join(", ")
+            )));
         }
         if !crate::retrieval::knowledge::TASKS.contains(&self.knowledge.as_str()) {
-            bail!(
+            return Err(AgentError::from(format!(
                 "knowledge set \"{}\" is not one of {}",
                 self.knowledge,
                 crate::retrieval::knowledge::TASKS.join(", ")
-            );
+            )));
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! message the model reads.
 
 use super::context::{Evidence, GraphContext};
+use crate::agent::error::{AgentError, Result};
 use crate::agent::tools::ToolError;
 use crate::retrieval::cases::{CaseMemory, GraphEncoder, Hit};
 use crate::retrieval::knowledge::{Hark, HarkResult};
@@ -171,7 +172,7 @@ fn stem(name: &str) -> String {
 }
 
 /// Validates (and repairs) `raw` against `tool`'s parameters; `Err` is the message for the model.
-pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Checked, String> {
+pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Checked, AgentError> {
     let expected = || {
         let v: Vec<String> = tool.params.iter().map(|p| p.name.to_string()).collect();
         if v.is_empty() { "no arguments".to_string() } else { v.join(", ") }
@@ -184,7 +185,8 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                 "{}: arguments must be a JSON object, got {other}; expected {}",
                 tool.name,
                 expected()
-            ));
+            )
+            .into());
         }
     };
     let mut args = Map::new();
@@ -211,16 +213,16 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                 args.insert(p.name.to_string(), v);
             }
             [] if tool.params.is_empty() => {
-                return Err(format!("{} takes no arguments; got \"{k}\"", tool.name));
+                return Err(format!("{} takes no arguments; got \"{k}\"", tool.name).into());
             }
-            [] => return Err(format!("{}: unknown argument \"{k}\"; expected {}", tool.name, expected())),
-            _ => return Err(format!("{}: argument \"{k}\" is ambiguous; expected {}", tool.name, expected())),
+            [] => return Err(format!("{}: unknown argument \"{k}\"; expected {}", tool.name, expected()).into()),
+            _ => return Err(format!("{}: argument \"{k}\" is ambiguous; expected {}", tool.name, expected()).into()),
         }
     }
     for p in tool.params {
         let Some(v) = args.get(p.name).cloned() else {
             if p.required {
-                return Err(format!("{}: missing argument \"{}\" ({})", tool.name, p.name, p.about));
+                return Err(format!("{}: missing argument \"{}\" ({})", tool.name, p.name, p.about).into());
             }
             continue;
         };
@@ -231,63 +233,80 @@ pub fn check_args(tool: &ToolSpec, raw: &Value, ctx: &GraphContext) -> Result<Ch
                     repairs.push(format!("{}: number read as text", p.name));
                     Value::String(n.to_string())
                 }
-                other => return Err(format!("{}: \"{}\" must be non-empty text, got {other}", tool.name, p.name)),
+                other => {
+                    return Err(format!("{}: \"{}\" must be non-empty text, got {other}", tool.name, p.name).into());
+                }
             },
             Kind::Integer => match v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())) {
                 Some(k) if (1..=100).contains(&k) => json!(k),
-                _ => return Err(format!("{}: \"{}\" must be an integer from 1 to 100, got {v}", tool.name, p.name)),
+                _ => {
+                    return Err(
+                        format!("{}: \"{}\" must be an integer from 1 to 100, got {v}", tool.name, p.name).into()
+                    );
+                }
             },
             Kind::Choice(c) => match v.as_str().map(|s| s.trim().to_ascii_lowercase()) {
                 Some(s) if c.contains(&s.as_str()) => Value::String(s),
-                _ => return Err(format!("{}: \"{}\" must be one of {}, got {v}", tool.name, p.name, c.join(", "))),
-            },
-            Kind::Regions => {
-                let items = match v {
-                    Value::Array(a) => a,
-                    single @ (Value::Number(_) | Value::String(_)) => {
-                        repairs.push(format!("{}: single value read as a list", p.name));
-                        vec![single]
-                    }
-                    other => {
-                        return Err(format!(
-                            "{}: \"{}\" must be a list of region indices, got {other}",
-                            tool.name, p.name
-                        ));
-                    }
-                };
-                let mut out = BTreeSet::new();
-                for it in &items {
-                    let idx = match it {
-                        Value::Number(n) => n.as_u64().map(|x| x as usize).filter(|&i| i < ctx.n()),
-                        Value::String(s) => {
-                            let r = ctx.region(s);
-                            if r.is_some() && s.trim().parse::<usize>().is_err() {
-                                repairs.push(format!("{}: region name {s} read as its index", p.name));
-                            }
-                            r
-                        }
-                        _ => None,
-                    };
-                    match idx {
-                        Some(i) => {
-                            out.insert(i);
-                        }
-                        None => {
-                            return Err(format!(
-                                "{}: \"{}\" has {it}, which is not a region index 0–{} or a region name",
-                                tool.name,
-                                p.name,
-                                ctx.n().saturating_sub(1)
-                            ));
-                        }
-                    }
+                _ => {
+                    return Err(
+                        format!("{}: \"{}\" must be one of {}, got {v}", tool.name, p.name, c.join(", ")).into()
+                    );
                 }
-                json!(out.into_iter().collect::<Vec<_>>())
-            }
+            },
+            Kind::Regions => region_list(tool, p, v, ctx, &mut repairs)?,
         };
         args.insert(p.name.to_string(), fixed);
     }
     Ok(Checked { args, repairs })
+}
+
+/// A `Regions` argument as a sorted list of indices: numbers, region names, or a single value (repaired).
+fn region_list(
+    tool: &ToolSpec,
+    p: &Param,
+    v: Value,
+    ctx: &GraphContext,
+    repairs: &mut Vec<String>,
+) -> Result<Value, AgentError> {
+    let items = match v {
+        Value::Array(a) => a,
+        single @ (Value::Number(_) | Value::String(_)) => {
+            repairs.push(format!("{}: single value read as a list", p.name));
+            vec![single]
+        }
+        other => {
+            return Err(format!("{}: \"{}\" must be a list of region indices, got {other}", tool.name, p.name).into());
+        }
+    };
+    let mut out = BTreeSet::new();
+    for it in &items {
+        let idx = match it {
+            Value::Number(n) => n.as_u64().map(|x| x as usize).filter(|&i| i < ctx.n()),
+            Value::String(s) => {
+                let r = ctx.region(s);
+                if r.is_some() && s.trim().parse::<usize>().is_err() {
+                    repairs.push(format!("{}: region name {s} read as its index", p.name));
+                }
+                r
+            }
+            _ => None,
+        };
+        match idx {
+            Some(i) => {
+                out.insert(i);
+            }
+            None => {
+                return Err(format!(
+                    "{}: \"{}\" has {it}, which is not a region index 0–{} or a region name",
+                    tool.name,
+                    p.name,
+                    ctx.n().saturating_sub(1)
+                )
+                .into());
+            }
+        }
+    }
+    Ok(json!(out.into_iter().collect::<Vec<_>>()))
 }
 
 /// What the agent retrieves from: HARK over the knowledge base, CARD over a case memory.
@@ -308,10 +327,10 @@ pub struct Memory {
 
 impl Memory {
     /// CARD for one graph: cases of `exclude_group` (the graph's own run when it is in the memory) left out.
-    pub fn query(&self, ctx: &GraphContext, text: &str, exclude_group: Option<&str>) -> anyhow::Result<Vec<Hit>> {
+    pub fn query(&self, ctx: &GraphContext, text: &str, exclude_group: Option<&str>) -> Result<Vec<Hit>> {
         let e = self.encoder.embed(&ctx.connectome, ctx.atlas.as_ref())?;
         let scores = self.memory.text_scores(text, self.text_model.as_deref())?;
-        self.memory.rank(&e, &scores, self.beta, self.k, exclude_group)
+        Ok(self.memory.rank(&e, &scores, self.beta, self.k, exclude_group)?)
     }
 
     /// The group of the memory case this graph is (same file name), if any: left out of its own retrieval.

@@ -99,6 +99,13 @@ pub struct Round {
     pub error: Option<String>,
 }
 
+impl Round {
+    /// A round whose step could not be used: the menu it was offered and why.
+    pub fn failed(index: usize, menu: &[String], message: &str) -> Self {
+        Round { index, menu: menu.to_vec(), error: Some(message.to_string()), ..Default::default() }
+    }
+}
+
 /// One claim of a rationale and the evidence ids it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Claim {

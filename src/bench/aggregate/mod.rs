@@ -184,43 +184,7 @@ impl Report {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let mut runs = Vec::new();
-        let mut board: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
-        for r in &c.runs {
-            let kept: Vec<&Instance> = scored(r).collect();
-            let mut scores = BTreeMap::new();
-            for s in &subsets {
-                let of: Vec<&Instance> =
-                    kept.iter().copied().filter(|i| i.bench_subset.as_deref().unwrap_or("Unknown") == s).collect();
-                if !of.is_empty() {
-                    scores.insert(s.clone(), weighted_score(of));
-                }
-            }
-            scores.insert("Overall".into(), weighted_score(kept.iter().copied()));
-            for (s, v) in &scores {
-                board.entry((r.model.clone(), r.paradigm.clone(), s.clone())).or_default().push(*v);
-            }
-            runs.push(RunInfo {
-                path: r.path.display().to_string(),
-                model: r.model.clone(),
-                paradigm: r.paradigm.clone(),
-                run: r.run,
-                simulated: r.simulated,
-                instances: r.result.instances.len(),
-                excluded_infrastructure: r.result.instances.len() - kept.len(),
-                scores,
-            });
-        }
-        let leaderboard = board
-            .into_iter()
-            .map(|((model, paradigm, key), v)| Cell {
-                model,
-                paradigm,
-                key,
-                value: stats::mean(&v).unwrap_or(0.0),
-                n: v.len(),
-            })
-            .collect();
+        let (runs, leaderboard) = leaderboard(c, &subsets);
 
         // Difficulty levels, units, failures, tokens, timing, histograms: pooled over runs.
         let mut diff: BTreeMap<(Key, usize), (f64, f64, usize)> = BTreeMap::new();
@@ -429,4 +393,46 @@ fn agreement(models: &[String], tasks: &[TaskRow]) -> Vec<Agreement> {
         }
     }
     out
+}
+
+/// Each run's scores per subset and overall, and the leaderboard: those means over a model's runs.
+fn leaderboard(c: &Collection, subsets: &[String]) -> (Vec<RunInfo>, Vec<Cell>) {
+    let mut runs = Vec::new();
+    let mut board: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for r in &c.runs {
+        let kept: Vec<&Instance> = scored(r).collect();
+        let mut scores = BTreeMap::new();
+        for s in subsets {
+            let of: Vec<&Instance> =
+                kept.iter().copied().filter(|i| i.bench_subset.as_deref().unwrap_or("Unknown") == s).collect();
+            if !of.is_empty() {
+                scores.insert(s.clone(), weighted_score(of));
+            }
+        }
+        scores.insert("Overall".into(), weighted_score(kept.iter().copied()));
+        for (s, v) in &scores {
+            board.entry((r.model.clone(), r.paradigm.clone(), s.clone())).or_default().push(*v);
+        }
+        runs.push(RunInfo {
+            path: r.path.display().to_string(),
+            model: r.model.clone(),
+            paradigm: r.paradigm.clone(),
+            run: r.run,
+            simulated: r.simulated,
+            instances: r.result.instances.len(),
+            excluded_infrastructure: r.result.instances.len() - kept.len(),
+            scores,
+        });
+    }
+    let leaderboard = board
+        .into_iter()
+        .map(|((model, paradigm, key), v)| Cell {
+            model,
+            paradigm,
+            key,
+            value: stats::mean(&v).unwrap_or(0.0),
+            n: v.len(),
+        })
+        .collect();
+    (runs, leaderboard)
 }

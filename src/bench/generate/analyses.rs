@@ -3,6 +3,7 @@
 //! spelled out in the instructions of the templates that use them (`assets/bench/tasks/`), and
 //! `scripts/reference/bench_suite_reference.py` recomputes them with scipy, MNE and YASA.
 
+use crate::bench::error::{BenchError, Result};
 use crate::signal::Recording;
 use crate::signal::channel_stats::iqr_bounds;
 use crate::signal::connectivity::{Method, connectivity};
@@ -22,23 +23,29 @@ pub struct Inputs<'a> {
 }
 
 impl Inputs<'_> {
-    fn f(&self, key: &str) -> Result<f64, String> {
-        self.params.get(key).and_then(Value::as_f64).ok_or_else(|| format!("parameter {key:?} (a number) missing"))
+    fn f(&self, key: &str) -> Result<f64, BenchError> {
+        self.params
+            .get(key)
+            .and_then(Value::as_f64)
+            .ok_or_else(|| format!("parameter {key:?} (a number) missing").into())
     }
-    fn s(&self, key: &str) -> Result<&str, String> {
-        self.params.get(key).and_then(Value::as_str).ok_or_else(|| format!("parameter {key:?} (a string) missing"))
+    fn s(&self, key: &str) -> Result<&str, BenchError> {
+        self.params
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("parameter {key:?} (a string) missing").into())
     }
-    fn strings(&self, key: &str) -> Result<Vec<String>, String> {
+    fn strings(&self, key: &str) -> Result<Vec<String>, BenchError> {
         self.params
             .get(key)
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-            .ok_or_else(|| format!("parameter {key:?} (a list of strings) missing"))
+            .ok_or_else(|| format!("parameter {key:?} (a list of strings) missing").into())
     }
     /// The template's own bands, `[[name, lo, hi], …]`: a task states its edges in its text (the app's
     /// default table is `signal::bands`).
-    fn bands(&self) -> Result<Vec<(String, f64, f64)>, String> {
-        let bad = || "parameter \"bands\" (a list of [name, lo, hi]) missing or malformed".to_string();
+    fn bands(&self) -> Result<Vec<(String, f64, f64)>, BenchError> {
+        let bad = || BenchError::from("parameter \"bands\" (a list of [name, lo, hi]) missing or malformed");
         let list = self.params.get("bands").and_then(Value::as_array).ok_or_else(bad)?;
         list.iter()
             .map(|b| match b.as_array().map(Vec::as_slice) {
@@ -49,23 +56,23 @@ impl Inputs<'_> {
             .filter(|v| !v.is_empty())
             .ok_or_else(bad)
     }
-    fn data(&self) -> Result<&Path, String> {
-        self.data.ok_or_else(|| "this analysis needs a data file".to_string())
+    fn data(&self) -> Result<&Path, BenchError> {
+        self.data.ok_or_else(|| BenchError::from("this analysis needs a data file"))
     }
-    fn eeg(&self) -> Result<View, String> {
-        View::load(self.data()?, Pick::Kind("eeg"))
+    fn eeg(&self) -> Result<View, BenchError> {
+        Ok(View::load(self.data()?, Pick::Kind("eeg"))?)
     }
-    fn channel(&self, label: &str) -> Result<View, String> {
-        View::load(self.data()?, Pick::Labels(&[label.to_string()]))
+    fn channel(&self, label: &str) -> Result<View, BenchError> {
+        Ok(View::load(self.data()?, Pick::Labels(&[label.to_string()]))?)
     }
 }
 
-fn trapz(p: &Psd, lo: f64, hi: f64) -> Result<f64, String> {
-    band_power(p, lo, hi, Integration::Trapezoid)
+fn trapz(p: &Psd, lo: f64, hi: f64) -> Result<f64, BenchError> {
+    Ok(band_power(p, lo, hi, Integration::Trapezoid)?)
 }
 
 /// Runs the analysis `name`.
-pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
+pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, BenchError> {
     let v = match name {
         "none" => json!({}),
         "band_relative" => band_relative(inp)?,
@@ -152,7 +159,7 @@ pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
             let n = (v.duration_s() / seg).floor() as usize;
             let sds: Vec<f64> = (0..n)
                 .map(|k| Ok(variance(&v.crop(k as f64 * seg, (k + 1) as f64 * seg)?.data[0]).sqrt()))
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<_, BenchError>>()?;
             let names: Vec<String> = (1..=n).map(|k| format!("S{k}")).collect();
             json!({"ranking": ranked(&names, &sds)})
         }
@@ -167,7 +174,7 @@ pub fn run(name: &str, inp: &Inputs) -> Result<Map<String, Value>, String> {
             let best = argmax(&r);
             json!({"channel": eeg.labels[best], "abs_r": r[best]})
         }
-        other => return Err(format!("unknown analysis {other:?}")),
+        other => return Err(format!("unknown analysis {other:?}").into()),
     };
     Ok(v.as_object().cloned().unwrap_or_default())
 }
@@ -184,7 +191,7 @@ fn ranked(labels: &[String], values: &[f64]) -> Vec<String> {
 }
 
 /// Band-pass (FIR, `l_freq`–`h_freq`), Welch 2 s, band power ÷ total power (trapezoid), per channel, in %.
-fn relative_powers(v: &View, inp: &Inputs) -> Result<Vec<f64>, String> {
+fn relative_powers(v: &View, inp: &Inputs) -> Result<Vec<f64>, BenchError> {
     let f = v.filter(Some(inp.f("l_freq")?), Some(inp.f("h_freq")?))?;
     f.data
         .iter()
@@ -196,19 +203,20 @@ fn relative_powers(v: &View, inp: &Inputs) -> Result<Vec<f64>, String> {
         .collect()
 }
 
-fn band_relative(inp: &Inputs) -> Result<Value, String> {
+fn band_relative(inp: &Inputs) -> Result<Value, BenchError> {
     let rel = relative_powers(&inp.eeg()?, inp)?;
     Ok(json!({"mean_pct": rel.iter().sum::<f64>() / rel.len() as f64}))
 }
 
 /// One scoring column of the instance's hypnogram CSV (SRI codes).
-fn hypnogram(inp: &Inputs, column: &str) -> Result<Hypnogram, String> {
-    Hypnogram::load(inp.data()?, Some(column), None, Codes::Sri)
+fn hypnogram(inp: &Inputs, column: &str) -> Result<Hypnogram, BenchError> {
+    Ok(Hypnogram::load(inp.data()?, Some(column), None, Codes::Sri)?)
 }
 
-fn sleep_stat(inp: &Inputs) -> Result<Value, String> {
+fn sleep_stat(inp: &Inputs) -> Result<Value, BenchError> {
     let s = sleep_statistics(&hypnogram(inp, "reference")?)?;
-    let need = |v: Option<f64>, what: &str| v.ok_or_else(|| format!("{what} is undefined for this night"));
+    let need =
+        |v: Option<f64>, what: &str| v.ok_or_else(|| BenchError::from(format!("{what} is undefined for this night")));
     Ok(match inp.s("stat")? {
         "TST" => json!({"value": s.TST}),
         "SE" => json!({"value": s.SE}),
@@ -220,25 +228,30 @@ fn sleep_stat(inp: &Inputs) -> Result<Value, String> {
             let best = argmax(&minutes.iter().map(|m| m.1).collect::<Vec<_>>());
             json!({"stage": minutes[best].0})
         }
-        o => return Err(format!("unknown sleep statistic {o:?}")),
+        o => return Err(format!("unknown sleep statistic {o:?}").into()),
     })
 }
 
 /// (onset s, text) of every annotation.
-fn events(path: &Path) -> Result<Vec<(f64, String)>, String> {
-    let rec = Recording::open(path).map_err(|e| e.to_string())?;
-    Ok(rec.annotations().map_err(|e| e.to_string())?.iter().map(|a| (a.onset_s, a.text.clone())).collect())
+fn events(path: &Path) -> Result<Vec<(f64, String)>, BenchError> {
+    let rec = Recording::open(path).map_err(|e| BenchError::from(e.to_string()))?;
+    Ok(rec
+        .annotations()
+        .map_err(|e| BenchError::from(e.to_string()))?
+        .iter()
+        .map(|a| (a.onset_s, a.text.clone()))
+        .collect())
 }
 
 fn is_stimulus(text: &str) -> bool {
     text.starts_with("auditory/") || text.starts_with("visual/")
 }
 
-fn onsets_with_prefix(path: &Path, prefix: &str) -> Result<Vec<f64>, String> {
+fn onsets_with_prefix(path: &Path, prefix: &str) -> Result<Vec<f64>, BenchError> {
     Ok(events(path)?.into_iter().filter(|(_, t)| t.starts_with(prefix)).map(|(o, _)| o).collect())
 }
 
-fn erp_peak_latency(inp: &Inputs) -> Result<Value, String> {
+fn erp_peak_latency(inp: &Inputs) -> Result<Value, BenchError> {
     let v = inp.channel(inp.s("channel")?)?.filter(Some(1.0), Some(30.0))?;
     let onsets = onsets_with_prefix(inp.data()?, inp.s("condition")?)?;
     let (tmin, tmax) = (-0.1, 0.3);
@@ -262,7 +275,7 @@ fn erp_peak_latency(inp: &Inputs) -> Result<Value, String> {
 
 /// Alpha (8–13 Hz FIR band-pass) power after each stimulus (0–0.5 s) relative to before it (−0.5–0 s), in %
 /// change of the condition's mean power, averaged over the view's channels.
-fn alpha_change(inp: &Inputs) -> Result<Value, String> {
+fn alpha_change(inp: &Inputs) -> Result<Value, BenchError> {
     let v = inp.eeg()?.select(&inp.strings("channels")?)?.filter(Some(8.0), Some(13.0))?;
     let mut out = Map::new();
     let mut changes = Vec::new();

@@ -1,8 +1,9 @@
 //! The suite's data folder: the recordings a template binds, found by file name under `--data`, copied (or
 //! converted) into `SUITE/data/` so that a suite is self-contained. Each item says where it came from.
 
+use crate::bench::error::{BenchError, Result};
 use crate::signal::edf::writer::write_channel_edf;
-use anyhow::{Context, Result, bail};
+use crate::util::error::Context;
 use ndarray::Array1;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,7 @@ pub struct DataFolder {
 fn find(root: &Path, name: &str) -> Result<PathBuf> {
     let found = crate::bench::files_under(root, |p| p.file_name().is_some_and(|n| n == name))
         .with_context(|| format!("{}: cannot list the data folder", root.display()))?;
-    found.into_iter().next().with_context(|| format!("{}: no file named {name} below it", root.display()))
+    Ok(found.into_iter().next().with_context(|| format!("{}: no file named {name} below it", root.display()))?)
 }
 
 impl DataFolder {
@@ -51,7 +52,9 @@ impl DataFolder {
             "fp1" => self.copy("test_subsecond.edf", "eeg", "pyedflib 0.1.42 test recording (real scalp EEG)")?,
             "ecg" => self.ecg()?,
             "hypnogram" => self.hypnogram(subject.context("a hypnogram binding needs a subject")?)?,
-            o => bail!("unknown data item {o:?} (eeg60, fp1, ecg, hypnogram, missing)"),
+            o => {
+                return Err(BenchError::from(format!("unknown data item {o:?} (eeg60, fp1, ecg, hypnogram, missing)")));
+            }
         };
         self.prepared.insert(key, item.clone());
         Ok(item)
@@ -75,9 +78,10 @@ impl DataFolder {
     fn ecg(&self) -> Result<Item> {
         let src = find(&self.sources, "ecg_360hz.npz")?;
         let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&src)?)
-            .map_err(|e| anyhow::anyhow!("{}: not an .npz archive: {e}", src.display()))?;
-        let ecg: Array1<f64> =
-            npz.by_name("ecg").map_err(|e| anyhow::anyhow!("{}: no 1-D float array 'ecg': {e}", src.display()))?;
+            .map_err(|e| BenchError::from(format!("{}: not an .npz archive: {e}", src.display())))?;
+        let ecg: Array1<f64> = npz
+            .by_name("ecg")
+            .map_err(|e| BenchError::from(format!("{}: no 1-D float array 'ecg': {e}", src.display())))?;
         let rel = "data/physio/ecg_360hz.edf".to_string();
         write_channel_edf(
             &self.target(&rel)?,
@@ -102,7 +106,7 @@ impl DataFolder {
             }
         }
         if out.lines().count() < 3 {
-            bail!("{}: no epochs of subject {subject:?}", src.display());
+            return Err(BenchError::from(format!("{}: no epochs of subject {subject:?}", src.display())));
         }
         let rel = format!("data/hypnograms/{subject}.csv");
         std::fs::write(self.target(&rel)?, out)?;

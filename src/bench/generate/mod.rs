@@ -2,10 +2,11 @@
 //! BrainBench case files whose reference answers are computed by `analyses` with our own `signal` functions.
 //! Same templates, data and seed → byte-identical suite (no clock, no randomness but the seeded sampling).
 
+use crate::bench::error::{BenchError, Result};
+use crate::util::error::Context;
 pub mod analyses;
 mod data;
 
-use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -81,7 +82,7 @@ pub fn load_templates(dir: &Path) -> Result<Vec<Template>> {
     let files = crate::bench::files_under(dir, |p| p.extension().is_some_and(|e| e == "toml"))
         .with_context(|| format!("{}: cannot list templates", dir.display()))?;
     if files.is_empty() {
-        bail!("{}: no template files (*.toml)", dir.display());
+        return Err(BenchError::from(format!("{}: no template files (*.toml)", dir.display())));
     }
     let mut all: Vec<Template> = Vec::new();
     for f in files {
@@ -91,7 +92,7 @@ pub fn load_templates(dir: &Path) -> Result<Vec<Template>> {
         for t in file.template {
             check(&t).with_context(|| format!("{}: template {}", f.display(), t.id))?;
             if all.iter().any(|o| o.id == t.id) {
-                bail!("{}: template id {} is used twice", f.display(), t.id);
+                return Err(BenchError::from(format!("{}: template id {} is used twice", f.display(), t.id)));
             }
             all.push(t);
         }
@@ -102,10 +103,10 @@ pub fn load_templates(dir: &Path) -> Result<Vec<Template>> {
 
 fn check(t: &Template) -> Result<()> {
     if !SUBSETS.contains(&t.subset.as_str()) {
-        bail!("subset {:?} is not one of {}", t.subset, SUBSETS.join(", "));
+        return Err(BenchError::from(format!("subset {:?} is not one of {}", t.subset, SUBSETS.join(", "))));
     }
     if t.metrics.is_empty() {
-        bail!("no metrics");
+        return Err(BenchError::from(format!("no metrics")));
     }
     for m in &t.metrics {
         let v = metric_value(m, &Map::new(), true)?;
@@ -113,7 +114,7 @@ fn check(t: &Template) -> Result<()> {
             "meta_info": {}, "agent_input": {"instruction": ""},
             "eval_config": {"metrics": [v]}}));
         if let Some((path, msg)) = problems.first() {
-            bail!("metric {}: {path}: {msg}", m.metric_id);
+            return Err(BenchError::from(format!("metric {}: {path}: {msg}", m.metric_id)));
         }
     }
     Ok(())
@@ -131,7 +132,7 @@ fn fill(v: &Value, answers: &Map<String, Value>, dry: bool) -> Result<Value> {
             match answers.get(key) {
                 Some(a) => a.clone(),
                 None if dry => json!(0),
-                None => bail!("the analysis gives no {key:?}"),
+                None => return Err(BenchError::from(format!("the analysis gives no {key:?}"))),
             }
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| fill(x, answers, dry)).collect::<Result<_>>()?),
@@ -152,7 +153,7 @@ fn metric_value(m: &MetricTemplate, answers: &Map<String, Value>, dry: bool) -> 
             Some(v) => v.clone(),
             None if dry && m.kind.ends_with("match_check") => json!(["X"]),
             None if dry => json!(0),
-            None => bail!("metric {}: the analysis gives no {key:?}", m.metric_id),
+            None => return Err(BenchError::from(format!("metric {}: the analysis gives no {key:?}", m.metric_id))),
         };
         params.insert("gt_value".into(), round_answer(gt));
     }
@@ -241,7 +242,10 @@ pub fn generate(
     if out.exists() {
         let empty = std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
         if !empty && !out.join("suite.json").is_file() {
-            bail!("{}: exists and is not a suite folder (no suite.json): choose a new folder", out.display());
+            return Err(BenchError::from(format!(
+                "{}: exists and is not a suite folder (no suite.json): choose a new folder",
+                out.display()
+            )));
         }
         if !empty {
             std::fs::remove_dir_all(out).with_context(|| format!("{}: cannot replace", out.display()))?;
@@ -317,7 +321,7 @@ fn build_case(
     };
     let abs = item.as_ref().filter(|_| !missing).map(|i| suite.join(&i.rel));
     let answers = analyses::run(&t.analysis, &analyses::Inputs { data: abs.as_deref(), params })
-        .map_err(|e| anyhow::anyhow!("analysis {}: {e}", t.analysis))?;
+        .map_err(|e| BenchError::from(format!("analysis {}: {e}", t.analysis)))?;
     let metrics: Vec<Value> = t.metrics.iter().map(|m| metric_value(m, &answers, false)).collect::<Result<_>>()?;
     let mut agent_input = Map::new();
     if let Some(i) = &item {

@@ -3,6 +3,7 @@
 
 use super::{Metric, ScoreContext, judge::judge_value_score};
 use crate::bench::canon::number;
+use crate::bench::error::{BenchError, Result};
 use crate::bench::signal_file::SignalFile;
 use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
@@ -15,7 +16,7 @@ pub struct ArtifactFile {
 
 /// Resolves a reported path. `Ok(None)`: not a path (not a non-empty string). `Err`: a confinement violation
 /// (strict mode: an absolute path other than `/workspace/…`, an escape by `..`, a symbolic link on the way).
-pub fn resolve_artifact(value: &Value, ctx: &ScoreContext) -> Result<Option<ArtifactFile>, String> {
+pub fn resolve_artifact(value: &Value, ctx: &ScoreContext) -> Result<Option<ArtifactFile>, BenchError> {
     let Some(raw) = value.as_str().map(str::trim).filter(|s| !s.is_empty()) else { return Ok(None) };
     let raw = raw.replace('\\', "/");
     let root = match &ctx.workspace {
@@ -28,7 +29,7 @@ pub fn resolve_artifact(value: &Value, ctx: &ScoreContext) -> Result<Option<Arti
         String::new()
     } else if Path::new(&raw).is_absolute() {
         if ctx.strict {
-            return Err(format!("artifact path is absolute and outside /workspace: {raw}"));
+            return Err(format!("artifact path is absolute and outside /workspace: {raw}").into());
         }
         return Ok(Some(ArtifactFile { path: PathBuf::from(raw) }));
     } else {
@@ -42,13 +43,13 @@ pub fn resolve_artifact(value: &Value, ctx: &ScoreContext) -> Result<Option<Arti
                 path.push(name);
                 depth += 1;
                 if ctx.strict && path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
-                    return Err(format!("artifact path passes through a symbolic link: {raw}"));
+                    return Err(format!("artifact path passes through a symbolic link: {raw}").into());
                 }
             }
             Component::ParentDir => {
                 if depth == 0 {
                     if ctx.strict {
-                        return Err(format!("artifact path escapes the workspace: {raw}"));
+                        return Err(format!("artifact path escapes the workspace: {raw}").into());
                     }
                     path.push("..");
                 } else {
@@ -92,13 +93,13 @@ pub fn file_status(
     ctx: &ScoreContext,
     evidence: &mut Map<String, Value>,
     violations: &mut Vec<String>,
-) -> Result<f64, String> {
+) -> Result<f64, BenchError> {
     let artifact = match resolve_artifact(predicted, ctx) {
         Ok(Some(a)) => a,
         Ok(None) => return Ok(0.0),
         Err(violation) => {
-            evidence.insert("violation".into(), json!(violation));
-            violations.push(violation);
+            evidence.insert("violation".into(), json!(violation.to_string()));
+            violations.push(violation.to_string());
             return Ok(0.0);
         }
     };
@@ -131,7 +132,7 @@ pub fn file_status(
             (Some(judge), Some(prompt)) => judge
                 .judge_image(path, prompt)
                 .map(|answer| judge_value_score(&answer))
-                .map_err(|e| format!("vision judge failed: {e}")),
+                .map_err(|e| format!("vision judge failed: {e}").into()),
             _ => Ok(0.0),
         };
     }
@@ -159,7 +160,7 @@ fn within(found: f64, want: &Value, tol: f64) -> bool {
 }
 
 /// One field: whether it passed and what the file holds.
-fn check_field(s: &SignalFile, f: &Field) -> Result<(bool, Value), String> {
+fn check_field(s: &SignalFile, f: &Field) -> Result<(bool, Value), BenchError> {
     Ok(match f.name {
         "channel_count" => (within(s.channel_count() as f64, f.value, 0.0), json!(s.channel_count())),
         "npy_shape" => {
@@ -205,6 +206,6 @@ fn check_field(s: &SignalFile, f: &Field) -> Result<(bool, Value), String> {
                 (found, _) => (false, json!(found.map(|(l, h)| [l, h]))),
             }
         }
-        other => return Err(format!("unknown validator_config field {other:?}")),
+        other => return Err(format!("unknown validator_config field {other:?}").into()),
     })
 }

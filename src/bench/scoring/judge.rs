@@ -3,17 +3,18 @@
 
 use super::Metric;
 use crate::bench::canon::{clamp01, number};
+use crate::bench::error::{BenchError, Result};
 use serde_json::Value;
 use std::path::Path;
 
 /// A text judge: gets the judged text (full report or parsed field) and the case's `judge_prompt`.
 pub trait Judge: Send + Sync {
-    fn judge(&self, input: &Value, prompt: &str) -> Result<Value, String>;
+    fn judge(&self, input: &Value, prompt: &str) -> Result<Value, BenchError>;
 }
 
 /// A vision judge for image artifacts.
 pub trait VisionJudge: Send + Sync {
-    fn judge_image(&self, image: &Path, prompt: &str) -> Result<Value, String>;
+    fn judge_image(&self, image: &Path, prompt: &str) -> Result<Value, BenchError>;
 }
 
 /// Python truthiness (`bool(x)`), which the reference applies to `status` and `passed`.
@@ -52,13 +53,16 @@ fn number_or_bool(v: &Value) -> f64 {
     }
 }
 
-pub fn semantic(predicted: &Value, metric: &Metric, judge: Option<&dyn Judge>) -> Result<f64, String> {
+pub fn semantic(predicted: &Value, metric: &Metric, judge: Option<&dyn Judge>) -> Result<f64, BenchError> {
     let prompt = metric.param("judge_prompt").as_str().unwrap_or("");
     let Some(judge) = judge else { return Ok(0.0) };
     if prompt.trim().is_empty() {
         return Ok(0.0);
     }
-    judge.judge(predicted, prompt).map(|answer| judge_value_score(&answer)).map_err(|e| format!("judge failed: {e}"))
+    judge
+        .judge(predicted, prompt)
+        .map(|answer| judge_value_score(&answer))
+        .map_err(|e| format!("judge failed: {e}").into())
 }
 
 #[cfg(test)]

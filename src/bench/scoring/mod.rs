@@ -107,7 +107,7 @@ pub fn score_metric(parsed: &Value, report: &str, metric: &Metric, ctx: &ScoreCo
             judge::semantic(predicted, metric, ctx.semantic_judge)
         }
         "file_status_check" => artifact::file_status(predicted, metric, ctx, &mut evidence, &mut violations),
-        other => Err(format!("unsupported metric type: {other:?}")),
+        other => Err(format!("unsupported metric type: {other:?}").into()),
     };
     let (raw, error) = match outcome {
         Ok(raw) => (super::canon::clamp01(raw), None),

@@ -2,10 +2,11 @@
 
 use super::Metric;
 use crate::bench::canon::{canonical, clamp01, dedupe, number, tokens};
+use crate::bench::error::{BenchError, Result};
 use serde_json::Value;
 use std::collections::HashSet;
 
-pub fn numeric(predicted: &Value, metric: &Metric) -> Result<f64, String> {
+pub fn numeric(predicted: &Value, metric: &Metric) -> Result<f64, BenchError> {
     let (Some(pred), Some(gt)) = (number(predicted), number(metric.param("gt_value"))) else {
         return Ok(0.0);
     };
@@ -24,14 +25,14 @@ pub fn categorical(predicted: &Value, metric: &Metric) -> f64 {
 }
 
 /// `top_k` as a count; absent is `None`, anything but a non-negative integer is an error.
-fn top_k(metric: &Metric) -> Result<Option<usize>, String> {
+fn top_k(metric: &Metric) -> Result<Option<usize>, BenchError> {
     match metric.param("top_k") {
         Value::Null => Ok(None),
         v => v
             .as_u64()
             .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
             .map(|k| Some(k as usize))
-            .ok_or_else(|| format!("top_k must be a non-negative integer, got {v}")),
+            .ok_or_else(|| format!("top_k must be a non-negative integer, got {v}").into()),
     }
 }
 
@@ -42,7 +43,7 @@ fn mode(metric: &Metric, default: &str) -> String {
     }
 }
 
-pub fn set_match(predicted: &Value, metric: &Metric) -> Result<f64, String> {
+pub fn set_match(predicted: &Value, metric: &Metric) -> Result<f64, BenchError> {
     let mut pred = tokens(predicted);
     if let Some(k) = top_k(metric)? {
         pred.truncate(k);
@@ -61,11 +62,11 @@ pub fn set_match(predicted: &Value, metric: &Metric) -> Result<f64, String> {
             };
             Ok(clamp01(pred.intersection(&truth).count() as f64 * per_hit))
         }
-        other => Err(format!("unknown set match_mode {other:?}")),
+        other => Err(format!("unknown set match_mode {other:?}").into()),
     }
 }
 
-pub fn sequence_match(predicted: &Value, metric: &Metric) -> Result<f64, String> {
+pub fn sequence_match(predicted: &Value, metric: &Metric) -> Result<f64, BenchError> {
     let pred = tokens(predicted);
     let truth = tokens(metric.param("gt_value"));
     if truth.is_empty() {
@@ -82,11 +83,11 @@ pub fn sequence_match(predicted: &Value, metric: &Metric) -> Result<f64, String>
             Ok(f64::from(pred[..k.min(pred.len())] == truth[..k.min(truth.len())]))
         }
         "weighted_partial_order" => weighted_partial_order(pred, truth, metric),
-        other => Err(format!("unknown sequence match_mode {other:?}")),
+        other => Err(format!("unknown sequence match_mode {other:?}").into()),
     }
 }
 
-fn weighted_partial_order(pred: Vec<String>, truth: Vec<String>, metric: &Metric) -> Result<f64, String> {
+fn weighted_partial_order(pred: Vec<String>, truth: Vec<String>, metric: &Metric) -> Result<f64, BenchError> {
     let (mut pred, mut truth) = (dedupe(pred), dedupe(truth));
     let k = top_k(metric)?.unwrap_or(truth.len());
     pred.truncate(k);
@@ -98,9 +99,9 @@ fn weighted_partial_order(pred: Vec<String>, truth: Vec<String>, metric: &Metric
         Value::Null => (0..truth.len()).map(|i| 1.0 / (i as f64 + 1.0)).collect(),
         Value::Array(items) if items.len() >= truth.len() => items[..truth.len()]
             .iter()
-            .map(|w| number(w).ok_or_else(|| format!("position_weights holds a non-number: {w}")))
+            .map(|w| number(w).ok_or_else(|| BenchError::from(format!("position_weights holds a non-number: {w}"))))
             .collect::<Result<_, _>>()?,
-        v => return Err(format!("position_weights must be a list of at least {} numbers, got {v}", truth.len())),
+        v => return Err(format!("position_weights must be a list of at least {} numbers, got {v}", truth.len()).into()),
     };
     let slip = match metric.param("allow_order_slip") {
         Value::Null => 0.0,

@@ -3,6 +3,7 @@
 
 use crate::bench::case::Case;
 use crate::bench::scoring::Judge;
+use crate::harness::error::Result;
 use crate::llm::openai::extract_json;
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
 use crate::util::cancel::Cancel;
@@ -109,7 +110,7 @@ impl<'a> LlmJudge<'a> {
 }
 
 impl Judge for LlmJudge<'_> {
-    fn judge(&self, input: &Value, prompt: &str) -> Result<Value, String> {
+    fn judge(&self, input: &Value, prompt: &str) -> Result<Value, crate::bench::error::BenchError> {
         let schema = json!({"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string", "maxLength": 200}},
                             "required": ["score", "reason"]});
         let text = input.as_str().map_or_else(|| input.to_string(), str::to_string);
@@ -133,7 +134,7 @@ impl Judge for LlmJudge<'_> {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(json!({"prompt": prompt, "raw": r.text, "answer": answer}));
-                answer.ok_or_else(|| "the judge's reply is not JSON".to_string())
+                answer.ok_or_else(|| "the judge's reply is not JSON".into())
             }
             Err(e) => {
                 self.calls
@@ -143,7 +144,7 @@ impl Judge for LlmJudge<'_> {
                 if e.class.retryable() {
                     *self.infra.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
                 }
-                Err(e.to_string())
+                Err(e.to_string().into())
             }
         }
     }

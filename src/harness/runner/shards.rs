@@ -4,7 +4,8 @@
 use super::shard_of;
 use crate::bench::case::load_cases;
 use crate::bench::results::{Instance, ResultFile, summarize};
-use anyhow::{Context, Result, bail};
+use crate::harness::error::{HarnessError, Result};
+use crate::util::error::Context;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -15,18 +16,23 @@ fn shard_info(f: &ResultFile, path: &Path) -> Result<(usize, usize, usize)> {
     let get = |k: &str| s.get(k).and_then(Value::as_u64).map(|v| v as usize);
     match (get("index"), get("count"), get("suite_instances")) {
         (Some(i), Some(n), Some(t)) => Ok((i, n, t)),
-        _ => bail!("{}: experiment.shard needs index, count and suite_instances", path.display()),
+        _ => {
+            return Err(HarnessError::from(format!(
+                "{}: experiment.shard needs index, count and suite_instances",
+                path.display()
+            )));
+        }
     }
 }
 
 /// Merges shard files; `cases` (the suite) gives the order and the exact instance set to check against.
 pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     if files.is_empty() {
-        bail!("no shard files");
+        return Err(HarnessError::from(format!("no shard files")));
     }
     let mut loaded = Vec::new();
     for p in files {
-        let f = ResultFile::load(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let f = ResultFile::load(p).map_err(|e| HarnessError::from(format!("{e}")))?;
         let info = shard_info(&f, p)?;
         loaded.push((p.clone(), f, info));
     }
@@ -38,60 +44,79 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     let mut ids = HashMap::new();
     for (p, f, (i, count, t)) in &loaded {
         if *count != n || *t != total {
-            bail!("{}: shard {i}/{count} of {t} instances does not belong with {n} shards of {total}", p.display());
+            return Err(HarnessError::from(format!(
+                "{}: shard {i}/{count} of {t} instances does not belong with {n} shards of {total}",
+                p.display()
+            )));
         }
         for k in ["subset_root", "evaluation_mode", "limit"] {
             if f.experiment.get(k).cloned() != same(k) {
-                bail!("{}: experiment.{k} differs from {}", p.display(), loaded[0].0.display());
+                return Err(HarnessError::from(format!(
+                    "{}: experiment.{k} differs from {}",
+                    p.display(),
+                    loaded[0].0.display()
+                )));
             }
         }
         if !seen_index.insert(*i) {
-            bail!("{}: shard {i}/{n} given twice", p.display());
+            return Err(HarnessError::from(format!("{}: shard {i}/{n} given twice", p.display())));
         }
         for inst in &f.instances {
             if shard_of(&inst.instance_id, n) != *i {
-                bail!(
+                return Err(HarnessError::from(format!(
                     "{}: instance {} belongs to shard {}, not {i}",
                     p.display(),
                     inst.instance_id,
                     shard_of(&inst.instance_id, n)
-                );
+                )));
             }
             if let Some(other) = ids.insert(inst.instance_id.clone(), p.clone()) {
-                bail!("instance {} is in {} and {}", inst.instance_id, other.display(), p.display());
+                return Err(HarnessError::from(format!(
+                    "instance {} is in {} and {}",
+                    inst.instance_id,
+                    other.display(),
+                    p.display()
+                )));
             }
             instances.push(inst.clone());
         }
     }
     let missing: Vec<usize> = (1..=n).filter(|i| !seen_index.contains(i)).collect();
     if !missing.is_empty() {
-        bail!("shard(s) {missing:?} of {n} missing");
+        return Err(HarnessError::from(format!("shard(s) {missing:?} of {n} missing")));
     }
     // Order and completeness against the suite when it can be read.
     let suite =
         cases.map(Path::to_path_buf).or_else(|| same("subset_root").and_then(|v| v.as_str().map(PathBuf::from)));
     if let Some(root) = suite.filter(|r| r.exists()) {
-        let mut set = load_cases(&root).map_err(|e| anyhow::anyhow!("{e}"))?.cases;
+        let mut set = load_cases(&root).map_err(|e| HarnessError::from(format!("{e}")))?.cases;
         if let Some(l) = same("limit").and_then(|v| v.as_u64()) {
             set.truncate(l as usize);
         }
         let order: HashMap<String, usize> = set.iter().enumerate().map(|(k, c)| (c.instance_id(), k)).collect();
         if let Some(extra) = instances.iter().find(|i| !order.contains_key(&i.instance_id)) {
-            bail!("instance {} is not a case of {}", extra.instance_id, root.display());
+            return Err(HarnessError::from(format!(
+                "instance {} is not a case of {}",
+                extra.instance_id,
+                root.display()
+            )));
         }
         let absent: Vec<&String> = order.keys().filter(|id| !ids.contains_key(*id)).collect();
         if !absent.is_empty() {
-            bail!(
+            return Err(HarnessError::from(format!(
                 "{} instance(s) of {} are in no shard (e.g. {}): rerun those shards with --resume",
                 absent.len(),
                 root.display(),
                 absent[0]
-            );
+            )));
         }
         instances.sort_by_key(|i| order[&i.instance_id]);
     } else {
         if instances.len() != total {
-            bail!("the shards hold {} instances, the suite {total}", instances.len());
+            return Err(HarnessError::from(format!(
+                "the shards hold {} instances, the suite {total}",
+                instances.len()
+            )));
         }
         instances.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
     }

@@ -4,6 +4,7 @@
 //! slot shares at least half of its tokens or `REUSE_TOKENS`), so an agent step prefills only the tokens that are new — as
 //! llama.cpp's own server does. Why llama.cpp and not candle: docs/architecture.md ("Local inference").
 
+use crate::llm::local::error::LocalError;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -28,12 +29,12 @@ const BATCH: usize = 512;
 /// row computed in a larger batch can differ in the last bits).
 const CHUNK: usize = 64;
 
-fn backend() -> Result<&'static LlamaBackend, String> {
-    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+fn backend() -> Result<&'static LlamaBackend, LocalError> {
+    static BACKEND: OnceLock<Result<LlamaBackend, LocalError>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
             llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
-            LlamaBackend::init().map_err(|e| format!("llama.cpp backend: {e}"))
+            LlamaBackend::init().map_err(|e| format!("llama.cpp backend: {e}").into())
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -77,7 +78,7 @@ pub fn common_prefix(a: &[u32], b: &[u32]) -> usize {
 impl Engine {
     /// Loads the GGUF (the model is leaked: it lives as long as the process, like the shared model cache that
     /// holds it). `context` = positions one call may use.
-    pub fn load(path: &Path, context: usize) -> Result<Engine, String> {
+    pub fn load(path: &Path, context: usize) -> Result<Engine, LocalError> {
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
             .map_err(|e| format!("llama.cpp could not load the model: {e}"))?;
@@ -133,12 +134,12 @@ impl Engine {
     /// Runs `ids` as a prompt and returns the logits after its last token and how many of its tokens came
     /// from the cache. The slot with the longest common prefix is continued from there: its cached
     /// keys/values for those tokens are used as they are.
-    pub fn prefill(&mut self, ids: &[u32]) -> Result<(Vec<f32>, usize), String> {
+    pub fn prefill(&mut self, ids: &[u32]) -> Result<(Vec<f32>, usize), LocalError> {
         if ids.is_empty() {
             return Err("empty prompt".into());
         }
         if ids.len() >= self.n_ctx {
-            return Err(format!("the prompt has {} tokens; the context holds {}", ids.len(), self.n_ctx));
+            return Err(format!("the prompt has {} tokens; the context holds {}", ids.len(), self.n_ctx).into());
         }
         let (slot, common) = self.pick_slot(ids);
         // The last prompt token is always recomputed (its logits are needed), and reuse stops at a chunk start.
@@ -160,7 +161,7 @@ impl Engine {
     }
 
     /// Drops the active sequence's tokens from `len` on.
-    pub fn truncate(&mut self, len: usize) -> Result<(), String> {
+    pub fn truncate(&mut self, len: usize) -> Result<(), LocalError> {
         let seq = self.active as i32;
         self.ctx
             .kv_cache_seq_rm(seq, Some(len as u32), None)
@@ -170,15 +171,15 @@ impl Engine {
     }
 
     /// Appends tokens to the active sequence; returns the logits after the last one.
-    pub fn push(&mut self, ids: &[u32]) -> Result<Vec<f32>, String> {
+    pub fn push(&mut self, ids: &[u32]) -> Result<Vec<f32>, LocalError> {
         Ok(self.push_all(ids, false)?.pop().unwrap_or_default())
     }
 
     /// Appends tokens; with `every`, the logits after each token (else after the last only).
-    pub fn push_all(&mut self, ids: &[u32], every: bool) -> Result<Vec<Vec<f32>>, String> {
+    pub fn push_all(&mut self, ids: &[u32], every: bool) -> Result<Vec<Vec<f32>>, LocalError> {
         let seq = self.active as i32;
         if self.len() + ids.len() >= self.n_ctx {
-            return Err(format!("{} tokens exceed the context of {}", self.len() + ids.len(), self.n_ctx));
+            return Err(format!("{} tokens exceed the context of {}", self.len() + ids.len(), self.n_ctx).into());
         }
         let mut out = Vec::new();
         let mut batch = LlamaBatch::new(BATCH, 1);

@@ -3,6 +3,7 @@
 //! value validly instead of cutting it.
 
 use super::engine::Engine;
+use super::error::LocalError;
 use super::{LocalModel, PROVIDER};
 use crate::llm::error::LlmError;
 use crate::llm::local::constrained::Constrainer;
@@ -92,7 +93,7 @@ fn choose_enum(
     temperature: f32,
     rng: &mut Rng,
 ) -> Result<Option<Choice>, LlmError> {
-    let fail = |e: String| LlmError::model(PROVIDER, e);
+    let fail = |e: LocalError| LlmError::model(PROVIDER, e);
     let mut options = Vec::with_capacity(remainders.len());
     for bytes in remainders {
         let Ok(text) = std::str::from_utf8(&bytes) else { return Ok(None) };
@@ -174,20 +175,9 @@ fn decode(
     constrainer: &mut Option<Constrainer>,
 ) -> Result<ChatResponse, LlmError> {
     let started = Instant::now();
-    let prompt = m
-        .template
-        .render(&with_schema_hint(&req.messages, &req.format, constrainer.as_ref().map(|c| c.grammar.schema())))
-        .map_err(|e| LlmError::config(PROVIDER, e))?;
-    let prompt_ids = m.vocab.encode(&prompt).map_err(|e| LlmError::model(PROVIDER, e))?;
-    if prompt_ids.len() + 1 >= m.context {
-        return Err(LlmError::model(
-            PROVIDER,
-            format!("the prompt has {} tokens; the model's context holds {}", prompt_ids.len(), m.context),
-        ));
-    }
-    let max_new = (req.max_tokens as usize).min(m.context - prompt_ids.len() - 1);
+    let (prompt_ids, max_new) = prompt_ids(m, req, constrainer.as_ref())?;
     let mut engine = m.engine.lock().unwrap_or_else(|p| p.into_inner());
-    let fail = |e: String| LlmError::model(PROVIDER, e);
+    let fail = |e: LocalError| LlmError::model(PROVIDER, e);
     let (mut logits, cached) = engine.prefill(&prompt_ids).map_err(fail)?;
     let mut rng = Rng(req.seed.unwrap_or(0));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());
@@ -202,30 +192,14 @@ fn decode(
     let mut choices: Vec<EnumChoice> = Vec::new();
     // Characters of each token of the free string being written (see `degenerate`).
     let mut string_chars: Vec<usize> = Vec::new();
-    let mut emit = |out: &[u8], sent: &mut usize, upto: usize| {
-        if upto > *sent {
-            let valid = match std::str::from_utf8(&out[*sent..upto]) {
-                Ok(s) => s.len(),
-                Err(e) => e.valid_up_to(),
-            };
-            if valid > 0 {
-                on_delta(std::str::from_utf8(&out[*sent..*sent + valid]).unwrap_or_default());
-                *sent += valid;
-            }
-        }
-    };
+    let mut emit = |out: &[u8], sent: &mut usize, upto: usize| emit_text(out, sent, upto, on_delta);
 
-    if let ResponseFormat::Tagged { tags } = &req.format
-        && !tags.is_empty()
-    {
-        let openings: Vec<Vec<u8>> = tags.iter().map(|t| format!("<{t}>").into_bytes()).collect();
-        if let Some(choice) = choose_enum(m, &mut engine, &logits, openings, req.temperature, &mut rng)? {
-            out.extend(&choice.bytes);
-            generated += choice.ids.len();
-            tokens.extend(&choice.ids);
-            logits = choice.logits;
-            emit(&out, &mut sent, out.len());
-        }
+    if let Some(choice) = opening(m, &mut engine, req, &logits, &mut rng)? {
+        out.extend(&choice.bytes);
+        generated += choice.ids.len();
+        tokens.extend(&choice.ids);
+        logits = choice.logits;
+        emit(&out, &mut sent, out.len());
     }
 
     while generated < max_new {
@@ -243,9 +217,6 @@ fn decode(
                 out.extend(&tail);
                 break;
             }
-            // Bytes the schema fixes (keys, punctuation, an enum's last candidate) go in as one batch: a
-            // forward pass over several tokens costs about what one token does, where asking the model for
-            // each would cost one pass per token.
             if let Some((ids, bytes)) = forced_tokens(m, &c.grammar, s, max_new - generated)? {
                 if !c.grammar.feed_all(s, &bytes) {
                     return Err(LlmError::model(PROVIDER, "forced text left the grammar"));
@@ -259,47 +230,15 @@ fn decode(
                 logits = engine.push(&ids).map_err(fail)?;
                 continue;
             }
-            if c.grammar.at_enum_choice(s) {
-                if let Some((at, texts)) = c.grammar.enum_texts(s).filter(|(_, t)| t.len() <= WHOLE_VALUE_OPTIONS) {
-                    let remainders: Vec<Vec<u8>> = texts.iter().map(|t| t[at..].to_vec()).collect();
-                    if let Some(choice) = choose_enum(m, &mut engine, &logits, remainders, req.temperature, &mut rng)? {
-                        // The options' texts from where the choice started (an enum may be entered mid-way).
-                        let head = texts.first().map(|t| String::from_utf8_lossy(&t[..at]).into_owned());
-                        choices.push(EnumChoice {
-                            options: choice
-                                .probabilities
-                                .iter()
-                                .map(|(o, p)| (format!("{}{o}", head.clone().unwrap_or_default()), *p))
-                                .collect(),
-                        });
-                        let ok = c.grammar.feed_all(s, &choice.bytes);
-                        debug_assert!(ok, "an enum text is valid by construction");
-                        out.extend(&choice.bytes);
-                        generated += choice.ids.len();
-                        logits = choice.logits;
-                        emit(&out, &mut sent, out.len());
-                        continue;
-                    }
-                }
+            if let Some((choice, record)) = enum_value(m, &mut engine, c, s, &logits, req.temperature, &mut rng)? {
+                choices.push(record);
+                out.extend(&choice.bytes);
+                generated += choice.ids.len();
+                logits = choice.logits;
+                emit(&out, &mut sent, out.len());
+                continue;
             }
-            let in_string = c.grammar.in_string(s);
-            if in_string {
-                penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
-            } else {
-                string_chars.clear();
-            }
-            let mask = c.allowed(s);
-            // A free string gone to single characters (the way a small model degenerates) is closed: only
-            // tokens that end it stay allowed, when there are any.
-            let close = in_string
-                && repetition.is_on()
-                && degenerate(&string_chars)
-                && (0..logits.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
-            for (i, l) in logits.iter_mut().enumerate() {
-                if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
-                    *l = f32::NEG_INFINITY;
-                }
-            }
+            constrain(m, c, s, &mut logits, &tokens, &repetition, &mut string_chars);
         } else {
             penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
         }
@@ -310,12 +249,7 @@ fn decode(
         }
         let bytes = &m.vocab.bytes[token as usize];
         if let (Some(c), Some(s)) = (constrainer.as_ref(), state.as_mut()) {
-            if c.grammar.in_string(s) {
-                string_chars.push(String::from_utf8_lossy(bytes).chars().count());
-            }
-            if !c.grammar.feed_all(s, bytes) {
-                return Err(LlmError::model(PROVIDER, "constrained decoding chose a token outside the grammar"));
-            }
+            accept(c, s, bytes, &mut string_chars)?;
         }
         out.extend(bytes);
         tokens.push(token);
@@ -333,12 +267,7 @@ fn decode(
 
     let text = String::from_utf8_lossy(&out).into_owned();
     let json = match constrainer.as_ref() {
-        Some(c) => {
-            let value: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| LlmError::model(PROVIDER, format!("constrained output did not parse ({e}): {text}")))?;
-            c.grammar.schema().validate(&value).map_err(|e| LlmError::model(PROVIDER, e))?;
-            Some(value)
-        }
+        Some(c) => Some(checked_json(c, &text)?),
         None => None,
     };
     Ok(ChatResponse {
@@ -357,6 +286,131 @@ fn decode(
     })
 }
 
+/// A tagged reply (`ResponseFormat::Tagged`) opens with one of its tags, chosen by the whole tag's likelihood.
+fn opening(
+    m: &LocalModel,
+    engine: &mut Engine,
+    req: &ChatRequest,
+    logits: &[f32],
+    rng: &mut Rng,
+) -> Result<Option<Choice>, LlmError> {
+    match &req.format {
+        ResponseFormat::Tagged { tags } if !tags.is_empty() => {
+            let openings: Vec<Vec<u8>> = tags.iter().map(|t| format!("<{t}>").into_bytes()).collect();
+            choose_enum(m, engine, logits, openings, req.temperature, rng)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The rendered prompt's tokens and the most new tokens the context leaves room for.
+fn prompt_ids(m: &LocalModel, req: &ChatRequest, c: Option<&Constrainer>) -> Result<(Vec<u32>, usize), LlmError> {
+    let prompt = m
+        .template
+        .render(&with_schema_hint(&req.messages, &req.format, c.map(|c| c.grammar.schema())))
+        .map_err(|e| LlmError::config(PROVIDER, e))?;
+    let ids = m.vocab.encode(&prompt).map_err(|e| LlmError::model(PROVIDER, e))?;
+    if ids.len() + 1 >= m.context {
+        return Err(LlmError::model(
+            PROVIDER,
+            format!("the prompt has {} tokens; the model's context holds {}", ids.len(), m.context),
+        ));
+    }
+    let max_new = (req.max_tokens as usize).min(m.context - ids.len() - 1);
+    Ok((ids, max_new))
+}
+
+/// Sends the complete UTF-8 text of `out[sent..upto]` to `on_delta` (a character cut by a token waits).
+fn emit_text(out: &[u8], sent: &mut usize, upto: usize, on_delta: &mut dyn FnMut(&str)) {
+    if upto > *sent {
+        let valid = match std::str::from_utf8(&out[*sent..upto]) {
+            Ok(s) => s.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if valid > 0 {
+            on_delta(std::str::from_utf8(&out[*sent..*sent + valid]).unwrap_or_default());
+            *sent += valid;
+        }
+    }
+}
+
+/// At an enum with few options, the whole value chosen by its likelihood, fed to the grammar, with the
+/// options' probabilities as the response records them (texts from where the choice started: an enum may be
+/// entered mid-way).
+fn enum_value(
+    m: &LocalModel,
+    engine: &mut Engine,
+    c: &Constrainer,
+    s: &mut State,
+    logits: &[f32],
+    temperature: f32,
+    rng: &mut Rng,
+) -> Result<Option<(Choice, EnumChoice)>, LlmError> {
+    if !c.grammar.at_enum_choice(s) {
+        return Ok(None);
+    }
+    let Some((at, texts)) = c.grammar.enum_texts(s).filter(|(_, t)| t.len() <= WHOLE_VALUE_OPTIONS) else {
+        return Ok(None);
+    };
+    let remainders: Vec<Vec<u8>> = texts.iter().map(|t| t[at..].to_vec()).collect();
+    let Some(choice) = choose_enum(m, engine, logits, remainders, temperature, rng)? else { return Ok(None) };
+    let head = texts.first().map(|t| String::from_utf8_lossy(&t[..at]).into_owned()).unwrap_or_default();
+    let record = EnumChoice { options: choice.probabilities.iter().map(|(o, p)| (format!("{head}{o}"), *p)).collect() };
+    let ok = c.grammar.feed_all(s, &choice.bytes);
+    debug_assert!(ok, "an enum text is valid by construction");
+    Ok(Some((choice, record)))
+}
+
+/// Feeds a sampled token's bytes to the grammar (it was allowed by the mask, so it must fit), counting the
+/// characters of a free string's tokens.
+fn accept(c: &Constrainer, s: &mut State, bytes: &[u8], string_chars: &mut Vec<usize>) -> Result<(), LlmError> {
+    if c.grammar.in_string(s) {
+        string_chars.push(String::from_utf8_lossy(bytes).chars().count());
+    }
+    if !c.grammar.feed_all(s, bytes) {
+        return Err(LlmError::model(PROVIDER, "constrained decoding chose a token outside the grammar"));
+    }
+    Ok(())
+}
+
+/// The constrained reply parsed and validated against its schema (a model error when it does not hold).
+fn checked_json(c: &Constrainer, text: &str) -> Result<serde_json::Value, LlmError> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| LlmError::model(PROVIDER, format!("constrained output did not parse ({e}): {text}")))?;
+    c.grammar.schema().validate(&value).map_err(|e| LlmError::model(PROVIDER, e))?;
+    Ok(value)
+}
+
+/// Masks `logits` to the tokens the grammar allows at `s`. Inside a free string the repetition penalty
+/// applies, and a string gone to single characters (the way a small model degenerates) is closed: only
+/// tokens that end it stay allowed, when there are any.
+fn constrain(
+    m: &LocalModel,
+    c: &mut Constrainer,
+    s: &State,
+    logits: &mut [f32],
+    tokens: &[u32],
+    repetition: &Repetition,
+    string_chars: &mut Vec<usize>,
+) {
+    let in_string = c.grammar.in_string(s);
+    if in_string {
+        penalise(logits, tokens, repetition, &m.vocab.bytes);
+    } else {
+        string_chars.clear();
+    }
+    let mask = c.allowed(s);
+    let close = in_string
+        && repetition.is_on()
+        && degenerate(string_chars)
+        && (0..logits.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
+    for (i, l) in logits.iter_mut().enumerate() {
+        if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
+            *l = f32::NEG_INFINITY;
+        }
+    }
+}
+
 /// A free string whose last `DEGENERATE_WINDOW` tokens average fewer than `DEGENERATE_CHARS` characters each
 /// has degenerated (English runs at about four; SmolLM2's gibberish at one).
 const DEGENERATE_WINDOW: usize = 32;
@@ -372,7 +426,9 @@ fn degenerate(chars: &[usize]) -> bool {
 const FORCED_BYTES: usize = 256;
 
 /// The text the grammar fixes from `s` (whole characters only) and its tokens, when there is any and it fits
-/// in `budget`.
+/// in `budget`. Those bytes (keys, punctuation, an enum's last candidate) go in as one batch: a forward pass
+/// over several tokens costs about what one token does, where asking the model for each would cost one pass
+/// per token.
 fn forced_tokens(
     m: &LocalModel,
     g: &Grammar,

@@ -3,12 +3,14 @@
 
 mod constrained;
 pub mod engine;
+pub mod error;
 mod generate;
 mod quantize;
 mod template;
 mod vocab;
 
 pub use constrained::{Constrainer, Mask, TokenTrie};
+pub use error::LocalError;
 
 use crate::llm::error::LlmError;
 use crate::llm::schema::grammar::Grammar;
@@ -56,12 +58,13 @@ impl LocalModel {
     /// generic kernels for Q4_1: Q8_0 runs about twice as fast with near-identical text).
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
         let fail = |msg: String| LlmError::config(PROVIDER, format!("{}: {msg}", path.display()));
+        let failed = |e: super::local::LocalError| fail(e.to_string());
         if !path.is_file() {
             return Err(fail(
                 "no such model file (run scripts/setup_models.sh, or set the model path in Settings)".into(),
             ));
         }
-        let run_path = quantize::fast_copy(path).map_err(fail)?;
+        let run_path = quantize::fast_copy(path).map_err(failed)?;
         let mut file = std::fs::File::open(&run_path).map_err(|e| fail(e.to_string()))?;
         let content =
             gguf_file::Content::read(&mut file).map_err(|e| fail(format!("not a readable GGUF file: {e}")))?;
@@ -70,22 +73,22 @@ impl LocalModel {
         if arch != "llama" {
             return Err(fail(format!("architecture \"{arch}\" is not supported (llama only)")));
         }
-        let vocab = vocab::Vocab::from_gguf(&content).map_err(fail)?;
+        let vocab = vocab::Vocab::from_gguf(&content).map_err(failed)?;
         let source = content
             .metadata
             .get("tokenizer.chat_template")
             .and_then(|v| v.to_string().ok().cloned())
             .ok_or_else(|| fail("the GGUF has no tokenizer.chat_template".into()))?;
         let token_text = |id: Option<u32>| id.and_then(|i| vocab.tokens.get(i as usize).cloned()).unwrap_or_default();
-        let template =
-            template::ChatTemplate::new(&source, &token_text(vocab.bos), &token_text(Some(vocab.eos))).map_err(fail)?;
+        let template = template::ChatTemplate::new(&source, &token_text(vocab.bos), &token_text(Some(vocab.eos)))
+            .map_err(failed)?;
         let context = (content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).unwrap_or(2048)
             as usize)
             .min(MAX_CONTEXT);
         let name =
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
         drop(file);
-        let engine = engine::Engine::load(&run_path, context).map_err(fail)?;
+        let engine = engine::Engine::load(&run_path, context).map_err(failed)?;
         let context = engine.n_ctx();
         let trie = std::sync::Arc::new(TokenTrie::new(&vocab.bytes));
         Ok(LocalModel {

@@ -1,13 +1,14 @@
 //! One-time re-quantisation of a Q4 GGUF to Q8_0 (candle's fast CPU kernels), written beside the original.
 
+use crate::llm::local::error::LocalError;
 use candle_core::Device;
 use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
 use std::path::{Path, PathBuf};
 
 /// The file to run: `path` itself unless it holds Q4_0/Q4_1 tensors, then a cached Q8_0 copy
 /// (`NAME.q8_0.gguf` beside it, made once; if that folder is read-only, the original is used).
-pub fn fast_copy(path: &Path) -> Result<PathBuf, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+pub fn fast_copy(path: &Path) -> Result<PathBuf, LocalError> {
+    let mut file = std::fs::File::open(path).map_err(|e| LocalError::from(e.to_string()))?;
     let content = gguf_file::Content::read(&mut file).map_err(|e| format!("not a readable GGUF file: {e}"))?;
     let slow = content.tensor_infos.values().any(|t| matches!(t.ggml_dtype, GgmlDType::Q4_0 | GgmlDType::Q4_1));
     if !slow {
@@ -24,7 +25,7 @@ pub fn fast_copy(path: &Path) -> Result<PathBuf, String> {
     }
 }
 
-fn write_q8(content: &gguf_file::Content, file: &mut std::fs::File, out: &Path) -> Result<(), String> {
+fn write_q8(content: &gguf_file::Content, file: &mut std::fs::File, out: &Path) -> Result<(), LocalError> {
     let err = |e: candle_core::Error| e.to_string();
     let mut names: Vec<&String> = content.tensor_infos.keys().collect();
     names.sort();
@@ -50,10 +51,10 @@ fn write_q8(content: &gguf_file::Content, file: &mut std::fs::File, out: &Path) 
     }
     metadata.sort_by(|a, b| a.0.cmp(b.0));
     let tmp = out.with_extension("gguf.partial");
-    let mut w = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
+    let mut w = std::fs::File::create(&tmp).map_err(|e| LocalError::from(e.to_string()))?;
     let meta_refs: Vec<(&str, &gguf_file::Value)> = metadata.iter().map(|(k, v)| (*k, v)).collect();
     let tensor_refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
     gguf_file::write(&mut w, &meta_refs, &tensor_refs).map_err(err)?;
     drop(w);
-    std::fs::rename(&tmp, out).map_err(|e| e.to_string())
+    std::fs::rename(&tmp, out).map_err(|e| LocalError::from(e.to_string()))
 }

@@ -1,6 +1,7 @@
 //! The chat template stored in the GGUF (`tokenizer.chat_template`), rendered with minijinja as
 //! Hugging Face's `apply_chat_template` does.
 
+use crate::llm::local::error::LocalError;
 use crate::llm::types::Message;
 use minijinja::{Environment, Error, ErrorKind, context};
 
@@ -11,7 +12,7 @@ pub struct ChatTemplate {
 }
 
 impl ChatTemplate {
-    pub fn new(source: &str, bos: &str, eos: &str) -> Result<ChatTemplate, String> {
+    pub fn new(source: &str, bos: &str, eos: &str) -> Result<ChatTemplate, LocalError> {
         let mut env = Environment::new();
         env.add_function("raise_exception", |msg: String| -> Result<String, Error> {
             Err(Error::new(ErrorKind::InvalidOperation, msg))
@@ -21,8 +22,8 @@ impl ChatTemplate {
     }
 
     /// The prompt text for `messages`, ending with the assistant turn's opening.
-    pub fn render(&self, messages: &[Message]) -> Result<String, String> {
-        let template = self.env.get_template("chat").map_err(|e| e.to_string())?;
+    pub fn render(&self, messages: &[Message]) -> Result<String, LocalError> {
+        let template = self.env.get_template("chat").map_err(|e| LocalError::from(e.to_string()))?;
         template
             .render(context! {
                 messages => messages,
@@ -30,6 +31,6 @@ impl ChatTemplate {
                 bos_token => self.bos,
                 eos_token => self.eos,
             })
-            .map_err(|e| format!("chat template: {e}"))
+            .map_err(|e| format!("chat template: {e}").into())
     }
 }

@@ -2,6 +2,7 @@
 //! `TokenizerFromGguf` adds a leading-space marker after special tokens for this model), plus each token's
 //! raw bytes for constrained decoding.
 
+use crate::llm::local::error::LocalError;
 use candle_core::quantized::gguf_file::Content;
 use std::collections::HashMap;
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
@@ -39,16 +40,16 @@ fn unicode_to_byte() -> HashMap<char, u8> {
     map
 }
 
-fn meta<'a>(content: &'a Content, key: &str) -> Result<&'a candle_core::quantized::gguf_file::Value, String> {
-    content.metadata.get(key).ok_or_else(|| format!("the GGUF has no {key}"))
+fn meta<'a>(content: &'a Content, key: &str) -> Result<&'a candle_core::quantized::gguf_file::Value, LocalError> {
+    content.metadata.get(key).ok_or_else(|| format!("the GGUF has no {key}").into())
 }
 
 impl Vocab {
-    pub fn from_gguf(content: &Content) -> Result<Vocab, String> {
+    pub fn from_gguf(content: &Content) -> Result<Vocab, LocalError> {
         let err = |e: candle_core::Error| e.to_string();
         let model = meta(content, "tokenizer.ggml.model")?.to_string().map_err(err)?;
         if model != "gpt2" {
-            return Err(format!("tokenizer model \"{model}\" is not supported (byte-level BPE \"gpt2\" only)"));
+            return Err(format!("tokenizer model \"{model}\" is not supported (byte-level BPE \"gpt2\" only)").into());
         }
         let tokens: Vec<String> = meta(content, "tokenizer.ggml.tokens")?
             .to_vec()
@@ -65,7 +66,7 @@ impl Vocab {
                 let (a, b) = m.split_once(' ').ok_or_else(|| format!("merge \"{m}\" has no space"))?;
                 Ok((a.to_string(), b.to_string()))
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, LocalError>>()?;
         let types: Vec<i32> = match content.metadata.get("tokenizer.ggml.token_type") {
             Some(v) => v.to_vec().map_err(err)?.iter().map(|t| t.to_i32().unwrap_or(1)).collect(),
             None => vec![1; tokens.len()],
@@ -76,7 +77,8 @@ impl Vocab {
 
         let vocab: tokenizers::models::bpe::Vocab =
             tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let bpe = BPE::builder().vocab_and_merges(vocab, merges).build().map_err(|e| e.to_string())?;
+        let bpe =
+            BPE::builder().vocab_and_merges(vocab, merges).build().map_err(|e| LocalError::from(e.to_string()))?;
         let mut tokenizer = Tokenizer::new(bpe);
         tokenizer.with_pre_tokenizer(Some(Sequence::new(vec![
             Digits::new(true).into(),
@@ -85,7 +87,7 @@ impl Vocab {
         tokenizer.with_decoder(Some(ByteLevelDecoder::default()));
         let specials: Vec<AddedToken> =
             tokens.iter().zip(&control).filter(|(_, c)| **c).map(|(t, _)| AddedToken::from(t.clone(), true)).collect();
-        tokenizer.add_special_tokens(specials).map_err(|e| e.to_string())?;
+        tokenizer.add_special_tokens(specials).map_err(|e| LocalError::from(e.to_string()))?;
 
         let table = unicode_to_byte();
         let bytes = tokens
@@ -96,7 +98,7 @@ impl Vocab {
         Ok(Vocab { tokenizer, bytes, control, eos, bos, tokens })
     }
 
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
-        Ok(self.tokenizer.encode(text, false).map_err(|e| e.to_string())?.get_ids().to_vec())
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>, LocalError> {
+        Ok(self.tokenizer.encode(text, false).map_err(|e| LocalError::from(e.to_string()))?.get_ids().to_vec())
     }
 }

@@ -338,7 +338,7 @@ impl ChatModel for OpenAiClient {
                 Some(schema) => {
                     let checked = extract_json(&attempt.text)
                         .ok_or_else(|| "the reply is not JSON".to_string())
-                        .and_then(|v| schema.validate(&v).map(|_| v));
+                        .and_then(|v| schema.validate(&v).map(|_| v).map_err(|e| e.to_string()));
                     match checked {
                         Ok(v) => Some(v),
                         Err(problem) if !corrective => {

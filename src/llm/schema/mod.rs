@@ -6,7 +6,10 @@
 //! by byte (the heart of constrained decoding). Descriptive keywords (title, description, …) are ignored;
 //! anything that changes what is valid and is outside the subset is refused when compiling.
 
+pub mod error;
 pub mod grammar;
+
+pub use error::SchemaError;
 mod sketch;
 
 use serde_json::Value;
@@ -84,19 +87,19 @@ impl Schema {
         Schema { nodes: vec![Node::Any, Node::Object { props: vec![], free: true, closed: false }], root: 1 }
     }
 
-    pub fn compile(schema: &Value) -> Result<Schema, String> {
+    pub fn compile(schema: &Value) -> Result<Schema, SchemaError> {
         let mut nodes = vec![Node::Any];
-        let root = compile_node(schema, &mut nodes, "$")?;
+        let root = compile_node(schema, &mut nodes, "$").map_err(|e| SchemaError::Compile(e.to_string()))?;
         Ok(Schema { nodes, root })
     }
 
     /// Checks `value`; the error names the first offending JSON path.
-    pub fn validate(&self, value: &Value) -> Result<(), String> {
+    pub fn validate(&self, value: &Value) -> Result<(), SchemaError> {
         self.check(self.root, value, "$")
     }
 
-    fn check(&self, node: usize, value: &Value, path: &str) -> Result<(), String> {
-        let bad = |want: &str| Err(format!("{path}: expected {want}, got {}", short(value)));
+    fn check(&self, node: usize, value: &Value, path: &str) -> Result<(), SchemaError> {
+        let bad = |want: &str| Err(format!("{path}: expected {want}, got {}", short(value)).into());
         match &self.nodes[node] {
             Node::Any => Ok(()),
             Node::Nullable(_) if value.is_null() => Ok(()),
@@ -106,7 +109,8 @@ impl Schema {
                     "{path}: expected at most {} characters, got {}",
                     max.unwrap_or(0),
                     text.chars().count()
-                )),
+                )
+                .into()),
                 Some(_) => Ok(()),
                 None => bad("a string"),
             },
@@ -142,13 +146,13 @@ impl Schema {
                 let tag = &props[0].name;
                 let Node::Enum(options) = &self.nodes[props[0].node] else { return bad("a tagged object") };
                 let Some(v) = object.get(tag) else {
-                    return Err(format!("{path}: missing required property \"{tag}\""));
+                    return Err(format!("{path}: missing required property \"{tag}\"").into());
                 };
                 match options.iter().position(|o| same_value(o, v)) {
                     Some(i) => self.check(branches[i], value, path),
                     None => {
                         let list: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-                        Err(format!("{path}.{tag}: expected one of {}, got {}", list.join(", "), short(v)))
+                        Err(format!("{path}.{tag}: expected one of {}, got {}", list.join(", "), short(v)).into())
                     }
                 }
             }
@@ -156,7 +160,7 @@ impl Schema {
                 let Some(array) = value.as_array() else { return bad("an array") };
                 if array.len() < *min || max.is_some_and(|m| array.len() > m) {
                     let most = max.map_or(String::new(), |m| format!(" and at most {m}"));
-                    return Err(format!("{path}: expected at least {min}{most} items, got {}", array.len()));
+                    return Err(format!("{path}: expected at least {min}{most} items, got {}", array.len()).into());
                 }
                 for (i, item) in array.iter().enumerate() {
                     self.check(*items, item, &format!("{path}[{i}]"))?;
@@ -169,14 +173,14 @@ impl Schema {
                     match object.get(&prop.name) {
                         Some(v) => self.check(prop.node, v, &format!("{path}.{}", prop.name))?,
                         None if prop.required => {
-                            return Err(format!("{path}: missing required property \"{}\"", prop.name));
+                            return Err(format!("{path}: missing required property \"{}\"", prop.name).into());
                         }
                         None => {}
                     }
                 }
                 if *closed {
                     if let Some(extra) = object.keys().find(|k| !props.iter().any(|p| &p.name == *k)) {
-                        return Err(format!("{path}: unexpected property \"{extra}\""));
+                        return Err(format!("{path}: unexpected property \"{extra}\"").into());
                     }
                 }
                 Ok(())
@@ -197,11 +201,11 @@ fn short(value: &Value) -> String {
     if text.chars().count() > 60 { format!("{}…", text.chars().take(60).collect::<String>()) } else { text }
 }
 
-fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usize, String> {
+fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usize, SchemaError> {
     let Some(object) = schema.as_object() else {
         return match schema {
             Value::Bool(true) => Ok(0),
-            _ => Err(format!("{path}: a schema must be an object")),
+            _ => Err(format!("{path}: a schema must be an object").into()),
         };
     };
     for key in object.keys() {
@@ -220,12 +224,12 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
         ]
         .contains(&key.as_str());
         if !known && !IGNORED.contains(&key.as_str()) {
-            return Err(format!("{path}: keyword \"{key}\" is outside the supported schema subset"));
+            return Err(format!("{path}: keyword \"{key}\" is outside the supported schema subset").into());
         }
     }
     let options = match (object.get("enum"), object.get("const")) {
         (Some(Value::Array(list)), _) => Some(list.clone()),
-        (Some(_), _) => return Err(format!("{path}: enum must be an array")),
+        (Some(_), _) => return Err(format!("{path}: enum must be an array").into()),
         (None, Some(c)) => Some(vec![c.clone()]),
         (None, None) => None,
     };
@@ -237,7 +241,7 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
             }
         }
         if unique.is_empty() {
-            return Err(format!("{path}: enum needs at least one value"));
+            return Err(format!("{path}: enum needs at least one value").into());
         }
         nodes.push(Node::Enum(unique));
         return Ok(nodes.len() - 1);
@@ -263,7 +267,9 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
     let kind = match object.get("type") {
         None => return Ok(0),
         Some(Value::String(t)) => t.as_str(),
-        Some(other) => return Err(format!("{path}: type {other} is outside the supported subset (one type name)")),
+        Some(other) => {
+            return Err(format!("{path}: type {other} is outside the supported subset (one type name)").into());
+        }
     };
     let node = match kind {
         "string" => Node::String { max: count(object, "maxLength", path)? },
@@ -277,7 +283,7 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
             };
             let (min, max) = (count(object, "minItems", path)?.unwrap_or(0), count(object, "maxItems", path)?);
             if max.is_some_and(|m| m < min) {
-                return Err(format!("{path}: maxItems is below minItems"));
+                return Err(format!("{path}: maxItems is below minItems").into());
             }
             Node::Array { items, min, max }
         }
@@ -286,9 +292,12 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
                 None => vec![],
                 Some(Value::Array(list)) => list
                     .iter()
-                    .map(|r| r.as_str().ok_or_else(|| format!("{path}: required must list property names")))
+                    .map(|r| {
+                        r.as_str()
+                            .ok_or_else(|| SchemaError::from(format!("{path}: required must list property names")))
+                    })
                     .collect::<Result<_, _>>()?,
-                Some(_) => return Err(format!("{path}: required must be an array")),
+                Some(_) => return Err(format!("{path}: required must be an array").into()),
             };
             let mut props = Vec::new();
             if let Some(declared) = object.get("properties") {
@@ -299,15 +308,15 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
                 }
             }
             if let Some(missing) = required.iter().find(|r| !props.iter().any(|p| p.name == **r)) {
-                return Err(format!("{path}: required property \"{missing}\" is not declared in properties"));
+                return Err(format!("{path}: required property \"{missing}\" is not declared in properties").into());
             }
             if props.len() > MAX_CHOICES {
-                return Err(format!("{path}: at most {MAX_CHOICES} properties"));
+                return Err(format!("{path}: at most {MAX_CHOICES} properties").into());
             }
             let closed = object.get("additionalProperties") == Some(&Value::Bool(false));
             Node::Object { free: props.is_empty() && !closed, props, closed }
         }
-        other => return Err(format!("{path}: type \"{other}\" is outside the supported subset")),
+        other => return Err(format!("{path}: type \"{other}\" is outside the supported subset").into()),
     };
     nodes.push(node);
     Ok(nodes.len() - 1)
@@ -330,19 +339,19 @@ pub fn without_bounds(schema: &Value) -> Value {
 }
 
 /// A non-negative integer keyword (`maxLength`, `minItems`, `maxItems`).
-fn count(object: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<Option<usize>, String> {
+fn count(object: &serde_json::Map<String, Value>, key: &str, path: &str) -> Result<Option<usize>, SchemaError> {
     match object.get(key) {
         None => Ok(None),
         Some(v) => match v.as_u64() {
             Some(n) => Ok(Some(n as usize)),
-            None => Err(format!("{path}: {key} must be a non-negative integer, got {v}")),
+            None => Err(format!("{path}: {key} must be a non-negative integer, got {v}").into()),
         },
     }
 }
 
 /// `anyOf`/`oneOf`: objects with one property that is a `const` in every branch (the same name), each
 /// constant different. The tag is moved to the front of each branch so the choice is made first.
-fn compile_union(union: &Value, kw: &str, nodes: &mut Vec<Node>, path: &str) -> Result<usize, String> {
+fn compile_union(union: &Value, kw: &str, nodes: &mut Vec<Node>, path: &str) -> Result<usize, SchemaError> {
     let list =
         union.as_array().filter(|l| !l.is_empty()).ok_or_else(|| format!("{path}: {kw} must be a non-empty array"))?;
     let mut branches = Vec::new();
@@ -350,7 +359,7 @@ fn compile_union(union: &Value, kw: &str, nodes: &mut Vec<Node>, path: &str) -> 
         let at = format!("{path}.{kw}[{i}]");
         let node = compile_node(b, nodes, &at)?;
         if !matches!(nodes[node], Node::Object { free: false, .. }) {
-            return Err(format!("{at}: each branch of {kw} must be an object with declared properties"));
+            return Err(format!("{at}: each branch of {kw} must be an object with declared properties").into());
         }
         branches.push(node);
     }
@@ -413,23 +422,23 @@ mod tests {
         let s = Schema::compile(&label_schema()).unwrap();
         assert!(s.validate(&json!({"label": "HC", "confidence": 0.5})).is_ok());
         assert!(s.validate(&json!({"label": "HC", "confidence": 1, "regions": ["a"]})).is_ok());
-        let e = s.validate(&json!({"label": "ADHD", "confidence": 0.5})).unwrap_err();
+        let e = s.validate(&json!({"label": "ADHD", "confidence": 0.5})).unwrap_err().to_string();
         assert!(e.contains("$.label") && e.contains("\"ASD\""), "{e}");
-        let e = s.validate(&json!({"label": "HC"})).unwrap_err();
+        let e = s.validate(&json!({"label": "HC"})).unwrap_err().to_string();
         assert!(e.contains("missing required property \"confidence\""), "{e}");
-        let e = s.validate(&json!({"label": "HC", "confidence": 1, "regions": [3]})).unwrap_err();
+        let e = s.validate(&json!({"label": "HC", "confidence": 1, "regions": [3]})).unwrap_err().to_string();
         assert!(e.contains("$.regions[0]"), "{e}");
     }
 
     #[test]
     fn refuses_keywords_outside_the_subset() {
-        let e = Schema::compile(&json!({"allOf": [{"type": "string"}]})).unwrap_err();
+        let e = Schema::compile(&json!({"allOf": [{"type": "string"}]})).unwrap_err().to_string();
         assert!(e.contains("allOf"), "{e}");
-        let e = Schema::compile(&json!({"oneOf": [{"type": "string"}]})).unwrap_err();
+        let e = Schema::compile(&json!({"oneOf": [{"type": "string"}]})).unwrap_err().to_string();
         assert!(e.contains("must be an object"), "{e}");
-        let e = Schema::compile(&json!({"type": ["string", "number"]})).unwrap_err();
+        let e = Schema::compile(&json!({"type": ["string", "number"]})).unwrap_err().to_string();
         assert!(e.contains("outside"), "{e}");
-        let e = Schema::compile(&json!({"type": "object", "required": ["x"]})).unwrap_err();
+        let e = Schema::compile(&json!({"type": "object", "required": ["x"]})).unwrap_err().to_string();
         assert!(e.contains("\"x\""), "{e}");
     }
 }

@@ -5,6 +5,7 @@
 //! unit-length mean of the final node states. `train.rs` runs the training with progress, checkpoints and
 //! resume (weights and the loss log are restored; AdamW's moment estimates restart).
 
+use crate::retrieval::error::{Result, RetrievalError};
 pub mod features;
 pub mod train;
 
@@ -119,24 +120,27 @@ pub fn log_path(model: &Path) -> std::path::PathBuf {
 }
 
 impl GfmModel {
-    pub fn load(path: &Path) -> anyhow::Result<GfmModel> {
+    pub fn load(path: &Path) -> Result<GfmModel> {
         let log: train::TrainLog = serde_json::from_str(
             &std::fs::read_to_string(log_path(path))
-                .map_err(|e| anyhow::anyhow!("{}: {e}", log_path(path).display()))?,
+                .map_err(|e| RetrievalError::from(format!("{}: {e}", log_path(path).display())))?,
         )
-        .map_err(|e| anyhow::anyhow!("{}: {e}", log_path(path).display()))?;
+        .map_err(|e| RetrievalError::from(format!("{}: {e}", log_path(path).display())))?;
         let mut vars = VarMap::new();
         let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
         let gfm = Gfm::new(log.config, vb)?;
-        vars.load(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        vars.load(path).map_err(|e| RetrievalError::from(format!("{}: {e}", path.display())))?;
         Ok(GfmModel { gfm, _vars: vars })
     }
 
     /// Embedding of a connectome (must have `config.n` regions).
-    pub fn embed(&self, c: &crate::network::connectome::Connectome) -> anyhow::Result<Vec<f32>> {
+    pub fn embed(&self, c: &crate::network::connectome::Connectome) -> Result<Vec<f32>> {
         let n = self.gfm.config.n;
         if c.n != n {
-            anyhow::bail!("the GFM was trained on {n}-region graphs; this graph has {}", c.n);
+            return Err(RetrievalError::from(format!(
+                "the GFM was trained on {n}-region graphs; this graph has {}",
+                c.n
+            )));
         }
         let w = features::positive(&c.w, n);
         let x = Tensor::from_vec(features::node_features(&w, n), (n, self.gfm.config.input_dim()), &Device::Cpu)?;
@@ -146,7 +150,7 @@ impl GfmModel {
 }
 
 /// The graph files of a folder, or those a labels.csv lists (relative to its folder).
-pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+pub fn graph_files(spec: &Path) -> Result<Vec<std::path::PathBuf>> {
     if spec.is_file() {
         let dir = spec.parent().unwrap_or(Path::new("."));
         let rows = crate::retrieval::labels::read_labels(spec)?;
@@ -155,7 +159,7 @@ pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
         return Ok(rows.into_iter().map(|r| base.join(r.0)).collect());
     }
     let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(spec)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", spec.display()))?
+        .map_err(|e| RetrievalError::from(format!("{}: {e}", spec.display())))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
@@ -167,13 +171,16 @@ pub fn graph_files(spec: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
         .collect();
     files.sort();
     if files.is_empty() {
-        anyhow::bail!("{}: no graph files (.npy, .npz, .csv, .tsv, .txt, .edge, .mat)", spec.display());
+        return Err(RetrievalError::from(format!(
+            "{}: no graph files (.npy, .npz, .csv, .tsv, .txt, .edge, .mat)",
+            spec.display()
+        )));
     }
     Ok(files)
 }
 
 /// The graphs `graph_files` lists, loaded (asymmetric matrices symmetrised).
-pub fn load_graphs(spec: &Path) -> anyhow::Result<Vec<crate::network::connectome::Connectome>> {
+pub fn load_graphs(spec: &Path) -> Result<Vec<crate::network::connectome::Connectome>> {
     graph_files(spec)?
         .iter()
         .map(|f| crate::network::io::load(f, crate::network::connectome::Asymmetry::Symmetrize).map_err(Into::into))

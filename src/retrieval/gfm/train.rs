@@ -4,9 +4,9 @@
 use super::features::{node_features, positive};
 use super::{Gfm, GfmConfig, log_path};
 use crate::network::connectome::Connectome;
+use crate::retrieval::error::{Result, RetrievalError};
 use crate::util::cancel::Cancel;
 use crate::util::rng::splitmix64;
-use anyhow::{Result, bail};
 use candle_core::Module;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, ParamsAdamW, VarBuilder, VarMap};
@@ -125,13 +125,13 @@ pub fn train(
     progress: &mut dyn FnMut(&EpochLoss),
     cancel: &Cancel,
 ) -> Result<TrainLog> {
-    let Some(first) = graphs.first() else { bail!("no graphs to train on") };
+    let Some(first) = graphs.first() else { return Err(RetrievalError::from(format!("no graphs to train on"))) };
     let n = first.n;
     if let Some(bad) = graphs.iter().find(|g| g.n != n) {
-        bail!("graphs must share one atlas: {} regions and {} regions", n, bad.n);
+        return Err(RetrievalError::from(format!("graphs must share one atlas: {} regions and {} regions", n, bad.n)));
     }
     if graphs.len() < 2 {
-        bail!("InfoNCE needs at least 2 graphs");
+        return Err(RetrievalError::from(format!("InfoNCE needs at least 2 graphs")));
     }
     let mut vars = VarMap::new();
     let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
@@ -141,7 +141,12 @@ pub fn train(
     if o.resume && out.is_file() && log_path(out).is_file() {
         let old: TrainLog = serde_json::from_str(&std::fs::read_to_string(log_path(out))?)?;
         if old.config != config {
-            bail!("{}: trained with {:?}, asked for {:?}", log_path(out).display(), old.config, config);
+            return Err(RetrievalError::from(format!(
+                "{}: trained with {:?}, asked for {:?}",
+                log_path(out).display(),
+                old.config,
+                config
+            )));
         }
         vars.load(out)?;
         log = old;

@@ -1,6 +1,7 @@
 //! Okapi BM25 (k1 = 1.5, b = 0.75) with the always-positive idf ln(1 + (N − n + 0.5)/(n + 0.5)) of Lucene.
 
 use super::{TextIndex, TextMethod};
+use crate::retrieval::error::{Result, RetrievalError};
 use std::collections::HashMap;
 
 const K1: f32 = 1.5;
@@ -69,7 +70,7 @@ impl TextIndex for Bm25 {
     fn len(&self) -> usize {
         self.docs.len()
     }
-    fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
+    fn scores(&self, query: &str) -> Result<Vec<f32>, RetrievalError> {
         let terms = tokenize(query);
         Ok(self
             .docs

@@ -2,6 +2,7 @@
 //! case memory is embedded once: `<cache>/embeddings/<key>.f32` = u32 count, u32 dim, then f32 LE values.
 
 use super::MiniLm;
+use crate::retrieval::error::{Result, RetrievalError};
 use std::path::PathBuf;
 
 pub fn key(model: &str, texts: &[String]) -> String {
@@ -30,7 +31,7 @@ fn read(path: &PathBuf, n: usize) -> Option<Vec<Vec<f32>>> {
 }
 
 /// Embeddings of `texts` with `model`, from the cache when present (a damaged cache file is recomputed).
-pub fn embeddings(model: &MiniLm, texts: &[String]) -> Result<Vec<Vec<f32>>, String> {
+pub fn embeddings(model: &MiniLm, texts: &[String]) -> Result<Vec<Vec<f32>>, RetrievalError> {
     let file = path(&key(&model.name, texts));
     if let Some(v) = read(&file, texts.len()) {
         return Ok(v);

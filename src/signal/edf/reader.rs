@@ -35,7 +35,7 @@ pub struct EdfFile {
     file_len: u64,
     header: Header,
     repairs: Vec<Repair>,
-    scan: OnceLock<Result<AnnotationScan, String>>,
+    scan: OnceLock<Result<AnnotationScan, EdfError>>,
 }
 
 impl EdfFile {
@@ -99,9 +99,11 @@ impl EdfFile {
     /// Annotations and record onsets, read on first use with one pass over the annotation signals.
     pub fn scan(&self) -> Result<&AnnotationScan, EdfError> {
         self.scan
-            .get_or_init(|| self.scan_annotations().map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                self.scan_annotations().map_err(|e| EdfError::file(&self.path, "annotations", e.to_string()))
+            })
             .as_ref()
-            .map_err(|e| EdfError::file(&self.path, "annotations", e.clone()))
+            .map_err(EdfError::clone)
     }
 
     fn scan_annotations(&self) -> std::io::Result<AnnotationScan> {

@@ -5,15 +5,18 @@ use super::header::{EdfFormat, SignalHeader};
 use super::reader::Annotation;
 use super::writer::{WriteSpec, write_edf};
 use crate::signal::Recording;
-use anyhow::{Context, bail};
+use crate::signal::error::{SignalError, invalid};
 use std::path::Path;
 
 /// Errors when `out` is the file `src` (a copy never replaces its source).
-pub fn refuse_overwrite(src: &Path, out: &Path) -> anyhow::Result<()> {
+pub fn refuse_overwrite(src: &Path, out: &Path) -> Result<(), SignalError> {
     if let (Ok(a), Ok(b)) = (src.canonicalize(), out.canonicalize())
         && a == b
     {
-        bail!("{}: refusing to overwrite the recording being read; choose a new file name", out.display());
+        return Err(invalid!(
+            "{}: refusing to overwrite the recording being read; choose a new file name",
+            out.display()
+        ));
     }
     Ok(())
 }
@@ -35,7 +38,7 @@ pub fn copy_spec(
     rec: &Recording,
     signals: Vec<SignalHeader>,
     annotations: Vec<Annotation>,
-) -> anyhow::Result<WriteSpec> {
+) -> Result<WriteSpec, SignalError> {
     let h = rec.header();
     let format = plus_format(h.format);
     let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
@@ -54,7 +57,7 @@ pub fn copy_spec(
 
 /// Writes `rec` with `annotations` to `out` as EDF+ (BDF+ for BDF sources; discontinuous stays
 /// discontinuous). Refuses to overwrite the file being read.
-pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> anyhow::Result<()> {
+pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> Result<(), SignalError> {
     let src = rec.path();
     refuse_overwrite(src, out)?;
     let h = rec.header();
@@ -67,5 +70,5 @@ pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &
         }
         Ok(())
     })
-    .with_context(|| format!("saving {} as {}", src.display(), out.display()))
+    .map_err(|e| e.context(format!("saving {} as {}", src.display(), out.display())))
 }

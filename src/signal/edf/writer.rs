@@ -5,6 +5,7 @@ use super::fields::format_number;
 use super::header::{EdfFormat, SignalHeader, StartTime};
 use super::reader::Annotation;
 use super::tal::encode_tal;
+use crate::signal::error::{SignalError, invalid, io};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -31,14 +32,14 @@ pub struct WriteSpec {
 pub fn write_edf(
     path: &Path,
     spec: &WriteSpec,
-    mut fill: impl FnMut(u64, &mut [Vec<i32>]) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+    mut fill: impl FnMut(u64, &mut [Vec<i32>]) -> Result<(), SignalError>,
+) -> Result<(), SignalError> {
     let plus = spec.format.is_plus();
     let bps = spec.format.bytes_per_sample();
     if let Some(onsets) = &spec.record_onsets
         && onsets.len() as u64 != spec.record_count
     {
-        anyhow::bail!("{}: {} record onsets for {} records", path.display(), onsets.len(), spec.record_count);
+        return Err(invalid!("{}: {} record onsets for {} records", path.display(), onsets.len(), spec.record_count));
     }
     let sub = spec.start.subsecond;
     let onset_of = |r: u64| spec.record_onsets.as_ref().map_or(r as f64 * spec.record_duration, |o| o[r as usize]);
@@ -76,9 +77,9 @@ pub fn write_edf(
         });
     }
     let tmp = path.with_extension("brainlens-partial");
-    let result = (|| -> anyhow::Result<()> {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        w.write_all(&header_bytes(spec, &signals))?;
+    let result = (|| -> Result<(), SignalError> {
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io(&tmp.display(), "create"))?);
+        w.write_all(&header_bytes(spec, &signals)).map_err(io(&tmp.display(), "write"))?;
         let ordinary = spec.signals.len();
         let mut bufs: Vec<Vec<i32>> = vec![Vec::new(); ordinary];
         let mut rec = Vec::new();
@@ -88,12 +89,12 @@ pub fn write_edf(
             rec.clear();
             for (s, (sig, data)) in spec.signals.iter().zip(&bufs).enumerate() {
                 if data.len() != sig.samples_per_record {
-                    anyhow::bail!(
+                    return Err(invalid!(
                         "record {r}, signal {s} '{}': {} samples, expected {}",
                         sig.label,
                         data.len(),
                         sig.samples_per_record
-                    );
+                    ));
                 }
                 encode_samples(data, bps, sig, &mut rec)?;
             }
@@ -102,13 +103,13 @@ pub fn write_edf(
                 t.resize(annot_samples * bps, 0);
                 rec.extend_from_slice(&t);
             }
-            w.write_all(&rec)?;
+            w.write_all(&rec).map_err(io(&tmp.display(), "write"))?;
         }
-        w.flush()?;
+        w.flush().map_err(io(&tmp.display(), "write"))?;
         Ok(())
     })();
     match result {
-        Ok(()) => std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display())),
+        Ok(()) => std::fs::rename(&tmp, path).map_err(io(&path.display(), "rename the finished file into place")),
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             Err(e.context(format!("writing {}", path.display())))
@@ -130,13 +131,13 @@ fn distribute_annotations(spec: &WriteSpec) -> Vec<Vec<&Annotation>> {
     out
 }
 
-fn encode_samples(data: &[i32], bps: usize, sig: &SignalHeader, out: &mut Vec<u8>) -> anyhow::Result<()> {
+fn encode_samples(data: &[i32], bps: usize, sig: &SignalHeader, out: &mut Vec<u8>) -> Result<(), SignalError> {
     // Samples outside the declared digital range are common in real files and are kept as they are;
     // only what the 16/24-bit storage cannot hold is refused.
     let limit = if bps == 2 { 1i32 << 15 } else { 1i32 << 23 };
     for &v in data {
         if v < -limit || v >= limit {
-            anyhow::bail!("signal '{}': digital value {v} does not fit in {} bits", sig.label, bps * 8);
+            return Err(invalid!("signal '{}': digital value {v} does not fit in {} bits", sig.label, bps * 8));
         }
         out.extend_from_slice(&v.to_le_bytes()[..bps]);
     }
@@ -221,15 +222,18 @@ pub fn write_channel_edf(
     fs: f64,
     values: &[f64],
     note: &str,
-) -> anyhow::Result<()> {
+) -> Result<(), SignalError> {
     let spr = fs.round() as usize;
     if spr == 0 || (fs - spr as f64).abs() > 1e-9 {
-        anyhow::bail!("{}: the sampling rate {fs} Hz is not a whole number of samples per second", path.display());
+        return Err(invalid!(
+            "{}: the sampling rate {fs} Hz is not a whole number of samples per second",
+            path.display()
+        ));
     }
     let records = values.len() / spr;
     let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
     if !lo.is_finite() || !hi.is_finite() || records == 0 {
-        anyhow::bail!("{}: no finite samples to write", path.display());
+        return Err(invalid!("{}: no finite samples to write", path.display()));
     }
     let margin = ((hi - lo) * 1e-3).max(1e-6);
     let sig = SignalHeader {
@@ -247,8 +251,14 @@ pub fn write_channel_edf(
     };
     // The header's 8-character fields round the range: quantise against what a reader will see.
     let (pmin, pmax): (f64, f64) = (
-        super::fields::format_number(sig.physical_min, 8).trim().parse()?,
-        super::fields::format_number(sig.physical_max, 8).trim().parse()?,
+        super::fields::format_number(sig.physical_min, 8)
+            .trim()
+            .parse()
+            .map_err(|e| invalid!("physical minimum: {e}"))?,
+        super::fields::format_number(sig.physical_max, 8)
+            .trim()
+            .parse()
+            .map_err(|e| invalid!("physical maximum: {e}"))?,
     );
     let gain = (pmax - pmin) / 65535.0;
     let spec = WriteSpec {

@@ -6,6 +6,7 @@
 //! rounding.
 
 use super::iir::Section;
+use crate::signal::error::{SignalError, invalid};
 use realfft::num_complex::Complex;
 use std::f64::consts::PI;
 
@@ -23,14 +24,14 @@ fn prod(v: &[C]) -> C {
 }
 
 /// Zeros, poles and gain of the digital filter.
-fn zpk(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<(Vec<C>, Vec<C>, f64), String> {
+fn zpk(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<(Vec<C>, Vec<C>, f64), SignalError> {
     if order == 0 {
         return Err("the filter order must be at least 1".into());
     }
     let nyq = fs / 2.0;
     for &e in edges_hz {
         if !(e > 0.0 && e < nyq) {
-            return Err(format!("{e} Hz must lie between 0 and Nyquist ({nyq} Hz)"));
+            return Err(invalid!("{e} Hz must lie between 0 and Nyquist ({nyq} Hz)"));
         }
     }
     // Analog prototype (scipy buttap): poles −exp(iπm/2N), m = −N+1, −N+3, …, N−1.
@@ -55,7 +56,7 @@ fn zpk(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<(Vec<
         }
         (BandType::Bandpass, [lo, hi]) => {
             if lo >= hi {
-                return Err(format!("band {lo}–{hi} Hz: the low edge must be below the high edge"));
+                return Err(invalid!("band {lo}–{hi} Hz: the low edge must be below the high edge"));
             }
             let (w1, w2) = (warp(*lo), warp(*hi));
             let (wo, bw) = ((w1 * w2).sqrt(), w2 - w1);
@@ -87,7 +88,7 @@ fn zpk(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<(Vec<
 
 /// Second-order sections of a Butterworth filter; `edges_hz` holds one edge (low/high-pass) or two
 /// (band-pass).
-pub fn butter(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<Vec<Section>, String> {
+pub fn butter(order: usize, edges_hz: &[f64], btype: BandType, fs: f64) -> Result<Vec<Section>, SignalError> {
     let (mut z, p, k) = zpk(order, edges_hz, btype, fs)?;
     // Poles: conjugate pairs (positive imaginary part first), then real poles.
     let mut complex: Vec<C> = p.iter().copied().filter(|q| q.im > 1e-12).collect();
@@ -147,7 +148,13 @@ mod tests {
 
 /// Zero-phase Butterworth filtering of `x` (`scipy.signal.sosfiltfilt(butter(order, …, output='sos'), x)`):
 /// band-pass with both edges, high-pass with `l` only, low-pass with `h` only.
-pub fn butter_filtfilt(x: &[f64], fs: f64, l: Option<f64>, h: Option<f64>, order: usize) -> Result<Vec<f64>, String> {
+pub fn butter_filtfilt(
+    x: &[f64],
+    fs: f64,
+    l: Option<f64>,
+    h: Option<f64>,
+    order: usize,
+) -> Result<Vec<f64>, SignalError> {
     let sos = match (l, h) {
         (Some(l), Some(h)) => butter(order, &[l, h], BandType::Bandpass, fs)?,
         (Some(l), None) => butter(order, &[l], BandType::Highpass, fs)?,
@@ -159,9 +166,9 @@ pub fn butter_filtfilt(x: &[f64], fs: f64, l: Option<f64>, h: Option<f64>, order
 
 /// Notch at `f0` and its harmonics below Nyquist (`scipy.signal.iirnotch(f, q, fs)` each, zero phase with
 /// `filtfilt`'s padding of the combined sections).
-pub fn notch_filtfilt(x: &[f64], fs: f64, f0: f64, q: f64) -> Result<Vec<f64>, String> {
+pub fn notch_filtfilt(x: &[f64], fs: f64, f0: f64, q: f64) -> Result<Vec<f64>, SignalError> {
     if !(f0 > 0.0 && f0 < fs / 2.0) {
-        return Err(format!("notch {f0} Hz must lie between 0 and Nyquist ({} Hz)", fs / 2.0));
+        return Err(invalid!("notch {f0} Hz must lie between 0 and Nyquist ({} Hz)", fs / 2.0));
     }
     let sos: Vec<Section> =
         (1..).map(|k| k as f64 * f0).take_while(|f| *f < fs / 2.0).map(|f| super::iir::iirnotch(f, q, fs)).collect();

@@ -5,6 +5,7 @@
 //! (one per band edge, each as long as its own transition needs), the signal padded by `reflect_limited` on
 //! both sides, convolved, and the (N − 1)/2 delay of the linear-phase filter removed.
 
+use crate::signal::error::{SignalError, invalid};
 use realfft::RealFftPlanner;
 use serde::Serialize;
 use std::f64::consts::PI;
@@ -27,12 +28,12 @@ pub enum FirWindow {
 }
 
 impl FirWindow {
-    pub fn parse(s: &str) -> Result<FirWindow, String> {
+    pub fn parse(s: &str) -> Result<FirWindow, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "hann" => Ok(FirWindow::Hann),
             "hamming" => Ok(FirWindow::Hamming),
             "blackman" => Ok(FirWindow::Blackman),
-            o => Err(format!("unknown FIR window {o:?} (hann, hamming, blackman)")),
+            o => Err(invalid!("unknown FIR window {o:?} (hann, hamming, blackman)")),
         }
     }
 
@@ -98,26 +99,26 @@ impl FirFilter {
         l_freq: Option<f64>,
         h_freq: Option<f64>,
         window: FirWindow,
-    ) -> Result<FirFilter, String> {
+    ) -> Result<FirFilter, SignalError> {
         let nyq = sfreq / 2.0;
         if !(sfreq > 0.0 && sfreq.is_finite()) {
-            return Err(format!("sampling rate {sfreq} is not positive"));
+            return Err(invalid!("sampling rate {sfreq} is not positive"));
         }
         if l_freq.is_none() && h_freq.is_none() {
             return Err("give a high-pass (l_freq) and/or a low-pass (h_freq) frequency".into());
         }
         if let Some(l) = l_freq.filter(|l| !(*l > 0.0)) {
-            return Err(format!("highpass frequency {l} must be greater than zero"));
+            return Err(invalid!("highpass frequency {l} must be greater than zero"));
         }
         if let Some(l) = l_freq.filter(|l| !(*l < nyq)) {
-            return Err(format!("highpass frequency {l} must be less than Nyquist ({nyq})"));
+            return Err(invalid!("highpass frequency {l} must be less than Nyquist ({nyq})"));
         }
         if let Some(h) = h_freq.filter(|h| !(*h < nyq)) {
-            return Err(format!("lowpass frequency {h} must be less than Nyquist ({nyq})"));
+            return Err(invalid!("lowpass frequency {h} must be less than Nyquist ({nyq})"));
         }
         if let (Some(l), Some(h)) = (l_freq, h_freq) {
             if l >= h {
-                return Err(format!("l_freq {l} must be below h_freq {h} (band-stop is not supported)"));
+                return Err(invalid!("l_freq {l} must be below h_freq {h} (band-stop is not supported)"));
             }
         }
         let l_trans = l_freq.map(|l| (0.25 * l).max(2.0).min(l));
@@ -175,7 +176,7 @@ impl FirFilter {
                 let mut this_n = round_half_even(factor / transition) as usize;
                 this_n += 1 - this_n % 2;
                 if this_n > n {
-                    return Err(format!(
+                    return Err(invalid!(
                         "filter length {n} is too short for a {:.2} Hz transition band ({this_n} samples needed)",
                         transition * sfreq
                     ));

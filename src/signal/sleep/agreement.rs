@@ -3,6 +3,7 @@
 //! either scoring, sorted by YASA code).
 
 use super::hypnogram::{Hypnogram, Stage};
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -16,9 +17,9 @@ pub struct Agreement {
     pub confusion: Vec<Vec<usize>>,
 }
 
-pub fn agreement(a: &Hypnogram, b: &Hypnogram) -> Result<Agreement, String> {
+pub fn agreement(a: &Hypnogram, b: &Hypnogram) -> Result<Agreement, SignalError> {
     if a.stages.len() != b.stages.len() {
-        return Err(format!("the scorings differ in length ({} vs {} epochs)", a.stages.len(), b.stages.len()));
+        return Err(invalid!("the scorings differ in length ({} vs {} epochs)", a.stages.len(), b.stages.len()));
     }
     let n = a.stages.len();
     if n == 0 {

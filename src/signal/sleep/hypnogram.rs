@@ -3,6 +3,7 @@
 //! sleep-tracker codes.
 
 use crate::signal::edf::Annotation;
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 use std::path::Path;
 
@@ -78,11 +79,11 @@ pub enum Codes {
 }
 
 impl Codes {
-    pub fn parse(s: &str) -> Result<Codes, String> {
+    pub fn parse(s: &str) -> Result<Codes, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "yasa" | "aasm" => Ok(Codes::Yasa),
             "sri" => Ok(Codes::Sri),
-            o => Err(format!("unknown stage codes {o:?} (yasa, sri)")),
+            o => Err(invalid!("unknown stage codes {o:?} (yasa, sri)")),
         }
     }
 
@@ -148,7 +149,7 @@ impl Hypnogram {
         column: Option<&str>,
         subject: Option<&str>,
         codes: Codes,
-    ) -> Result<Hypnogram, String> {
+    ) -> Result<Hypnogram, SignalError> {
         let lines: Vec<&str> =
             text.lines().filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
         let first = lines.first().ok_or("the file holds no stages")?;
@@ -159,7 +160,7 @@ impl Hypnogram {
                 Some(c) => header
                     .iter()
                     .position(|h| h.eq_ignore_ascii_case(c))
-                    .ok_or_else(|| format!("no column {c:?}; columns are {}", header.join(", ")))?,
+                    .ok_or_else(|| invalid!("no column {c:?}; columns are {}", header.join(", ")))?,
                 None => {
                     let second = lines.get(1).map(|l| fields(l)).unwrap_or_default();
                     (0..header.len())
@@ -196,7 +197,7 @@ impl Hypnogram {
                 }
             }
             let token =
-                f.get(col).ok_or_else(|| format!("line {}: no column {col}", i + 1 + usize::from(has_header)))?;
+                f.get(col).ok_or_else(|| invalid!("line {}: no column {col}", i + 1 + usize::from(has_header)))?;
             stages.push(
                 stage_of(token, codes).ok_or_else(|| {
                     format!("line {}: {token:?} is not a sleep stage", i + 1 + usize::from(has_header))
@@ -204,24 +205,29 @@ impl Hypnogram {
             );
         }
         if stages.is_empty() {
-            return Err(match subject {
+            return Err(SignalError::Invalid(match subject {
                 Some(s) => format!("no epochs for subject {s:?}"),
                 None => "the file holds no stages".into(),
-            });
+            }));
         }
         Ok(Hypnogram { epoch_s: 30.0, stages })
     }
 
-    pub fn load(path: &Path, column: Option<&str>, subject: Option<&str>, codes: Codes) -> Result<Hypnogram, String> {
+    pub fn load(
+        path: &Path,
+        column: Option<&str>,
+        subject: Option<&str>,
+        codes: Codes,
+    ) -> Result<Hypnogram, SignalError> {
         let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
         if matches!(ext.as_str(), "edf" | "bdf") {
             let rec = crate::signal::Recording::open(path).map_err(|e| e.to_string())?;
             let ann = rec.annotations().map_err(|e| e.to_string())?;
             return Hypnogram::from_annotations(ann, 30.0)
-                .ok_or_else(|| format!("{}: no sleep-stage annotations", path.display()));
+                .ok_or_else(|| invalid!("{}: no sleep-stage annotations", path.display()));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Hypnogram::from_text(&text, column, subject, codes).map_err(|e| format!("{}: {e}", path.display()))
+        let text = std::fs::read_to_string(path).map_err(|e| invalid!("{}: {e}", path.display()))?;
+        Hypnogram::from_text(&text, column, subject, codes).map_err(|e| invalid!("{}: {e}", path.display()))
     }
 }
 
@@ -252,7 +258,7 @@ mod tests {
         let csv = "subject,epoch,reference,device\nA,1,0,0\nA,2,1,2\nB,1,3,3\n";
         let h = Hypnogram::from_text(csv, Some("device"), Some("A"), Codes::Sri).unwrap();
         assert_eq!(h.stages, [Stage::Wake, Stage::N3]);
-        let e = Hypnogram::from_text("W\nX\n", None, None, Codes::Yasa).unwrap_err();
+        let e = Hypnogram::from_text("W\nX\n", None, None, Codes::Yasa).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("\"X\""), "{e}");
     }
 }

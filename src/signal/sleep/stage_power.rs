@@ -4,6 +4,7 @@
 //! window are skipped (as YASA does).
 
 use super::hypnogram::{Hypnogram, Stage};
+use crate::signal::error::SignalError;
 use crate::signal::spectrum::{band_power, relative_band_power, welch, yasa};
 use serde::Serialize;
 
@@ -22,7 +23,7 @@ pub fn stage_band_power(
     h: &Hypnogram,
     bands: &[(f64, f64)],
     relative: bool,
-) -> Result<Vec<StagePower>, String> {
+) -> Result<Vec<StagePower>, SignalError> {
     if bands.is_empty() {
         return Err("no bands".into());
     }

@@ -4,6 +4,7 @@
 //! the stage-transition counts (`yasa.Hypnogram.transition_matrix`).
 
 use super::hypnogram::{Hypnogram, Stage};
+use crate::signal::error::SignalError;
 use serde::Serialize;
 
 /// Minutes unless noted; `None` where YASA gives NaN (no sleep, or a stage never reached).
@@ -53,7 +54,7 @@ pub struct SleepStats {
     pub transition_counts: Vec<Vec<usize>>,
 }
 
-pub fn sleep_statistics(h: &Hypnogram) -> Result<SleepStats, String> {
+pub fn sleep_statistics(h: &Hypnogram) -> Result<SleepStats, SignalError> {
     let s = &h.stages;
     if s.len() < 2 {
         return Err("a hypnogram needs at least two epochs".into());

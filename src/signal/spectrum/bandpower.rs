@@ -5,6 +5,7 @@
 //! spectral edge frequency and spectral entropy of a range.
 
 use super::welch::Psd;
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -15,11 +16,11 @@ pub enum Integration {
 }
 
 impl Integration {
-    pub fn parse(s: &str) -> Result<Integration, String> {
+    pub fn parse(s: &str) -> Result<Integration, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "trapezoid" | "trapz" => Ok(Integration::Trapezoid),
             "simpson" | "simps" | "yasa" => Ok(Integration::Simpson),
-            o => Err(format!("unknown integration {o:?} (trapezoid, simpson)")),
+            o => Err(invalid!("unknown integration {o:?} (trapezoid, simpson)")),
         }
     }
 }
@@ -65,14 +66,14 @@ pub fn simpson(y: &[f64], dx: f64) -> f64 {
 }
 
 /// Absolute power in [lo, hi]; an error when the band holds fewer than two bins.
-pub fn band_power(p: &Psd, lo: f64, hi: f64, integ: Integration) -> Result<f64, String> {
+pub fn band_power(p: &Psd, lo: f64, hi: f64, integ: Integration) -> Result<f64, SignalError> {
     if !(lo < hi) {
-        return Err(format!("band {lo}–{hi} Hz: the lower edge must be below the upper"));
+        return Err(invalid!("band {lo}–{hi} Hz: the lower edge must be below the upper"));
     }
     let r = band_bins(&p.freqs, lo, hi);
     if r.len() < 2 {
         let res = p.freqs.get(1).copied().unwrap_or(0.0);
-        return Err(format!(
+        return Err(invalid!(
             "band {lo}–{hi} Hz holds {} frequency bin(s) at a resolution of {res} Hz (2 needed): use a wider band or a longer nperseg",
             r.len()
         ));
@@ -85,11 +86,16 @@ pub fn band_power(p: &Psd, lo: f64, hi: f64, integ: Integration) -> Result<f64, 
 
 /// Relative power: the power in `band` divided by the power over `total`, both integrated by `integ` (a
 /// fraction; × 100 for percent). An error when either range holds fewer than two bins or `total` has no power.
-pub fn relative_band_power(p: &Psd, band: (f64, f64), total: (f64, f64), integ: Integration) -> Result<f64, String> {
+pub fn relative_band_power(
+    p: &Psd,
+    band: (f64, f64),
+    total: (f64, f64),
+    integ: Integration,
+) -> Result<f64, SignalError> {
     let v = band_power(p, band.0, band.1, integ)?;
-    let t = band_power(p, total.0, total.1, integ).map_err(|e| format!("total {e}"))?;
+    let t = band_power(p, total.0, total.1, integ).map_err(|e| invalid!("total {e}"))?;
     if !(t > 0.0) {
-        return Err(format!("total {}–{} Hz: no power to divide by", total.0, total.1));
+        return Err(invalid!("total {}–{} Hz: no power to divide by", total.0, total.1));
     }
     Ok(v / t)
 }

@@ -5,20 +5,21 @@
 
 use super::welch::{Average, Psd, WelchParams, WelchStream, welch};
 use crate::signal::Recording;
+use crate::signal::error::{SignalError, invalid};
 use crate::util::cancel::Cancel;
 
 /// Block length for streaming reads.
 const BLOCK_S: f64 = 30.0;
 
 /// The window `[start, start + duration)` clipped to the recording.
-fn window(rec: &Recording, start: f64, duration: Option<f64>) -> Result<(f64, f64), String> {
+fn window(rec: &Recording, start: f64, duration: Option<f64>) -> Result<(f64, f64), SignalError> {
     let total = rec.duration_s().map_err(|e| e.to_string())?;
     if !start.is_finite() || start < 0.0 || duration.is_some_and(|d| !d.is_finite() || d <= 0.0) {
         return Err("start must be ≥ 0 and duration positive".into());
     }
     let end = duration.map_or(total, |d| (start + d).min(total));
     if end <= start {
-        return Err(format!("the window starts at {start} s, after the recording's end ({total} s)"));
+        return Err(invalid!("the window starts at {start} s, after the recording's end ({total} s)"));
     }
     Ok((start, end))
 }
@@ -33,7 +34,7 @@ pub fn channel_psds(
     p: &WelchParams,
     cancel: &Cancel,
     progress: &dyn Fn(f64),
-) -> Result<Vec<Psd>, String> {
+) -> Result<Vec<Psd>, SignalError> {
     let (t0, t1) = window(rec, start, duration)?;
     let channels = rec.channels();
     if p.average == Average::Median {
@@ -43,7 +44,7 @@ pub fn channel_psds(
                 return Err("cancelled".into());
             }
             let d = rec.read(&[c], t0, t1 - t0).map_err(|e| e.to_string())?.remove(0);
-            out.push(welch(&d.values, d.sample_rate, p).map_err(|e| format!("{}: {e}", channels[c].label))?);
+            out.push(welch(&d.values, d.sample_rate, p).map_err(|e| invalid!("{}: {e}", channels[c].label))?);
             progress((k + 1) as f64 / chans.len() as f64);
         }
         return Ok(out);
@@ -53,7 +54,7 @@ pub fn channel_psds(
         .map(|&c| {
             let fs = channels[c].sample_rate;
             WelchStream::new(fs, ((t1 - t0) * fs).round() as usize, p)
-                .map_err(|e| format!("{}: {e}", channels[c].label))
+                .map_err(|e| invalid!("{}: {e}", channels[c].label))
         })
         .collect::<Result<_, _>>()?;
     // The main thread reads blocks; worker threads (one per core) each own a share of the channels' streams
@@ -116,9 +117,9 @@ pub fn channel_psds(
         .into_iter()
         .zip(chans)
         .map(|(s, &c)| {
-            s.ok_or_else(|| format!("{}: worker stopped unexpectedly", channels[c].label))?
+            s.ok_or_else(|| invalid!("{}: worker stopped unexpectedly", channels[c].label))?
                 .finish()
-                .map_err(|e| format!("{}: {e}", channels[c].label))
+                .map_err(|e| invalid!("{}: {e}", channels[c].label))
         })
         .collect()
 }

@@ -5,6 +5,7 @@
 //! spectra combined with weights √λ: PSD = 2 Σ λ|X|² / Σ λ, DC (and Nyquist) halved.
 
 use super::welch::freqs;
+use crate::signal::error::{SignalError, invalid};
 use realfft::RealFftPlanner;
 use serde::Serialize;
 use std::f64::consts::PI;
@@ -192,20 +193,20 @@ pub struct MultitaperPlan {
 
 impl MultitaperPlan {
     /// `bandwidth` in Hz (None: MNE's default half-bandwidth of 4 frequency bins).
-    pub fn new(n: usize, sfreq: f64, bandwidth: Option<f64>) -> Result<MultitaperPlan, String> {
+    pub fn new(n: usize, sfreq: f64, bandwidth: Option<f64>) -> Result<MultitaperPlan, SignalError> {
         if n < 2 {
             return Err("the signal is too short".into());
         }
         let half_nbw = bandwidth.map_or(4.0, |b| b * n as f64 / (2.0 * sfreq));
         if half_nbw < 0.5 {
-            return Err(format!(
+            return Err(invalid!(
                 "bandwidth {bandwidth:?} Hz gives a half-bandwidth of {half_nbw} < 0.5 bins (use at least {} Hz)",
                 sfreq / n as f64
             ));
         }
         let kmax = ((2.0 * half_nbw) as usize).max(1);
         if kmax > n {
-            return Err(format!("{n} samples are too few for {kmax} tapers (half-bandwidth {half_nbw} bins)"));
+            return Err(invalid!("{n} samples are too few for {kmax} tapers (half-bandwidth {half_nbw} bins)"));
         }
         let (tapers, ratios) = dpss(n, half_nbw, kmax);
         let mut kept: Vec<(Vec<f64>, f64)> = tapers.into_iter().zip(ratios).filter(|(_, r)| *r > 0.9).collect();
@@ -216,10 +217,10 @@ impl MultitaperPlan {
         Ok(MultitaperPlan { n, sfreq, kept, half_nbw, fft: RealFftPlanner::<f64>::new().plan_fft_forward(n) })
     }
 
-    pub fn psd(&self, x: &[f64]) -> Result<MultitaperPsd, String> {
+    pub fn psd(&self, x: &[f64]) -> Result<MultitaperPsd, SignalError> {
         let n = self.n;
         if x.len() != n {
-            return Err(format!("{} samples for a {n}-sample plan", x.len()));
+            return Err(invalid!("{} samples for a {n}-sample plan", x.len()));
         }
         let mean = x.iter().sum::<f64>() / n as f64;
         let mut input = self.fft.make_input_vec();
@@ -252,6 +253,6 @@ impl MultitaperPlan {
 
 /// `psd_array_multitaper(x, sfreq, bandwidth, adaptive=False, low_bias=True, normalization='length')`;
 /// `bandwidth` in Hz (None: MNE's default half-bandwidth of 4 frequency bins).
-pub fn multitaper_psd(x: &[f64], sfreq: f64, bandwidth: Option<f64>) -> Result<MultitaperPsd, String> {
+pub fn multitaper_psd(x: &[f64], sfreq: f64, bandwidth: Option<f64>) -> Result<MultitaperPsd, SignalError> {
     MultitaperPlan::new(x.len(), sfreq, bandwidth)?.psd(x)
 }

@@ -3,6 +3,7 @@
 //! version read in blocks for the Recordings room (columns averaged down to a display width).
 
 use super::welch::{Periodogram, WelchParams, freqs};
+use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,7 +24,7 @@ impl Spectrogram {
 }
 
 /// Segment geometry with scipy.signal.spectrogram's defaults (nperseg 256, noverlap nperseg/8).
-fn geometry(n: usize, p: &WelchParams) -> Result<(usize, usize, usize), String> {
+fn geometry(n: usize, p: &WelchParams) -> Result<(usize, usize, usize), SignalError> {
     let nperseg = p.nperseg.unwrap_or(256).min(n);
     if nperseg == 0 {
         return Err("the signal is empty".into());
@@ -31,12 +32,12 @@ fn geometry(n: usize, p: &WelchParams) -> Result<(usize, usize, usize), String> 
     let noverlap = p.noverlap.unwrap_or(nperseg / 8);
     let nfft = p.nfft.unwrap_or(nperseg);
     if noverlap >= nperseg || nfft < nperseg {
-        return Err(format!("invalid segments: nperseg {nperseg}, noverlap {noverlap}, nfft {nfft}"));
+        return Err(invalid!("invalid segments: nperseg {nperseg}, noverlap {noverlap}, nfft {nfft}"));
     }
     Ok((nperseg, noverlap, nfft))
 }
 
-pub fn spectrogram(x: &[f64], fs: f64, p: &WelchParams) -> Result<Spectrogram, String> {
+pub fn spectrogram(x: &[f64], fs: f64, p: &WelchParams) -> Result<Spectrogram, SignalError> {
     let (nperseg, noverlap, nfft) = geometry(x.len(), p)?;
     let step = nperseg - noverlap;
     let segments = (x.len() - noverlap) / step;
@@ -77,10 +78,10 @@ pub fn downsample_rows(s: &Spectrogram, max_rows: usize) -> Spectrogram {
 
 /// Compressed spectral array of a whole night: the multitaper PSD (MNE's definition) of each `epoch_s`-second
 /// epoch, times at epoch centres.
-pub fn multitaper_cdsa(x: &[f64], fs: f64, epoch_s: f64, bandwidth: Option<f64>) -> Result<Spectrogram, String> {
+pub fn multitaper_cdsa(x: &[f64], fs: f64, epoch_s: f64, bandwidth: Option<f64>) -> Result<Spectrogram, SignalError> {
     let n = (epoch_s * fs).round() as usize;
     if n < 2 || x.len() < n {
-        return Err(format!("the signal is shorter than one {epoch_s}-s epoch"));
+        return Err(invalid!("the signal is shorter than one {epoch_s}-s epoch"));
     }
     let plan = super::multitaper::MultitaperPlan::new(n, fs, bandwidth)?;
     let epochs = x.len() / n;

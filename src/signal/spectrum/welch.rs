@@ -4,6 +4,7 @@
 //! doubling of every bin but DC and Nyquist, then the mean or the bias-corrected median over segments.
 
 use super::window::Window;
+use crate::signal::error::{SignalError, invalid};
 use realfft::RealFftPlanner;
 use realfft::num_complex::Complex;
 use serde::Serialize;
@@ -31,32 +32,32 @@ pub enum Average {
 }
 
 impl Detrend {
-    pub fn parse(s: &str) -> Result<Detrend, String> {
+    pub fn parse(s: &str) -> Result<Detrend, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "constant" => Ok(Detrend::Constant),
             "linear" => Ok(Detrend::Linear),
             "none" | "false" => Ok(Detrend::None),
-            o => Err(format!("unknown detrend {o:?} (constant, linear, none)")),
+            o => Err(invalid!("unknown detrend {o:?} (constant, linear, none)")),
         }
     }
 }
 
 impl Scaling {
-    pub fn parse(s: &str) -> Result<Scaling, String> {
+    pub fn parse(s: &str) -> Result<Scaling, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "density" => Ok(Scaling::Density),
             "spectrum" => Ok(Scaling::Spectrum),
-            o => Err(format!("unknown scaling {o:?} (density, spectrum)")),
+            o => Err(invalid!("unknown scaling {o:?} (density, spectrum)")),
         }
     }
 }
 
 impl Average {
-    pub fn parse(s: &str) -> Result<Average, String> {
+    pub fn parse(s: &str) -> Result<Average, SignalError> {
         match s.trim().to_lowercase().as_str() {
             "mean" => Ok(Average::Mean),
             "median" => Ok(Average::Median),
-            o => Err(format!("unknown average {o:?} (mean, median)")),
+            o => Err(invalid!("unknown average {o:?} (mean, median)")),
         }
     }
 }
@@ -108,7 +109,7 @@ struct Geometry {
     nfft: usize,
 }
 
-fn geometry(n: usize, p: &WelchParams) -> Result<Geometry, String> {
+fn geometry(n: usize, p: &WelchParams) -> Result<Geometry, SignalError> {
     let mut nperseg = p.nperseg.unwrap_or(256);
     if nperseg == 0 {
         return Err("nperseg must be positive".into());
@@ -118,11 +119,11 @@ fn geometry(n: usize, p: &WelchParams) -> Result<Geometry, String> {
     }
     let nfft = p.nfft.unwrap_or(nperseg);
     if nfft < nperseg {
-        return Err(format!("nfft={nfft} must be ≥ nperseg={nperseg}"));
+        return Err(invalid!("nfft={nfft} must be ≥ nperseg={nperseg}"));
     }
     let noverlap = p.noverlap.unwrap_or(nperseg / 2);
     if noverlap >= nperseg {
-        return Err(format!("noverlap={noverlap} must be less than nperseg={nperseg}"));
+        return Err(invalid!("noverlap={noverlap} must be less than nperseg={nperseg}"));
     }
     Ok(Geometry { nperseg, noverlap, nfft })
 }
@@ -239,12 +240,12 @@ pub fn freqs(nfft: usize, fs: f64) -> Vec<f64> {
 }
 
 /// `scipy.signal.welch(x, fs, ...)` for one real signal.
-pub fn welch(x: &[f64], fs: f64, p: &WelchParams) -> Result<Psd, String> {
+pub fn welch(x: &[f64], fs: f64, p: &WelchParams) -> Result<Psd, SignalError> {
     if x.is_empty() {
         return Err("the signal is empty".into());
     }
     if !(fs > 0.0 && fs.is_finite()) {
-        return Err(format!("sampling rate {fs} is not positive"));
+        return Err(invalid!("sampling rate {fs} is not positive"));
     }
     let g = geometry(x.len(), p)?;
     let step = g.nperseg - g.noverlap;
@@ -310,7 +311,7 @@ pub struct WelchStream {
 
 impl WelchStream {
     /// `expected_len` resolves scipy's defaults (nperseg capped at the signal length).
-    pub fn new(fs: f64, expected_len: usize, p: &WelchParams) -> Result<WelchStream, String> {
+    pub fn new(fs: f64, expected_len: usize, p: &WelchParams) -> Result<WelchStream, SignalError> {
         if p.average != Average::Mean {
             return Err("streaming Welch averages by the mean (median needs every segment)".into());
         }
@@ -344,7 +345,7 @@ impl WelchStream {
         }
     }
 
-    pub fn finish(self) -> Result<Psd, String> {
+    pub fn finish(self) -> Result<Psd, SignalError> {
         if self.segments == 0 {
             return Err("the signal is shorter than one segment".into());
         }

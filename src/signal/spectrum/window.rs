@@ -1,6 +1,7 @@
 //! Spectral windows as `scipy.signal.get_window(name, N)` returns them for spectral analysis: periodic
 //! ("DFT-even"), i.e. the symmetric window of N + 1 points without its last point.
 
+use crate::signal::error::{SignalError, invalid};
 use std::f64::consts::PI;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub enum Window {
 impl Window {
     /// scipy names: `hann` (also `hann_periodic`, `hanning`), `hamming`, `blackman`, `boxcar` (`rect`,
     /// `rectangular`, `ones`), `bartlett` (`triangle`-like), `flattop`.
-    pub fn parse(name: &str) -> Result<Window, String> {
+    pub fn parse(name: &str) -> Result<Window, SignalError> {
         Ok(match name.trim().to_lowercase().as_str() {
             "hann" | "hann_periodic" | "hanning" => Window::Hann,
             "hamming" | "hamming_periodic" => Window::Hamming,
@@ -28,7 +29,7 @@ impl Window {
             "flattop" | "flattop_periodic" => Window::Flattop,
             "tukey" | "tukey25" | "tukey_periodic" => Window::Tukey25,
             other => {
-                return Err(format!("unknown window {other:?} (hann, hamming, blackman, boxcar, bartlett, flattop)"));
+                return Err(invalid!("unknown window {other:?} (hann, hamming, blackman, boxcar, bartlett, flattop)"));
             }
         })
     }
@@ -109,7 +110,7 @@ mod tests {
             let want = 0.5 - 0.5 * (2.0 * PI * i as f64 / 8.0).cos();
             assert!((v - want).abs() < 1e-15, "{i}: {v} vs {want}");
         }
-        assert_eq!(Window::parse("hann_periodic"), Ok(Window::Hann));
+        assert_eq!(Window::parse("hann_periodic").ok(), Some(Window::Hann));
         assert!(Window::parse("kaiser").is_err());
     }
 }

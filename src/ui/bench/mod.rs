@@ -48,6 +48,18 @@ pub struct BenchRoom {
     /// The demo collection is opened the first time the room is shown with nothing loaded.
     demo_offered: bool,
     cycle: usize,
+    /// Widget actions of this frame, applied after it (`apply_commands`).
+    pub commands: Vec<Cmd>,
+}
+
+/// What the Bench room's widgets ask for, queued while the frame is drawn and applied after it (as the
+/// Recordings room's `Cmd`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    /// Load result files or folders (replacing what is open).
+    Open(Vec<PathBuf>),
+    /// Recompute the aggregates (levels edited, a run included or excluded in Files).
+    RebuildReport,
 }
 
 impl Default for BenchRoom {
@@ -68,6 +80,7 @@ impl Default for BenchRoom {
             pending_instance: None,
             demo_offered: false,
             cycle: 0,
+            commands: Vec::new(),
         }
     }
 }
@@ -78,6 +91,20 @@ pub fn demo_results() -> PathBuf {
 }
 
 impl BenchRoom {
+    /// Applies the commands the frame queued.
+    pub fn apply_commands(&mut self) {
+        for c in std::mem::take(&mut self.commands) {
+            match c {
+                Cmd::Open(paths) => self.open(paths),
+                Cmd::RebuildReport => {
+                    if let Some(d) = &mut self.data {
+                        d.rebuild_report(self.levels);
+                    }
+                }
+            }
+        }
+    }
+
     /// Loads result files or folders in the background; the current collection stays until it is done.
     pub fn open(&mut self, paths: Vec<PathBuf>) {
         self.demo_offered = true;
@@ -209,7 +236,7 @@ impl BenchRoom {
         if self.view == View::Run {
             ui.separator();
             if let Some(done) = self.run.show(ui, provider) {
-                self.open(vec![done]);
+                self.commands.push(Cmd::Open(vec![done]));
             }
             return;
         }
@@ -236,14 +263,14 @@ impl BenchRoom {
             View::Leaderboard => leaderboard::show(ui, data, &mut self.leaderboard, &mut self.message),
             View::Charts => {
                 if self.charts.chart == charts::Chart::Difficulty && levels_editor(ui, &mut self.levels) {
-                    data.rebuild_report(self.levels);
+                    self.commands.push(Cmd::RebuildReport);
                 }
                 charts::show(ui, data, &mut self.charts, &mut self.message)
             }
             View::Instances => instances::show(ui, data, &mut self.instances),
             View::Files => {
                 if files::show(ui, data, &mut self.files) {
-                    data.rebuild_report(self.levels);
+                    self.commands.push(Cmd::RebuildReport);
                 }
             }
             View::Run => {}
@@ -256,16 +283,16 @@ impl BenchRoom {
                 if let Some(files) =
                     rfd::FileDialog::new().add_filter("BrainBench results", &["json", "jsonl"]).pick_files()
                 {
-                    self.open(files);
+                    self.commands.push(Cmd::Open(files));
                 }
             }
             if ui.button("Open folder…").clicked() {
                 if let Some(dir) = rfd::FileDialog::new().pick_folder() {
-                    self.open(vec![dir]);
+                    self.commands.push(Cmd::Open(vec![dir]));
                 }
             }
             if ui.button("Open demo (simulated)").clicked() {
-                self.open(vec![demo_results()]);
+                self.commands.push(Cmd::Open(vec![demo_results()]));
             }
             let label = ui.label("Path:");
             let field =
@@ -273,7 +300,7 @@ impl BenchRoom {
             if (field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))) || ui.button("Open path").clicked()
             {
                 if !self.path_field.trim().is_empty() {
-                    self.open(vec![PathBuf::from(self.path_field.trim())]);
+                    self.commands.push(Cmd::Open(vec![PathBuf::from(self.path_field.trim())]));
                 }
             }
             if let Some(data) = &self.data
@@ -324,6 +351,7 @@ fn levels_editor(ui: &mut egui::Ui, levels: &mut Levels) -> bool {
 impl Room for BenchRoom {
     fn show(&mut self, ui: &mut egui::Ui, shell: &mut Shell) {
         self.draw(ui, shell.provider);
+        self.apply_commands();
     }
 
     fn status(&self) -> String {

@@ -81,7 +81,7 @@ impl RunPanel {
         self.job = Some(Job::spawn_with("Bench run", 1, cancel.clone(), move |_, _| {
             let target = provider.build().map_err(|e| anyhow::anyhow!("{e}"))?;
             let models = Models { parser: target.clone(), judge: judge.then(|| target.clone()), target };
-            run(&opts, &models, &cancel, &live).map(Some)
+            Ok(run(&opts, &models, &cancel, &live).map(Some)?)
         }));
     }
 
@@ -170,7 +170,7 @@ impl RunPanel {
                     let (data, suite) = (PathBuf::from(self.data.trim()), PathBuf::from(self.suite.trim()));
                     self.error = None;
                     self.generating = Some(Job::spawn("Generating suite", 1, move |_, _| {
-                        generate(&data, &default_templates(), &suite, 1, 3).map(Some)
+                        Ok(generate(&data, &default_templates(), &suite, 1, 3).map(Some)?)
                     }));
                 }
             });

@@ -3,6 +3,7 @@
 //! (nilearn `plot_connectome(edge_threshold="95%")`). The head outline is a schematic ellipse, not a
 //! brain surface.
 
+use super::Cmd;
 use super::OpenNetwork;
 use crate::ui::widgets::palette::category;
 use egui::{Color32, Sense, Stroke, pos2, vec2};
@@ -78,7 +79,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
             {
                 let near = (0..n).min_by(|&a, &b| to(coords[a]).distance(p).total_cmp(&to(coords[b]).distance(p)));
                 if let Some(i) = near.filter(|&i| to(coords[i]).distance(p) < 10.0) {
-                    o.selected = Some(i);
+                    o.commands.push(Cmd::Select(Some(i)));
                 }
             }
         }

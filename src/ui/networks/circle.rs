@@ -1,6 +1,7 @@
 //! Circular layout: regions on a circle grouped by network (or lobe) when the atlas gives one, else by
 //! module; links of the thresholded network as chords, the selected region's links highlighted.
 
+use super::Cmd;
 use super::OpenNetwork;
 use crate::ui::widgets::palette::category;
 use egui::{Color32, Pos2, Sense, Stroke, pos2, vec2};
@@ -68,7 +69,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     {
         let nearest = (0..n).min_by(|&a, &b| pos[a].distance(p).total_cmp(&pos[b].distance(p)));
         if let Some(i) = nearest.filter(|&i| pos[i].distance(p) < 10.0) {
-            o.selected = Some(i);
+            o.commands.push(Cmd::Select(Some(i)));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Matrix heatmap of the thresholded network in atlas, module or network order, as a texture; the
 //! selected region's row and column are outlined; click a cell to select its row.
 
-use super::{OpenNetwork, Order, diverging};
+use super::{Cmd, OpenNetwork, Order, diverging};
 use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
 /// Draws the heatmap in a square of at most `max_h` points.
@@ -81,7 +81,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
                 o.prepared[i * n + j]
             ));
             if response.clicked() {
-                o.selected = Some(i);
+                o.commands.push(Cmd::Select(Some(i)));
             }
         }
     }

@@ -55,6 +55,11 @@ pub struct OpenNetwork {
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
     pub small_world: Option<Result<SmallWorldReport, NetworkError>>,
     sw_job: Option<Job<Result<SmallWorldReport, NetworkError>>>,
+    /// The prepared matrix and metrics for the current options, computed off the UI thread; until it ends
+    /// the views show the previous ones.
+    pub(crate) metrics_job: Option<Job<(Vec<f64>, GraphMetrics)>>,
+    /// Widget actions of this frame, applied after it (`apply_commands`).
+    pub commands: Vec<Cmd>,
 }
 
 /// State of the Networks room.
@@ -124,6 +129,8 @@ impl NetworksRoom {
                     generation: 0,
                     small_world: None,
                     sw_job: None,
+                    metrics_job: None,
+                    commands: Vec::new(),
                 });
                 self.error = None;
                 true
@@ -188,7 +195,7 @@ impl NetworksRoom {
         o.poll(ui.ctx());
         let intents = self.agent.show(ui.ctx(), o, provider);
         if let Some(i) = intents.select_region {
-            o.selected = Some(i);
+            o.commands.push(Cmd::Select(Some(i)));
         }
         if let Some(r) = intents.show_round {
             show_round(&mut self.hark, &mut self.card, &r);
@@ -209,17 +216,56 @@ impl NetworksRoom {
             });
             brain::show(ui, o);
         });
+        o.apply_commands();
     }
 }
 
+/// What the Networks room's widgets ask for, queued while the frame is drawn and applied after it (as the
+/// Recordings room's `Cmd`): every view selects through `Select`, every control changes options through
+/// `SetOptions`, so the order of effects does not depend on the order the panels are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    /// Select a region everywhere (matrix, circle, glass brain, table), or clear the selection.
+    Select(Option<usize>),
+    /// New threshold/binarisation/negative-weight options: the metrics are recomputed (as a job).
+    SetOptions(MetricsOptions),
+    /// σ/ω with this many reference graphs, in the background.
+    SmallWorld(usize),
+}
+
 impl OpenNetwork {
-    /// Recomputes the prepared matrix and the metrics after an option change.
+    /// Applies the commands the frame queued.
+    pub fn apply_commands(&mut self) {
+        for c in std::mem::take(&mut self.commands) {
+            match c {
+                Cmd::Select(i) => self.selected = i,
+                Cmd::SetOptions(o) => {
+                    if o != self.options {
+                        self.options = o;
+                        self.recompute();
+                    }
+                }
+                Cmd::SmallWorld(n) => self.start_small_world(n),
+            }
+        }
+    }
+
+    /// Recomputes the prepared matrix and the metrics after an option change, as a job (a newer change
+    /// replaces, and so cancels, a running one).
     pub fn recompute(&mut self) {
-        self.prepared = prepare(&self.connectome, &self.options);
-        self.metrics = summarize_prepared(&self.connectome, &self.prepared, &self.options);
-        self.generation += 1;
+        let (c, o) = (self.connectome.clone(), self.options);
+        self.metrics_job = Some(Job::spawn("Graph metrics", 1, move |_, _| {
+            let prepared = prepare(&c, &o);
+            let metrics = summarize_prepared(&c, &prepared, &o);
+            Ok(Some((prepared, metrics)))
+        }));
         self.small_world = None;
         self.sw_job = None;
+    }
+
+    /// The metrics job is running.
+    pub fn recomputing(&self) -> bool {
+        self.metrics_job.is_some()
     }
 
     /// Starts σ/ω with `nrand` references in the background.
@@ -236,6 +282,18 @@ impl OpenNetwork {
     }
 
     fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(job) = &mut self.metrics_job {
+            match job.poll() {
+                Some(Ok(Some((prepared, metrics)))) => {
+                    (self.prepared, self.metrics) = (prepared, metrics);
+                    self.generation += 1;
+                    self.metrics_job = None;
+                }
+                // The work itself cannot fail; a cancelled (replaced) job leaves the newer one to finish.
+                Some(_) => self.metrics_job = None,
+                None => ctx.request_repaint_after(std::time::Duration::from_millis(20)),
+            }
+        }
         if let Some(job) = &mut self.sw_job {
             match job.poll() {
                 Some(Ok(Some(r))) => {
@@ -277,19 +335,15 @@ impl OpenNetwork {
     }
 
     fn controls(&mut self, ui: &mut egui::Ui) {
+        let mut o = self.options;
         ui.horizontal_wrapped(|ui| {
-            let mut density = self.options.proportional.unwrap_or(1.0) * 100.0;
+            let mut density = o.proportional.unwrap_or(1.0) * 100.0;
             let changed = ui.add(egui::Slider::new(&mut density, 1.0..=100.0).step_by(1.0).text("Density %")).changed();
             if changed {
-                self.options.proportional = if density >= 100.0 { None } else { Some(density / 100.0) };
-                self.recompute();
+                o.proportional = if density >= 100.0 { None } else { Some(density / 100.0) };
             }
-            let mut binary = self.options.binary;
-            if ui.checkbox(&mut binary, "Binary").changed() {
-                self.options.binary = binary;
-                self.recompute();
-            }
-            let mut neg = self.options.negatives;
+            ui.checkbox(&mut o.binary, "Binary");
+            let mut neg = o.negatives;
             egui::ComboBox::from_label("Negative weights")
                 .selected_text(match neg {
                     Negatives::Zero => "set to 0",
@@ -301,17 +355,16 @@ impl OpenNetwork {
                     ui.selectable_value(&mut neg, Negatives::Absolute, "absolute value");
                     ui.selectable_value(&mut neg, Negatives::Keep, "keep");
                 });
-            if neg != self.options.negatives {
-                self.options.negatives = neg;
-                self.recompute();
-            }
-            let mut abs_on = self.options.absolute.is_some();
-            let mut abs = self.options.absolute.unwrap_or(0.0);
+            o.negatives = neg;
+            let mut abs_on = o.absolute.is_some();
+            let mut abs = o.absolute.unwrap_or(0.0);
             let a = ui.checkbox(&mut abs_on, "Absolute threshold").changed();
             let b = abs_on && ui.add(egui::DragValue::new(&mut abs).speed(0.01)).changed();
             if a || b {
-                self.options.absolute = abs_on.then_some(abs);
-                self.recompute();
+                o.absolute = abs_on.then_some(abs);
+            }
+            if o != self.options {
+                self.commands.push(Cmd::SetOptions(o));
             }
             ui.label("Order");
             ui.selectable_value(&mut self.order, Order::Atlas, "atlas");
@@ -327,10 +380,16 @@ impl OpenNetwork {
             ));
         });
         summary_card(ui, &self.metrics);
+        if self.recomputing() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("recomputing the metrics for the new options…");
+            });
+        }
         ui.horizontal(|ui| {
             let running = self.sw_job.is_some();
             if ui.add_enabled(!running, egui::Button::new("Compute σ/ω (20 references)")).clicked() {
-                self.start_small_world(20);
+                self.commands.push(Cmd::SmallWorld(20));
             }
             match &self.small_world {
                 Some(Ok(r)) => {
@@ -411,6 +470,7 @@ impl NetworksRoom {
         ];
         if let Some(o) = &self.current {
             slots.push(&o.sw_job);
+            slots.push(&o.metrics_job);
         }
         slots
     }
@@ -458,6 +518,11 @@ impl Room for NetworksRoom {
 
     fn settled(&self) -> bool {
         let (h, c) = (&self.hark, &self.card);
-        !h.busy() && !h.pending() && !c.busy() && !c.pending() && !self.agent.busy()
+        !h.busy()
+            && !h.pending()
+            && !c.busy()
+            && !c.pending()
+            && !self.agent.busy()
+            && !self.current.as_ref().is_some_and(OpenNetwork::recomputing)
     }
 }

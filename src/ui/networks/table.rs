@@ -1,5 +1,6 @@
 //! Node metrics table: sortable by any column, click a row to select its region, export as CSV.
 
+use super::Cmd;
 use super::OpenNetwork;
 
 /// Column the table is sorted by (descending for metrics).
@@ -74,7 +75,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, message: &mut Option<String>
         });
     });
     if clicked.is_some() {
-        o.selected = clicked;
+        o.commands.push(Cmd::Select(clicked));
     }
 }
 

@@ -28,7 +28,7 @@ impl HrvWindow {
                     .map_err(|e| e.to_string())?
                     .remove(0);
                 let clean = ecg_clean(&d.values, d.sample_rate, 50.0)?;
-                hrv(&find_r_peaks(&clean, d.sample_rate), d.sample_rate)
+                Ok(hrv(&find_r_peaks(&clean, d.sample_rate), d.sample_rate)?)
             };
             Ok(Some(run()))
         }));

@@ -47,7 +47,7 @@ fn stage_power_job(rec: &Arc<Recording>, c: usize, h: Hypnogram) -> StageJob {
                 .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)
                 .map_err(|e| e.to_string())?
                 .remove(0);
-            stage_band_power(&d.values, d.sample_rate, &h, &bands, true)
+            Ok(stage_band_power(&d.values, d.sample_rate, &h, &bands, true)?)
         };
         Ok(Some(run()))
     })
@@ -72,8 +72,9 @@ impl SleepWindow {
             let p = std::path::Path::new(self.path.trim());
             Hypnogram::load(p, opt(&self.column).as_deref(), opt(&self.subject).as_deref(), codes)
                 .map(|h| (h, p.display().to_string()))
+                .map_err(|e| e.to_string())
         };
-        match first.and_then(|(h, src)| sleep_statistics(&h).map(|s| (h, s, src))) {
+        match first.and_then(|(h, src)| sleep_statistics(&h).map(|s| (h, s, src)).map_err(|e| e.to_string())) {
             Ok((h, s, src)) => {
                 if let Some(c2) = opt(&self.second_column) {
                     let second = Hypnogram::load(
@@ -84,7 +85,7 @@ impl SleepWindow {
                     );
                     match second.and_then(|b| agreement(&h, &b)) {
                         Ok(a) => self.agreement = Some(a),
-                        Err(e) => self.error = Some(e),
+                        Err(e) => self.error = Some(e.to_string()),
                     }
                 }
                 self.hypnogram = Some(h);

@@ -214,7 +214,7 @@ impl SpectrumPanel {
         if self.relative {
             Ok(100.0 * relative_band_power(psd, (lo, hi), self.total, self.integration)?)
         } else {
-            band_power(psd, lo, hi, self.integration)
+            Ok(band_power(psd, lo, hi, self.integration)?)
         }
     }
 
@@ -563,7 +563,7 @@ fn scalp_map(ui: &mut egui::Ui, sp: &mut SpectrumPanel) {
                 sp.topo_texture = Some((key, tex, map));
             }
             Err(e) => {
-                ui.weak(e);
+                ui.weak(e.to_string());
                 return;
             }
         }

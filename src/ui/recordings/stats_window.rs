@@ -26,7 +26,7 @@ impl StatsWindow {
                 let data = rec.read(&all, start, dur).map_err(|e| e.to_string())?;
                 let input: Vec<(String, Vec<f64>, f64)> =
                     rec.channels().iter().zip(data).map(|(c, d)| (c.label.clone(), d.values, d.sample_rate)).collect();
-                channel_stats(&input, line)
+                Ok(channel_stats(&input, line)?)
             };
             Ok(Some(run()))
         }));

@@ -127,7 +127,7 @@ fn montage_menu(ui: &mut egui::Ui, o: &mut super::OpenRecording, cmds: &mut Vec<
     if ui.button("Apply chain").clicked() {
         match parse_chain(&o.bipolar_text) {
             Ok(pairs) => cmds.push(Cmd::SetMontage(Montage::Bipolar(pairs))),
-            Err(e) => o.montage_errors = vec![e],
+            Err(e) => o.montage_errors = vec![e.to_string()],
         }
     }
 }

@@ -15,21 +15,21 @@ use serde_json::{Map, Value, json};
 use std::path::{Component, Path, PathBuf};
 
 /// A path named in the task, inside the inputs (no absolute paths elsewhere, no `..`).
-pub(crate) fn input_path(state: &SharedState, given: &str) -> Result<PathBuf, String> {
+pub(crate) fn input_path(state: &SharedState, given: &str) -> Result<PathBuf, ToolError> {
     let p = Path::new(given.trim());
     let rel = match p.strip_prefix(&state.inputs) {
         Ok(r) => r.to_path_buf(),
         Err(_) if p.is_absolute() => {
-            return Err(format!("{given}: outside the inputs (paths are relative to the task's data)"));
+            return Err(format!("{given}: outside the inputs (paths are relative to the task's data)").into());
         }
         Err(_) => p.to_path_buf(),
     };
     if rel.components().any(|c| matches!(c, Component::ParentDir)) {
-        return Err(format!("{given}: '..' is not allowed"));
+        return Err(format!("{given}: '..' is not allowed").into());
     }
     let full = state.inputs.join(rel);
     if !full.is_file() {
-        return Err(format!("file not found: {given}"));
+        return Err(format!("file not found: {given}").into());
     }
     Ok(full)
 }
@@ -42,9 +42,9 @@ fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len().max(1) as f64
 }
 
-fn psd_of(x: &[f64], fs: f64, method: &str) -> Result<Psd, String> {
+fn psd_of(x: &[f64], fs: f64, method: &str) -> Result<Psd, ToolError> {
     match method {
-        "" | "welch" => welch_2s(x, fs),
+        "" | "welch" => Ok(welch_2s(x, fs)?),
         "multitaper" => {
             let m = multitaper_psd(x, fs, None)?;
             Ok(Psd {
@@ -57,7 +57,7 @@ fn psd_of(x: &[f64], fs: f64, method: &str) -> Result<Psd, String> {
                 segments: 1,
             })
         }
-        o => Err(format!("unknown PSD method {o:?} (welch, multitaper)")),
+        o => Err(format!("unknown PSD method {o:?} (welch, multitaper)").into()),
     }
 }
 
@@ -65,22 +65,22 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Tool
     let path = input_path(st, a.s("path"))?;
     let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     let description = if ext == "csv" {
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        let text = std::fs::read_to_string(&path).map_err(|e| ToolError::from(e.to_string()))?;
         let columns = text.lines().next().unwrap_or("").to_string();
         json!({"type": "csv", "columns": columns, "rows": text.lines().count().saturating_sub(1)})
     } else {
-        let rec = Recording::open(&path).map_err(|e| e.to_string())?;
+        let rec = Recording::open(&path).map_err(|e| ToolError::from(e.to_string()))?;
         let mut kinds: Map<String, Value> = Map::new();
         for c in rec.channels() {
             let k = crate::signal::view::channel_kind(&c.label);
             let n = kinds.get(k).and_then(Value::as_u64).unwrap_or(0);
             kinds.insert(k.into(), json!(n + 1));
         }
-        let ann = rec.annotations().map_err(|e| e.to_string())?;
+        let ann = rec.annotations().map_err(|e| ToolError::from(e.to_string()))?;
         let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
         json!({"type": rec.header().format.name(), "channels": labels.len(), "kinds": kinds,
                "labels": labels, "sfreq": rec.channels().first().map(|c| c.sample_rate),
-               "duration_s": rec.duration_s().map_err(|e| e.to_string())?, "annotations": ann.len()})
+               "duration_s": rec.duration_s().map_err(|e| ToolError::from(e.to_string()))?, "annotations": ann.len()})
     };
     let id = st.add_recording(RecordingInfo { path: a.s("path").to_string(), description: description.clone() });
     Ok(registered(id, description))
@@ -98,23 +98,23 @@ pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, Too
 }
 
 pub(super) fn select_channels(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, |v| v.select(&a.list("channels").unwrap_or_default()))
+    derive(st, a, |v| Ok(v.select(&a.list("channels").unwrap_or_default())?))
 }
 
 pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, |v| v.filter(a.f("l_freq"), a.f("h_freq")))
+    derive(st, a, |v| Ok(v.filter(a.f("l_freq"), a.f("h_freq"))?))
 }
 
 pub(super) fn rereference(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, View::average_reference)
+    derive(st, a, |v| Ok(v.average_reference()?))
 }
 
 pub(super) fn resample(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, |v| v.resample(a.need_f("sfreq")?))
+    derive(st, a, |v| Ok(v.resample(a.need_f("sfreq")?)?))
 }
 
 pub(super) fn crop(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, |v| v.crop(a.need_f("tmin")?, a.need_f("tmax")?))
+    derive(st, a, |v| Ok(v.crop(a.need_f("tmin")?, a.need_f("tmax")?)?))
 }
 
 pub(super) fn band_power(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
@@ -204,7 +204,7 @@ pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, To
     if name.ends_with(".npy") {
         let arr = ndarray::Array2::from_shape_fn((v.labels.len(), v.n_times()), |(i, j)| v.data[i][j]);
         let f = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-        ndarray_npy::WriteNpyExt::write_npy(&arr, f).map_err(|e| e.to_string())?;
+        ndarray_npy::WriteNpyExt::write_npy(&arr, f).map_err(|e| ToolError::from(e.to_string()))?;
     } else {
         write_view_edf(&v, &out)?;
     }
@@ -221,17 +221,21 @@ pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
-fn derive(st: &mut SharedState, a: &Args, f: impl FnOnce(&View) -> Result<View, String>) -> Result<Value, ToolError> {
+fn derive(
+    st: &mut SharedState,
+    a: &Args,
+    f: impl FnOnce(&View) -> Result<View, ToolError>,
+) -> Result<Value, ToolError> {
     let v = f(st.view(a.s("view"))?)?;
     let detail = json!({"channels": v.labels.len(), "sfreq": v.sfreq, "duration_s": v.duration_s(), "ops": v.ops});
     Ok(registered(st.add_view(v), detail))
 }
 
 /// `file_check/<name>` in the workspace; a bare file name with an allowed extension only.
-fn artifact_path(st: &SharedState, name: &str, exts: &[&str]) -> Result<PathBuf, String> {
+fn artifact_path(st: &SharedState, name: &str, exts: &[&str]) -> Result<PathBuf, ToolError> {
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') || !exts.iter().any(|e| name.ends_with(e))
     {
-        return Err(format!("{name:?}: give a bare file name ending with {}", exts.join(" or ")));
+        return Err(format!("{name:?}: give a bare file name ending with {}", exts.join(" or ")).into());
     }
     let dir = st.workspace.join("file_check");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -258,8 +262,8 @@ fn prefilter(v: &View) -> String {
 }
 
 /// A whole-recording view as EDF+ with the source's records and annotations.
-fn write_view_edf(v: &View, out: &Path) -> Result<(), String> {
-    let rec = Recording::open(Path::new(&v.source)).map_err(|e| e.to_string())?;
+fn write_view_edf(v: &View, out: &Path) -> Result<(), ToolError> {
+    let rec = Recording::open(Path::new(&v.source)).map_err(|e| ToolError::from(e.to_string()))?;
     let record_s = rec.header().record_duration;
     let spr = v.sfreq * record_s;
     if v.t0 != 0.0
@@ -281,12 +285,12 @@ fn write_view_edf(v: &View, out: &Path) -> Result<(), String> {
                 samples_per_record: Some(spr.round() as usize),
             })
         })
-        .collect::<Result<_, String>>()?;
-    write_derived(&rec, &channels, out).map_err(|e| format!("{e:#}"))
+        .collect::<Result<_, ToolError>>()?;
+    write_derived(&rec, &channels, out).map_err(|e| format!("{e:#}").into())
 }
 
 /// Up to 8 channels stacked, each scaled to its own range, 800 × 60 px per channel.
-fn plot_view(v: &View, out: &Path) -> Result<(), String> {
+fn plot_view(v: &View, out: &Path) -> Result<(), ToolError> {
     let n = v.labels.len().min(8);
     let (w, row) = (800u32, 60u32);
     let mut img = image::RgbImage::from_pixel(w, row * n as u32, image::Rgb([255, 255, 255]));
@@ -299,5 +303,5 @@ fn plot_view(v: &View, out: &Path) -> Result<(), String> {
             img.put_pixel(px.min(w - 1), py, image::Rgb([20, 60, 160]));
         }
     }
-    img.save(out).map_err(|e| format!("{}: {e}", out.display()))
+    img.save(out).map_err(|e| format!("{}: {e}", out.display()).into())
 }

@@ -24,7 +24,7 @@ pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, T
     let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
     let s = sleep_statistics(h)?;
     let awakenings = s.awakenings;
-    let mut v = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+    let mut v = serde_json::to_value(&s).map_err(|e| ToolError::from(e.to_string()))?;
     if let Value::Object(m) = &mut v {
         m.remove("transition_counts");
         m.remove("transition_stages");
@@ -45,9 +45,13 @@ pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, 
 
 pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
-    let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| e.to_string())?;
-    let ev: Vec<(f64, String)> =
-        r.annotations().map_err(|e| e.to_string())?.iter().map(|x| (x.onset_s, x.text.clone())).collect();
+    let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| ToolError::from(e.to_string()))?;
+    let ev: Vec<(f64, String)> = r
+        .annotations()
+        .map_err(|e| ToolError::from(e.to_string()))?
+        .iter()
+        .map(|x| (x.onset_s, x.text.clone()))
+        .collect();
     let mut counts = indexmap::IndexMap::<String, usize>::new();
     for (_, t) in &ev {
         *counts.entry(t.clone()).or_default() += 1;
@@ -182,12 +186,12 @@ pub(super) fn correlate(a: &Args, st: &mut SharedState) -> Result<Value, ToolErr
     Ok(registered(st.add_result("|Pearson r| with the reference channel", res), obs))
 }
 
-fn condition_onsets(st: &SharedState, a: &Args) -> Result<Vec<f64>, String> {
+fn condition_onsets(st: &SharedState, a: &Args) -> Result<Vec<f64>, ToolError> {
     let ev = st.events.get(a.s("events")).ok_or("no such events")?;
     let c = a.s("condition");
     let on: Vec<f64> = ev.iter().filter(|(_, t)| t.starts_with(c)).map(|x| x.0).collect();
     if on.is_empty() {
-        return Err(format!("no event starts with {c:?}"));
+        return Err(format!("no event starts with {c:?}").into());
     }
     Ok(on)
 }

@@ -382,7 +382,7 @@ pub fn resolve_args(
 }
 
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
-pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), String> {
+pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), ToolError> {
     t.check_names(args)?;
     for p in t.params {
         let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else { continue };
@@ -405,7 +405,7 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
                 Kind::Choice(c) => format!("one of {}", c.join(", ")),
                 Kind::Texts | Kind::Channels => "a list of strings".to_string(),
             };
-            return Err(format!("{}: argument {:?} must be {what}, got {v}", t.name, p.name));
+            return Err(format!("{}: argument {:?} must be {what}, got {v}", t.name, p.name).into());
         }
     }
     Ok(())
@@ -424,8 +424,8 @@ impl Args<'_> {
     pub fn f(&self, k: &str) -> Option<f64> {
         self.0.get(k).and_then(Value::as_f64)
     }
-    pub fn need_f(&self, k: &str) -> Result<f64, String> {
-        self.f(k).ok_or_else(|| format!("missing number {k:?}"))
+    pub fn need_f(&self, k: &str) -> Result<f64, ToolError> {
+        self.f(k).ok_or_else(|| format!("missing number {k:?}").into())
     }
     pub fn list(&self, k: &str) -> Option<Vec<String>> {
         self.0

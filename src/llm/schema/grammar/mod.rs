@@ -329,41 +329,7 @@ impl Grammar {
                         return true;
                     }
                 }
-                Frame::Str { esc, utf8, left } => {
-                    let starts_char = (esc, utf8) == (0, 0) && b != b'"';
-                    if starts_char && left == 0 {
-                        return false;
-                    }
-                    let left = if starts_char && left != UNBOUNDED_CHARS { left - 1 } else { left };
-                    let next = match (esc, utf8) {
-                        (0, 0) => match b {
-                            b'"' => {
-                                self.finish(s, None);
-                                return true;
-                            }
-                            b'\\' => (1, 0),
-                            0..=0x1f => return false,
-                            0x20..=0x7f => (0, 0),
-                            0xc2..=0xdf => (0, 1),
-                            0xe0..=0xef => (0, 2),
-                            0xf0..=0xf4 => (0, 3),
-                            _ => return false,
-                        },
-                        (0, n) if (0x80..=0xbf).contains(&b) => (0, n - 1),
-                        (1, _) => match b {
-                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => (0, 0),
-                            b'u' => (2, 0),
-                            _ => return false,
-                        },
-                        // No surrogate escapes (\uD800–\uDFFF): alone they are not valid JSON text for parsers.
-                        (2, _) if b == b'd' || b == b'D' => (6, 0),
-                        (6, _) if (b'0'..=b'7').contains(&b) => (4, 0),
-                        (2..=5, _) if b.is_ascii_hexdigit() => (if esc == 5 { 0 } else { esc + 1 }, 0),
-                        _ => return false,
-                    };
-                    s.set_top(Frame::Str { esc: next.0, utf8: next.1, left });
-                    return true;
-                }
+                Frame::Str { esc, utf8, left } => return self.feed_str(s, b, esc, utf8, left),
                 Frame::Num { integer, st } => match st.next(b, integer) {
                     Some(st) => {
                         s.set_top(Frame::Num { integer, st });
@@ -466,6 +432,43 @@ impl Grammar {
                 },
             }
         }
+    }
+
+    /// One byte inside a string: escapes, UTF-8 continuation bytes, the length bound, the closing quote.
+    fn feed_str(&self, s: &mut State, b: u8, esc: u8, utf8: u8, left: u16) -> bool {
+        let starts_char = (esc, utf8) == (0, 0) && b != b'"';
+        if starts_char && left == 0 {
+            return false;
+        }
+        let left = if starts_char && left != UNBOUNDED_CHARS { left - 1 } else { left };
+        let next = match (esc, utf8) {
+            (0, 0) => match b {
+                b'"' => {
+                    self.finish(s, None);
+                    return true;
+                }
+                b'\\' => (1, 0),
+                0..=0x1f => return false,
+                0x20..=0x7f => (0, 0),
+                0xc2..=0xdf => (0, 1),
+                0xe0..=0xef => (0, 2),
+                0xf0..=0xf4 => (0, 3),
+                _ => return false,
+            },
+            (0, n) if (0x80..=0xbf).contains(&b) => (0, n - 1),
+            (1, _) => match b {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => (0, 0),
+                b'u' => (2, 0),
+                _ => return false,
+            },
+            // No surrogate escapes (\uD800–\uDFFF): alone they are not valid JSON text for parsers.
+            (2, _) if b == b'd' || b == b'D' => (6, 0),
+            (6, _) if (b'0'..=b'7').contains(&b) => (4, 0),
+            (2..=5, _) if b.is_ascii_hexdigit() => (if esc == 5 { 0 } else { esc + 1 }, 0),
+            _ => return false,
+        };
+        s.set_top(Frame::Str { esc: next.0, utf8: next.1, left });
+        return true;
     }
 
     pub fn feed_all(&self, s: &mut State, bytes: &[u8]) -> bool {

@@ -1,0 +1,31 @@
+//! What can go wrong loading and running a local GGUF model: the file (missing, not a GGUF, a tensor or
+//! metadata key it lacks), the chat template, the tokenizer, or llama.cpp's context (a decode that fails, a
+//! prompt longer than the context window).
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LocalError {
+    /// The model file, with what is wrong in it.
+    #[error("{file}: {problem}")]
+    File { file: String, problem: String },
+    /// The engine (llama.cpp backend, context, batch decode, key/value cache).
+    #[error("{0}")]
+    Engine(String),
+}
+
+impl From<String> for LocalError {
+    fn from(s: String) -> Self {
+        LocalError::Engine(s)
+    }
+}
+
+impl From<&str> for LocalError {
+    fn from(s: &str) -> Self {
+        LocalError::Engine(s.to_string())
+    }
+}
+
+impl From<LocalError> for String {
+    fn from(e: LocalError) -> String {
+        e.to_string()
+    }
+}

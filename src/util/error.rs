@@ -1,0 +1,69 @@
+//! The context a failure happened in ("reading cases.json", "labels.csv line 4"), for the core modules'
+//! typed errors: `.context(…)` / `.with_context(|| …)` on any `Result` whose error displays, giving a
+//! `ContextError` each module's error enum takes in with `#[from]`.
+
+use std::fmt::Display;
+
+/// What was being done (`context`) and what went wrong (`message`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{context}: {message}")]
+pub struct ContextError {
+    pub context: String,
+    pub message: String,
+}
+
+pub trait Context<T> {
+    fn context(self, context: impl Display) -> Result<T, ContextError>;
+    fn with_context<C: Display>(self, context: impl FnOnce() -> C) -> Result<T, ContextError>;
+}
+
+impl<T, E: Display> Context<T> for Result<T, E> {
+    fn context(self, context: impl Display) -> Result<T, ContextError> {
+        self.map_err(|e| ContextError { context: context.to_string(), message: e.to_string() })
+    }
+    fn with_context<C: Display>(self, context: impl FnOnce() -> C) -> Result<T, ContextError> {
+        self.map_err(|e| ContextError { context: context().to_string(), message: e.to_string() })
+    }
+}
+
+impl<T> Context<T> for Option<T> {
+    fn context(self, context: impl Display) -> Result<T, ContextError> {
+        self.ok_or_else(|| ContextError { context: context.to_string(), message: "not found".into() })
+    }
+    fn with_context<C: Display>(self, context: impl FnOnce() -> C) -> Result<T, ContextError> {
+        self.ok_or_else(|| ContextError { context: context().to_string(), message: "not found".into() })
+    }
+}
+
+/// Declares a module's error enum's conversions from message text (`Invalid`) and into `String` for callers
+/// that show it: `From<String>`, `From<&str>`, `From<E> for String`, and `E::context`.
+macro_rules! message_conversions {
+    ($ty:ident) => {
+        impl From<String> for $ty {
+            fn from(s: String) -> Self {
+                $ty::Invalid(s)
+            }
+        }
+        impl From<&str> for $ty {
+            fn from(s: &str) -> Self {
+                $ty::Invalid(s.to_string())
+            }
+        }
+        impl From<$ty> for String {
+            fn from(e: $ty) -> String {
+                e.to_string()
+            }
+        }
+        impl $ty {
+            /// This error, with what was being done when it happened.
+            pub fn context(self, context: impl std::fmt::Display) -> Self {
+                $ty::Context($crate::util::error::ContextError {
+                    context: context.to_string(),
+                    message: self.to_string(),
+                })
+            }
+        }
+    };
+}
+
+pub(crate) use message_conversions;
