@@ -11,17 +11,7 @@ use serde_json::{Map, Value, json};
 #[error("{0}")]
 pub struct ToolError(pub String);
 
-impl From<String> for ToolError {
-    fn from(s: String) -> Self {
-        ToolError(s)
-    }
-}
-
-impl From<&str> for ToolError {
-    fn from(s: &str) -> Self {
-        ToolError(s.to_string())
-    }
-}
+crate::util::error::text_conversions!(ToolError, ToolError);
 
 /// A tool's failure is the observation the model reads: the lower layers' errors become its text.
 macro_rules! tool_error_from {

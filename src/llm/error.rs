@@ -77,26 +77,10 @@ impl LlmError {
 #[error("{0}")]
 pub struct RequestError(pub String);
 
-impl From<String> for RequestError {
-    fn from(s: String) -> Self {
-        RequestError(s)
-    }
-}
-
-impl From<&str> for RequestError {
-    fn from(s: &str) -> Self {
-        RequestError(s.to_string())
-    }
-}
-
-impl From<RequestError> for String {
-    fn from(e: RequestError) -> String {
-        e.0
-    }
-}
-
 impl From<crate::llm::schema::SchemaError> for RequestError {
     fn from(e: crate::llm::schema::SchemaError) -> Self {
         RequestError(e.to_string())
     }
 }
+
+crate::util::error::text_conversions!(RequestError, RequestError);

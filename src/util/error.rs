@@ -35,18 +35,18 @@ impl<T> Context<T> for Option<T> {
     }
 }
 
-/// Declares a module's error enum's conversions from message text (`Invalid`) and into `String` for callers
-/// that show it: `From<String>`, `From<&str>`, `From<E> for String`, and `E::context`.
-macro_rules! message_conversions {
-    ($ty:ident) => {
+/// `From<String>`, `From<&str>` (both through `$ctor`, the variant or tuple struct that holds a message) and
+/// `From<$ty> for String`, for an error type whose text is its message.
+macro_rules! text_conversions {
+    ($ty:ty, $ctor:path) => {
         impl From<String> for $ty {
             fn from(s: String) -> Self {
-                $ty::Invalid(s)
+                $ctor(s)
             }
         }
         impl From<&str> for $ty {
             fn from(s: &str) -> Self {
-                $ty::Invalid(s.to_string())
+                $ctor(s.to_string())
             }
         }
         impl From<$ty> for String {
@@ -54,6 +54,14 @@ macro_rules! message_conversions {
                 e.to_string()
             }
         }
+    };
+}
+
+/// A module error enum's message conversions (`Invalid` holds the text) and `E::context`.
+macro_rules! message_conversions {
+    ($ty:ident) => {
+        $crate::util::error::text_conversions!($ty, $ty::Invalid);
+
         impl $ty {
             /// This error, with what was being done when it happened.
             pub fn context(self, context: impl std::fmt::Display) -> Self {
@@ -66,4 +74,4 @@ macro_rules! message_conversions {
     };
 }
 
-pub(crate) use message_conversions;
+pub(crate) use {message_conversions, text_conversions};

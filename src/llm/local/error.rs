@@ -12,20 +12,4 @@ pub enum LocalError {
     Engine(String),
 }
 
-impl From<String> for LocalError {
-    fn from(s: String) -> Self {
-        LocalError::Engine(s)
-    }
-}
-
-impl From<&str> for LocalError {
-    fn from(s: &str) -> Self {
-        LocalError::Engine(s.to_string())
-    }
-}
-
-impl From<LocalError> for String {
-    fn from(e: LocalError) -> String {
-        e.to_string()
-    }
-}
+crate::util::error::text_conversions!(LocalError, LocalError::Engine);

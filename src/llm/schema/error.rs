@@ -11,20 +11,4 @@ pub enum SchemaError {
     Mismatch(String),
 }
 
-impl From<String> for SchemaError {
-    fn from(s: String) -> Self {
-        SchemaError::Mismatch(s)
-    }
-}
-
-impl From<&str> for SchemaError {
-    fn from(s: &str) -> Self {
-        SchemaError::Mismatch(s.to_string())
-    }
-}
-
-impl From<SchemaError> for String {
-    fn from(e: SchemaError) -> String {
-        e.to_string()
-    }
-}
+crate::util::error::text_conversions!(SchemaError, SchemaError::Mismatch);
