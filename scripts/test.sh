@@ -50,6 +50,10 @@ cmp target/bench_scoring.jsonl tests/expected/bench_scoring.jsonl
 rm -rf target/bench-demo && python3 scripts/bench/make_demo.py --out target/bench-demo
 diff -r target/bench-demo fixtures/bench/demo
 echo "Bench: differential test data and the simulated demo collection are reproduced by their scripts"
+# The shipped Schaefer centroids are what their script computes from brainspace's conte69 files.
+mkdir -p target/atlas && python3 scripts/atlas/schaefer_centroids.py ../shared/data/brain/conte69 target/atlas
+for n in 100 200 400; do cmp "target/atlas/schaefer${n}_conte69_centroids.csv" "assets/atlas/schaefer${n}_conte69_centroids.csv"; done
+echo "Atlas: the Schaefer-100/200/400 surface centroids are reproduced by scripts/atlas/schaefer_centroids.py"
 
 # A real window under Xvfb (Mesa llvmpipe): the sample workspace renders and is written as a PNG.
 if command -v xvfb-run >/dev/null; then

@@ -200,7 +200,10 @@ fn network_export_brainnet_round_trip() {
     let (code, out, err) =
         run(&["network", "export", fc.to_str().unwrap(), "--out", edge.to_str().unwrap(), "--atlas", "schaefer100"]);
     assert_eq!(code, 0, "{err}");
-    assert!(!out.contains(".node"), "Schaefer-100 has no coordinates: no .node");
+    // Schaefer-100 has coordinates (surface centroids on conte69): the BrainNet .node is written beside.
+    assert!(out.contains(".node"), "{out}");
+    let node = std::fs::read_to_string(dir.path().join("fc.node")).unwrap();
+    assert_eq!(node.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count(), 100, "{node}");
     let v = json(&["network", "metrics", edge.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
     let w = json(&["network", "metrics", fc.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
     assert_eq!(v["global_efficiency"], w["global_efficiency"], ".edge keeps every weight exactly");

@@ -16,21 +16,33 @@ pub struct Atlas {
     pub coords: Option<Vec<[f64; 3]>>,
     /// Network (or lobe) of each region, when known.
     pub networks: Option<Vec<String>>,
+    /// Where the coordinates come from (the views say so), when there are any.
+    pub coords_from: Option<String>,
 }
 
 const AAL_CENTROIDS: &str = include_str!("../../assets/atlas/AAL116_centroids_mni.csv");
 const SCHAEFER_YEO7: &str = include_str!("../../assets/atlas/schaefer100_yeo7.txt");
+const SCHAEFER_CENTROIDS: [(usize, &str); 3] = [
+    (100, include_str!("../../assets/atlas/schaefer100_conte69_centroids.csv")),
+    (200, include_str!("../../assets/atlas/schaefer200_conte69_centroids.csv")),
+    (400, include_str!("../../assets/atlas/schaefer400_conte69_centroids.csv")),
+];
+/// What the Schaefer coordinates are, wherever a user sees them.
+pub const SCHAEFER_COORDS_FROM: &str =
+    "surface centroids of the Schaefer parcels on the conte69 midthickness surface (brainspace), not volume centroids";
 
 impl Atlas {
-    /// A built-in atlas by name: `aal116`, `aal90`, `schaefer100`.
+    /// A built-in atlas by name: `aal116`, `aal90`, `schaefer100`, `schaefer200`, `schaefer400`.
     pub fn builtin(name: &str) -> Result<Atlas> {
         match name.to_ascii_lowercase().as_str() {
             "aal116" => Ok(aal(116)),
             "aal90" => Ok(aal(90)),
             "schaefer100" => Ok(schaefer100()),
+            "schaefer200" => Ok(schaefer(200)),
+            "schaefer400" => Ok(schaefer(400)),
             other => {
                 invalid!(
-                    "unknown atlas '{other}': use aal90, aal116, schaefer100 or a CSV file (label[,x,y,z][,network])"
+                    "unknown atlas '{other}': use aal90, aal116, schaefer100, schaefer200, schaefer400 or a CSV file (label[,x,y,z][,network])"
                 )
             }
         }
@@ -66,7 +78,13 @@ fn aal(n: usize) -> Atlas {
         coords.push([f[2].parse().unwrap_or(0.0), f[3].parse().unwrap_or(0.0), f[4].parse().unwrap_or(0.0)]);
         lobes.push(aal_lobe(f[1]).to_string());
     }
-    Atlas { name: format!("AAL-{n}"), labels, coords: Some(coords), networks: Some(lobes) }
+    Atlas {
+        name: format!("AAL-{n}"),
+        labels,
+        coords: Some(coords),
+        networks: Some(lobes),
+        coords_from: Some("MNI centroids of the AAL regions (AAL.nii)".into()),
+    }
 }
 
 /// Lobe of an AAL region by its name (Tzourio-Mazoyer et al. 2002 groupings).
@@ -116,9 +134,35 @@ fn schaefer100() -> Atlas {
     Atlas {
         name: "Schaefer-100 (Yeo-7)".into(),
         labels,
-        coords: None,
+        coords: Some(schaefer_coords(100)),
         networks: Some(nets.iter().map(|&k| YEO7[k].to_string()).collect()),
+        coords_from: Some(SCHAEFER_COORDS_FROM.into()),
     }
+}
+
+/// Schaefer-200/400 (7 networks): regions 1..n/2 left, the rest right, with their surface centroids. The
+/// packages BrainLens draws from ship no network assignment for them, so the labels are `LH_k` / `RH_k`.
+fn schaefer(n: usize) -> Atlas {
+    let labels = (0..n).map(|i| if i < n / 2 { format!("LH_{}", i + 1) } else { format!("RH_{}", i + 1 - n / 2) });
+    Atlas {
+        name: format!("Schaefer-{n} (7 networks)"),
+        labels: labels.collect(),
+        coords: Some(schaefer_coords(n)),
+        networks: None,
+        coords_from: Some(SCHAEFER_COORDS_FROM.into()),
+    }
+}
+
+/// The shipped centroids of Schaefer-`n` (made by scripts/atlas/schaefer_centroids.py; rows `region,x,y,z`).
+fn schaefer_coords(n: usize) -> Vec<[f64; 3]> {
+    let text = SCHAEFER_CENTROIDS.iter().find(|(k, _)| *k == n).map_or("", |(_, t)| t);
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<f64> = l.split(',').skip(1).map(|v| v.trim().parse().unwrap_or(0.0)).collect();
+            [f.first().copied().unwrap_or(0.0), f.get(1).copied().unwrap_or(0.0), f.get(2).copied().unwrap_or(0.0)]
+        })
+        .collect()
 }
 
 /// BrainNet Viewer `.node`: one region per line, `x y z colour size label` (whitespace separated; `#`
@@ -140,7 +184,8 @@ fn from_node(path: &Path) -> Result<Atlas> {
         nets.push(f.get(3).map_or_else(String::new, |s| s.to_string()));
         labels.push(f.get(5).map_or_else(|| format!("R{}", labels.len() + 1), |s| s.to_string()));
     }
-    Ok(Atlas { name, labels, coords: Some(coords), networks: Some(nets) })
+    let coords_from = Some(format!("the coordinates in {name}"));
+    Ok(Atlas { name, labels, coords: Some(coords), networks: Some(nets), coords_from })
 }
 
 /// Writes a BrainNet Viewer `.node` file: coordinates, colour = `colour[i]`, size = `size[i]`, label.
@@ -170,7 +215,7 @@ pub fn sibling_path(matrix: &Path) -> std::path::PathBuf {
 }
 
 /// The atlas of a matrix of `n` regions read from `matrix` when none was named, and why: the atlas file
-/// beside it (see [`sibling_path`]) when its region count matches, else AAL-90, AAL-116 or Schaefer-100
+/// beside it (see [`sibling_path`]) when its region count matches, else AAL-90, AAL-116 or Schaefer-100/200/400
 /// assumed from the region count, else none. The Networks room and `--atlas auto` both use it.
 pub fn infer(matrix: &Path, n: usize) -> (Option<Atlas>, &'static str) {
     let sibling = sibling_path(matrix);
@@ -180,6 +225,8 @@ pub fn infer(matrix: &Path, n: usize) -> (Option<Atlas>, &'static str) {
         (None, 90) => (Atlas::builtin("aal90").ok(), "AAL-90 assumed from the 90 regions"),
         (None, 116) => (Atlas::builtin("aal116").ok(), "AAL-116 assumed from the 116 regions"),
         (None, 100) => (Atlas::builtin("schaefer100").ok(), "Schaefer-100 (Yeo-7) assumed from the 100 regions"),
+        (None, 200) => (Atlas::builtin("schaefer200").ok(), "Schaefer-200 assumed from the 200 regions"),
+        (None, 400) => (Atlas::builtin("schaefer400").ok(), "Schaefer-400 assumed from the 400 regions"),
         _ => (None, "no atlas: regions are numbered"),
     }
 }
@@ -228,12 +275,40 @@ fn from_csv(path: &Path) -> Result<Atlas> {
             nets.push(get(c)?.to_string());
         }
     }
-    Ok(Atlas { name, labels, coords: xyz.map(|_| coords), networks: net.map(|_| nets) })
+    let coords_from = xyz.map(|_| format!("the coordinates in {name}"));
+    Ok(Atlas { name, labels, coords: xyz.map(|_| coords), networks: net.map(|_| nets), coords_from })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped Schaefer centroids (scripts/atlas/schaefer_centroids.py over brainspace's conte69 files)
+    /// are where the parcels are: regions 1..n/2 in the left hemisphere (x < 0), the rest right, and the
+    /// Yeo-7 visual regions of Schaefer-100 behind the default-mode ones (mean y).
+    #[test]
+    fn schaefer_centroids_lie_in_their_hemisphere_and_network() {
+        for n in [100, 200, 400] {
+            let a = Atlas::builtin(&format!("schaefer{n}")).unwrap();
+            let c = a.coords.as_ref().unwrap();
+            assert_eq!((a.labels.len(), c.len()), (n, n));
+            assert!(c[..n / 2].iter().all(|p| p[0] < 0.0) && c[n / 2..].iter().all(|p| p[0] > 0.0), "{n}");
+            assert!(c.iter().all(|p| p.iter().all(|v| v.abs() < 110.0)), "inside an MNI head");
+        }
+        let a = Atlas::builtin("schaefer100").unwrap();
+        let (c, nets) = (a.coords.unwrap(), a.networks.unwrap());
+        let mean_y = |net: &str| {
+            let ys: Vec<f64> = (0..100).filter(|&i| nets[i] == net).map(|i| c[i][1]).collect();
+            ys.iter().sum::<f64>() / ys.len() as f64
+        };
+        assert!(
+            mean_y("Vis") < -60.0 && mean_y("Vis") < mean_y("Default") - 30.0,
+            "{} {}",
+            mean_y("Vis"),
+            mean_y("Default")
+        );
+        assert!(a.coords_from.unwrap().contains("surface centroids"));
+    }
 
     #[test]
     fn builtins() {
@@ -270,7 +345,8 @@ mod tests {
         assert_eq!(back.labels, aal.labels);
         assert_eq!(back.coords, aal.coords);
         assert!(back.networks.unwrap().iter().all(|c| c == "3"));
-        let s100 = Atlas::builtin("schaefer100").unwrap();
+        // An atlas without coordinates (Schaefer-100 has them now) cannot be written as a .node.
+        let s100 = Atlas { coords: None, coords_from: None, ..Atlas::builtin("schaefer100").unwrap() };
         let e = write_node(&node, &s100, &s100.labels, &vec![1; 100], &vec![1.0; 100]).unwrap_err().to_string();
         assert!(e.contains("has no coordinates"), "{e}");
     }

@@ -11,10 +11,13 @@ use egui::{Color32, Sense, Stroke, pos2, vec2};
 /// Draws the three projections, or a note when the atlas has no coordinates.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
     let Some(coords) = o.atlas.as_ref().and_then(|a| a.coords.clone()) else {
-        ui.label("Glass brain: this atlas has no MNI coordinates (Schaefer-100 ships without them); the circle shows the network instead.");
+        ui.label("Glass brain: this atlas has no coordinates; the circle shows the network instead.");
         return;
     };
-    ui.label(format!("Glass brain (schematic outline; links above the 95th percentile) — {}", o.selected_caption()));
+    let from = o.atlas.as_ref().and_then(|a| a.coords_from.clone()).unwrap_or_default();
+    ui.label(format!("Glass brain (schematic outline; links above the 95th percentile) — {}", o.selected_caption()))
+        .on_hover_text(format!("Node positions: {from}"));
+    ui.weak(format!("positions: {from}"));
     let n = o.connectome.n;
     let mut weights: Vec<f64> = (0..n)
         .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
