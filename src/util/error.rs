@@ -74,4 +74,37 @@ macro_rules! message_conversions {
     };
 }
 
-pub(crate) use {message_conversions, text_conversions};
+/// A module's error enum: the variants every module has (`Context`, `Io`, `Json`, `Invalid`, `Cancelled`)
+/// and one transparent `#[from]` variant per lower layer it calls, the message conversions, `E::context`
+/// and `Result<T, E = $name>`.
+macro_rules! module_error {
+    ($(#[doc = $doc:literal])* $name:ident { $($variant:ident: $inner:ty),* $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, thiserror::Error)]
+        pub enum $name {
+            /// What was being done ("reading FILE", "FILE line 4") and what went wrong.
+            #[error(transparent)]
+            Context(#[from] $crate::util::error::ContextError),
+            #[error(transparent)]
+            Io(#[from] std::io::Error),
+            #[error(transparent)]
+            Json(#[from] serde_json::Error),
+            $(
+                #[error(transparent)]
+                $variant(#[from] $inner),
+            )*
+            /// An input or parameter that cannot be used as given; the text names it and what was expected.
+            #[error("{0}")]
+            Invalid(String),
+            /// Stopped by its `Cancel` token.
+            #[error("cancelled")]
+            Cancelled,
+        }
+
+        $crate::util::error::message_conversions!($name);
+
+        pub type Result<T, E = $name> = std::result::Result<T, E>;
+    };
+}
+
+pub(crate) use {message_conversions, module_error, text_conversions};
