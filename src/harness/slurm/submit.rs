@@ -110,14 +110,14 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
         Submission { at: utc_now(), array_job: Some(array.clone()), tasks: (1..=o.shards).collect(), merge_job: None };
     let merge = commands::sbatch(&files[1], &[format!("--dependency=afterok:{array}")], &dir);
     sub.merge_job = merge.as_ref().ok().cloned();
+    // The job ids are recorded first (even when the merge was refused: --resubmit-missing submits it then).
+    jobs.submissions.push(sub);
+    jobs.save(&dir)?;
     for f in &files {
         let to = dir.join(f.file_name().unwrap_or_default());
         std::fs::rename(f, &to).map_err(|e| SlurmError::file(&to, format!("cannot replace: {e}")))?;
     }
     let _ = std::fs::remove_dir(&staging);
-    jobs.submissions.push(sub);
-    // The array is recorded even when the merge was refused: --resubmit-missing submits the merge then.
-    jobs.save(&dir)?;
     merge?;
     Ok(jobs)
 }
