@@ -279,7 +279,7 @@ pub(super) fn attempts(
                     std::thread::sleep(Duration::from_millis(20));
                 }
             });
-            let inst = run_instance(case, models, opts, &own, &ws);
+            let inst = run_instance(case, models, opts, &own, ws);
             finished.store(true, Ordering::SeqCst);
             inst
         });
