@@ -6,5 +6,6 @@ crate::util::error::module_error! {
     BenchError {
         Signal: crate::signal::SignalError,
         Network: crate::network::error::NetworkError,
+        Edf: crate::signal::edf::EdfError,
     }
 }

@@ -108,10 +108,10 @@ fn load_npy(path: &Path) -> Result<SignalFile, BenchError> {
 }
 
 fn load_edf(path: &Path) -> Result<SignalFile, BenchError> {
-    let rec = Recording::open(path).map_err(|e| BenchError::from(e.to_string()))?;
-    let duration = rec.duration_s().map_err(|e| BenchError::from(e.to_string()))?;
+    let rec = Recording::open(path)?;
+    let duration = rec.duration_s()?;
     let all: Vec<usize> = (0..rec.channels().len()).collect();
-    let data = rec.read(&all, 0.0, duration + 1.0).map_err(|e| BenchError::from(e.to_string()))?;
+    let data = rec.read(&all, 0.0, duration + 1.0)?;
     let channels: Vec<Vec<f64>> = data.into_iter().map(|d| d.values).collect();
     let first = rec.channels().first();
     let prefilter = first.map(|c| rec.header().signals[c.signal].prefilter.clone()).unwrap_or_default();

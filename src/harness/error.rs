@@ -8,5 +8,7 @@ crate::util::error::module_error! {
         Llm: crate::llm::LlmError,
         Sandbox: crate::sandbox::error::SandboxError,
         Slurm: crate::harness::slurm::SlurmError,
+        Case: crate::bench::case::CaseError,
+        Results: crate::bench::results::ResultError,
     }
 }

@@ -192,11 +192,8 @@ pub fn model_report(
         ])
     }
     .with_schema("case_report", report_schema());
-    let draft = model
-        .chat(&request)
-        .map_err(|e| RetrievalError::from(format!("{e}")))?
-        .json
-        .ok_or_else(|| RetrievalError::from(format!("the model returned no JSON report")))?;
+    let draft =
+        model.chat(&request)?.json.ok_or_else(|| RetrievalError::from(format!("the model returned no JSON report")))?;
     // Second pass (the seed's refiner): check the draft against the facts, rewrite unsupported claims, and set
     // if_manual when a person should look at it.
     let refine = ChatRequest {
@@ -210,8 +207,7 @@ pub fn model_report(
     }
     .with_schema("case_report", report_schema());
     let mut report = model
-        .chat(&refine)
-        .map_err(|e| RetrievalError::from(format!("{e}")))?
+        .chat(&refine)?
         .json
         .ok_or_else(|| RetrievalError::from(format!("the refiner returned no JSON report")))?;
     report["draft"] = draft;
@@ -282,10 +278,7 @@ impl CaseMemory {
         }
         if let Some(m) = text {
             let texts: Vec<String> = cases.iter().map(|c| c.report_text.clone()).collect();
-            for (case, v) in cases
-                .iter_mut()
-                .zip(super::text::cache::embeddings(m, &texts).map_err(|e| RetrievalError::from((e).to_string()))?)
-            {
+            for (case, v) in cases.iter_mut().zip(super::text::cache::embeddings(m, &texts)?) {
                 case.report_embedding = v;
             }
         }
@@ -343,11 +336,11 @@ impl CaseMemory {
     /// model have it, else BM25 scaled to [0, 1] by the best case.
     pub fn text_scores(&self, report_text: &str, model: Option<&MiniLm>) -> Result<Vec<f32>> {
         if let Some(m) = model.filter(|_| self.cases.iter().all(|c| !c.report_embedding.is_empty())) {
-            let q = m.embed(&[report_text]).map_err(|e| RetrievalError::from((e).to_string()))?.remove(0);
+            let q = m.embed(&[report_text])?.remove(0);
             return Ok(self.cases.iter().map(|c| dot(&q, &c.report_embedding)).collect());
         }
         let docs: Vec<String> = self.cases.iter().map(|c| c.report_text.clone()).collect();
-        let s = Bm25::new(&docs).scores(report_text).map_err(|e| RetrievalError::from((e).to_string()))?;
+        let s = Bm25::new(&docs).scores(report_text)?;
         let max = s.iter().cloned().fold(0.0f32, f32::max);
         Ok(s.iter().map(|x| if max > 0.0 { x / max } else { 0.0 }).collect())
     }

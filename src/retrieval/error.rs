@@ -8,5 +8,6 @@ crate::util::error::module_error! {
         Network: crate::network::error::NetworkError,
         Local: crate::llm::local::LocalError,
         Tensor: candle_core::Error,
+        Signal: crate::signal::SignalError,
     }
 }

@@ -69,11 +69,7 @@ fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
 fn ask(model: &dyn ChatModel, system: &str, user: String, name: &str, schema: Value, max_tokens: u32) -> Result<Value> {
     let request = ChatRequest { max_tokens, ..ChatRequest::new(vec![Message::system(system), Message::user(user)]) }
         .with_schema(name, schema);
-    model
-        .chat(&request)
-        .map_err(|e| RetrievalError::from(format!("{e}")))?
-        .json
-        .ok_or_else(|| RetrievalError::from(format!("the model returned no JSON")))
+    model.chat(&request)?.json.ok_or_else(|| RetrievalError::from(format!("the model returned no JSON")))
 }
 
 /// Runs the pipeline over the `.txt` and `.md` files of `docs`; `existing` items count for redundancy.

@@ -142,7 +142,7 @@ pub struct Hark {
 impl Hark {
     pub fn new(kb: KnowledgeBase, method: TextMethod, model: Option<Arc<MiniLm>>) -> Result<Hark> {
         let texts: Vec<String> = kb.items.iter().map(|i| i.text.clone()).collect();
-        let index = build_index(method, &texts, model).map_err(|e| RetrievalError::from((e).to_string()))?;
+        let index = build_index(method, &texts, model)?;
         Ok(Hark { kb, index, method })
     }
 
@@ -160,7 +160,7 @@ impl Hark {
         if !TASKS.contains(&task) {
             return Err(RetrievalError::from(format!("task \"{task}\": one of {}", TASKS.join(", "))));
         }
-        let sims = self.index.scores(text).map_err(|e| RetrievalError::from((e).to_string()))?;
+        let sims = self.index.scores(text)?;
         let mut task_items = Vec::new();
         let mut general = Vec::new();
         for (item, &similarity) in self.kb.items.iter().zip(&sims) {

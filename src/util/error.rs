@@ -5,8 +5,10 @@
 use std::fmt::Display;
 
 /// What was being done (`context`) and what went wrong (`message`).
+/// Displayed as `context: message`, or the context alone for an `Option` that was `None` (the context says
+/// what is missing).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{context}: {message}")]
+#[error("{context}{}{message}", if message.is_empty() { "" } else { ": " })]
 pub struct ContextError {
     pub context: String,
     pub message: String,
@@ -28,10 +30,10 @@ impl<T, E: Display> Context<T> for Result<T, E> {
 
 impl<T> Context<T> for Option<T> {
     fn context(self, context: impl Display) -> Result<T, ContextError> {
-        self.ok_or_else(|| ContextError { context: context.to_string(), message: "not found".into() })
+        self.ok_or_else(|| ContextError { context: context.to_string(), message: String::new() })
     }
     fn with_context<C: Display>(self, context: impl FnOnce() -> C) -> Result<T, ContextError> {
-        self.ok_or_else(|| ContextError { context: context().to_string(), message: "not found".into() })
+        self.ok_or_else(|| ContextError { context: context().to_string(), message: String::new() })
     }
 }
 
@@ -108,3 +110,16 @@ macro_rules! module_error {
 }
 
 pub(crate) use {message_conversions, module_error, text_conversions};
+
+#[cfg(test)]
+mod tests {
+    use super::Context;
+
+    #[test]
+    fn context_names_what_was_done_and_a_missing_value_alone() {
+        let e = "x".parse::<u32>().context("labels.csv line 4").unwrap_err();
+        assert_eq!(e.to_string(), "labels.csv line 4: invalid digit found in string");
+        let e = None::<u32>.with_context(|| "cases.json: no eval_config").unwrap_err();
+        assert_eq!(e.to_string(), "cases.json: no eval_config");
+    }
+}

@@ -234,13 +234,8 @@ fn sleep_stat(inp: &Inputs) -> Result<Value, BenchError> {
 
 /// (onset s, text) of every annotation.
 fn events(path: &Path) -> Result<Vec<(f64, String)>, BenchError> {
-    let rec = Recording::open(path).map_err(|e| BenchError::from(e.to_string()))?;
-    Ok(rec
-        .annotations()
-        .map_err(|e| BenchError::from(e.to_string()))?
-        .iter()
-        .map(|a| (a.onset_s, a.text.clone()))
-        .collect())
+    let rec = Recording::open(path)?;
+    Ok(rec.annotations()?.iter().map(|a| (a.onset_s, a.text.clone())).collect())
 }
 
 fn is_stimulus(text: &str) -> bool {

@@ -202,9 +202,7 @@ fn write(
     if finished {
         experiment.insert("finished_at".into(), json!(utc_now()));
     }
-    ResultFile { experiment, instances, summary, extra: Map::new() }
-        .save(out)
-        .map_err(|e| HarnessError::from(format!("{e}")))
+    Ok(ResultFile { experiment, instances, summary, extra: Map::new() }.save(out)?)
 }
 
 /// CodeAct can run here: the interpreter exists and a kernel starts in the sandbox (or `--unsafe-no-sandbox`).
@@ -242,7 +240,7 @@ fn check_codeact(opts: &Options, live: &Live) -> Result<Value> {
 /// Returns the result file as written.
 pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Result<ResultFile> {
     let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts, live)?) } else { None };
-    let set = load_cases(&opts.cases).map_err(|e| HarnessError::from(format!("{e}")))?;
+    let set = load_cases(&opts.cases)?;
     for p in &set.problems {
         live.notice(format!("skipped invalid case: {p}"));
     }
@@ -334,7 +332,7 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
 fn resume_slots(opts: &Options, cases: &[Case], exp: &mut Map<String, Value>) -> Result<Vec<Option<Instance>>> {
     let mut slots: Vec<Option<Instance>> = vec![None; cases.len()];
     if opts.resume && opts.out.is_file() {
-        let old = ResultFile::load(&opts.out).map_err(|e| HarnessError::from(format!("{e}")))?;
+        let old = ResultFile::load(&opts.out)?;
         let same = old.experiment_str("subset_root") == Some(&opts.cases.display().to_string())
             && old.experiment_str("evaluation_mode") == Some(opts.paradigm.name());
         if !same {

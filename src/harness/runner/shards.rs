@@ -32,7 +32,7 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     }
     let mut loaded = Vec::new();
     for p in files {
-        let f = ResultFile::load(p).map_err(|e| HarnessError::from(format!("{e}")))?;
+        let f = ResultFile::load(p)?;
         let info = shard_info(&f, p)?;
         loaded.push((p.clone(), f, info));
     }
@@ -89,7 +89,7 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     let suite =
         cases.map(Path::to_path_buf).or_else(|| same("subset_root").and_then(|v| v.as_str().map(PathBuf::from)));
     if let Some(root) = suite.filter(|r| r.exists()) {
-        let mut set = load_cases(&root).map_err(|e| HarnessError::from(format!("{e}")))?.cases;
+        let mut set = load_cases(&root)?.cases;
         if let Some(l) = same("limit").and_then(|v| v.as_u64()) {
             set.truncate(l as usize);
         }

@@ -69,18 +69,18 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Tool
         let columns = text.lines().next().unwrap_or("").to_string();
         json!({"type": "csv", "columns": columns, "rows": text.lines().count().saturating_sub(1)})
     } else {
-        let rec = Recording::open(&path).map_err(|e| ToolError::from(e.to_string()))?;
+        let rec = Recording::open(&path)?;
         let mut kinds: Map<String, Value> = Map::new();
         for c in rec.channels() {
             let k = crate::signal::view::channel_kind(&c.label);
             let n = kinds.get(k).and_then(Value::as_u64).unwrap_or(0);
             kinds.insert(k.into(), json!(n + 1));
         }
-        let ann = rec.annotations().map_err(|e| ToolError::from(e.to_string()))?;
+        let ann = rec.annotations()?;
         let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
         json!({"type": rec.header().format.name(), "channels": labels.len(), "kinds": kinds,
                "labels": labels, "sfreq": rec.channels().first().map(|c| c.sample_rate),
-               "duration_s": rec.duration_s().map_err(|e| ToolError::from(e.to_string()))?, "annotations": ann.len()})
+               "duration_s": rec.duration_s()?, "annotations": ann.len()})
     };
     let id = st.add_recording(RecordingInfo { path: a.s("path").to_string(), description: description.clone() });
     Ok(registered(id, description))
@@ -263,7 +263,7 @@ fn prefilter(v: &View) -> String {
 
 /// A whole-recording view as EDF+ with the source's records and annotations.
 fn write_view_edf(v: &View, out: &Path) -> Result<(), ToolError> {
-    let rec = Recording::open(Path::new(&v.source)).map_err(|e| ToolError::from(e.to_string()))?;
+    let rec = Recording::open(Path::new(&v.source))?;
     let record_s = rec.header().record_duration;
     let spr = v.sfreq * record_s;
     if v.t0 != 0.0

@@ -45,13 +45,8 @@ pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, 
 
 pub(super) fn read_events(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
-    let r = Recording::open(&input_path(st, &rec.path)?).map_err(|e| ToolError::from(e.to_string()))?;
-    let ev: Vec<(f64, String)> = r
-        .annotations()
-        .map_err(|e| ToolError::from(e.to_string()))?
-        .iter()
-        .map(|x| (x.onset_s, x.text.clone()))
-        .collect();
+    let r = Recording::open(&input_path(st, &rec.path)?)?;
+    let ev: Vec<(f64, String)> = r.annotations()?.iter().map(|x| (x.onset_s, x.text.clone())).collect();
     let mut counts = indexmap::IndexMap::<String, usize>::new();
     for (_, t) in &ev {
         *counts.entry(t.clone()).or_default() += 1;
