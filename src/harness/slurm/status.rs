@@ -125,6 +125,11 @@ pub fn status(dir: &Path) -> Result<Status> {
     let jobs = JobsFile::load(dir)?.ok_or_else(|| {
         SlurmError::file(dir, "no jobs.json: nothing was submitted from this folder (bench slurm … --submit)")
     })?;
+    status_of(dir, &jobs)
+}
+
+/// The status of `jobs` (already read from `dir`): Slurm's states and the shard files' counts.
+pub fn status_of(dir: &Path, jobs: &JobsFile) -> Result<Status> {
     let (states, accounting) = commands::states(&jobs.job_ids(), dir)?;
     let mut shards = Vec::new();
     for i in 1..=jobs.shards {
@@ -136,7 +141,7 @@ pub fn status(dir: &Path) -> Result<Status> {
             state: st.state,
             elapsed: st.elapsed,
             reason: st.reason,
-            done: shard_done(dir, i, &jobs)?,
+            done: shard_done(dir, i, jobs)?,
             expected: jobs.expected.get(i - 1).copied().unwrap_or(0),
         });
     }

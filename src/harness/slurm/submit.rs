@@ -4,7 +4,7 @@
 use super::commands::{self, is_terminal};
 use super::jobs::{JobsFile, Submission, check_shard_owner};
 use super::script::{SlurmOptions, check_run_args, write_scripts, write_scripts_in};
-use super::status::status;
+use super::status::status_of;
 use super::{Result, SlurmError};
 use crate::bench::results::ResultFile;
 use crate::harness::runner::time::utc_now;
@@ -38,25 +38,31 @@ fn check_folder(dir: &Path, suite: &Path, shards: usize) -> Result<Option<JobsFi
             shards,
         });
     }
-    let entries = std::fs::read_dir(dir).map_err(|e| SlurmError::file(dir, format!("cannot list: {e}")))?;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with("shard-") && name.ends_with(".json") {
-            let f = ResultFile::load(&e.path()).map_err(|err| SlurmError::file(&e.path(), err))?;
-            check_shard_owner(&f, &e.path(), dir, suite, shards)?;
+    match &old {
+        // With a jobs.json the status reads every shard file and checks it belongs (`shard_done`).
+        Some(j) => {
+            let st = status_of(dir, j)?;
+            if !st.settled() {
+                let mut active: Vec<String> = st
+                    .shards
+                    .iter()
+                    .filter(|s| !is_terminal(&s.state) && s.state != "UNKNOWN")
+                    .filter_map(|s| s.job.clone())
+                    .collect();
+                active.extend(st.merge_job.clone());
+                return Err(SlurmError::Active { dir: dir.to_path_buf(), jobs: active.join(", ") });
+            }
         }
-    }
-    if old.is_some() {
-        let st = status(dir)?;
-        if !st.settled() {
-            let mut active: Vec<String> = st
-                .shards
-                .iter()
-                .filter(|s| !is_terminal(&s.state) && s.state != "UNKNOWN")
-                .filter_map(|s| s.job.clone())
-                .collect();
-            active.extend(st.merge_job.clone());
-            return Err(SlurmError::Active { dir: dir.to_path_buf(), jobs: active.join(", ") });
+        // Without one, shard files left by `bench run --shard` must still be this suite's.
+        None => {
+            let entries = std::fs::read_dir(dir).map_err(|e| SlurmError::file(dir, format!("cannot list: {e}")))?;
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if name.starts_with("shard-") && name.ends_with(".json") {
+                    let f = ResultFile::load(&e.path()).map_err(|err| SlurmError::file(&e.path(), err))?;
+                    check_shard_owner(&f, &e.path(), dir, suite, shards)?;
+                }
+            }
         }
     }
     Ok(old)
@@ -128,8 +134,10 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
 /// submission, or None when every shard is complete and the result exists.
 pub fn resubmit_missing(dir: &Path) -> Result<Option<Submission>> {
     let dir = absolute(dir, "cannot open")?;
-    let st = status(&dir)?;
-    let mut jobs = JobsFile::load(&dir)?.ok_or_else(|| SlurmError::file(&dir, "no jobs.json"))?;
+    let mut jobs = JobsFile::load(&dir)?.ok_or_else(|| {
+        SlurmError::file(&dir, "no jobs.json: nothing was submitted from this folder (bench slurm … --submit)")
+    })?;
+    let st = status_of(&dir, &jobs)?;
     let missing = st.incomplete();
     for s in st.shards.iter().filter(|s| missing.contains(&s.index)) {
         if let Some(job) = &s.job

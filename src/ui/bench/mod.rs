@@ -222,7 +222,7 @@ impl BenchRoom {
         if !self.demo_offered && self.data.is_none() && self.job.is_none() {
             self.demo_offered = true;
             if demo_results().is_dir() {
-                self.open(vec![demo_results()]);
+                self.commands.push(Cmd::Open(vec![demo_results()]));
             }
         }
         self.poll();
@@ -379,6 +379,6 @@ impl Room for BenchRoom {
     }
 
     fn settled(&self) -> bool {
-        !self.loading() && !self.run.busy()
+        !self.loading() && !self.run.busy() && self.commands.is_empty()
     }
 }

@@ -86,7 +86,8 @@ impl SlurmPanel {
             };
             let req = SubmitRequest { brainlens: &exe, suite: &suite, run_args: &run_args, dir: &dir, options: &o };
             let jobs = slurm::submit(&req)?;
-            let s = jobs.submissions.last().cloned().unwrap_or_else(|| unreachable!("submit records a submission"));
+            let s =
+                jobs.submissions.last().cloned().ok_or_else(|| anyhow::anyhow!("the submission was not recorded"))?;
             Ok(Some(format!(
                 "submitted {} shard(s) as job array {} and the merge as job {}",
                 jobs.shards,
