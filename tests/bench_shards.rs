@@ -6,14 +6,8 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::harness::runner::{Live, Models, Options, run};
-use brainlens::llm::ChatModel;
-use brainlens::llm::replay::Recorder;
-use brainlens::util::cancel::Cancel;
-use common::eeg_scripted::EegScripted;
 use common::same;
 use std::path::Path;
-use std::sync::Arc;
 
 fn shard(s: &Path, t: &Path, out: &Path, k: usize) {
     let (code, _, err) = common::run(&[
@@ -35,17 +29,8 @@ fn shard(s: &Path, t: &Path, out: &Path, k: usize) {
 #[test]
 fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
     let d = tempfile::tempdir().unwrap();
-    let s = d.path().join("suite");
-    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
-    let t = d.path().join("t.jsonl");
-    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), &t, vec![]).unwrap());
-    let full = run(
-        &Options::new(&s, &d.path().join("full.json")),
-        &Models { target: m.clone(), parser: m, judge: None },
-        &Cancel::default(),
-        &Live::default(),
-    )
-    .unwrap();
+    let (s, t) = (common::recorded::suite(d.path()), d.path().join("t.jsonl"));
+    let full = common::recorded::record(&s, &t, &d.path().join("full.json"), None);
     let paths: Vec<_> = (1..=4).map(|k| d.path().join(format!("shard-{k}.json"))).collect();
     let mut sizes = Vec::new();
     for (k, p) in paths.iter().enumerate() {
@@ -136,8 +121,7 @@ fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
 #[test]
 fn submitting_without_slurm_commands_says_so_and_still_writes_the_scripts() {
     let d = tempfile::tempdir().unwrap();
-    let s = d.path().join("suite");
-    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    let s = common::recorded::suite(d.path());
     let dir = d.path().join("slurm");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
         .args(["bench", "slurm", s.to_str().unwrap(), "--shards", "2", "--out-dir", dir.to_str().unwrap(), "--submit"])

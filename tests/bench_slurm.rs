@@ -11,16 +11,10 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::harness::runner::{Live, Models, Options, run};
-use brainlens::llm::ChatModel;
-use brainlens::llm::replay::Recorder;
-use brainlens::util::cancel::Cancel;
-use common::eeg_scripted::EegScripted;
-use common::same;
+use common::{recorded, same};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn slurm_cmd(args: &[&str]) -> String {
@@ -100,20 +94,11 @@ fn a_four_task_array_on_real_slurm_equals_the_unsharded_run_and_a_cancelled_shar
     assert!(std::env::var_os("SLURM_CONF").is_some(), "SLURM_CONF is not set: start scripts/slurm/local-cluster.sh");
     let idle = slurm_cmd(&["sinfo", "-h", "-o", "%T"]);
     assert!(idle.lines().any(|l| matches!(l.trim(), "idle" | "mixed" | "allocated")), "the node is not up: {idle}");
-    // Slurm runs the jobs from files on this machine: keep them outside the test's own temporary folders
-    // only as long as the test runs.
+    // The one-node cluster runs the jobs on this machine, so the test's temporary folder serves as the
+    // shared filesystem a real cluster needs.
     let d = tempfile::tempdir().unwrap();
-    let s = d.path().join("suite");
-    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
-    let t = d.path().join("t.jsonl");
-    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), &t, vec![]).unwrap());
-    let full = run(
-        &Options::new(&s, &d.path().join("full.json")),
-        &Models { target: m.clone(), parser: m, judge: None },
-        &Cancel::default(),
-        &Live::default(),
-    )
-    .unwrap();
+    let (s, t) = (recorded::suite(d.path()), d.path().join("t.jsonl"));
+    let full = recorded::record(&s, &t, &d.path().join("full.json"), None);
     assert_eq!(full.instances.len(), 54);
 
     // 1. The whole array, then the merge.
@@ -125,11 +110,12 @@ fn a_four_task_array_on_real_slurm_equals_the_unsharded_run_and_a_cancelled_shar
     assert_eq!(st["done"], 54, "{st:#}");
     let array = st["shards"][0]["job"].as_str().unwrap().split('_').next().unwrap().to_string();
     let merge = st["merge_job"].as_str().unwrap().to_string();
-    // slurmdbd records the jobs a moment after they end.
+    // slurmdbd records the jobs, and their final states, a moment after they end.
     let t0 = Instant::now();
     let rows = loop {
         let rows = sacct(&format!("{array},{merge}"));
-        if rows.len() == 5 || t0.elapsed() > Duration::from_secs(60) {
+        let recorded = rows.len() == 5 && rows.iter().all(|r| brainlens::harness::slurm::commands::is_terminal(&r.1));
+        if recorded || t0.elapsed() > Duration::from_secs(60) {
             break rows;
         }
         std::thread::sleep(Duration::from_millis(500));
@@ -162,6 +148,13 @@ fn a_four_task_array_on_real_slurm_equals_the_unsharded_run_and_a_cancelled_shar
     let dir2 = d.path().join("s4-cancel");
     let (code, _, err) = submit(&s, &t, &dir2, &[], &[("BRAINLENS_REPLAY_DELAY_MS", "150")]);
     assert_eq!(code, 0, "{err}");
+    // While its tasks are pending or running, neither a new submission nor a resubmission is taken.
+    let (code, _, err) = submit(&s, &t, &dir2, &[], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("still pending or running") && err.contains("nothing was submitted"), "{err}");
+    let (code, _, err) = brainlens(&["bench", "slurm", "--resubmit-missing", dir2.to_str().unwrap()], &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is still") && err.contains("scancel"), "{err}");
     // The shard with the most instances, once it has written some but not all.
     let st = status(&dir2);
     let big = (0..4).max_by_key(|&k| st["shards"][k]["expected"].as_u64().unwrap()).unwrap();
@@ -202,14 +195,8 @@ fn the_run_view_submits_to_slurm_follows_the_tasks_and_opens_the_merged_result()
     use egui_kittest::kittest::Queryable;
     assert!(std::env::var_os("SLURM_CONF").is_some(), "SLURM_CONF is not set: start scripts/slurm/local-cluster.sh");
     let d = tempfile::tempdir().unwrap();
-    let s = d.path().join("suite");
-    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
-    let t = d.path().join("t.jsonl");
-    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), &t, vec![]).unwrap());
-    let mut opts = Options::new(&s, &d.path().join("full.json"));
-    opts.limit = Some(12);
-    let full = run(&opts, &Models { target: m.clone(), parser: m, judge: None }, &Cancel::default(), &Live::default())
-        .unwrap();
+    let (s, t) = (recorded::suite(d.path()), d.path().join("t.jsonl"));
+    let full = recorded::record(&s, &t, &d.path().join("full.json"), Some(12));
     let mut app = BrainLensApp::new(None, false);
     app.settings.llm.provider = ProviderKind::Replay;
     app.settings.llm.transcript = t.display().to_string();

@@ -5,6 +5,7 @@ pub mod codeact_scripted;
 pub mod eeg_scripted;
 #[cfg(feature = "gui")]
 pub mod gui;
+pub mod recorded;
 pub mod scripted;
 
 use serde_json::{Value, json};
