@@ -38,7 +38,7 @@ else
 fi
 
 VENV=target/ref-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors, openai" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors, openai, nilearn" 2>/dev/null; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements.txt
 fi
@@ -54,6 +54,9 @@ echo "Bench: differential test data and the simulated demo collection are reprod
 mkdir -p target/atlas && python3 scripts/atlas/schaefer_centroids.py ../shared/data/brain/conte69 target/atlas
 for n in 100 200 400; do cmp "target/atlas/schaefer${n}_conte69_centroids.csv" "assets/atlas/schaefer${n}_conte69_centroids.csv"; done
 echo "Atlas: the Schaefer-100/200/400 surface centroids are reproduced by scripts/atlas/schaefer_centroids.py"
+rm -rf target/glass-outlines && python3 scripts/atlas/glass_outlines.py ../shared/data/brain/glass_brain target/glass-outlines
+diff -r target/glass-outlines assets/glass_brain
+echo "Glass brain: the shipped outlines are nilearn's, as scripts/atlas/glass_outlines.py writes them"
 
 # A real window under Xvfb (Mesa llvmpipe): the sample workspace renders and is written as a PNG.
 if command -v xvfb-run >/dev/null; then
@@ -65,6 +68,8 @@ else
     echo "GUI smoke test skipped: xvfb-run not installed (apt-get install -y xvfb)"
 fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
+# Glass-brain node positions, limits, hemisphere views and edge counts against nilearn's plot_connectome.
+"$VENV/bin/python" scripts/reference/glass_brain_reference.py --check target/debug/brainlens
 # The generated local BrainBench suite's reference answers, recomputed with MNE/scipy/YASA/neurokit2.
 rm -rf target/bench-suite && target/debug/brainlens bench generate --out target/bench-suite >/dev/null
 "$VENV/bin/python" -W ignore::FutureWarning scripts/reference/bench_suite_reference.py target/bench-suite

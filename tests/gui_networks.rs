@@ -70,7 +70,44 @@ fn selecting_a_hub_in_the_table_selects_it_everywhere() {
     );
     let caption = format!("selected: {hub}");
     h.get_by_label_contains(&format!("Matrix (atlas order) — {caption}"));
-    h.get_by_label_contains(&format!("Circle (grouped by network) — {caption}"));
+    h.get_by_label_contains(&format!("Circle — {caption}"));
+    h.get_by_label_contains(&format!("Glass brain — {caption}"));
+}
+
+/// Clicks where the core's glass-brain figure puts a region (its marks, scaled into the painted widget):
+/// the region becomes the selection of the table, matrix and circle; the circle picks the same way.
+#[test]
+fn clicking_a_node_on_the_glass_brain_or_circle_selects_it() {
+    use brainlens::network::plot::{Style, circle, glass};
+    let mut h = harness();
+    for (label, target) in [("glass brain figure", 37usize), ("circle figure", 81)] {
+        let (figure, rect) = {
+            let o = h.state().networks.current.as_ref().unwrap();
+            let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
+            let f = if label.starts_with("glass") {
+                glass::draw(&o.input(), &style)
+            } else {
+                circle::draw(&o.input(), &style)
+            };
+            (f.unwrap(), h.get_by_label(label).rect())
+        };
+        let scale = rect.width() / figure.scene.width;
+        let mark = figure.marks.iter().find(|m| m.node == target).unwrap();
+        let pos = rect.min + egui::vec2(mark.at[0], mark.at[1]) * scale;
+        h.event(egui::Event::PointerMoved(pos));
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: Default::default(),
+            });
+        }
+        h.run_steps(3);
+        let o = h.state().networks.current.as_ref().unwrap();
+        assert_eq!(o.selected, Some(target), "{label}");
+        h.get_by_label_contains(&format!("Matrix (atlas order) — selected: {}", o.connectome.labels[target]));
+    }
 }
 
 #[test]

@@ -1,12 +1,14 @@
 //! Command line: every analysis the GUI shows is also a subcommand with `--json`.
 
 pub mod agent;
+pub mod atlas_arg;
 pub mod bench;
 pub mod connectivity;
 pub mod doctor;
 pub mod filter;
 pub mod llm;
 pub mod network;
+pub mod network_plot;
 pub mod physio;
 pub mod recording;
 pub mod reref;
@@ -550,6 +552,48 @@ pub enum NetworkCommand {
         /// Region labels (and coordinates for .node): aal90, aal116, schaefer100, a .node or CSV file, or auto.
         #[arg(long)]
         atlas: Option<String>,
+    },
+    /// Draw the network as the Networks room does — glass brain (nilearn's outlines and rules), circle or
+    /// matrix — to PNG (2×) and/or SVG without a window; --json prints the layout (panels, node pixels).
+    Plot {
+        file: PathBuf,
+        /// glass, circle or matrix.
+        #[arg(long, default_value = "glass")]
+        view: String,
+        /// aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300, a .node or CSV file, or
+        /// auto (as the Networks room: the atlas beside the matrix, else assumed from the region count).
+        #[arg(long, default_value = "auto")]
+        atlas: String,
+        /// Keep the strongest fraction of links (0–1) before drawing, as the room's density; 1 keeps all.
+        #[arg(long, default_value_t = 0.2)]
+        threshold_proportional: f64,
+        /// Edges drawn: |weight| at or above this percentile of all pairs ("95%", nilearn's edge_threshold).
+        #[arg(long, default_value = "95%")]
+        edge_threshold: String,
+        /// Node size (area) by constant, degree, strength, clustering, betweenness or participation.
+        #[arg(long, default_value = "strength")]
+        node_size: String,
+        /// Node colour: network (modules when the atlas has none), module, or a metric (as --node-size).
+        #[arg(long, alias = "node-color", alias = "metric", default_value = "network")]
+        node_colour: String,
+        /// Glass-brain panels: ortho (x, y, z) or nilearn's letters (x, y, z, l, r; e.g. lzry).
+        #[arg(long, default_value = "ortho")]
+        display_mode: String,
+        /// Matrix rows: atlas, module or network.
+        #[arg(long, default_value = "atlas")]
+        order: String,
+        /// Figure height at 1× in pixels.
+        #[arg(long, default_value_t = 300.0)]
+        height: f32,
+        /// PNG pixels per figure pixel.
+        #[arg(long, default_value_t = 2.0)]
+        scale: f32,
+        #[arg(long)]
+        png: Option<PathBuf>,
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// Open the GUI's Networks room on a connectome matrix.
     Open { file: PathBuf },

@@ -1,6 +1,7 @@
 //! `brainlens network …`: the Networks room's numbers from the command line.
 
 use super::NetworkCommand;
+use super::atlas_arg::atlas_of;
 use crate::network::Connectome;
 use crate::network::atlas::{Atlas, write_node};
 use crate::network::connectome::Asymmetry;
@@ -183,6 +184,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             writeln!(out, "wrote {}", target.display())?;
             Ok(())
         }
+        cmd @ NetworkCommand::Plot { .. } => super::network_plot::run(cmd, out),
         NetworkCommand::Open { file } => {
             bail!("{}: `network open` needs the GUI; run it as `brainlens network open FILE`", file.display())
         }
@@ -235,16 +237,6 @@ fn load_with_atlas(file: &std::path::Path, atlas: Option<&str>) -> Result<(Conne
         None => None,
     };
     Ok((c, atlas))
-}
-
-/// Atlas `spec`; `auto` infers it as the Networks room does (`network::atlas::infer`) and says which on stderr.
-fn atlas_of(spec: &str, n: usize, file: &std::path::Path) -> Result<Option<Atlas>> {
-    if spec.eq_ignore_ascii_case("auto") {
-        let (a, note) = crate::network::atlas::infer(file, n);
-        eprintln!("brainlens: {}: {note}", file.display());
-        return Ok(a);
-    }
-    Ok(Some(Atlas::load(spec)?))
 }
 
 /// Labels of atlas `spec` for a matrix of `n` regions read from `file` (none when `auto` finds no atlas).

@@ -8,6 +8,7 @@ pub mod describe;
 pub mod error;
 pub mod io;
 pub mod metrics;
+pub mod plot;
 pub mod smallworld;
 pub mod threshold;
 pub mod timeseries;

@@ -1,28 +1,24 @@
 //! Matrix heatmap of the thresholded network in atlas, module or network order, as a texture; the
 //! selected region's row and column are outlined; click a cell to select its row.
 
-use super::{Cmd, OpenNetwork, Order, diverging};
+use super::{Cmd, OpenNetwork};
+use crate::network::plot::matrix::cell_colour;
+use crate::ui::widgets::heatmap::diverging;
 use egui::{Color32, Rect, Sense, Stroke, pos2, vec2};
 
 /// Draws the heatmap in a square of at most `max_h` points.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
-    ui.label(format!(
-        "Matrix ({} order) — {}",
-        match o.order {
-            Order::Atlas => "atlas",
-            Order::Module => "module",
-            Order::Network => "network",
-        },
-        o.selected_caption()
-    ));
+    ui.label(format!("Matrix ({} order) — {}", o.order.name(), o.selected_caption()));
     let n = o.connectome.n;
     let order = o.ordered();
     let key = (o.generation * 4 + o.order as u64) ^ o.color_limit.to_bits().rotate_left(17);
     if o.matrix_texture.as_ref().is_none_or(|(k, _)| *k != key) {
         let mut img = egui::ColorImage::filled([n, n], Color32::WHITE);
+        let max_abs = o.prepared.iter().fold(0.0f64, |m, w| m.max(w.abs()));
         for (r, &i) in order.iter().enumerate() {
             for (c, &j) in order.iter().enumerate() {
-                img.pixels[r * n + c] = diverging(o.prepared[i * n + j] / o.color_limit);
+                let [red, g, b] = cell_colour(o.prepared[i * n + j], max_abs, o.color_limit);
+                img.pixels[r * n + c] = Color32::from_rgb(red, g, b);
             }
         }
         let tex = ui.ctx().load_texture("network-matrix", img, egui::TextureOptions::NEAREST);
@@ -61,7 +57,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
             ui.painter().rect_filled(
                 Rect::from_min_size(pos2(x, bar.top()), vec2(bar.width() / 60.0 + 0.5, bar.height())),
                 0.0,
-                diverging(v),
+                diverging(v, 1.0),
             );
         }
         let id = ui.label(format!("−{0} … 0 … +{0} (weights scaled by max |w|); limit", o.color_limit)).id;

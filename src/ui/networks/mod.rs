@@ -23,13 +23,7 @@ use crate::ui::jobs::{Job, JobSlot, cancel_all, running};
 use crate::ui::room::{AppCmd, JobStatus, Room, Shell};
 use std::path::{Path, PathBuf};
 
-/// How the matrix rows (and the circle) are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    Atlas,
-    Module,
-    Network,
-}
+pub use crate::network::plot::matrix::Order;
 
 /// An open connectome and its computed metrics.
 pub struct OpenNetwork {
@@ -46,6 +40,8 @@ pub struct OpenNetwork {
     /// Regions highlighted on the glass brain (a knowledge item's regions, from the HARK panel).
     pub highlight: Vec<usize>,
     pub order: Order,
+    /// How the glass brain and the circle draw (display mode, edge percentile, node size and colour).
+    pub style: crate::network::plot::Style,
     pub sort: table::SortKey,
     /// Weight shown at full colour in the matrix (values beyond it saturate).
     pub color_limit: f64,
@@ -123,6 +119,7 @@ impl NetworksRoom {
                     selected: None,
                     highlight: Vec::new(),
                     order: Order::Atlas,
+                    style: crate::network::plot::Style::default(),
                     sort: table::SortKey::Index,
                     color_limit: 1.0,
                     matrix_texture: None,
@@ -317,13 +314,17 @@ impl OpenNetwork {
 
     /// Region indices in the chosen display order.
     pub fn ordered(&self) -> Vec<usize> {
-        let mut idx: Vec<usize> = (0..self.connectome.n).collect();
-        match self.order {
-            Order::Atlas => {}
-            Order::Module => idx.sort_by_key(|&i| (self.metrics.nodes[i].module, i)),
-            Order::Network => idx.sort_by_key(|&i| (self.network_of(i).unwrap_or("").to_string(), i)),
+        crate::network::plot::matrix::order(&self.input(), self.order)
+    }
+
+    /// What the figures draw: the prepared matrix, its metrics and the atlas.
+    pub fn input(&self) -> crate::network::plot::Input<'_> {
+        crate::network::plot::Input {
+            n: self.connectome.n,
+            weights: &self.prepared,
+            metrics: &self.metrics,
+            atlas: self.atlas.as_ref(),
         }
-        idx
     }
 
     /// Name of the selected region for the captions under each view.
@@ -427,13 +428,6 @@ fn summary_card(ui: &mut egui::Ui, m: &GraphMetrics) {
             ui.separator();
         }
     });
-}
-
-/// A colour for a value in [-1, 1] (blue – white – red) or [0, 1] (white – red) as matrix views use.
-pub fn diverging(v: f64) -> egui::Color32 {
-    let v = v.clamp(-1.0, 1.0) as f32;
-    let (r, g, b) = if v >= 0.0 { (1.0, 1.0 - v * 0.85, 1.0 - v) } else { (1.0 + v, 1.0 + v * 0.85 * 0.5, 1.0) };
-    egui::Color32::from_rgb((r * 255.0) as u8, (g * 255.0) as u8, (b * 255.0) as u8)
 }
 
 /// Opens the HARK or CARD panel on an agent round's retrieval: HARK is asked the round's exact query

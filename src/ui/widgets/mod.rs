@@ -4,6 +4,7 @@ pub mod heatmap;
 pub mod markdown;
 pub mod palette;
 pub mod radar;
+pub mod scene;
 pub mod trace_raster;
 
 /// The outcome of the last action of a panel: a plain line, or the error in the error colour.

@@ -1,5 +1,6 @@
-//! SVG versions of the radar and the heatmaps (for papers: vector, no GUI needed).
+//! SVG versions of the radar, the heatmaps and any [`Scene`] (for papers: vector, no GUI needed).
 
+use super::scene::{Anchor, Item, Rgba, Scene};
 use std::fmt::Write as _;
 
 fn esc(s: &str) -> String {
@@ -112,6 +113,79 @@ pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], divergi
                 }
             }
         }
+    }
+    s + "</svg>"
+}
+
+/// The font family figures name; the PNG renderer loads exactly this font (see [`super::png`]).
+pub const FONT_FAMILY: &str = "Ubuntu";
+
+/// `fill="#rrggbb"` (or `stroke=…`), with its `-opacity` when the colour is not opaque.
+fn attr(name: &str, c: Rgba) -> String {
+    let [r, g, b, a] = c.0;
+    let op = if a == 255 { String::new() } else { format!(" {name}-opacity=\"{:.3}\"", a as f32 / 255.0) };
+    format!("{name}=\"#{r:02x}{g:02x}{b:02x}\"{op}")
+}
+
+/// A scene as an SVG document of the scene's size (1 px = 1 user unit).
+pub fn scene(sc: &Scene) -> String {
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"{FONT_FAMILY}, sans-serif\">",
+        sc.width, sc.height, sc.width, sc.height
+    );
+    let _ = write!(s, "<rect width=\"100%\" height=\"100%\" {}/>", attr("fill", sc.background));
+    for item in &sc.items {
+        let _ = match item {
+            Item::Line { a, b, width, color } => write!(
+                s,
+                "<line x1=\"{:.2}\" y1=\"{:.2}\" x2=\"{:.2}\" y2=\"{:.2}\" {} stroke-width=\"{width}\" stroke-linecap=\"round\"/>",
+                a[0],
+                a[1],
+                b[0],
+                b[1],
+                attr("stroke", *color)
+            ),
+            Item::Polyline { pts, width, color } => {
+                let p: Vec<String> = pts.iter().map(|p| format!("{:.2},{:.2}", p[0], p[1])).collect();
+                write!(
+                    s,
+                    "<polyline points=\"{}\" fill=\"none\" {} stroke-width=\"{width}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>",
+                    p.join(" "),
+                    attr("stroke", *color)
+                )
+            }
+            Item::Circle { c, r, fill, stroke: edge } => {
+                let edge =
+                    edge.map_or_else(String::new, |(w, col)| format!(" {} stroke-width=\"{w}\"", attr("stroke", col)));
+                write!(s, "<circle cx=\"{:.2}\" cy=\"{:.2}\" r=\"{r:.2}\" {}{edge}/>", c[0], c[1], attr("fill", *fill))
+            }
+            Item::Rect { min, max, fill } => write!(
+                s,
+                "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{:.2}\" {}/>",
+                min[0],
+                min[1],
+                max[0] - min[0],
+                max[1] - min[1],
+                attr("fill", *fill)
+            ),
+            Item::Text { at, text, size, color, anchor } => {
+                let anchor = match anchor {
+                    Anchor::Start => "start",
+                    Anchor::Middle => "middle",
+                    Anchor::End => "end",
+                };
+                // dominant-baseline is not read by every viewer: the baseline is placed a third of the size
+                // below the anchor instead, which centres Latin text.
+                write!(
+                    s,
+                    "<text x=\"{:.2}\" y=\"{:.2}\" font-size=\"{size}\" text-anchor=\"{anchor}\" {}>{}</text>",
+                    at[0],
+                    at[1] + size * 0.35,
+                    attr("fill", *color),
+                    esc(text)
+                )
+            }
+        };
     }
     s + "</svg>"
 }
