@@ -54,6 +54,9 @@ echo "Bench: differential test data and the simulated demo collection are reprod
 mkdir -p target/atlas && python3 scripts/atlas/schaefer_centroids.py ../shared/data/brain/conte69 target/atlas
 for n in 100 200 400; do cmp "target/atlas/schaefer${n}_conte69_centroids.csv" "assets/atlas/schaefer${n}_conte69_centroids.csv"; done
 echo "Atlas: the Schaefer-100/200/400 surface centroids are reproduced by scripts/atlas/schaefer_centroids.py"
+python3 scripts/atlas/coordinate_atlases.py ../shared/data/brain/coordinates target/atlas
+for a in power264 dosenbach160 seitzman300; do cmp "target/atlas/$a.csv" "assets/atlas/$a.csv"; done
+echo "Atlas: Power-264, Dosenbach-160 and Seitzman-300 are nilearn's coordinate files (scripts/atlas/coordinate_atlases.py)"
 rm -rf target/glass-outlines && python3 scripts/atlas/glass_outlines.py ../shared/data/brain/glass_brain target/glass-outlines
 diff -r target/glass-outlines assets/glass_brain
 echo "Glass brain: the shipped outlines are nilearn's, as scripts/atlas/glass_outlines.py writes them"

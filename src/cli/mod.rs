@@ -510,7 +510,7 @@ pub enum NetworkCommand {
         /// Rewiring passes per link for σ/ω references (networkx niter).
         #[arg(long, default_value_t = 5)]
         niter: usize,
-        /// Region labels: aal90, aal116, schaefer100, a CSV with a 'label' column, or auto (as the Networks room:
+        /// Region labels: a built-in atlas (aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300), a CSV with a 'label' column, or auto (as the Networks room:
         /// the atlas file beside the matrix, else assumed from the region count; the choice is printed).
         #[arg(long)]
         atlas: Option<String>,
@@ -528,7 +528,7 @@ pub enum NetworkCommand {
         file: PathBuf,
         #[arg(long, default_value_t = 0.2)]
         threshold_proportional: f64,
-        /// Region labels and networks: aal90, aal116, schaefer100, a CSV (label[,x,y,z][,network]), or auto.
+        /// Region labels and networks: built-in (aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300), a CSV (label[,x,y,z][,network]), or auto.
         #[arg(long)]
         atlas: Option<String>,
         /// Include σ and ω (slower).
@@ -549,7 +549,7 @@ pub enum NetworkCommand {
         /// Keep the strongest fraction of links (0–1) before export; omit for the matrix as loaded.
         #[arg(long, value_name = "P")]
         threshold_proportional: Option<f64>,
-        /// Region labels (and coordinates for .node): aal90, aal116, schaefer100, a .node or CSV file, or auto.
+        /// Region labels (and coordinates for .node): a built-in atlas (as network plot), a .node or CSV file, or auto.
         #[arg(long)]
         atlas: Option<String>,
     },
@@ -606,7 +606,7 @@ pub enum NetworkCommand {
         /// pearson or partial.
         #[arg(long, default_value = "pearson")]
         kind: String,
-        /// Region labels for the CSV header: aal90, aal116, schaefer100, or a CSV file.
+        /// Region labels for the CSV header: a built-in atlas (as network plot), or a CSV file.
         #[arg(long)]
         atlas: Option<String>,
         /// The file holds time × regions (transpose it).

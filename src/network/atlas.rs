@@ -1,5 +1,6 @@
 //! Atlases: region labels, optional MNI coordinates and network (or lobe) assignment. Built in: AAL-116,
-//! its cerebral AAL-90 subset, and Schaefer-100 with Yeo-7 networks (see assets/atlas/README.md).
+//! its cerebral AAL-90 subset, Schaefer-100 with Yeo-7 networks, Schaefer-200/400, and the coordinate
+//! atlases Power-264, Dosenbach-160 and Seitzman-300 (see assets/atlas/README.md).
 
 use super::error::{Result, fail, format, invalid, io};
 use std::path::Path;
@@ -27,12 +28,37 @@ const SCHAEFER_CENTROIDS: [(usize, &str); 3] = [
     (200, include_str!("../../assets/atlas/schaefer200_conte69_centroids.csv")),
     (400, include_str!("../../assets/atlas/schaefer400_conte69_centroids.csv")),
 ];
+/// The coordinate atlases: (name, regions, display name, shipped CSV, where the coordinates come from).
+const COORDINATE_ATLASES: [(&str, usize, &str, &str, &str); 3] = [
+    (
+        "power264",
+        264,
+        "Power-264",
+        include_str!("../../assets/atlas/power264.csv"),
+        "MNI coordinates of the Power et al. 2011 ROIs (nilearn's copy; it has no network labels)",
+    ),
+    (
+        "dosenbach160",
+        160,
+        "Dosenbach-160",
+        include_str!("../../assets/atlas/dosenbach160.csv"),
+        "MNI coordinates of the Dosenbach et al. 2010 ROIs (nilearn's copy)",
+    ),
+    (
+        "seitzman300",
+        300,
+        "Seitzman-300",
+        include_str!("../../assets/atlas/seitzman300.csv"),
+        "MNI coordinates of the Seitzman et al. 2018 ROIs (nilearn's copy)",
+    ),
+];
 /// What the Schaefer coordinates are, wherever a user sees them.
 pub const SCHAEFER_COORDS_FROM: &str =
     "surface centroids of the Schaefer parcels on the conte69 midthickness surface (brainspace), not volume centroids";
 
 impl Atlas {
-    /// A built-in atlas by name: `aal116`, `aal90`, `schaefer100`, `schaefer200`, `schaefer400`.
+    /// A built-in atlas by name: `aal116`, `aal90`, `schaefer100`, `schaefer200`, `schaefer400`, `power264`,
+    /// `dosenbach160`, `seitzman300`.
     pub fn builtin(name: &str) -> Result<Atlas> {
         match name.to_ascii_lowercase().as_str() {
             "aal116" => Ok(aal(116)),
@@ -40,11 +66,15 @@ impl Atlas {
             "schaefer100" => Ok(schaefer100()),
             "schaefer200" => Ok(schaefer(200)),
             "schaefer400" => Ok(schaefer(400)),
-            other => {
-                invalid!(
-                    "unknown atlas '{other}': use aal90, aal116, schaefer100, schaefer200, schaefer400 or a CSV file (label[,x,y,z][,network])"
-                )
-            }
+            other => match COORDINATE_ATLASES.iter().find(|a| a.0 == other) {
+                Some(&(key, _, display, text, from)) => {
+                    let a = parse_csv(&format!("assets/atlas/{key}.csv"), text)?;
+                    Ok(Atlas { name: display.into(), coords_from: Some(from.into()), ..a })
+                }
+                None => invalid!(
+                    "unknown atlas '{other}': use aal90, aal116, schaefer100, schaefer200, schaefer400, power264, dosenbach160, seitzman300, a .node file or a CSV file (label[,x,y,z][,network])"
+                ),
+            },
         }
     }
 
@@ -215,8 +245,8 @@ pub fn sibling_path(matrix: &Path) -> std::path::PathBuf {
 }
 
 /// The atlas of a matrix of `n` regions read from `matrix` when none was named, and why: the atlas file
-/// beside it (see [`sibling_path`]) when its region count matches, else AAL-90, AAL-116 or Schaefer-100/200/400
-/// assumed from the region count, else none. The Networks room and `--atlas auto` both use it.
+/// beside it (see [`sibling_path`]) when its region count matches, else AAL-90, AAL-116, Schaefer-100/200/400,
+/// Power-264, Dosenbach-160 or Seitzman-300 assumed from the region count, else none. The Networks room and `--atlas auto` both use it.
 pub fn infer(matrix: &Path, n: usize) -> (Option<Atlas>, &'static str) {
     let sibling = sibling_path(matrix);
     let own = sibling.exists().then(|| Atlas::load(&sibling.display().to_string()).ok()).flatten();
@@ -227,6 +257,9 @@ pub fn infer(matrix: &Path, n: usize) -> (Option<Atlas>, &'static str) {
         (None, 100) => (Atlas::builtin("schaefer100").ok(), "Schaefer-100 (Yeo-7) assumed from the 100 regions"),
         (None, 200) => (Atlas::builtin("schaefer200").ok(), "Schaefer-200 assumed from the 200 regions"),
         (None, 400) => (Atlas::builtin("schaefer400").ok(), "Schaefer-400 assumed from the 400 regions"),
+        (None, 264) => (Atlas::builtin("power264").ok(), "Power-264 assumed from the 264 regions"),
+        (None, 160) => (Atlas::builtin("dosenbach160").ok(), "Dosenbach-160 assumed from the 160 regions"),
+        (None, 300) => (Atlas::builtin("seitzman300").ok(), "Seitzman-300 assumed from the 300 regions"),
         _ => (None, "no atlas: regions are numbered"),
     }
 }
@@ -246,6 +279,12 @@ pub fn write_electrode_atlas(matrix: &Path, labels: &[String], positions_m: &[[f
 fn from_csv(path: &Path) -> Result<Atlas> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(io(&name, "read"))?;
+    parse_csv(&name, &text)
+}
+
+/// An atlas CSV's text (`name` for errors and the atlas's name).
+fn parse_csv(name: &str, text: &str) -> Result<Atlas> {
+    let name = name.to_string();
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let header: Vec<String> =
         lines.next().ok_or_else(|| format(&name, "empty"))?.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
@@ -308,6 +347,25 @@ mod tests {
             mean_y("Default")
         );
         assert!(a.coords_from.unwrap().contains("surface centroids"));
+    }
+
+    /// The coordinate atlases are nilearn's files as shipped: region counts, the first ROI of each paper,
+    /// their networks (Power's copy has none) and the region-count guess.
+    #[test]
+    fn coordinate_atlases() {
+        let p = Atlas::builtin("power264").unwrap();
+        assert_eq!((p.len(), p.coords.as_ref().unwrap()[0]), (264, [-25.0, -98.0, -12.0]));
+        assert!(p.networks.is_none() && p.coords_from.unwrap().contains("Power et al. 2011"));
+        let d = Atlas::builtin("dosenbach160").unwrap();
+        assert_eq!((d.len(), d.labels[0].as_str(), d.coords.as_ref().unwrap()[0]), (160, "vmPFC_1", [6.0, 64.0, 3.0]));
+        let nets = d.networks.unwrap();
+        assert_eq!(nets.iter().filter(|n| *n == "cerebellum").count(), 18);
+        let s = Atlas::builtin("seitzman300").unwrap();
+        assert_eq!((s.len(), s.networks.as_ref().unwrap()[0].as_str()), (300, "unassigned"));
+        assert_eq!(s.networks.unwrap().iter().filter(|n| *n == "DefaultMode").count(), 67);
+        for (n, name) in [(264, "Power-264"), (160, "Dosenbach-160"), (300, "Seitzman-300")] {
+            assert_eq!(infer(Path::new("/nonexistent/m.csv"), n).0.unwrap().name, name);
+        }
     }
 
     #[test]
