@@ -217,3 +217,17 @@ fn the_first_visit_opens_the_bundled_hcp_group_fc_and_the_toolbar_fits_1280_px()
         assert!(r.right() <= 1280.0 && r.left() >= 0.0, "{label} at {r:?}");
     }
 }
+
+/// Every network under File > Open sample network opens with an atlas that has coordinates (so the glass
+/// brain draws it), from the bundled real files.
+#[test]
+fn every_sample_network_opens_with_coordinates() {
+    for (name, path) in brainlens::ui::SAMPLE_NETWORKS {
+        let mut app = BrainLensApp::new(None, false);
+        app.open(brainlens::util::paths::bundled(path));
+        let net = app.networks.current.as_ref().unwrap_or_else(|| panic!("{name}: {:?}", app.networks.error));
+        let n = net.connectome.n;
+        assert!(name.contains(&format!("Schaefer-{n}")), "{name}: {n} regions");
+        assert_eq!(net.atlas.as_ref().and_then(|a| a.coords.as_ref()).map(Vec::len), Some(n), "{name}");
+    }
+}

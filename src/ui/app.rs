@@ -158,10 +158,14 @@ impl BrainLensApp {
                     ui.close();
                     self.open(super::sample_workspace());
                 }
-                if ui.button("Open sample network").clicked() {
-                    ui.close();
-                    self.open(super::sample_network());
-                }
+                ui.menu_button("Open sample network", |ui| {
+                    for (name, path) in super::SAMPLE_NETWORKS {
+                        if ui.button(name).clicked() {
+                            ui.close();
+                            self.open(crate::util::paths::bundled(path));
+                        }
+                    }
+                });
                 if ui.button("Open demo benchmark results (simulated)").clicked() {
                     ui.close();
                     self.open_bench(vec![super::bench::demo_results()]);

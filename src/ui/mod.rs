@@ -27,6 +27,23 @@ pub fn sample_network() -> PathBuf {
     crate::util::paths::bundled("fixtures/networks/group-train706_fc.npz")
 }
 
+/// The real connectomes under File > Open sample network: (menu text, bundled path).
+pub const SAMPLE_NETWORKS: [(&str, &str); 4] = [
+    ("HCP group FC, 706 subjects (Schaefer-100; cubnm)", "fixtures/networks/group-train706_fc.npz"),
+    (
+        "HCP subject 899885 FC, median (Schaefer-100; brainspace)",
+        "fixtures/networks/hcp_brainspace/HCP_899885_median_schaefer_100.csv",
+    ),
+    (
+        "HCP subject 395251 FC, median (Schaefer-200; brainspace)",
+        "fixtures/networks/hcp_brainspace/HCP_395251_median_schaefer_200.csv",
+    ),
+    (
+        "HCP hold-out group mean FC (Schaefer-200; brainspace)",
+        "fixtures/networks/hcp_brainspace/schaefer_200_mean_connectivity_matrix.csv",
+    ),
+];
+
 /// Command-line options of the GUI.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
