@@ -10,6 +10,7 @@ pub mod io;
 pub mod metrics;
 pub mod plot;
 pub mod smallworld;
+pub mod surface;
 pub mod threshold;
 pub mod timeseries;
 
