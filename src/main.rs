@@ -15,6 +15,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         frame_stats: cli.frame_stats,
         page_s: cli.page,
         room: cli.room.clone(),
+        network_view: cli.network_view.clone(),
         spectrum: cli.spectrum,
         model_window: cli.model_window,
         evidence: cli.evidence,

@@ -65,6 +65,9 @@ pub struct Cli {
     /// mode-gap, tasks, agreement, difficulty, mpad, histograms, tokens).
     #[arg(long, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,
+    /// GUI: the Networks room's brain view first: glass or 3d.
+    #[arg(long, value_name = "VIEW", hide = true, value_parser = ["glass", "3d"])]
+    pub network_view: Option<String>,
     /// GUI: the room shown first (recordings, networks or bench), each on its remembered or bundled data.
     #[arg(long, value_name = "ROOM", value_parser = ["recordings", "networks", "bench"])]
     pub room: Option<String>,
@@ -557,7 +560,7 @@ pub enum NetworkCommand {
     /// matrix — to PNG (2×) and/or SVG without a window; --json prints the layout (panels, node pixels).
     Plot {
         file: PathBuf,
-        /// glass, circle or matrix.
+        /// glass, 3d, circle or matrix.
         #[arg(long, default_value = "glass")]
         view: String,
         /// aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300, a .node or CSV file, or
@@ -588,6 +591,26 @@ pub enum NetworkCommand {
         /// PNG pixels per figure pixel.
         #[arg(long, default_value_t = 2.0)]
         scale: f32,
+        /// 3-D view: pial or infl (bundled fsaverage5), or GIFTI files separated by commas (lh.gii,rh.gii).
+        #[arg(long, default_value = "pial")]
+        surface: String,
+        /// 3-D view: a preset camera (left, right, top, front, back); --azimuth/--elevation override it.
+        #[arg(long, default_value = "left")]
+        camera: String,
+        /// 3-D view: degrees about the vertical axis (0 = from the right, 90 = from the front).
+        #[arg(long, allow_negative_numbers = true)]
+        azimuth: Option<f32>,
+        /// 3-D view: degrees above the horizontal (90 = from the top).
+        #[arg(long, allow_negative_numbers = true)]
+        elevation: Option<f32>,
+        /// 3-D view: zoom (1 fits the brain).
+        #[arg(long, default_value_t = 1.0)]
+        zoom: f32,
+        /// 3-D view: a GIF turning once around the vertical axis, --frames frames.
+        #[arg(long)]
+        gif: Option<PathBuf>,
+        #[arg(long, default_value_t = 72)]
+        frames: usize,
         #[arg(long)]
         png: Option<PathBuf>,
         #[arg(long)]

@@ -45,7 +45,8 @@ pub fn read_gifti(path: &Path) -> Result<Surface> {
 pub fn parse_gifti(name: &str, text: &str) -> Result<Surface> {
     // GIFTI files written by gifticlib carry a DOCTYPE line.
     let options = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| format(&name, format!("not a GIFTI file (XML: {e})")))?;
+    let doc = roxmltree::Document::parse_with_options(text, options)
+        .map_err(|e| format(&name, format!("not a GIFTI file (XML: {e})")))?;
     let root = doc.root_element();
     if root.tag_name().name() != "GIFTI" {
         return Err(format(&name, format!("not a GIFTI file: the root element is <{}>", root.tag_name().name())));
@@ -101,10 +102,13 @@ fn numbers(name: &str, da: &roxmltree::Node) -> Result<Vec<f64>> {
             .collect::<Result<_>>()?,
         enc @ ("Base64Binary" | "GZipBase64Binary") => {
             let clean: String = data.chars().filter(|c| !c.is_whitespace()).collect();
-            let raw = base64::engine::general_purpose::STANDARD.decode(clean).map_err(|e| bad(format!("base64: {e}")))?;
+            let raw =
+                base64::engine::general_purpose::STANDARD.decode(clean).map_err(|e| bad(format!("base64: {e}")))?;
             let raw = if enc == "GZipBase64Binary" {
                 let mut out = Vec::new();
-                flate2::read::ZlibDecoder::new(&raw[..]).read_to_end(&mut out).map_err(|e| bad(format!("zlib: {e}")))?;
+                flate2::read::ZlibDecoder::new(&raw[..])
+                    .read_to_end(&mut out)
+                    .map_err(|e| bad(format!("zlib: {e}")))?;
                 out
             } else {
                 raw
@@ -145,6 +149,23 @@ pub fn fsaverage5(kind: &str) -> Result<Surface> {
     }
     let half = |h: &str| read_gifti(&crate::util::paths::bundled(&format!("assets/surfaces/{kind}_{h}.gii.gz")));
     Ok(half("left")?.join(half("right")?))
+}
+
+/// A surface by name — `pial` or `infl` (bundled fsaverage5) — or GIFTI files separated by commas (e.g.
+/// `lh.gii,rh.gii`, joined); with what to call it on screen.
+pub fn load(spec: &str) -> Result<(Surface, String)> {
+    match spec {
+        "pial" | "infl" => Ok((fsaverage5(spec)?, format!("fsaverage5 {spec} (nilearn)"))),
+        files => {
+            let mut parts = files.split(',').map(str::trim).filter(|p| !p.is_empty());
+            let first = parts.next().ok_or_else(|| NetworkError::Invalid("no surface file given".into()))?;
+            let mut s = read_gifti(Path::new(first))?;
+            for p in parts {
+                s = s.join(read_gifti(Path::new(p))?);
+            }
+            Ok((s, files.to_string()))
+        }
+    }
 }
 
 #[cfg(test)]

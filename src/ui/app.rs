@@ -249,6 +249,8 @@ impl eframe::App for BrainLensApp {
         let t0 = std::time::Instant::now();
         let measuring = match self.room {
             Room::Bench => self.frame_stats.is_some() && self.bench.data.is_some() && !self.bench.loading(),
+            // Every measured frame turns the 3-D view and renders it anew (surface, nodes, 1,000 edges).
+            Room::Networks => self.frame_stats.is_some() && self.networks.measure_3d_frame(),
             _ => self.frame_stats.is_some(),
         };
         if measuring {
@@ -256,6 +258,7 @@ impl eframe::App for BrainLensApp {
                 // Every measured frame draws another view (and re-filters the instance browser each time it
                 // comes round): the worst case while clicking through the dashboard.
                 Room::Bench => self.bench.cycle_view(),
+                Room::Networks => {}
                 // Every measured frame reads, filters and draws a new page: the worst case while paging.
                 _ => self.recordings.page_forward_wrapping(),
             }
@@ -276,6 +279,7 @@ impl eframe::App for BrainLensApp {
             }
         }
         if self.frame_stats.as_ref().is_some_and(|s| !s.done()) {
+            // (also while the Networks room prepares the benchmark's network)
             ctx.request_repaint();
         }
         let settled = self.settled();

@@ -55,6 +55,8 @@ pub struct RunOptions {
     pub page_s: Option<f64>,
     /// The room shown first: "recordings", "networks" or "bench".
     pub room: Option<String>,
+    /// The Networks room's brain view first: "glass" or "3d".
+    pub network_view: Option<String>,
     /// Open the Recordings room's spectrum panel.
     pub spectrum: bool,
     /// Open the language-model window.
@@ -76,8 +78,12 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let agent = opts.agent.clone();
     let agent_trace = opts.agent_trace.clone();
     let room = opts.room.clone();
+    let network_view = opts.network_view.clone();
     launch(opts, move |app| {
         app.open(file);
+        if network_view.as_deref() == Some("3d") {
+            app.networks.brain_view = networks::BrainView::ThreeD;
+        }
         match room.as_deref() {
             Some("networks") => app.room = app::Room::Networks,
             Some("bench") => app.room = app::Room::Bench,

@@ -118,10 +118,10 @@ fn shows_edge(x1: f64, x2: f64, d: char) -> bool {
     }
 }
 
-/// Draws the glass brain of `input` (the atlas must have coordinates for every region).
-pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
+/// The coordinates of every region (the glass brain and the 3-D view need them), or why there are none.
+pub fn coords_of<'a>(input: &Input<'a>) -> Result<&'a Vec<[f64; 3]>> {
     let atlas =
-        input.atlas.ok_or_else(|| NetworkError::Invalid("the glass brain needs an atlas with coordinates".into()))?;
+        input.atlas.ok_or_else(|| NetworkError::Invalid("drawing a brain needs an atlas with coordinates".into()))?;
     let coords = atlas
         .coords
         .as_ref()
@@ -134,6 +134,13 @@ pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
             input.n
         )));
     }
+    Ok(coords)
+}
+
+/// Draws the glass brain of `input` (the atlas must have coordinates for every region).
+pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
+    let coords = coords_of(input)?;
+    let coords_from = input.atlas.and_then(|a| a.coords_from.clone());
     let dirs = directions(&style.display_mode)?;
     let h = style.height.max(60.0);
     let mut panels = Vec::new();
@@ -213,7 +220,7 @@ pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
         style.edge_percentile,
         style.node_size.name()
     )];
-    if let Some(from) = &atlas.coords_from {
+    if let Some(from) = &coords_from {
         notes.push(format!("positions: {from}"));
     }
     Ok(Figure { scene, marks, panels, edges: edges.len(), notes })

@@ -2,6 +2,7 @@
 //! [`Scene`]s: the Networks room paints them, `brainlens network plot` writes them as PNG/SVG, and both
 //! pick nodes through the same [`NodeMark`]s.
 
+pub mod brain3d;
 pub mod circle;
 pub mod glass;
 pub mod matrix;

@@ -11,7 +11,7 @@ const MODES: [&str; 9] = ["ortho", "lzry", "lyrz", "lr", "x", "y", "z", "l", "r"
 
 /// Edge percentile, node size and node colour: shared by the glass brain and the circle.
 pub fn figure_controls(ui: &mut egui::Ui, style: &mut Style) {
-    ui.add(egui::Slider::new(&mut style.edge_percentile, 50.0..=100.0).step_by(0.5).text("edges above percentile"))
+    ui.add(egui::Slider::new(&mut style.edge_percentile, 0.0..=100.0).text("edges above percentile"))
         .on_hover_text("nilearn's edge_threshold: |weight| at or above this percentile of all region pairs");
     egui::ComboBox::from_label("node size").selected_text(style.node_size.name()).show_ui(ui, |ui| {
         for v in NodeValue::ALL {

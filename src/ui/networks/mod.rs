@@ -4,6 +4,7 @@
 
 pub mod agent;
 mod brain;
+pub mod brain3d;
 mod circle;
 pub mod evidence;
 mod matrix;
@@ -58,6 +59,14 @@ pub struct OpenNetwork {
     pub commands: Vec<Cmd>,
 }
 
+/// Which brain view the room shows under the matrix and the circle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BrainView {
+    #[default]
+    Glass,
+    ThreeD,
+}
+
 /// State of the Networks room.
 #[derive(Default)]
 pub struct NetworksRoom {
@@ -70,6 +79,9 @@ pub struct NetworksRoom {
     pub review: evidence::ReviewPanel,
     pub gfm: evidence::GfmPanel,
     pub agent: agent::AgentPanel,
+    /// The lower view: the glass brain or the 3-D view.
+    pub brain_view: BrainView,
+    pub view3d: brain3d::View3d,
     /// The first visit opened a network (the last one opened, else the bundled HCP group FC).
     pub visited: bool,
     /// Opened since the last frame (remembered as the room's network and on the recent list).
@@ -207,13 +219,44 @@ impl NetworksRoom {
             ui.horizontal(|ui| {
                 ui.vertical(|ui| {
                     ui.set_width(w * 0.5 - 6.0);
-                    matrix::show(ui, o, h * 0.5);
+                    matrix::show(ui, o, h * 0.42);
                 });
-                ui.vertical(|ui| circle::show(ui, o, h * 0.5));
+                ui.vertical(|ui| circle::show(ui, o, h * 0.42));
             });
-            brain::show(ui, o);
+            let has_coords = o.atlas.as_ref().is_some_and(|a| a.coords.is_some());
+            if has_coords {
+                ui.horizontal(|ui| {
+                    ui.selectable_value(&mut self.brain_view, BrainView::Glass, "Glass brain");
+                    ui.selectable_value(&mut self.brain_view, BrainView::ThreeD, "3-D");
+                });
+            }
+            match self.brain_view {
+                BrainView::ThreeD if has_coords => self.view3d.show(ui, o),
+                _ => brain::show(ui, o),
+            }
         });
         o.apply_commands();
+    }
+}
+
+impl NetworksRoom {
+    /// The frame-time benchmark's setting (`--room networks --frame-stats N`): the 3-D view of the open
+    /// network at 21 % density with the strongest 1,000 edges drawn (for the 100-region sample: percentile
+    /// 100 × (1 − 1000 / 4950)), turned 5° before each measured frame. True once that network is ready.
+    pub fn measure_3d_frame(&mut self) -> bool {
+        self.brain_view = BrainView::ThreeD;
+        let Some(o) = &mut self.current else { return false };
+        let pairs = (o.connectome.n * (o.connectome.n - 1) / 2).max(1) as f64;
+        o.style.edge_percentile = 100.0 * (1.0 - (1000.0 / pairs).min(1.0));
+        if o.recomputing() {
+            return false;
+        }
+        if o.options.proportional != Some(0.21) {
+            o.commands.push(Cmd::SetOptions(MetricsOptions { proportional: Some(0.21), ..o.options }));
+            return false;
+        }
+        self.view3d.turn(5.0);
+        true
     }
 }
 
