@@ -231,3 +231,47 @@ fn every_sample_network_opens_with_coordinates() {
         assert_eq!(net.atlas.as_ref().and_then(|a| a.coords.as_ref()).map(Vec::len), Some(n), "{name}");
     }
 }
+
+/// The 3-D view picks as it draws: the core renders the same camera at the widget's pixel size, and a
+/// click on the front-most node's centre selects that region everywhere.
+#[test]
+fn clicking_a_node_in_the_3d_view_selects_it() {
+    use brainlens::network::plot::brain3d::{self, Camera, Mesh};
+    let mut h = harness();
+    h.state_mut().networks.brain_view = brainlens::ui::networks::BrainView::ThreeD;
+    h.run_steps(3);
+    let rect = h.get_by_label("3-D view").rect();
+    let (target, pos) = {
+        let app = h.state();
+        let o = app.networks.current.as_ref().unwrap();
+        let cam = app.networks.view3d.camera.unwrap_or_default();
+        let mesh = Mesh::new(brainlens::network::surface::fsaverage5("pial").unwrap());
+        let style = brainlens::network::plot::Style { selected: o.selected, ..o.style.clone() };
+        let (w, hh) = (rect.width().round() as u32, rect.height().round() as u32);
+        let frame = brain3d::render(&o.input(), &style, &mesh, &cam, w, hh).unwrap();
+        // The front-most node drawn larger than a few pixels.
+        let m = frame.marks.iter().find(|m| m.r >= 3.0).unwrap();
+        (m.node, rect.min + egui::vec2(m.at[0], m.at[1]))
+    };
+    h.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        });
+    }
+    h.run_steps(3);
+    let o = h.state().networks.current.as_ref().unwrap();
+    assert_eq!(o.selected, Some(target));
+    h.get_by_label_contains(&format!("Matrix (atlas order) — selected: {}", o.connectome.labels[target]));
+    // A surface file that is not GIFTI: the error names it, the previous surface stays on screen.
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/atlas/power264.csv");
+    h.state_mut().networks.view3d.load(bad.to_str().unwrap());
+    h.run_steps(2);
+    h.get_by_label_contains("surface not loaded (the previous one stays)");
+    h.get_by_label_contains("power264.csv: not a GIFTI file");
+    h.get_by_label("3-D view");
+    h.get_by_label_contains("surface: fsaverage5 pial");
+}

@@ -165,7 +165,7 @@ pub fn render(input: &Input, style: &Style, mesh: &Mesh, camera: &Camera, w: u32
     let coords = super::glass::coords_of(input)?;
     let (w, h) = (w.clamp(16, 8192) as usize, h.clamp(16, 8192) as usize);
     let [r, u, d] = camera.basis();
-    let s = camera.zoom.max(0.05) * 0.48 * w.min(h) as f32 / mesh.radius;
+    let s = camera.zoom.max(0.05) * 0.58 * w.min(h) as f32 / mesh.radius;
     let (cx, cy) = (w as f32 / 2.0 + camera.pan[0], h as f32 / 2.0 + camera.pan[1]);
     let c = mesh.centre;
     let project = |p: [f32; 3]| {

@@ -4,7 +4,6 @@
 
 use super::OpenNetwork;
 use crate::network::plot::{NodeColour, NodeValue, Style, glass};
-use crate::ui::widgets::scene;
 
 /// The display modes offered (nilearn's names).
 const MODES: [&str; 9] = ["ortho", "lzry", "lyrz", "lr", "x", "y", "z", "l", "r"];
@@ -49,22 +48,19 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
         figure_controls(ui, &mut o.style);
     });
     let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
-    let figure = match glass::draw(&o.input(), &style) {
-        Ok(f) => f,
+    let key = (format!("{style:?}"), o.generation, o.path.clone());
+    let mut cache = std::mem::take(&mut o.glass_cache);
+    let (w, h) = (ui.available_width(), (ui.available_height() - 40.0).max(80.0));
+    match cache.show(ui, key, "glass brain figure", w, h, || glass::draw(&o.input(), &style)) {
+        Ok((placed, figure)) => {
+            super::circle::pick(o, figure, &placed);
+            for note in &figure.notes {
+                ui.weak(note);
+            }
+        }
         Err(e) => {
             ui.colored_label(ui.visuals().error_fg_color, format!("Glass brain: {e}"));
-            return;
         }
-    };
-    let placed = scene::show(
-        ui,
-        &figure.scene,
-        "glass brain figure",
-        ui.available_width(),
-        (ui.available_height() - 40.0).max(80.0),
-    );
-    super::circle::pick(o, &figure, &placed);
-    for note in &figure.notes {
-        ui.weak(note);
     }
+    o.glass_cache = cache;
 }

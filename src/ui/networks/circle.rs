@@ -3,7 +3,7 @@
 
 use super::{Cmd, OpenNetwork};
 use crate::network::plot::{Figure, Style, circle};
-use crate::ui::widgets::scene::{self, Placed};
+use crate::ui::widgets::scene::Placed;
 
 /// Names the node under the pointer and selects the one clicked (every figure view picks this way).
 pub fn pick(o: &mut OpenNetwork, figure: &Figure, placed: &Placed) {
@@ -29,14 +29,14 @@ pub fn pick(o: &mut OpenNetwork, figure: &Figure, placed: &Placed) {
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     ui.label(format!("Circle — {}", o.selected_caption()));
     let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
-    match circle::draw(&o.input(), &style) {
-        Ok(figure) => {
-            let placed =
-                scene::show(ui, &figure.scene, "circle figure", ui.available_width(), (max_h - 24.0).max(60.0));
-            pick(o, &figure, &placed);
-        }
+    let key = (format!("{style:?}"), o.generation, o.path.clone());
+    let mut cache = std::mem::take(&mut o.circle_cache);
+    let (w, h) = (ui.available_width(), (max_h - 24.0).max(60.0));
+    match cache.show(ui, key, "circle figure", w, h, || circle::draw(&o.input(), &style)) {
+        Ok((placed, figure)) => pick(o, figure, &placed),
         Err(e) => {
             ui.colored_label(ui.visuals().error_fg_color, format!("Circle: {e}"));
         }
     }
+    o.circle_cache = cache;
 }

@@ -47,6 +47,9 @@ pub struct OpenNetwork {
     /// Weight shown at full colour in the matrix (values beyond it saturate).
     pub color_limit: f64,
     matrix_texture: Option<(u64, egui::TextureHandle)>,
+    /// The glass brain and circle figures as textures (redrawn when their key changes).
+    pub(crate) glass_cache: crate::ui::widgets::scene::FigureCache,
+    pub(crate) circle_cache: crate::ui::widgets::scene::FigureCache,
     /// Bumped whenever the prepared matrix changes (textures and evidence panels recompute).
     pub generation: u64,
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
@@ -135,6 +138,8 @@ impl NetworksRoom {
                     sort: table::SortKey::Index,
                     color_limit: 1.0,
                     matrix_texture: None,
+                    glass_cache: Default::default(),
+                    circle_cache: Default::default(),
                     generation: 0,
                     small_world: None,
                     sw_job: None,

@@ -1,12 +1,7 @@
-//! Paints a [`Scene`] (a figure of the core: glass brain, circle, matrix) into the available space, scaled
-//! to fit, and maps the pointer back to figure pixels so the figure's own marks do the picking.
+//! Shows a figure of the core (glass brain, circle: a [`crate::util::chart::scene::Scene`]) in the space
+//! available, scaled to fit, and maps the pointer back to figure pixels so the figure's own marks pick.
 
-use crate::util::chart::scene::{Anchor, Item, Rgba, Scene};
-use egui::{Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
-
-fn c(Rgba([r, g, b, a]): Rgba) -> Color32 {
-    Color32::from_rgba_unmultiplied(r, g, b, a)
-}
+use egui::{Color32, Pos2, Rect, Sense, pos2, vec2};
 
 /// Where a scene was painted: its rectangle on screen and the scale from figure pixels.
 pub struct Placed {
@@ -20,54 +15,55 @@ impl Placed {
     pub fn to_figure(&self, p: Pos2) -> [f32; 2] {
         [(p.x - self.rect.left()) / self.scale, (p.y - self.rect.top()) / self.scale]
     }
-
-    /// Screen point of figure pixels.
-    pub fn to_screen(&self, p: [f32; 2]) -> Pos2 {
-        pos2(self.rect.left() + p[0] * self.scale, self.rect.top() + p[1] * self.scale)
-    }
 }
 
-/// Paints `scene` at most `max_w` × `max_h` points (keeping its aspect), clickable, named `label` for
-/// assistive technology (and tests).
-pub fn show(ui: &mut egui::Ui, scene: &Scene, label: &str, max_w: f32, max_h: f32) -> Placed {
-    let scale = (max_w / scene.width).min(max_h / scene.height).max(0.05);
-    let (rect, response) = ui.allocate_exact_size(vec2(scene.width * scale, scene.height * scale), Sense::click());
-    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, label));
-    let placed = Placed { rect, scale, response };
-    let painter = ui.painter_at(rect);
-    painter.rect_filled(rect, 0.0, c(scene.background));
-    let at = |p: [f32; 2]| placed.to_screen(p);
-    for item in &scene.items {
-        match item {
-            Item::Line { a, b, width, color } => {
-                painter.line_segment([at(*a), at(*b)], Stroke::new(width * scale, c(*color)));
-            }
-            Item::Polyline { pts, width, color } => {
-                painter.add(egui::Shape::line(
-                    pts.iter().map(|p| at(*p)).collect(),
-                    Stroke::new(width * scale, c(*color)),
-                ));
-            }
-            Item::Circle { c: centre, r, fill, stroke } => {
-                if fill.0[3] > 0 {
-                    painter.circle_filled(at(*centre), r * scale, c(*fill));
+/// A figure drawn once into a texture (the scene rasterised as for PNG export) and re-drawn only when its
+/// key changes: hundreds of translucent curves cost llvmpipe tens of milliseconds a frame as shapes, one
+/// textured rectangle almost nothing. Picking still uses the figure's marks.
+#[derive(Default)]
+pub struct FigureCache {
+    key: u64,
+    figure: Option<crate::network::plot::Figure>,
+    texture: Option<egui::TextureHandle>,
+}
+
+impl FigureCache {
+    /// Shows the figure `make` draws for `key` (hashed with the space available) in at most `max_w` ×
+    /// `max_h` points; `Err` when the figure cannot be drawn.
+    pub fn show<E: std::fmt::Display>(
+        &mut self,
+        ui: &mut egui::Ui,
+        key: impl std::hash::Hash,
+        label: &str,
+        max_w: f32,
+        max_h: f32,
+        make: impl FnOnce() -> Result<crate::network::plot::Figure, E>,
+    ) -> Result<(Placed, &crate::network::plot::Figure), String> {
+        use std::hash::{Hash, Hasher};
+        let ppp = ui.ctx().pixels_per_point();
+        let mut h = std::hash::DefaultHasher::new();
+        (key, max_w.round() as i32, max_h.round() as i32, (ppp * 100.0) as i32).hash(&mut h);
+        let key = h.finish();
+        if self.figure.is_none() || self.key != key {
+            let figure = make().map_err(|e| e.to_string())?;
+            let scale = (max_w / figure.scene.width).min(max_h / figure.scene.height).max(0.05) * ppp;
+            let (w, hgt, rgba) = crate::util::chart::png::rasterize(&figure.scene, scale).map_err(|e| e.to_string())?;
+            let img = egui::ColorImage::from_rgba_unmultiplied([w as usize, hgt as usize], &rgba);
+            match &mut self.texture {
+                Some(t) => t.set(img, egui::TextureOptions::LINEAR),
+                None => {
+                    self.texture = Some(ui.ctx().load_texture(label.to_string(), img, egui::TextureOptions::LINEAR))
                 }
-                if let Some((w, col)) = stroke {
-                    painter.circle_stroke(at(*centre), r * scale, Stroke::new(w * scale, c(*col)));
-                }
             }
-            Item::Rect { min, max, fill } => {
-                painter.rect_filled(Rect::from_min_max(at(*min), at(*max)), 0.0, c(*fill));
-            }
-            Item::Text { at: p, text, size, color, anchor } => {
-                let align = match anchor {
-                    Anchor::Start => egui::Align2::LEFT_CENTER,
-                    Anchor::Middle => egui::Align2::CENTER_CENTER,
-                    Anchor::End => egui::Align2::RIGHT_CENTER,
-                };
-                painter.text(at(*p), align, text, egui::FontId::proportional(size * scale), c(*color));
-            }
+            (self.key, self.figure) = (key, Some(figure));
         }
+        let (Some(figure), Some(tex)) = (&self.figure, &self.texture) else { return Err("no figure".into()) };
+        let scale = (max_w / figure.scene.width).min(max_h / figure.scene.height).max(0.05);
+        let size = vec2(figure.scene.width * scale, figure.scene.height * scale);
+        let (rect, response) = ui.allocate_exact_size(size, Sense::click());
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, label));
+        let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+        ui.painter_at(rect).image(tex.id(), rect, uv, Color32::WHITE);
+        Ok((Placed { rect, scale, response }, figure))
     }
-    placed
 }
