@@ -72,6 +72,32 @@ fn every_view_of_three_atlases_is_written_as_png_and_svg() {
             }
         }
     }
+    // The 3-D view of each: a PNG at 2× and a short turning GIF; every node placed once.
+    for (file, atlas, n, name) in &cases {
+        let (png, gif) = (d.path().join(format!("{n}-3d.png")), d.path().join(format!("{n}-3d.gif")));
+        let v = json(&[
+            "network",
+            "plot",
+            file.to_str().unwrap(),
+            "--view",
+            "3d",
+            "--atlas",
+            atlas,
+            "--png",
+            png.to_str().unwrap(),
+            "--gif",
+            gif.to_str().unwrap(),
+            "--frames",
+            "4",
+            "--camera",
+            "top",
+            "--json",
+        ]);
+        assert_eq!(v["atlas"], *name);
+        assert_eq!(png_size(&png), (780, 600), "{name}: 390 × 300 at 2×");
+        assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF89a"), "{name}");
+        assert_eq!(v["nodes"].as_array().unwrap().len(), *n);
+    }
     // nilearn's four-panel mode.
     let v = json(&["network", "plot", cases[2].0.to_str().unwrap(), "--display-mode", "lzry", "--json"]);
     let names: Vec<&str> = v["panels"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
@@ -102,4 +128,10 @@ fn atlases_that_do_not_fit_are_refused_with_the_file_and_the_problem() {
     let (code, _, err) = run(&["network", "plot", m, "--view", "glass", "--edge-threshold", "120%", "--json"]);
     assert_eq!(code, 1);
     assert!(err.contains("between 0 and 100"), "{err}");
+    // A surface that is not GIFTI.
+    let aal = synthetic(d.path(), "aal.csv", 90);
+    let (code, _, err) =
+        run(&["network", "plot", aal.to_str().unwrap(), "--atlas", "aal90", "--view", "3d", "--surface", m, "--json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("m.csv: not a GIFTI file"), "{err}");
 }

@@ -208,6 +208,9 @@ impl NetworksRoom {
         };
         o.poll(ui.ctx());
         let intents = self.agent.show(ui.ctx(), o, provider);
+        if let Some(h) = intents.highlight {
+            o.highlight = h;
+        }
         if let Some(i) = intents.select_region {
             o.commands.push(Cmd::Select(Some(i)));
         }

@@ -63,6 +63,8 @@ impl Default for AgentPanel {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Intents {
     pub select_region: Option<usize>,
+    /// Ring these regions on the brain views (the regions the agent's rationale names).
+    pub highlight: Option<Vec<usize>>,
     pub show_round: Option<crate::agent::graph::trace::Round>,
 }
 

@@ -143,16 +143,31 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
     ));
 }
 
+/// The region a word of a rationale names (an atlas label, optionally written `R:label`, with punctuation).
+fn region_of(word: &str, labels: &[String]) -> Option<usize> {
+    let core = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
+    labels.iter().position(|l| l == core)
+}
+
+/// The regions named in `text`, in order of first mention.
+pub fn regions_named(text: &str, labels: &[String]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for i in text.split_whitespace().filter_map(|w| region_of(w, labels)) {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
 /// The words of `text`, region names as links that select the region.
 fn linked_words(ui: &mut egui::Ui, text: &str, o: &OpenNetwork, intents: &mut Intents) {
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 4.0;
         for word in text.split_whitespace() {
-            let core =
-                word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
-            match o.connectome.labels.iter().position(|l| l == core) {
+            match region_of(word, &o.connectome.labels) {
                 Some(i) => {
-                    if ui.link(word).on_hover_text(format!("select {core}")).clicked() {
+                    if ui.link(word).on_hover_text(format!("select {}", o.connectome.labels[i])).clicked() {
                         intents.select_region = Some(i);
                     }
                 }
@@ -192,6 +207,17 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, t: &Trace, o: &OpenNetwork, inten
     });
     if d.claims.is_empty() {
         linked_words(ui, &d.rationale, o, intents);
+    }
+    let text =
+        std::iter::once(d.rationale.as_str()).chain(d.claims.iter().map(|c| c.text.as_str())).collect::<Vec<_>>();
+    let cited = regions_named(&text.join(" "), &o.connectome.labels);
+    if !cited.is_empty()
+        && ui
+            .button(format!("Ring the {} regions named on the glass brain and 3-D view", cited.len()))
+            .on_hover_text("the regions the rationale names (the model's words), not a measurement")
+            .clicked()
+    {
+        intents.highlight = Some(cited);
     }
     // Each claim (the model's words) with the values it cites (measured or retrieved, from the evidence table).
     for (k, c) in d.claims.iter().enumerate() {
@@ -247,4 +273,15 @@ pub fn export(ui: &mut egui::Ui, t: &Trace, path: &mut String, message: &mut Opt
     });
     crate::ui::widgets::outcome(ui, message);
     ui.separator();
+}
+
+#[cfg(test)]
+mod tests {
+    /// Region names in a rationale, as written by a model: punctuation, the `R:` prefix and repeats.
+    #[test]
+    fn regions_named_in_a_rationale() {
+        let labels: Vec<String> = ["LH_Vis_1", "LH_Vis_2", "RH_Default_2"].iter().map(|s| s.to_string()).collect();
+        let text = "Hubs LH_Vis_2, and (R:RH_Default_2). LH_Vis_2 again; LH_Vis_10 is not a region.";
+        assert_eq!(super::regions_named(text, &labels), vec![1, 2]);
+    }
 }
