@@ -32,6 +32,23 @@ pub fn figure_controls(ui: &mut egui::Ui, style: &mut Style) {
     });
 }
 
+/// "Save PNG/SVG…" for the glass brain (`glass`) or the circle: the figure on screen, written as
+/// `network plot` writes it.
+pub fn export(ui: &mut egui::Ui, o: &mut OpenNetwork, glass: bool) {
+    if ui.button("Save figure…").on_hover_text("PNG at 2× or SVG of this view").clicked() {
+        let cache = if glass { &o.glass_cache } else { &o.circle_cache };
+        let name = if glass { "glass-brain.png" } else { "circle.png" };
+        if let (Some(f), Some(path)) = (cache.figure(), crate::ui::widgets::scene::save_dialog(name, true)) {
+            o.figure_note = Some((glass, crate::ui::widgets::scene::save_figure(f, &path)));
+        }
+    }
+    if let Some((g, note)) = &o.figure_note
+        && *g == glass
+    {
+        crate::ui::widgets::outcome(ui, &Some(note.clone()));
+    }
+}
+
 /// Draws the glass brain, or says why there is none (the atlas has no coordinates).
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
     if o.atlas.as_ref().is_none_or(|a| a.coords.is_none()) {
@@ -46,6 +63,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
             }
         });
         figure_controls(ui, &mut o.style);
+        export(ui, o, true);
     });
     let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
     let key = (format!("{style:?}"), o.generation, o.path.clone());

@@ -27,7 +27,10 @@ pub fn pick(o: &mut OpenNetwork, figure: &Figure, placed: &Placed) {
 
 /// Draws the circle in at most `max_h` points of height.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
-    ui.label(format!("Circle — {}", o.selected_caption()));
+    ui.horizontal(|ui| {
+        ui.label(format!("Circle — {}", o.selected_caption()));
+        super::brain::export(ui, o, false);
+    });
     let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
     let key = (format!("{style:?}"), o.generation, o.path.clone());
     let mut cache = std::mem::take(&mut o.circle_cache);

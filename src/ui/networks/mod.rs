@@ -50,6 +50,8 @@ pub struct OpenNetwork {
     /// The glass brain and circle figures as textures (redrawn when their key changes).
     pub(crate) glass_cache: crate::ui::widgets::scene::FigureCache,
     pub(crate) circle_cache: crate::ui::widgets::scene::FigureCache,
+    /// The outcome of the last figure export (true: the glass brain's, false: the circle's).
+    pub figure_note: Option<(bool, Result<String, String>)>,
     /// Bumped whenever the prepared matrix changes (textures and evidence panels recompute).
     pub generation: u64,
     /// σ/ω of the current threshold (None until computed; cleared when the threshold changes).
@@ -140,6 +142,7 @@ impl NetworksRoom {
                     matrix_texture: None,
                     glass_cache: Default::default(),
                     circle_cache: Default::default(),
+                    figure_note: None,
                     generation: 0,
                     small_world: None,
                     sw_job: None,
