@@ -57,6 +57,10 @@ echo "Atlas: the Schaefer-100/200/400 surface centroids are reproduced by script
 python3 scripts/atlas/coordinate_atlases.py ../shared/data/brain/coordinates target/atlas
 for a in power264 dosenbach160 seitzman300; do cmp "target/atlas/$a.csv" "assets/atlas/$a.csv"; done
 echo "Atlas: Power-264, Dosenbach-160 and Seitzman-300 are nilearn's coordinate files (scripts/atlas/coordinate_atlases.py)"
+for n in 100 200 400; do zcat "assets/atlas/schaefer_${n}_conte69.csv.gz" | cmp - "../shared/data/brain/conte69/schaefer_${n}_conte69.csv"; done
+for f in pial_left pial_right infl_left infl_right; do cmp "assets/surfaces/$f.gii.gz" "../shared/data/brain/fsaverage5/$f.gii.gz"; done
+for h in lh rh; do cmp "assets/surfaces/conte69_32k_$h.gii" "../shared/data/brain/conte69/conte69_32k_$h.gii"; done
+echo "Surfaces: fsaverage5 (nilearn), conte69 and its Schaefer parcellations (brainspace) are the shipped files"
 rm -rf target/glass-outlines && python3 scripts/atlas/glass_outlines.py ../shared/data/brain/glass_brain target/glass-outlines
 diff -r target/glass-outlines assets/glass_brain
 echo "Glass brain: the shipped outlines are nilearn's, as scripts/atlas/glass_outlines.py writes them"

@@ -591,7 +591,8 @@ pub enum NetworkCommand {
         /// PNG pixels per figure pixel.
         #[arg(long, default_value_t = 2.0)]
         scale: f32,
-        /// 3-D view: pial or infl (bundled fsaverage5), or GIFTI files separated by commas (lh.gii,rh.gii).
+        /// 3-D view: pial or infl (bundled fsaverage5), conte69 (Schaefer parcels painted in the node colours), or
+        /// GIFTI files separated by commas (lh.gii,rh.gii).
         #[arg(long, default_value = "pial")]
         surface: String,
         /// 3-D view: a preset camera (left, right, top, front, back); --azimuth/--elevation override it.

@@ -168,8 +168,7 @@ impl View3d<'_> {
         frames: usize,
         out: &mut dyn Write,
     ) -> crate::network::error::Result<Figure> {
-        let (surface, name) = crate::network::surface::load(self.surface)?;
-        let mesh = Mesh::new(surface);
+        let (mesh, name) = brain3d::load_mesh(self.surface)?;
         let (w, h) = ((self.style.height * 1.3).round() as u32, self.style.height.round() as u32);
         let sc = self.scale.max(0.1);
         let frame = brain3d::render(

@@ -195,6 +195,40 @@ fn schaefer_coords(n: usize) -> Vec<[f64; 3]> {
         .collect()
 }
 
+/// The Schaefer-`n` parcel (1..=n; 0 = medial wall) of every conte69 vertex, left then right hemisphere
+/// (brainspace's parcellation, shipped gzip-compressed), read once.
+pub fn schaefer_parcels(n: usize) -> Result<&'static [u32]> {
+    use std::io::Read as _;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Vec<(usize, &'static [u32])>>> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((_, p)) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == n).copied()) {
+        return Ok(p);
+    }
+    if ![100, 200, 400].contains(&n) {
+        invalid!("no conte69 parcellation for Schaefer-{n} (100, 200 and 400 are shipped)");
+    }
+    let path = crate::util::paths::bundled(&format!("assets/atlas/schaefer_{n}_conte69.csv.gz"));
+    let name = path.display().to_string();
+    let bytes = std::fs::read(&path).map_err(io(&name, "read"))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut text).map_err(|e| format(&name, e.to_string()))?;
+    let parcels = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            l.trim().parse::<u32>().map_err(|_| format(&name, format!("line {}: '{l}' is not a parcel", i + 1)))
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    if let Some(p) = parcels.iter().find(|&&p| p as usize > n) {
+        fail!(name, "parcel {p} beyond the {n} regions");
+    }
+    let leaked: &'static [u32] = Box::leak(parcels.into_boxed_slice());
+    if let Ok(mut c) = cache.lock() {
+        c.push((n, leaked));
+    }
+    Ok(leaked)
+}
+
 /// BrainNet Viewer `.node`: one region per line, `x y z colour size label` (whitespace separated; `#`
 /// comments). The colour column becomes the region's network (as text).
 fn from_node(path: &Path) -> Result<Atlas> {
@@ -366,6 +400,20 @@ mod tests {
         for (n, name) in [(264, "Power-264"), (160, "Dosenbach-160"), (300, "Seitzman-300")] {
             assert_eq!(infer(Path::new("/nonexistent/m.csv"), n).0.unwrap().name, name);
         }
+    }
+
+    /// brainspace's parcellations as shipped (gzip): one parcel per conte69 vertex, 0 = medial wall, the
+    /// first vertex in parcel 50 (the file's first line), every region present.
+    #[test]
+    fn schaefer_parcels_per_conte69_vertex() {
+        for n in [100, 200, 400] {
+            let p = schaefer_parcels(n).unwrap();
+            assert_eq!(p.len(), 64_984);
+            assert_eq!(*p.iter().max().unwrap() as usize, n);
+            assert!((1..=n as u32).all(|k| p.contains(&k)), "{n}");
+        }
+        assert_eq!(schaefer_parcels(100).unwrap()[0], 50);
+        assert!(schaefer_parcels(300).unwrap_err().to_string().contains("no conte69 parcellation"));
     }
 
     #[test]

@@ -151,11 +151,19 @@ pub fn fsaverage5(kind: &str) -> Result<Surface> {
     Ok(half("left")?.join(half("right")?))
 }
 
-/// A surface by name — `pial` or `infl` (bundled fsaverage5) — or GIFTI files separated by commas (e.g.
+/// The name the bundled conte69 surface goes by (the 3-D view paints Schaefer parcels on it).
+pub const CONTE69: &str = "conte69 midthickness (brainspace)";
+
+/// A surface by name — `pial` or `infl` (bundled fsaverage5), `conte69` (bundled, brainspace) — or GIFTI files separated by commas (e.g.
 /// `lh.gii,rh.gii`, joined); with what to call it on screen.
 pub fn load(spec: &str) -> Result<(Surface, String)> {
     match spec {
         "pial" | "infl" => Ok((fsaverage5(spec)?, format!("fsaverage5 {spec} (nilearn)"))),
+        "conte69" => {
+            let half =
+                |h: &str| read_gifti(&crate::util::paths::bundled(&format!("assets/surfaces/conte69_32k_{h}.gii")));
+            Ok((half("lh")?.join(half("rh")?), CONTE69.to_string()))
+        }
         files => {
             let mut parts = files.split(',').map(str::trim).filter(|p| !p.is_empty());
             let first = parts.next().ok_or_else(|| NetworkError::Invalid("no surface file given".into()))?;

@@ -67,8 +67,9 @@ fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
 pub struct Mesh {
     pub surface: Surface,
     normals: Vec<[f32; 3]>,
-    /// Per-vertex colours (e.g. parcels painted with node values); grey when absent.
-    pub colours: Option<Vec<[u8; 3]>>,
+    /// The surface is brainspace's conte69, on which Schaefer-100/200/400 parcels are painted with the node
+    /// colours (the parcellation is per conte69 vertex).
+    pub conte69: bool,
     /// Centre and radius of the bounding sphere (what zoom 1 fits).
     centre: [f32; 3],
     radius: f32,
@@ -107,8 +108,17 @@ impl Mesh {
         });
         let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0, (lo[2] + hi[2]) / 2.0];
         let radius = surface.vertices.iter().map(|v| dist(*v, centre)).fold(1.0, f32::max);
-        Mesh { surface, normals, colours: None, centre, radius, outward }
+        Mesh { surface, normals, conte69: false, centre, radius, outward }
     }
+}
+
+/// The mesh of a surface spec (see [`crate::network::surface::load`]) and its name; conte69 is marked for
+/// parcel painting.
+pub fn load_mesh(spec: &str) -> Result<(Mesh, String)> {
+    let (surface, name) = crate::network::surface::load(spec)?;
+    let mut mesh = Mesh::new(surface);
+    mesh.conte69 = name == crate::network::surface::CONTE69;
+    Ok((mesh, name))
 }
 
 fn dist(a: [f32; 3], b: [f32; 3]) -> f32 {
@@ -172,8 +182,10 @@ pub fn render(input: &Input, style: &Style, mesh: &Mesh, camera: &Camera, w: u32
         let q = [p[0] - c[0], p[1] - c[1], p[2] - c[2]];
         [cx + s * dot(q, r), cy - s * dot(q, u), dot(q, d)]
     };
+    let (fills, _) = input.fills(style.node_colour);
+    let painted = parcel_colours(input, mesh, &fills);
     let mut buf = Buffers::new(w, h);
-    surface_pass(&mut buf, mesh, &project, d);
+    surface_pass(&mut buf, mesh, painted.as_deref(), &project, d);
     let edges = input.edges_above(style.edge_percentile);
     let span = edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12);
     let at: Vec<[f32; 3]> = coords.iter().map(|p| project([p[0] as f32, p[1] as f32, p[2] as f32])).collect();
@@ -186,7 +198,6 @@ pub fn render(input: &Input, style: &Style, mesh: &Mesh, camera: &Camera, w: u32
             line(&mut buf, at[sel], at[j], 1.2, [SELECTED.0[0], SELECTED.0[1], SELECTED.0[2]]);
         }
     }
-    let (fills, _) = input.fills(style.node_colour);
     let radii = super::radii(input, style.node_size, 7.0 * (h as f32 / 500.0).max(0.5) * camera.zoom.sqrt());
     let mut marks = Vec::new();
     for i in 0..input.n {
@@ -203,18 +214,47 @@ pub fn render(input: &Input, style: &Style, mesh: &Mesh, camera: &Camera, w: u32
     }
     // Front-most first, so a pick prefers the node nearest the viewer.
     marks.sort_by(|a, b| at[b.node][2].total_cmp(&at[a.node][2]));
-    Ok(Frame { width: w as u32, height: h as u32, rgba: composite(&buf), marks, edges: edges.len() })
+    let alpha = if painted.is_some() { PAINTED_ALPHA } else { SURFACE_ALPHA };
+    Ok(Frame { width: w as u32, height: h as u32, rgba: composite(&buf, alpha), marks, edges: edges.len() })
+}
+
+/// How opaque a cortex painted with parcel colours is.
+const PAINTED_ALPHA: f32 = 0.85;
+
+/// On conte69 with a Schaefer atlas of 100, 200 or 400 regions: each vertex in its parcel's node colour
+/// (medial wall grey); otherwise none.
+fn parcel_colours(input: &Input, mesh: &Mesh, fills: &[Rgba]) -> Option<Vec<[u8; 3]>> {
+    let schaefer = input.atlas.is_some_and(|a| a.name.starts_with("Schaefer-"));
+    if !mesh.conte69 || !schaefer {
+        return None;
+    }
+    let parcels = crate::network::atlas::schaefer_parcels(input.n).ok()?;
+    (parcels.len() == mesh.surface.vertices.len()).then(|| {
+        parcels
+            .iter()
+            .map(|&p| match p {
+                0 => [200, 200, 200],
+                k => fills.get(k as usize - 1).map_or([200, 200, 200], |Rgba([r, g, b, _])| [*r, *g, *b]),
+            })
+            .collect()
+    })
 }
 
 /// Rasterises the front-facing triangles into the surface buffers (nearest fragment kept), Gouraud-shaded
 /// by the vertex normals against a light at the viewer; the rows are split between two threads.
-fn surface_pass(buf: &mut Buffers, mesh: &Mesh, project: &(dyn Fn([f32; 3]) -> [f32; 3] + Sync), view: [f32; 3]) {
+fn surface_pass(
+    buf: &mut Buffers,
+    mesh: &Mesh,
+    colours: Option<&[[u8; 3]]>,
+    project: &(dyn Fn([f32; 3]) -> [f32; 3] + Sync),
+    view: [f32; 3],
+) {
     let pts: Vec<[f32; 3]> = mesh.surface.vertices.iter().map(|&v| project(v)).collect();
     let grey = [200u8, 200, 200];
     let shade: Vec<[f32; 3]> = (0..pts.len())
         .map(|i| {
             let k = 0.35 + 0.65 * dot(mesh.normals[i], view).abs();
-            let base = mesh.colours.as_ref().map_or(grey, |c| c[i]);
+            let base = colours.map_or(grey, |c| c[i]);
             [base[0] as f32 * k, base[1] as f32 * k, base[2] as f32 * k]
         })
         .collect();
@@ -335,16 +375,16 @@ fn sphere(buf: &mut Buffers, p: [f32; 3], r: f32, rgb: [u8; 3], ring: Option<[u8
 
 /// Nodes and edges in front of the cortex as they are; behind it, seen through it; elsewhere the cortex
 /// over a white background.
-fn composite(buf: &Buffers) -> Vec<u8> {
+fn composite(buf: &Buffers, alpha: f32) -> Vec<u8> {
     let mut out = Vec::with_capacity(buf.w * buf.h * 4);
     for k in 0..buf.w * buf.h {
         let obj = (buf.obj_z[k] > f32::NEG_INFINITY).then(|| buf.obj_rgb[k].map(|c| c as f32));
         let surf = (buf.surf_z[k] > f32::NEG_INFINITY).then_some(buf.surf_rgb[k]);
         let rgb = match (obj, surf) {
             (Some(o), Some(_)) if buf.obj_z[k] >= buf.surf_z[k] => o,
-            (Some(o), Some(s)) => [0, 1, 2].map(|c| SURFACE_ALPHA * s[c] + (1.0 - SURFACE_ALPHA) * o[c]),
+            (Some(o), Some(s)) => [0, 1, 2].map(|c| alpha * s[c] + (1.0 - alpha) * o[c]),
             (Some(o), None) => o,
-            (None, Some(s)) => [0, 1, 2].map(|c| SURFACE_ALPHA * s[c] + (1.0 - SURFACE_ALPHA) * 255.0),
+            (None, Some(s)) => [0, 1, 2].map(|c| alpha * s[c] + (1.0 - alpha) * 255.0),
             (None, None) => [255.0; 3],
         };
         out.extend(rgb.map(|c| c.clamp(0.0, 255.0) as u8));
@@ -368,5 +408,62 @@ pub fn figure_of(frame: &Frame, surface_name: &str) -> Figure {
         panels: vec![panel],
         edges: frame.edges,
         notes: vec![format!("surface: {surface_name}; nodes at their atlas coordinates, the cortex drawn translucent")],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::atlas::Atlas;
+    use crate::network::metrics::summary::{MetricsOptions, prepare, summarize_prepared};
+
+    fn network() -> (crate::network::Connectome, Vec<f64>, crate::network::metrics::summary::GraphMetrics) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz");
+        let c = crate::network::io::load(&path, crate::network::connectome::Asymmetry::Error).unwrap();
+        let o = MetricsOptions { proportional: Some(0.2), ..Default::default() };
+        let w = prepare(&c, &o);
+        let m = summarize_prepared(&c, &w, &o);
+        (c, w, m)
+    }
+
+    /// The camera looks where its presets say: from the left, a left-hemisphere node (x < 0) is nearer the
+    /// viewer than a right one and the front (y > 0) is on the left of the picture; picking marks come
+    /// front-most first.
+    #[test]
+    fn presets_and_depth_order() {
+        let (c, w, m) = network();
+        let atlas = Atlas::builtin("schaefer100").unwrap();
+        let input = Input { n: c.n, weights: &w, metrics: &m, atlas: Some(&atlas) };
+        let (mesh, _) = load_mesh("pial").unwrap();
+        let cam = Camera::default().preset("left").unwrap();
+        let f = render(&input, &Style::default(), &mesh, &cam, 390, 300).unwrap();
+        assert_eq!((f.width, f.height, f.rgba.len()), (390, 300, 390 * 300 * 4));
+        let coords = atlas.coords.as_ref().unwrap();
+        let rank = |i: usize| f.marks.iter().position(|k| k.node == i).unwrap();
+        let (left, right) = (0..50).chain(50..100).partition::<Vec<usize>, _>(|&i| coords[i][0] < 0.0);
+        let mean = |v: &[usize]| v.iter().map(|&i| rank(i) as f64).sum::<f64>() / v.len() as f64;
+        assert!(mean(&left) < mean(&right), "left-hemisphere nodes first from the left");
+        let x = |i: usize| f.marks.iter().find(|k| k.node == i).unwrap().at[0];
+        let (front, back) = (0..100).partition::<Vec<usize>, _>(|&i| coords[i][1] > 0.0);
+        let mx = |v: &[usize]| v.iter().map(|&i| x(i) as f64).sum::<f64>() / v.len() as f64;
+        assert!(mx(&front) < mx(&back), "anterior to the left seen from the left");
+        assert!(Camera::default().preset("below").is_err());
+    }
+
+    /// On conte69 with Schaefer-100 the cortex carries the node colours (network); on fsaverage5 it is grey
+    /// (with no edges drawn, only the nodes are coloured there).
+    #[test]
+    fn schaefer_parcels_are_painted_on_conte69() {
+        let (c, w, m) = network();
+        let atlas = Atlas::builtin("schaefer100").unwrap();
+        let input = Input { n: c.n, weights: &w, metrics: &m, atlas: Some(&atlas) };
+        let colourful = |spec: &str| {
+            let (mesh, _) = load_mesh(spec).unwrap();
+            let no_edges = Style { edge_percentile: 100.0, ..Style::default() };
+            let f = render(&input, &no_edges, &mesh, &Camera::default(), 200, 160).unwrap();
+            f.rgba.chunks(4).filter(|p| p[0].abs_diff(p[1]) > 40 || p[1].abs_diff(p[2]) > 40).count()
+        };
+        let (painted, grey) = (colourful("conte69"), colourful("pial"));
+        assert!(painted > 5 * grey.max(1), "painted {painted} vs {grey} coloured pixels");
     }
 }

@@ -6,7 +6,6 @@
 use super::{Cmd, OpenNetwork};
 use crate::network::plot::NodeMark;
 use crate::network::plot::brain3d::{self, Camera, Mesh};
-use crate::network::surface;
 use std::hash::{Hash, Hasher};
 
 /// State of the 3-D view (kept across networks: the surface is loaded once).
@@ -27,9 +26,9 @@ pub struct View3d {
 impl View3d {
     /// Loads the surface `spec`; on failure the previous surface stays and the error is shown.
     pub fn load(&mut self, spec: &str) {
-        match surface::load(spec) {
-            Ok((s, name)) => {
-                self.mesh = Some((Mesh::new(s), name));
+        match brain3d::load_mesh(spec) {
+            Ok((mesh, name)) => {
+                self.mesh = Some((mesh, name));
                 self.texture = None;
                 self.error = None;
             }
@@ -61,7 +60,7 @@ impl View3d {
             let id = ui.label("surface").id;
             ui.add(egui::TextEdit::singleline(&mut self.surface_field).desired_width(180.0))
                 .labelled_by(id)
-                .on_hover_text("pial or infl (fsaverage5), or GIFTI files separated by commas (lh.gii,rh.gii)");
+                .on_hover_text("pial or infl (fsaverage5), conte69 (Schaefer parcels painted in the node colours), or GIFTI files separated by commas (lh.gii,rh.gii)");
             if ui.button("Load surface").clicked() {
                 let spec = self.surface_field.trim().to_string();
                 self.load(&spec);
