@@ -78,7 +78,7 @@ impl View3d {
             self.load(&spec);
         }
         self.controls(ui);
-        ui.horizontal_wrapped(|ui| super::brain::figure_controls(ui, &mut o.style));
+        ui.horizontal_wrapped(|ui| super::figure::figure_controls(ui, &mut o.style));
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }

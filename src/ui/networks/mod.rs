@@ -7,6 +7,7 @@ mod brain;
 pub mod brain3d;
 mod circle;
 pub mod evidence;
+mod figure;
 mod matrix;
 mod table;
 
