@@ -236,7 +236,7 @@ fn every_sample_network_opens_with_coordinates() {
 /// click on the front-most node's centre selects that region everywhere.
 #[test]
 fn clicking_a_node_in_the_3d_view_selects_it() {
-    use brainlens::network::plot::brain3d::{self, Camera, Mesh};
+    use brainlens::network::plot::brain3d::{self, Mesh};
     let mut h = harness();
     h.state_mut().networks.brain_view = brainlens::ui::networks::BrainView::ThreeD;
     h.run_steps(3);
@@ -274,4 +274,32 @@ fn clicking_a_node_in_the_3d_view_selects_it() {
     h.get_by_label_contains("power264.csv: not a GIFTI file");
     h.get_by_label("3-D view");
     h.get_by_label_contains("surface: fsaverage5 pial");
+}
+
+/// An atlas given in the room: one with another region count or a broken .node is refused with the reason
+/// and the current atlas stays; a fitting CSV replaces the labels, networks and positions.
+#[test]
+fn an_atlas_that_does_not_fit_is_refused_and_the_view_kept() {
+    let mut h = harness();
+    let d = tempfile::tempdir().unwrap();
+    let node = d.path().join("bad.node");
+    std::fs::write(&node, "10 20 30 1 1 A\n-10 20\n").unwrap();
+    for (spec, why) in [("aal90", "has 90 regions, the matrix 100"), (node.to_str().unwrap(), "bad.node: line 2")] {
+        h.state_mut().networks.current.as_mut().unwrap().set_atlas(spec);
+        h.run_steps(2);
+        h.get_by_label_contains(why);
+        let o = h.state().networks.current.as_ref().unwrap();
+        assert_eq!(o.atlas.as_ref().unwrap().name, "Schaefer-100 (Yeo-7)", "{spec}");
+        h.get_by_label("glass brain figure");
+    }
+    let csv = d.path().join("mine.csv");
+    let rows: String = (0..100).map(|i| format!("R{i},{},{},{},net{}\n", i as f64 - 50.0, i % 7, 10, i % 3)).collect();
+    std::fs::write(&csv, format!("label,x,y,z,network\n{rows}")).unwrap();
+    h.state_mut().networks.current.as_mut().unwrap().set_atlas(csv.to_str().unwrap());
+    settle_metrics(&mut h);
+    h.run_steps(2);
+    let o = h.state().networks.current.as_ref().unwrap();
+    assert_eq!((o.connectome.labels[3].as_str(), o.metrics.nodes[3].label.as_str()), ("R3", "R3"));
+    assert_eq!(o.network_of(4), Some("net1"));
+    assert!(o.atlas_error.is_none());
 }

@@ -199,7 +199,8 @@ fn schaefer_coords(n: usize) -> Vec<[f64; 3]> {
 /// (brainspace's parcellation, shipped gzip-compressed), read once.
 pub fn schaefer_parcels(n: usize) -> Result<&'static [u32]> {
     use std::io::Read as _;
-    static CACHE: std::sync::OnceLock<std::sync::Mutex<Vec<(usize, &'static [u32])>>> = std::sync::OnceLock::new();
+    type Parcellations = std::sync::Mutex<Vec<(usize, &'static [u32])>>;
+    static CACHE: std::sync::OnceLock<Parcellations> = std::sync::OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some((_, p)) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == n).copied()) {
         return Ok(p);

@@ -206,6 +206,7 @@ mod tests {
     /// hemisphere, the left hemisphere at x < 0 on average; first and last vertex and triangle as nibabel
     /// 5.4.2's `agg_data()` reads them (exact: float32 either way). brainspace's conte69 (plain .gii) too.
     #[test]
+    #[allow(clippy::excessive_precision)] // nibabel's printed values, as written there
     fn bundled_fsaverage5() {
         let left = read_gifti(&crate::util::paths::bundled("assets/surfaces/pial_left.gii.gz")).unwrap();
         assert_eq!(left.vertices[0], [-38.735958, -19.343365, 67.22014]);

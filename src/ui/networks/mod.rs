@@ -51,6 +51,9 @@ pub struct OpenNetwork {
     /// The glass brain and circle figures as textures (redrawn when their key changes).
     pub(crate) glass_cache: crate::ui::widgets::scene::FigureCache,
     pub(crate) circle_cache: crate::ui::widgets::scene::FigureCache,
+    /// What the atlas field holds, and why the last atlas given was refused (the previous one stays).
+    pub atlas_field: String,
+    pub atlas_error: Option<String>,
     /// The outcome of the last figure export (true: the glass brain's, false: the circle's).
     pub figure_note: Option<(bool, Result<String, String>)>,
     /// Bumped whenever the prepared matrix changes (textures and evidence panels recompute).
@@ -144,6 +147,8 @@ impl NetworksRoom {
                     glass_cache: Default::default(),
                     circle_cache: Default::default(),
                     figure_note: None,
+                    atlas_field: String::new(),
+                    atlas_error: None,
                     generation: 0,
                     small_world: None,
                     sw_job: None,
@@ -283,6 +288,8 @@ pub enum Cmd {
     SetOptions(MetricsOptions),
     /// σ/ω with this many reference graphs, in the background.
     SmallWorld(usize),
+    /// Use this atlas (a built-in name, a .node or a CSV file) for the labels, networks and positions.
+    SetAtlas(String),
 }
 
 impl OpenNetwork {
@@ -298,6 +305,7 @@ impl OpenNetwork {
                     }
                 }
                 Cmd::SmallWorld(n) => self.start_small_world(n),
+                Cmd::SetAtlas(spec) => self.set_atlas(&spec),
             }
         }
     }
@@ -313,6 +321,28 @@ impl OpenNetwork {
         }));
         self.small_world = None;
         self.sw_job = None;
+    }
+
+    /// Uses atlas `spec` when it has one region per matrix row; otherwise says why and keeps the current one.
+    pub fn set_atlas(&mut self, spec: &str) {
+        match Atlas::load(spec) {
+            Ok(a) if a.len() == self.connectome.n => {
+                self.connectome.labels = a.labels.clone();
+                self.atlas_note = format!("atlas {} (chosen)", a.name);
+                self.atlas = Some(a);
+                self.atlas_error = None;
+                self.recompute();
+            }
+            Ok(a) => {
+                self.atlas_error = Some(format!(
+                    "{spec}: atlas {} has {} regions, the matrix {}; the current atlas stays",
+                    a.name,
+                    a.len(),
+                    self.connectome.n
+                ))
+            }
+            Err(e) => self.atlas_error = Some(format!("{e}; the current atlas stays")),
+        }
     }
 
     /// The metrics job is running.
@@ -434,7 +464,17 @@ impl OpenNetwork {
                 self.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
                 self.atlas_note
             ));
+            let id = ui.label("Atlas").id;
+            ui.add(egui::TextEdit::singleline(&mut self.atlas_field).desired_width(140.0).hint_text("name or file"))
+                .labelled_by(id)
+                .on_hover_text("aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300, a .node or a CSV (label,x,y,z[,network])");
+            if ui.button("Use atlas").clicked() && !self.atlas_field.trim().is_empty() {
+                self.commands.push(Cmd::SetAtlas(self.atlas_field.trim().to_string()));
+            }
         });
+        if let Some(e) = &self.atlas_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
         summary_card(ui, &self.metrics);
         if self.recomputing() {
             ui.horizontal(|ui| {
