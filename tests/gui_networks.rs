@@ -19,6 +19,20 @@ fn settle_metrics(h: &mut Harness<'static, BrainLensApp>) {
     panic!("the metrics job never ended");
 }
 
+/// A primary click at `pos` (points), then three frames.
+fn click_at(h: &mut Harness<'static, BrainLensApp>, pos: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Default::default(),
+        });
+    }
+    h.run_steps(3);
+}
+
 fn harness() -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
     app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
@@ -94,16 +108,7 @@ fn clicking_a_node_on_the_glass_brain_or_circle_selects_it() {
         let scale = rect.width() / figure.scene.width;
         let mark = figure.marks.iter().find(|m| m.node == target).unwrap();
         let pos = rect.min + egui::vec2(mark.at[0], mark.at[1]) * scale;
-        h.event(egui::Event::PointerMoved(pos));
-        for pressed in [true, false] {
-            h.event(egui::Event::PointerButton {
-                pos,
-                button: egui::PointerButton::Primary,
-                pressed,
-                modifiers: Default::default(),
-            });
-        }
-        h.run_steps(3);
+        click_at(&mut h, pos);
         let o = h.state().networks.current.as_ref().unwrap();
         assert_eq!(o.selected, Some(target), "{label}");
         h.get_by_label_contains(&format!("Matrix (atlas order) — selected: {}", o.connectome.labels[target]));
@@ -253,16 +258,7 @@ fn clicking_a_node_in_the_3d_view_selects_it() {
         let m = frame.marks.iter().find(|m| m.r >= 3.0).unwrap();
         (m.node, rect.min + egui::vec2(m.at[0], m.at[1]))
     };
-    h.event(egui::Event::PointerMoved(pos));
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: Default::default(),
-        });
-    }
-    h.run_steps(3);
+    click_at(&mut h, pos);
     let o = h.state().networks.current.as_ref().unwrap();
     assert_eq!(o.selected, Some(target));
     h.get_by_label_contains(&format!("Matrix (atlas order) — selected: {}", o.connectome.labels[target]));

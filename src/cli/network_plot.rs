@@ -95,7 +95,7 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
             cam.elevation = elevation.unwrap_or(cam.elevation);
             cam.zoom = zoom;
             let view3d = View3d { input: &input, style: &style, camera: cam, surface: &surface, scale };
-            view3d.write(png_out.as_deref(), gif.as_deref(), frames, out)
+            view3d.write(png_out.as_deref(), gif.as_deref(), frames)
         }
         "glass" => glass::draw(&input, &style),
         "circle" => circle::draw(&input, &style),
@@ -166,7 +166,6 @@ impl View3d<'_> {
         png_out: Option<&std::path::Path>,
         gif: Option<&std::path::Path>,
         frames: usize,
-        out: &mut dyn Write,
     ) -> crate::network::error::Result<Figure> {
         let (mesh, name) = brain3d::load_mesh(self.surface)?;
         let (w, h) = ((self.style.height * 1.3).round() as u32, self.style.height.round() as u32);
@@ -195,7 +194,6 @@ impl View3d<'_> {
                 t.elapsed().as_secs_f64()
             );
         }
-        let _ = out;
         let mut figure = brain3d::figure_of(&frame, &name);
         for m in &mut figure.marks {
             (m.at, m.r) = ([m.at[0] / sc, m.at[1] / sc], m.r / sc);
