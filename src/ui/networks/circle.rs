@@ -6,14 +6,11 @@ use crate::network::plot::{Style, circle};
 
 /// Draws the circle in at most `max_h` points of height.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
-    ui.horizontal(|ui| {
-        ui.label(format!("Circle — {}", o.selected_caption()));
-        super::figure::export(ui, o, false);
-    });
+    ui.label(format!("Circle — {}", o.selected_caption()));
     let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
     let key = (format!("{style:?}"), o.generation, o.path.clone());
     let mut cache = std::mem::take(&mut o.circle_cache);
-    let (w, h) = (ui.available_width(), (max_h - 24.0).max(60.0));
+    let (w, h) = (ui.available_width(), (max_h - 50.0).max(60.0));
     match cache.show(ui, key, "circle figure", w, h, || circle::draw(&o.input(), &style)) {
         Ok((placed, figure)) => super::figure::pick(o, figure, &placed),
         Err(e) => {
@@ -21,4 +18,5 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
         }
     }
     o.circle_cache = cache;
+    ui.horizontal(|ui| super::figure::export(ui, o, false));
 }
