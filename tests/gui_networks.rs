@@ -92,12 +92,12 @@ fn selecting_a_hub_in_the_table_selects_it_everywhere() {
 /// the region becomes the selection of the table, matrix and circle; the circle picks the same way.
 #[test]
 fn clicking_a_node_on_the_glass_brain_or_circle_selects_it() {
-    use brainlens::network::plot::{Style, circle, glass};
+    use brainlens::network::plot::{circle, glass};
     let mut h = harness();
     for (label, target) in [("glass brain figure", 37usize), ("circle figure", 81)] {
         let (figure, rect) = {
             let o = h.state().networks.current.as_ref().unwrap();
-            let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
+            let style = o.figure_style();
             let f = if label.starts_with("glass") {
                 glass::draw(&o.input(), &style)
             } else {
@@ -251,7 +251,7 @@ fn clicking_a_node_in_the_3d_view_selects_it() {
         let o = app.networks.current.as_ref().unwrap();
         let cam = app.networks.view3d.camera.unwrap_or_default();
         let mesh = Mesh::new(brainlens::network::surface::fsaverage5("pial").unwrap());
-        let style = brainlens::network::plot::Style { selected: o.selected, ..o.style.clone() };
+        let style = o.figure_style();
         let (w, hh) = (rect.width().round() as u32, rect.height().round() as u32);
         let frame = brain3d::render(&o.input(), &style, &mesh, &cam, w, hh).unwrap();
         // The front-most node drawn larger than a few pixels.

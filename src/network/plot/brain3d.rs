@@ -187,7 +187,7 @@ pub fn render(input: &Input, style: &Style, mesh: &Mesh, camera: &Camera, w: u32
     let mut buf = Buffers::new(w, h);
     surface_pass(&mut buf, mesh, painted.as_deref(), &project, d);
     let edges = input.edges_above(style.edge_percentile);
-    let span = edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12);
+    let span = super::span(&edges);
     let at: Vec<[f32; 3]> = coords.iter().map(|p| project([p[0] as f32, p[1] as f32, p[2] as f32])).collect();
     for &(i, j, wt) in &edges {
         let Rgba([cr, cg, cb, _]) = edge_colour(wt, span);

@@ -35,7 +35,7 @@ pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
         flatten(&pts, 16).iter().map(|p| [p[0] as f32, p[1] as f32]).collect()
     };
     let edges = input.edges_above(style.edge_percentile);
-    let span = edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12);
+    let span = super::span(&edges);
     for &(i, j, w) in &edges {
         let t = (w.abs() / span) as f32;
         let color = edge_colour(w.signum() * span, span).alpha(0.08 + 0.6 * t * t);

@@ -155,7 +155,7 @@ pub fn draw(input: &Input, style: &Style) -> Result<Figure> {
     }
     let mut scene = Scene::new(left + 150.0, h);
     let edges = input.edges_above(style.edge_percentile);
-    let span = edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12);
+    let span = super::span(&edges);
     let (fills, key) = input.fills(style.node_colour);
     let r = radii(input, style.node_size, 7.0 * h / 300.0);
     let mut marks = Vec::new();

@@ -209,6 +209,11 @@ impl Input<'_> {
     }
 }
 
+/// The largest |weight| among drawn edges (the edge colour scale runs over ± it; never 0).
+pub fn span(edges: &[(usize, usize, f64)]) -> f64 {
+    edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12)
+}
+
 /// numpy's default (linear) percentile of sorted values.
 fn percentile_linear(sorted: &[f64], p: f64) -> f64 {
     match sorted.len() {

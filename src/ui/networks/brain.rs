@@ -3,7 +3,7 @@
 //! hover names it, and the regions an agent or knowledge item cites are ringed.
 
 use super::OpenNetwork;
-use crate::network::plot::{Style, glass};
+use crate::network::plot::glass;
 
 /// The display modes offered (nilearn's names).
 const MODES: [&str; 9] = ["ortho", "lzry", "lyrz", "lr", "x", "y", "z", "l", "r"];
@@ -24,7 +24,7 @@ pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork) {
         super::figure::figure_controls(ui, &mut o.style);
         super::figure::export(ui, o, true);
     });
-    let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
+    let style = o.figure_style();
     let key = (format!("{style:?}"), o.generation, o.path.clone());
     let mut cache = std::mem::take(&mut o.glass_cache);
     let (w, h) = (ui.available_width(), (ui.available_height() - 40.0).max(80.0));

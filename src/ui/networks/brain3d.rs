@@ -104,8 +104,7 @@ impl View3d {
             }
         }
         let (w, h) = ((rect.width() * ppp).round() as u32, (rect.height() * ppp).round() as u32);
-        let style =
-            crate::network::plot::Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
+        let style = o.figure_style();
         let mut hasher = std::hash::DefaultHasher::new();
         (format!("{cam:?}{style:?}{name}"), o.generation, w, h, o.path.clone()).hash(&mut hasher);
         let key = hasher.finish();

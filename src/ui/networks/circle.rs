@@ -2,12 +2,12 @@
 //! it, edges above the glass brain's percentile bundled through the centre, labels on hover.
 
 use super::OpenNetwork;
-use crate::network::plot::{Style, circle};
+use crate::network::plot::circle;
 
 /// Draws the circle in at most `max_h` points of height.
 pub fn show(ui: &mut egui::Ui, o: &mut OpenNetwork, max_h: f32) {
     ui.label(format!("Circle — {}", o.selected_caption()));
-    let style = Style { selected: o.selected, highlight: o.highlight.clone(), ..o.style.clone() };
+    let style = o.figure_style();
     let key = (format!("{style:?}"), o.generation, o.path.clone());
     let mut cache = std::mem::take(&mut o.circle_cache);
     let (w, h) = (ui.available_width(), (max_h - 50.0).max(60.0));

@@ -402,6 +402,11 @@ impl OpenNetwork {
         crate::network::plot::matrix::order(&self.input(), self.order)
     }
 
+    /// How the figures draw now: the room's style with the current selection and highlighted regions.
+    pub fn figure_style(&self) -> crate::network::plot::Style {
+        crate::network::plot::Style { selected: self.selected, highlight: self.highlight.clone(), ..self.style.clone() }
+    }
+
     /// What the figures draw: the prepared matrix, its metrics and the atlas.
     pub fn input(&self) -> crate::network::plot::Input<'_> {
         crate::network::plot::Input {
