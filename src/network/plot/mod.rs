@@ -359,6 +359,25 @@ mod tests {
         assert_eq!(input.edges_above(0.0).len(), 4, "0 % keeps every non-zero pair");
     }
 
+    /// Node colours by a metric run over its range (the legend says which metric and its bounds); by
+    /// network without atlas networks they fall back to modules.
+    #[test]
+    fn node_colours_by_metric_and_fallback_to_modules() {
+        let n = 6;
+        let w: Vec<f64> =
+            (0..n * n).map(|k| if k / n != k % n { ((k / n + k % n) % 4) as f64 / 4.0 } else { 0.0 }).collect();
+        let (w, m) = input_of(&w, n);
+        let input = Input { n, weights: &w, metrics: &m, atlas: None };
+        let (fills, key) = input.fills(NodeColour::parse("strength").unwrap());
+        let s: Vec<f64> = m.nodes.iter().map(|x| x.strength).collect();
+        let (lo, hi) = (s.iter().copied().fold(f64::INFINITY, f64::min), s.iter().copied().fold(0.0, f64::max));
+        assert_eq!(key, Key::Scale { name: "strength", lo, hi });
+        assert_eq!(fills.len(), n);
+        let (_, key) = input.fills(NodeColour::Network);
+        assert!(matches!(key, Key::Categories(names) if names.iter().all(|k| k.starts_with("module "))));
+        assert!(NodeColour::parse("colour").unwrap_err().to_string().contains("unknown node colour 'colour'"));
+    }
+
     /// A glass brain needs coordinates for every region: an atlas of another size or without coordinates
     /// is refused with its name; a click within a node's radius picks it, one far from every node none.
     #[test]
