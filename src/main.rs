@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         },
         Some(Command::Doctor { json }) => brainlens::cli::doctor::doctor(json, &mut stdout),
         Some(Command::Bench { command }) => match command {
-            BenchCommand::Validate { cases, json } => bench::validate(&cases, json, &mut stdout),
+            BenchCommand::Validate { cases, strict, json } => bench::validate(&cases, strict, json, &mut stdout),
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
                 bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
             }

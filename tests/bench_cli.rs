@@ -1,6 +1,7 @@
-//! `brainlens bench …` as users script it: validate (errors name file and JSON path, bad cases never abort the
-//! rest), rescore (the demo collection's stored scores are reproduced exactly), report (numbers equal a small
-//! example computed by hand below), and clear errors for broken result files.
+//! `brainlens bench …` as users script it: validate (refusals and warnings name file and JSON path, bad cases
+//! never abort the rest; only what the reference cannot run is refused), rescore (the demo collection's stored
+//! scores are reproduced exactly; odd cases are scored with their warnings), report (numbers equal a small example
+//! computed by hand below), and clear errors for broken result files.
 
 mod common;
 use common::run;
@@ -12,14 +13,19 @@ fn demo() -> PathBuf {
 }
 
 #[test]
-fn validate_reports_bad_cases_and_goes_on() {
+fn validate_refuses_only_what_the_reference_cannot_run_and_warns_of_the_rest() {
     let d = tempfile::tempdir().unwrap();
     let good = std::fs::read_to_string(demo().join("cases/foundational_analysis/cases/case1/case1_1.json")).unwrap();
-    let mut bad: Value = serde_json::from_str(&good).unwrap();
-    bad["eval_config"]["metrics"][0]["params"]["tolerance"] = json!("0.5%");
-    for (name, text) in
-        [("case1_1.json", good.clone()), ("case1_2.json", bad.to_string()), ("case1_3.json", "{not json".into())]
-    {
+    let mut odd: Value = serde_json::from_str(&good).unwrap();
+    odd["eval_config"]["metrics"][0]["params"]["tolerance"] = json!("0.5%");
+    let mut no_metrics: Value = serde_json::from_str(&good).unwrap();
+    no_metrics["eval_config"]["metrics"] = json!("none");
+    for (name, text) in [
+        ("case1_1.json", good.clone()),
+        ("case1_2.json", odd.to_string()),
+        ("case1_3.json", "{not json".into()),
+        ("case1_4.json", no_metrics.to_string()),
+    ] {
         let p = d.path().join("cases/case1").join(name);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
@@ -27,19 +33,97 @@ fn validate_reports_bad_cases_and_goes_on() {
     let root = d.path().to_str().unwrap();
     let (code, out, err) = run(&["bench", "validate", root, "--json"]);
     assert_ne!(code, 0);
-    assert!(err.contains("2 of 3 case files are invalid"), "{err}");
+    assert!(err.contains("2 of 4 case files are refused"), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["valid"], 1);
-    assert_eq!(v["invalid"], 2);
+    assert_eq!((v["valid"].as_u64(), v["with_warnings"].as_u64(), v["refused"].as_u64()), (Some(1), Some(1), Some(2)));
     let problems = v["problems"].as_array().unwrap();
-    assert!(problems.iter().any(|p| p["json_path"] == "eval_config.metrics[0].params.tolerance"
-        && p["message"] == "expected a non-negative number, got \"0.5%\""
-        && p["file"].as_str().unwrap().ends_with("case1_2.json")));
-    assert!(problems.iter().any(|p| p["file"].as_str().unwrap().ends_with("case1_3.json")
-        && p["message"].as_str().unwrap().starts_with("not valid JSON")));
-    let (code, out, _) = run(&["bench", "validate", demo().join("cases").to_str().unwrap()]);
+    let named = |file: &str, path: &str, severity: &str| {
+        problems.iter().find(|p| {
+            p["file"].as_str().unwrap().ends_with(file) && p["json_path"] == path && p["severity"] == severity
+        })
+    };
+    let warning = named("case1_2.json", "eval_config.metrics[0].params.tolerance", "warning").expect("warning");
+    assert_eq!(warning["message"], "not a number (\"0.5%\"): scores 0");
+    assert!(named("case1_3.json", "", "refused").unwrap()["message"].as_str().unwrap().starts_with("not valid JSON"));
+    assert_eq!(
+        named("case1_4.json", "eval_config.metrics", "refused").unwrap()["message"],
+        "expected a list, got \"none\""
+    );
+
+    // Without the refused files the odd case is scored; --strict refuses it as before.
+    for f in ["case1_3.json", "case1_4.json"] {
+        std::fs::remove_file(d.path().join("cases/case1").join(f)).unwrap();
+    }
+    let (code, out, err) = run(&["bench", "validate", root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 case(s) scored (1 with warnings), 0 refused"), "{out}");
+    let (code, _, err) = run(&["bench", "validate", root, "--strict"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("1 of 2 case files have warnings (--strict)"), "{err}");
+
+    let (code, out, _) = run(&["bench", "validate", demo().join("cases").to_str().unwrap(), "--strict"]);
     assert_eq!(code, 0);
-    assert!(out.contains("80 valid case(s), 0 invalid"), "{out}");
+    assert!(out.contains("80 case(s) scored (0 with warnings), 0 refused"), "{out}");
+}
+
+#[test]
+fn rescore_scores_an_odd_case_and_names_its_warning_in_the_instance_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let demo_cases = demo().join("cases");
+    let result = std::fs::read_dir(demo().join("results")).unwrap().next().unwrap().unwrap().path();
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let first = &stored["instances"][0];
+    let source = first["source_json"].as_str().unwrap();
+    let tail: PathBuf = Path::new(source).iter().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
+    // The suite with that case's numeric weights written as strings: the reference reads them with float().
+    let odd_root = d.path().join("cases");
+    let mut odd_file = None;
+    for file in walk(&demo_cases) {
+        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let copy = odd_root.join(file.strip_prefix(&demo_cases).unwrap());
+        if file.ends_with(&tail) && case["meta_info"]["bench_subset"] == first["bench_subset"] {
+            for m in case["eval_config"]["metrics"].as_array_mut().unwrap() {
+                let w = m["weight"].as_f64().unwrap();
+                m["weight"] = json!(format!(" {w} "));
+            }
+            odd_file = Some(copy.clone());
+        }
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, case.to_string()).unwrap();
+    }
+    let odd_file = odd_file.expect("the first instance's case");
+    let out = d.path().join("rescored.json");
+    let (code, _, err) = run(&[
+        "bench",
+        "rescore",
+        result.to_str().unwrap(),
+        "--cases",
+        odd_root.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let inst =
+        after["instances"].as_array().unwrap().iter().find(|i| i["instance_id"] == first["instance_id"]).unwrap();
+    assert_eq!(inst["total_score"], first["total_score"], "weights read from strings give the same score");
+    let errors: Vec<&str> = inst["errors"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(
+        errors.iter().any(|e| e.starts_with("case_warning: ")
+            && e.contains(&*odd_file.to_string_lossy())
+            && e.contains("eval_config.metrics[0].weight: a number written as")),
+        "{errors:?}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out
 }
 
 #[test]

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """Differential test data for BrainLens's BrainBench scorer.
 
-An independent Python implementation of the validation-unit rules in ../shared/BRAINBENCH.md (written for this
-test from the rules text, not from the Rust code), and a seeded generator of random metrics x predictions that
-covers every unit, mode and edge (booleans, NaN, empty lists, string lists, ties, slips, top_k, missing fields).
-Writes one JSON object per line: {"metric", "parsed", "report", "judge", "raw"}; the Rust test
-tests/bench_scoring.rs scores each with our scorer and requires the identical raw score.
+An independent Python implementation of the case and validation-unit rules in ../shared/BRAINBENCH.md (written
+for this test from the rules text, not from the Rust code), and a seeded generator of random cases: every unit
+and mode, odd-but-usable parameters (numbers written as strings, unknown or null modes, negative tolerances,
+top_k 0 or negative, weights as strings, metrics that are not objects, duplicate ids), and case files the
+reference refuses (no metrics list, no instruction, not an object).
 
-    python3 scripts/reference/bench_scoring.py --n 12000 --seed 7 --out tests/expected/bench_scoring.jsonl
+Writes one JSON object per line:
+  {"case", "parsed", "report", "judge", "refused", "raw": {metric_id: raw}, "total", "max"}
+`refused` is null when the reference scores the case. tests/bench_scoring.rs runs this script and requires
+BrainLens to refuse exactly the refused cases and to give identical raw scores and totals for the others.
+
+    python3 scripts/reference/bench_scoring.py --n 20000 --seed 7 --out target/bench_scoring.jsonl
+
+Numbers go through Python's own float() and int(), as the rules say. NaN is generated only where a JSON reader
+without NaN (serde_json reads the bare word as the string "NaN") must agree: as a prediction or a truth.
 """
 import argparse
 import json
@@ -15,7 +23,7 @@ import math
 import random
 
 
-# ---------------------------------------------------------------- canonical forms
+# ---------------------------------------------------------------- canonical forms and coercions
 def canonical(v):
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
@@ -52,21 +60,28 @@ def tokens(v):
 
 
 def number(v):
-    if isinstance(v, bool):
+    """Python's float(); a boolean is not a number; NaN and inf count as missing."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         return None
-    if isinstance(v, (int, float)):
+    try:
         f = float(v)
-    elif isinstance(v, str):
-        s = v.strip()
-        if not s or "_" in s:
-            return None
-        try:
-            f = float(s)
-        except ValueError:
-            return None
-    else:
+    except (ValueError, OverflowError):
         return None
     return f if math.isfinite(f) else None
+
+
+def int_coerced(v):
+    """Python's int() (a boolean is 0 or 1, a float is truncated); None when it fails."""
+    if not isinstance(v, (bool, int, float, str)):
+        return None
+    try:
+        return int(v)
+    except (ValueError, OverflowError):
+        return None
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def clamp01(x):
@@ -86,25 +101,18 @@ class ScoreError(Exception):
     pass
 
 
-def top_k(params):
-    k = params.get("top_k")
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, (int, float)) or k < 0 or (isinstance(k, float) and k != int(k)):
-        raise ScoreError("bad top_k")
-    return int(k)
-
-
 def mode(params, default):
-    m = params.get("match_mode")
-    if isinstance(m, str) and m.strip():
-        return m.strip().lower()
-    return default
+    """Absent → the default; a string → lower-cased; anything else is no known mode."""
+    if "match_mode" not in params:
+        return default
+    m = params["match_mode"]
+    return m.lower() if isinstance(m, str) else None
 
 
 # ---------------------------------------------------------------- units
 def numeric(pred, p):
-    a, b, tol = number(pred), number(p.get("gt_value")), number(p.get("tolerance"))
+    a, b = number(pred), number(p.get("gt_value"))
+    tol = number(p["tolerance"]) if "tolerance" in p else 0.0
     if a is None or b is None or tol is None or tol < 0:
         return 0.0
     if tol == 0:
@@ -113,81 +121,69 @@ def numeric(pred, p):
 
 
 def set_match(pred, p):
+    gt = p.get("gt_value")
+    if not isinstance(pred, (list, str)) or not isinstance(gt, (list, str)):
+        return 0.0
     pt = tokens(pred)
-    k = top_k(p)
-    if k is not None:
+    k = int_coerced(p.get("top_k"))
+    if k is not None and k > 0:
         pt = pt[:k]
-    ps, ts = set(pt), set(tokens(p.get("gt_value")))
-    if not ts:
-        return 1.0 if not ps else 0.0
+    ps, ts = set(pt), set(tokens(gt))
     m = mode(p, "exact")
     if m == "exact":
         return 1.0 if ps == ts else 0.0
     if m == "per_hit_fraction":
-        per = p.get("score_per_hit")
+        if not ts:
+            return 1.0 if not ps else 0.0
+        per = number(p["score_per_hit"]) if "score_per_hit" in p else 1.0 / len(ts)
         if per is None:
-            per = 1.0 / len(ts)
-        else:
-            per = number(per)
-            if per is None:
-                raise ScoreError("bad score_per_hit")
+            raise ScoreError("score_per_hit is not a number")
         return clamp01(len(ps & ts) * per)
-    raise ScoreError("bad mode")
+    raise ScoreError("unknown set match_mode")
 
 
 def sequence_match(pred, p):
-    ps, ts = tokens(pred), tokens(p.get("gt_value"))
-    if not ts:
-        return 1.0 if not ps else 0.0
+    gt = p.get("gt_value")
+    if pred is None or gt is None:
+        return 0.0
+    ps, ts = tokens(pred), tokens(gt)
     m = mode(p, "weighted_partial_order")
     if m == "per_hit_fraction_order":
+        if not ts:
+            return 1.0 if not ps else 0.0
         return sum(1 for i, t in enumerate(ts) if i < len(ps) and ps[i] == t) / len(ts)
-    if m == "exact_order":
-        ps, ts = dedupe(ps), dedupe(ts)
-        k = top_k(p)
-        k = len(ts) if k is None else k
-        return 1.0 if ps[:k] == ts[:k] else 0.0
-    if m != "weighted_partial_order":
-        raise ScoreError("bad mode")
+    if m not in ("exact_order", "weighted_partial_order"):
+        raise ScoreError("unknown sequence match_mode")
     ps, ts = dedupe(ps), dedupe(ts)
-    k = top_k(p)
-    k = len(ts) if k is None else k
+    k = int_coerced(p.get("top_k"))
+    k = max(1, len(ts) if k is None else k)
     ps, ts = ps[:k], ts[:k]
+    if m == "exact_order":
+        return 1.0 if ps == ts else 0.0
     if not ts:
         return 1.0 if not ps else 0.0
     w = p.get("position_weights")
-    if w is None:
-        w = [1.0 / (i + 1) for i in range(len(ts))]
+    if isinstance(w, list) and len(w) >= len(ts) and all(is_number(x) for x in w[: len(ts)]):
+        w = [float(x) for x in w[: len(ts)]]
     else:
-        if not isinstance(w, list) or len(w) < len(ts):
-            raise ScoreError("bad weights")
-        w = [number(x) for x in w[: len(ts)]]
-        if any(x is None for x in w):
-            raise ScoreError("bad weights")
-    slip = p.get("allow_order_slip")
-    slip = 0.0 if slip is None else number(slip)
-    if slip is None or slip < 0:
-        raise ScoreError("bad slip")
-    mo = p.get("min_overlap")
-    mo = 1.0 if mo is None else number(mo)
-    if mo is None:
-        raise ScoreError("bad min_overlap")
-    overlap, pos = 0, 0.0
+        w = [1.0 / (i + 1) for i in range(len(ts))]
+    mo = int_coerced(p.get("min_overlap"))
+    mo = 1 if mo is None else mo
+    slip = int_coerced(p.get("allow_order_slip"))
+    slip = 0 if slip is None else slip
+    overlap = [item for item in ts if item in ps]
+    if len(overlap) < mo:
+        return 0.0
+    pos = 0.0
     for g, item in enumerate(ts):
         if item in ps:
-            j = ps.index(item)
-            overlap += 1
-            pos += w[g] * max(0.0, 1.0 - abs(g - j) / (slip + 1.0))
-    if overlap < mo:
-        return 0.0
+            if slip + 1 == 0:
+                raise ScoreError("allow_order_slip -1 divides by zero")
+            pos += w[g] * max(0.0, 1.0 - abs(g - ps.index(item)) / (slip + 1))
     total = sum(w)
-    if total <= 0:
-        return 0.0
-    return overlap / len(ts) * (pos / total)
-
-
-def truthy(v):
-    return bool(v)
+    if total == 0:
+        raise ScoreError("position weights sum to zero")
+    return len(overlap) / len(ts) * (pos / total)
 
 
 def judge_score(ans):
@@ -201,15 +197,18 @@ def judge_score(ans):
         if "score" in ans:
             return num_or_bool(ans["score"])
         if "status" in ans:
-            return 1.0 if truthy(ans["status"]) else 0.0
+            return 1.0 if bool(ans["status"]) else 0.0
         if "passed" in ans:
-            return 1.0 if truthy(ans["passed"]) else 0.0
+            return 1.0 if bool(ans["passed"]) else 0.0
         return 0.0
     return num_or_bool(ans)
 
 
+JUDGED = ("semantic_consistency", "safety_compliance", "factual_qa_check")
+
+
 def raw_score(metric, parsed, report, judge):
-    """judge: None (no judge) or the judge's fixed answer."""
+    """judge: None (no judge) or the judge's fixed answer, as {"answer": …}."""
     key = metric.get("target_key")
     pred = report if key == "full_text" else (parsed.get(key) if isinstance(key, str) else None)
     p = metric.get("params") if isinstance(metric.get("params"), dict) else {}
@@ -223,7 +222,7 @@ def raw_score(metric, parsed, report, judge):
             r = set_match(pred, p)
         elif t == "sequence_match_check":
             r = sequence_match(pred, p)
-        elif t in ("semantic_consistency", "safety_compliance", "factual_qa_check"):
+        elif t in JUDGED:
             prompt = p.get("judge_prompt") if isinstance(p.get("judge_prompt"), str) else ""
             r = 0.0 if judge is None or not prompt.strip() else judge_score(judge["answer"])
         else:
@@ -233,9 +232,52 @@ def raw_score(metric, parsed, report, judge):
     return clamp01(r)
 
 
+# ---------------------------------------------------------------- cases
+def refusal(case):
+    """Why the reference cannot run this case at all, or None when it scores it."""
+    if not isinstance(case, dict):
+        return "not a JSON object"
+    for section in ("meta_info", "agent_input", "eval_config"):
+        if not isinstance(case.get(section), dict):
+            return section + " is not an object"
+    metrics = case["eval_config"].get("metrics")
+    if not isinstance(metrics, list) or not metrics:
+        return "eval_config.metrics is not a non-empty list"
+    if "instruction" not in case["agent_input"]:
+        return "agent_input.instruction is missing"
+    return None
+
+
+def metric_id(m):
+    v = m.get("metric_id")
+    if v is None:
+        return "unknown_metric"
+    return v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+
+
+def weight(m):
+    w = number(m.get("weight"))
+    return 0.0 if w is None else w
+
+
+def score_case(case, parsed, report, judge):
+    """({metric_id: raw}, total, max) over the metrics that are objects (others are skipped)."""
+    raws, total, top = {}, 0.0, 0.0
+    for m in case["eval_config"]["metrics"]:
+        if not isinstance(m, dict):
+            continue
+        r = raw_score(m, parsed, report, judge)
+        raws[metric_id(m)] = r
+        total += r * weight(m)
+        top += weight(m)
+    return raws, total, top
+
+
 # ---------------------------------------------------------------- generator
 LABELS = ["Fp1", "Fp2", "F3", "F4", "C3", "C4", "P3", "P4", "O1", "O2", "alpha", "beta", "N2", "REM", "W",
           "theta band", "Cz", "µV", "δ"]
+ODD_NUMBERS = ["12.5", " 3 ", "1e2", "nan", "inf", "-Infinity", "1_000", "1__0", "_1", "1_", ".5", "5.", "+5",
+               "0x10", "", "abc", "TRUE", "true", "\t7\n", "1e400"]
 
 
 def rand_label(r):
@@ -261,16 +303,15 @@ def rand_scalar(r):
                          1e-5 * r.randint(1, 9), 1.5e13, -0.0, float("nan")])
     if roll < 0.6:
         return None
-    if roll < 0.7:
-        return r.choice(["12.5", " 3 ", "1e2", "nan", "inf", "1_000", "", "abc", "TRUE", "true"])
+    if roll < 0.72:
+        return r.choice(ODD_NUMBERS)
     return rand_label(r)
 
 
 def rand_list(r, pool=None):
     pool = pool or LABELS
     n = r.choice([0, 1, 2, 3, 3, 4, 5, 6])
-    items = [r.choice(pool) for _ in range(n)]
-    return items
+    return [r.choice(pool) for _ in range(n)]
 
 
 def perturb_list(r, truth):
@@ -308,23 +349,26 @@ def maybe(r, p, key, gen, prob=0.3):
         p[key] = gen()
 
 
-def gen_item(r):
+INT_ODD = [0, -1, -3, 1.5, 2.0, "2", " 3 ", "2.0", "x", True, None, "1_0", 1e30]
+MODE_ODD = [None, 5, "", " exact", "bogus", "position"]
+
+
+def gen_metric(r, parsed, reports):
+    """One metric object; sets the prediction it reads in `parsed` (or the report, for full_text)."""
     t = r.choice(["numeric_check", "categorical_check", "set_match_check", "sequence_match_check",
                   "sequence_match_check", "semantic_consistency", "safety_compliance", "factual_qa_check",
                   "unknown_check"])
-    weight = r.choice([0, 10, 25, 50, 100, 33.3])
-    key = r.choice(["answer"] * 8 + ["full_text", "missing_key"])
+    key = r.choice(["answer", "answer2", "answer3"] * 3 + ["full_text", "missing_key"])
     p = {}
-    report = r.choice(["The alpha power is 12.5 %.", "", "Refused: file missing.", "REM"])
     if t == "numeric_check":
-        gt = r.choice([round(r.uniform(-50, 50), 3), r.randint(0, 100), "7.5", True, None, float("nan")])
+        gt = r.choice([round(r.uniform(-50, 50), 3), r.randint(0, 100), "7.5", " 7.5 ", "1_5", True, None,
+                       float("nan"), "inf"])
         p["gt_value"] = gt
-        tol = r.choice([0, 0.0, 0.5, 1, 0.01, -1, "0.5", None, "0.5%", 2.5])
-        if tol is not None:
+        tol = r.choice([0, 0.0, 0.5, 1, 0.01, -1, -0.5, "0.5", " 2 ", None, "0.5%", 2.5, True, "absent", "absent"])
+        if tol != "absent":
             p["tolerance"] = tol
-        g = number(gt) if not isinstance(gt, bool) else None
-        roll = r.random()
-        if g is not None and roll < 0.6:
+        g = number(gt)
+        if g is not None and r.random() < 0.6:
             pred = g + r.choice([0, 0, 0.25, -0.5, 0.5, 1.0, -2.6, 1e-9])
             if r.random() < 0.2:
                 pred = str(pred)
@@ -338,7 +382,7 @@ def gen_item(r):
             pred = gt
         elif roll < 0.6 and isinstance(gt, str):
             pred = r.choice([gt.lower(), " " + gt + "  ", gt.upper()])
-        elif roll < 0.7 and isinstance(gt, (int, float)) and not isinstance(gt, bool) and math.isfinite(gt):
+        elif roll < 0.7 and is_number(gt) and math.isfinite(gt):
             pred = r.choice([float(gt), str(gt), int(gt)])
         elif roll < 0.75:
             pred = r.choice([[gt], {"v": 1}, ["A", 2]])
@@ -348,52 +392,106 @@ def gen_item(r):
             del p["gt_value"]
     elif t == "set_match_check":
         truth = rand_list(r)
-        p["gt_value"] = as_list_value(r, truth)
-        maybe(r, p, "match_mode", lambda: r.choice(["exact", "per_hit_fraction", "PER_HIT_FRACTION", "bogus", ""]), 0.6)
-        maybe(r, p, "top_k", lambda: r.choice([0, 1, 2, 3, 5, 2.0, -1, 1.5, "2"]), 0.3)
-        maybe(r, p, "score_per_hit", lambda: r.choice([0.5, 0.25, 1, "0.3", "x"]), 0.15)
+        p["gt_value"] = as_list_value(r, truth) if r.random() < 0.93 else r.choice([None, 5, {"a": 1}, True])
+        maybe(r, p, "match_mode", lambda: r.choice(["exact", "per_hit_fraction", "PER_HIT_FRACTION"] + MODE_ODD), 0.6)
+        maybe(r, p, "top_k", lambda: r.choice([1, 2, 3, 5] + INT_ODD), 0.35)
+        maybe(r, p, "score_per_hit", lambda: r.choice([0.5, 0.25, 1, "0.3", "x", True, -0.5, 2, None]), 0.2)
         pred = as_list_value(r, perturb_list(r, truth)) if r.random() < 0.8 else rand_scalar(r)
     elif t == "sequence_match_check":
         truth = rand_list(r)
-        p["gt_value"] = as_list_value(r, truth)
+        p["gt_value"] = as_list_value(r, truth) if r.random() < 0.95 else r.choice([None, 7, True])
         maybe(r, p, "match_mode", lambda: r.choice(["per_hit_fraction_order", "exact_order",
-                                                    "weighted_partial_order", "Exact_Order", "position"]), 0.75)
-        maybe(r, p, "top_k", lambda: r.choice([0, 1, 2, 3, 4, 10, -1, "3"]), 0.3)
+                                                    "weighted_partial_order", "Exact_Order"] + MODE_ODD), 0.75)
+        maybe(r, p, "top_k", lambda: r.choice([1, 2, 3, 4, 10] + INT_ODD), 0.3)
         maybe(r, p, "position_weights", lambda: r.choice([[1, 1, 1, 1, 1, 1], [3, 2, 1], [0.5, 0.3, 0.2, 0.1, 0, 0],
-                                                          [0, 0, 0, 0, 0, 0], "x"]), 0.25)
-        maybe(r, p, "allow_order_slip", lambda: r.choice([0, 1, 2, 0.5, -1, "1"]), 0.35)
-        maybe(r, p, "min_overlap", lambda: r.choice([0, 1, 2, 3, 5]), 0.25)
+                                                          [0, 0, 0, 0, 0, 0], [1, -1, 0, 0, 0, 0], "x",
+                                                          [1, "2", 3, 4, 5, 6], [True, 1, 1, 1, 1, 1], None]), 0.3)
+        maybe(r, p, "allow_order_slip", lambda: r.choice([0, 1, 2, 0.5, 3.7, -1, -2, "1", "x", None]), 0.35)
+        maybe(r, p, "min_overlap", lambda: r.choice([0, 1, 2, 3, 5, "2", 1.5, -1, "x", None]), 0.3)
         pred = as_list_value(r, perturb_list(r, truth)) if r.random() < 0.85 else rand_scalar(r)
-    elif t in ("semantic_consistency", "safety_compliance", "factual_qa_check"):
-        maybe(r, p, "judge_prompt", lambda: r.choice(["Is the report consistent with the truth?", "", "   "]), 0.85)
-        pred = report
+    elif t in JUDGED:
+        maybe(r, p, "judge_prompt", lambda: r.choice(["Is the report consistent with the truth?", "", "   ", 5]), 0.85)
+        pred = reports[0]
     else:
         pred = rand_scalar(r)
-    parsed = {}
-    if key != "missing_key" and key != "full_text" and r.random() > 0.05:
+    if key == "full_text":
+        if t not in JUDGED:
+            reports[0] = pred if isinstance(pred, str) else json.dumps(pred)
+    elif key != "missing_key" and r.random() > 0.05:
         parsed[key] = pred
-    if key == "full_text" and t not in ("semantic_consistency", "safety_compliance", "factual_qa_check"):
-        report = pred if isinstance(pred, str) else json.dumps(pred)
+    m = {"metric_id": "m%d" % r.randint(1, 4), "type": t, "target_key": key,
+         "weight": r.choice([0, 10, 25, 50, 100, 33.3]), "params": p}
+    roll = r.random()
+    if roll < 0.04:
+        m["weight"] = r.choice(["50", " 25 ", "x", None, True, -10, "1e1"])
+    elif roll < 0.06:
+        del m["weight"]
+    elif roll < 0.08:
+        m["metric_id"] = r.choice([None, 7, ["a"]])
+    elif roll < 0.09:
+        del m["metric_id"]
+    elif roll < 0.1:
+        m["target_key"] = r.choice([None, 3, ["answer"]])
+    elif roll < 0.11:
+        m["params"] = r.choice(["x", None, [1]])
+    elif roll < 0.12:
+        m["type"] = r.choice([None, 3])
+    return m
+
+
+def gen_case(r):
+    parsed, reports = {}, [r.choice(["The alpha power is 12.5 %.", "", "Refused: file missing.", "REM"])]
+    metrics = []
+    for _ in range(r.choice([1, 1, 2, 2, 3, 4])):
+        if r.random() < 0.05:
+            metrics.append(r.choice(["numeric_check", 5, None, [1]]))
+        else:
+            metrics.append(gen_metric(r, parsed, reports))
+    case = {"meta_info": {"case_id": "c%d" % r.randint(1, 999), "bench_subset": "Foundational Analysis",
+                          "difficult": r.choice([1.0, 2, 3.0, 1.0, 1.0])},
+            "agent_input": {"data_path": "data/core/x.edf", "instruction": "Report the answer."},
+            "eval_config": {"parser_prompt": "Extract the answer.", "metrics": metrics}}
+    roll = r.random()
+    if roll < 0.03:
+        case["meta_info"]["difficult"] = r.choice(["2", "hard", None, -1, 0, True])
+    elif roll < 0.05:
+        case["agent_input"]["instruction"] = r.choice([5, None, ["a"], ""])
+    elif roll < 0.06:
+        del case["agent_input"]["instruction"]
+    elif roll < 0.07:
+        case["eval_config"]["metrics"] = r.choice([[], "x", None, {"a": 1}])
+    elif roll < 0.075:
+        del case["eval_config"]["metrics"]
+    elif roll < 0.085:
+        case[r.choice(["meta_info", "agent_input", "eval_config"])] = r.choice([None, [], "x"])
+    elif roll < 0.09:
+        case = r.choice([[case], "case", 3])
+    elif roll < 0.1:
+        case["meta_info"]["extra_field"] = {"odd": True}
     judge = None
     if r.random() < 0.7:
         judge = {"answer": r.choice([{"score": 0.8}, {"score": 1.7}, {"score": "0.4"}, {"status": True},
                                      {"status": "no"}, {"status": ""}, {"passed": 0}, {"other": 1}, True, False,
                                      0.35, -2, "0.9", "yes", None, [1]])}
-    metric = {"metric_id": "m", "type": t, "target_key": key, "weight": weight, "params": p}
-    return {"metric": metric, "parsed": parsed, "report": report, "judge": judge,
-            "raw": raw_score(metric, parsed, report, judge)}
+    report = reports[0]
+    why = refusal(case)
+    item = {"case": case, "parsed": parsed, "report": report, "judge": judge, "refused": why}
+    if why is None:
+        raws, total, top = score_case(case, parsed, report, judge)
+        item.update({"raw": raws, "total": total, "max": top})
+    return item
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=12000)
+    ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     r = random.Random(a.seed)
     with open(a.out, "w", encoding="utf-8") as f:
         for _ in range(a.n):
-            f.write(json.dumps(gen_item(r), ensure_ascii=False) + "\n")
+            f.write(json.dumps(gen_case(r), ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -83,22 +83,48 @@ pub fn tokens(value: &Value) -> Vec<String> {
     }
 }
 
-/// A finite number from a JSON number or a numeric string (trimmed); booleans are not numbers.
+/// Python's `float()` on a JSON value, finite only: a number, or a string `float()` accepts (surrounding
+/// whitespace, a sign, digits with single underscores between them, a point, an exponent); booleans are not
+/// numbers; NaN and infinities count as missing.
 pub fn number(value: &Value) -> Option<f64> {
     let v = match value {
         Value::Number(n) => n.as_f64()?,
-        Value::String(s) => parse_float(s.trim())?,
+        Value::String(s) => without_underscores(s.trim())?.parse::<f64>().ok()?,
         _ => return None,
     };
     v.is_finite().then_some(v)
 }
 
-/// Accepts what Python's `float()` accepts for ordinary text (digits, sign, point, exponent, inf/nan words).
-fn parse_float(s: &str) -> Option<f64> {
-    if s.is_empty() || s.contains('_') {
-        return None;
+/// Python's `int()` on a JSON value: a boolean is 0 or 1, a float is truncated (saturating at the i64 range),
+/// a string is base-10 digits with an optional sign (underscores between digits allowed); `None` where `int()`
+/// fails (NaN, a point in a string, a list, null).
+pub fn int_coerced(value: &Value) -> Option<i64> {
+    match value {
+        Value::Bool(b) => Some(i64::from(*b)),
+        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)).or_else(|| {
+            let f = n.as_f64()?;
+            (!f.is_nan()).then_some(f.trunc() as i64)
+        }),
+        Value::String(s) => {
+            let digits = without_underscores(s.trim())?;
+            let body = digits.strip_prefix(['+', '-']).unwrap_or(&digits);
+            if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some(digits.parse::<i64>().unwrap_or(if digits.starts_with('-') { i64::MIN } else { i64::MAX }))
+        }
+        _ => None,
     }
-    s.parse::<f64>().ok()
+}
+
+/// The text with Python's digit-group underscores removed; `None` when an underscore is not between two digits.
+fn without_underscores(s: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !s.contains('_') {
+        return Some(s.into());
+    }
+    let b = s.as_bytes();
+    let between_digits = |i: usize| i > 0 && i + 1 < b.len() && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit();
+    (0..b.len()).filter(|&i| b[i] == b'_').all(between_digits).then(|| s.replace('_', "").into())
 }
 
 /// Order-keeping de-duplication.
@@ -161,6 +187,23 @@ mod tests {
         assert_eq!(number(&json!(" 1e3 ")), Some(1000.0));
         assert_eq!(number(&json!(true)), None);
         assert_eq!(number(&json!("nan")), None);
-        assert_eq!(number(&json!("1_0")), None);
+        assert_eq!(number(&json!("1_0")), Some(10.0));
+        assert_eq!(number(&json!("1__0")), None);
+        assert_eq!(number(&json!("_1")), None);
+        assert_eq!(number(&json!("\t.5\n")), Some(0.5));
+        assert_eq!(number(&json!("-Infinity")), None);
+    }
+
+    #[test]
+    fn ints_as_python_int() {
+        // Expected values are Python 3.11's int() of the same value.
+        assert_eq!(int_coerced(&json!(true)), Some(1));
+        assert_eq!(int_coerced(&json!(-1.5)), Some(-1));
+        assert_eq!(int_coerced(&json!(" +3 ")), Some(3));
+        assert_eq!(int_coerced(&json!("1_0")), Some(10));
+        assert_eq!(int_coerced(&json!("2.0")), None);
+        assert_eq!(int_coerced(&json!("x")), None);
+        assert_eq!(int_coerced(&Value::Null), None);
+        assert_eq!(int_coerced(&json!([1])), None);
     }
 }

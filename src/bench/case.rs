@@ -1,7 +1,7 @@
 //! BrainBench case files: discovery (`case<d>/case<d>_<d>.json`), loading and validation with errors that
 //! name the file and the JSON path.
 
-use super::canon::number;
+use super::canon::{int_coerced, number};
 use super::scoring::Metric;
 use serde_json::Value;
 use std::fmt;
@@ -18,6 +18,8 @@ pub struct Case {
     pub instruction: String,
     pub parser_prompt: String,
     pub metrics: Vec<Metric>,
+    /// Odd but usable content, scored as the reference scores it (`bench validate --strict` refuses these).
+    pub warnings: Vec<CaseError>,
     pub raw: Value,
 }
 
@@ -66,13 +68,19 @@ const KNOWN_TYPES: [&str; 8] = [
     "file_status_check",
 ];
 
-fn push(errs: &mut Vec<(String, String)>, path: &str, msg: String) {
+/// The `errors` category of a case's warnings in a result file.
+pub const WARNING_CATEGORY: &str = "case_warning";
+
+type Problems = Vec<(String, String)>;
+
+fn push(errs: &mut Problems, path: &str, msg: String) {
     errs.push((path.to_string(), msg));
 }
 
-/// Every problem of a case value (empty = valid).
-pub fn validate(v: &Value) -> Vec<(String, String)> {
-    let mut errs: Vec<(String, String)> = Vec::new();
+/// What the reference runner itself cannot run: not an object, a section that is not an object, no non-empty
+/// `eval_config.metrics` list, no `agent_input.instruction`. Only these refuse a case.
+pub fn refusals(v: &Value) -> Problems {
+    let mut errs = Problems::new();
     let Some(root) = v.as_object() else {
         push(&mut errs, "", format!("expected a JSON object, got {}", describe(v)));
         return errs;
@@ -84,148 +92,222 @@ pub fn validate(v: &Value) -> Vec<(String, String)> {
             Some(other) => push(&mut errs, section, format!("expected an object, got {}", describe(other))),
         }
     }
-    if let Some(d) = v.pointer("/meta_info/difficult").filter(|d| !d.is_null()) {
-        match number(d).filter(|_| d.is_number()) {
-            Some(x) if x > 0.0 => {}
-            _ => push(&mut errs, "meta_info.difficult", format!("expected a positive number, got {}", describe(d))),
+    if let Some(input) = root.get("agent_input").and_then(Value::as_object) {
+        if !input.contains_key("instruction") {
+            push(&mut errs, "agent_input.instruction", "missing".into());
         }
     }
-    match v.pointer("/agent_input/instruction") {
-        Some(Value::String(_)) => {}
-        None if root.get("agent_input").is_some_and(Value::is_object) => {
-            push(&mut errs, "agent_input.instruction", "missing".into())
-        }
-        None => {}
-        Some(other) => {
-            push(&mut errs, "agent_input.instruction", format!("expected a string, got {}", describe(other)))
-        }
-    }
-    let Some(eval) = root.get("eval_config").and_then(Value::as_object) else { return errs };
-    let metrics = match eval.get("metrics") {
-        Some(Value::Array(m)) if !m.is_empty() => m,
-        Some(Value::Array(_)) => {
-            push(&mut errs, "eval_config.metrics", "empty (a case needs at least one metric)".into());
-            return errs;
-        }
-        None => {
-            push(&mut errs, "eval_config.metrics", "missing".into());
-            return errs;
-        }
-        Some(other) => {
-            push(&mut errs, "eval_config.metrics", format!("expected a list, got {}", describe(other)));
-            return errs;
-        }
-    };
-    let mut ids = std::collections::HashSet::new();
-    for (i, m) in metrics.iter().enumerate() {
-        let at = |k: &str| format!("eval_config.metrics[{i}]{}{k}", if k.is_empty() { "" } else { "." });
-        let Some(obj) = m.as_object() else {
-            push(&mut errs, &at(""), format!("expected an object, got {}", describe(m)));
-            continue;
-        };
-        match obj.get("metric_id") {
-            Some(Value::String(id)) => {
-                if !ids.insert(id.clone()) {
-                    push(&mut errs, &at("metric_id"), format!("duplicate id {id:?}"));
-                }
+    if let Some(eval) = root.get("eval_config").and_then(Value::as_object) {
+        match eval.get("metrics") {
+            Some(Value::Array(m)) if !m.is_empty() => {}
+            Some(Value::Array(_)) => {
+                push(&mut errs, "eval_config.metrics", "empty (a case needs at least one metric)".into())
             }
-            Some(other) => push(&mut errs, &at("metric_id"), format!("expected a string, got {}", describe(other))),
-            None => push(&mut errs, &at("metric_id"), "missing".into()),
+            None => push(&mut errs, "eval_config.metrics", "missing".into()),
+            Some(other) => push(&mut errs, "eval_config.metrics", format!("expected a list, got {}", describe(other))),
         }
-        let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
-        if !KNOWN_TYPES.contains(&kind) {
-            push(
-                &mut errs,
-                &at("type"),
-                format!("unknown validation unit {}", describe(obj.get("type").unwrap_or(&Value::Null))),
-            );
-        }
-        match obj.get("weight") {
-            Some(w @ Value::Number(_)) if number(w).is_some_and(|x| x >= 0.0) => {}
-            Some(other) => {
-                push(&mut errs, &at("weight"), format!("expected a non-negative number, got {}", describe(other)))
-            }
-            None => push(&mut errs, &at("weight"), "missing".into()),
-        }
-        match obj.get("target_key") {
-            Some(Value::String(_)) => {}
-            Some(other) => push(&mut errs, &at("target_key"), format!("expected a string, got {}", describe(other))),
-            None => push(&mut errs, &at("target_key"), "missing".into()),
-        }
-        let params = match obj.get("params") {
-            Some(Value::Object(p)) => p,
-            Some(other) => {
-                push(&mut errs, &at("params"), format!("expected an object, got {}", describe(other)));
-                continue;
-            }
-            None => {
-                push(&mut errs, &at("params"), "missing".into());
-                continue;
-            }
-        };
-        validate_params(kind, params, &at("params"), &mut errs);
     }
     errs
 }
 
-/// The parameters a validation unit of type `kind` needs (`at` = the params' JSON path).
-fn validate_params(kind: &str, params: &serde_json::Map<String, Value>, at: &str, errs: &mut Vec<(String, String)>) {
+/// Every problem of a case value (empty = valid): the refusals, then everything odd that the reference still
+/// scores, each message saying how it is scored. `bench validate --strict` and the suite generator refuse all.
+pub fn validate(v: &Value) -> Problems {
+    let mut errs = refusals(v);
+    if let Some(d) = v.pointer("/meta_info/difficult").filter(|d| !d.is_null()) {
+        match number(d).filter(|_| d.is_number()) {
+            Some(x) if x > 0.0 => {}
+            Some(x) if x < 0.0 => {
+                push(&mut errs, "meta_info.difficult", format!("negative ({x}): weighs the summary negatively"))
+            }
+            Some(_) => push(&mut errs, "meta_info.difficult", "0: counted as 1".into()),
+            None => push(
+                &mut errs,
+                "meta_info.difficult",
+                match number(d) {
+                    Some(x) => format!("a number written as {}: read as {x}", describe(d)),
+                    None => format!("not a number ({}): counted as 1", describe(d)),
+                },
+            ),
+        }
+    }
+    if let Some(other) = v.pointer("/agent_input/instruction").filter(|i| !i.is_string()) {
+        push(&mut errs, "agent_input.instruction", format!("expected a string, got {}: used as text", describe(other)));
+    }
+    let Some(metrics) = v.pointer("/eval_config/metrics").and_then(Value::as_array) else { return errs };
+    let mut ids = std::collections::HashSet::new();
+    for (i, m) in metrics.iter().enumerate() {
+        let at = |k: &str| format!("eval_config.metrics[{i}]{}{k}", if k.is_empty() { "" } else { "." });
+        let Some(obj) = m.as_object() else {
+            push(
+                &mut errs,
+                &at(""),
+                format!("expected an object, got {}: skipped, as the reference skips it", describe(m)),
+            );
+            continue;
+        };
+        let id = super::scoring::Metric::from_value(m).metric_id;
+        match obj.get("metric_id") {
+            Some(Value::String(_)) => {}
+            None | Some(Value::Null) => {
+                push(&mut errs, &at("metric_id"), "missing: scored as \"unknown_metric\"".into())
+            }
+            Some(other) => push(
+                &mut errs,
+                &at("metric_id"),
+                format!("expected a string, got {}: scored as {id:?}", describe(other)),
+            ),
+        }
+        if !ids.insert(id.clone()) {
+            push(
+                &mut errs,
+                &at("metric_id"),
+                format!("duplicate id {id:?}: both count in the total, the later one's details are kept"),
+            );
+        }
+        let kind = obj.get("type").and_then(Value::as_str).unwrap_or("");
+        if !KNOWN_TYPES.contains(&kind) {
+            let t = describe(obj.get("type").unwrap_or(&Value::Null));
+            push(&mut errs, &at("type"), format!("unknown validation unit {t}: scores 0 with an error"));
+        }
+        match obj.get("weight") {
+            Some(w @ Value::Number(_)) if number(w).is_some_and(|x| x >= 0.0) => {}
+            Some(w @ Value::Number(_)) => {
+                push(&mut errs, &at("weight"), format!("negative ({w}): subtracts from the total"))
+            }
+            Some(w) => push(
+                &mut errs,
+                &at("weight"),
+                match number(w) {
+                    Some(x) => format!("a number written as {}: read as {x}", describe(w)),
+                    None => format!("not a number ({}): weight 0", describe(w)),
+                },
+            ),
+            None => push(&mut errs, &at("weight"), "missing: weight 0".into()),
+        }
+        match obj.get("target_key") {
+            Some(Value::String(_)) => {}
+            Some(other) => {
+                push(&mut errs, &at("target_key"), format!("expected a string, got {}: reads nothing", describe(other)))
+            }
+            None => push(&mut errs, &at("target_key"), "missing: reads nothing".into()),
+        }
+        match obj.get("params") {
+            Some(Value::Object(p)) => validate_params(kind, p, &at("params"), &mut errs),
+            Some(other) => push(
+                &mut errs,
+                &at("params"),
+                format!("expected an object, got {}: read as no parameters", describe(other)),
+            ),
+            None => push(&mut errs, &at("params"), "missing: read as no parameters".into()),
+        }
+    }
+    errs
+}
+
+/// The parameters of a validation unit of type `kind` that are missing or odd, and how each is scored
+/// (`at` = the params' JSON path).
+fn validate_params(kind: &str, params: &serde_json::Map<String, Value>, at: &str, errs: &mut Problems) {
     let p = |k: &str| format!("{at}.{k}");
-    let want_number = |k: &str, nonneg: bool, errs: &mut Vec<(String, String)>| match params.get(k) {
-        Some(x @ Value::Number(_)) if !nonneg || number(x).is_some_and(|x| x >= 0.0) => {}
-        Some(other) => errs.push((
+    // A number the rules read with float(): a JSON number is fine; a numeric string is read; anything else fails.
+    let number_param = |k: &str, absent: &str, errs: &mut Problems| match params.get(k) {
+        Some(Value::Number(_)) => {}
+        Some(x) => errs.push((
             p(k),
-            format!("expected a {}number, got {}", if nonneg { "non-negative " } else { "" }, describe(other)),
+            match number(x) {
+                Some(v) => format!("a number written as {}: read as {v}", describe(x)),
+                None => format!("not a number ({}): scores 0", describe(x)),
+            },
         )),
-        None => errs.push((p(k), "missing".into())),
+        None => errs.push((p(k), absent.to_string())),
     };
-    let mode_in = |allowed: &[&str], errs: &mut Vec<(String, String)>| {
+    let mode_in = |allowed: &[&str], errs: &mut Problems| {
         if let Some(mode) = params.get("match_mode") {
-            if !mode.as_str().is_some_and(|s| allowed.contains(&s.trim().to_lowercase().as_str())) {
-                errs.push((p("match_mode"), format!("expected one of {}, got {}", allowed.join(", "), describe(mode))));
+            if !mode.as_str().is_some_and(|s| allowed.contains(&s.to_lowercase().as_str())) {
+                errs.push((
+                    p("match_mode"),
+                    format!("expected one of {}, got {}: scores 0 with an error", allowed.join(", "), describe(mode)),
+                ));
             }
         }
     };
-    let list_truth = |errs: &mut Vec<(String, String)>| match params.get("gt_value") {
+    let list_truth = |errs: &mut Problems| match params.get("gt_value") {
         Some(Value::Array(_) | Value::String(_)) => {}
-        Some(other) => {
-            errs.push((p("gt_value"), format!("expected a list or a comma-separated string, got {}", describe(other))))
-        }
-        None => errs.push((p("gt_value"), "missing".into())),
+        Some(other) => errs.push((
+            p("gt_value"),
+            format!("expected a list or a comma-separated string, got {}: scores 0", describe(other)),
+        )),
+        None => errs.push((p("gt_value"), "missing: scores 0".into())),
     };
-    let top_k = |errs: &mut Vec<(String, String)>| {
-        if let Some(k) = params.get("top_k").filter(|k| !k.is_null()) {
-            if k.as_u64().is_none() {
-                errs.push((p("top_k"), format!("expected a non-negative integer, got {}", describe(k))));
-            }
+    let int_param = |k: &str, fallback: &str, errs: &mut Problems| {
+        let Some(v) = params.get(k) else { return };
+        match int_coerced(v) {
+            _ if v.is_i64() || v.is_u64() => {}
+            Some(n) => errs.push((p(k), format!("not an integer ({}): read as {n}", describe(v)))),
+            None => errs.push((p(k), format!("not an integer ({}): {fallback}", describe(v)))),
+        }
+    };
+    let top_k_at_least = |floor: i64, meaning: &str, errs: &mut Problems| {
+        if let Some(k) = params.get("top_k").and_then(int_coerced).filter(|k| *k < floor) {
+            errs.push((p("top_k"), format!("{k}: {meaning}")));
         }
     };
     match kind {
         "numeric_check" => {
-            want_number("gt_value", false, errs);
-            want_number("tolerance", true, errs);
+            number_param("gt_value", "missing: scores 0", errs);
+            number_param("tolerance", "missing: exact equality", errs);
+            if let Some(t) = params.get("tolerance").and_then(number).filter(|t| *t < 0.0) {
+                errs.push((p("tolerance"), format!("negative ({t}): scores 0")));
+            }
         }
-        "categorical_check" if !params.contains_key("gt_value") => errs.push((p("gt_value"), "missing".into())),
+        "categorical_check" if !params.contains_key("gt_value") => {
+            errs.push((p("gt_value"), "missing: compared as None".into()))
+        }
         "set_match_check" => {
             list_truth(errs);
             mode_in(&SET_MODES, errs);
-            top_k(errs);
+            int_param("top_k", "ignored (every prediction kept)", errs);
+            top_k_at_least(1, "keeps every prediction", errs);
+            if let Some(x) = params.get("score_per_hit").filter(|x| !x.is_number()) {
+                errs.push((
+                    p("score_per_hit"),
+                    match number(x) {
+                        Some(v) => format!("a number written as {}: read as {v}", describe(x)),
+                        None => format!("not a number ({}): per_hit_fraction scores 0 with an error", describe(x)),
+                    },
+                ));
+            }
         }
         "sequence_match_check" => {
             list_truth(errs);
             mode_in(&SEQUENCE_MODES, errs);
-            top_k(errs);
+            int_param("top_k", "the truth's length", errs);
+            top_k_at_least(1, "read as 1", errs);
+            int_param("min_overlap", "read as 1", errs);
+            int_param("allow_order_slip", "read as 0", errs);
+            if params.get("allow_order_slip").and_then(int_coerced) == Some(-1) {
+                errs.push((p("allow_order_slip"), "-1: divides by zero, scores 0 with an error".into()));
+            }
+            if let Some(w) = params.get("position_weights") {
+                if !w.as_array().is_some_and(|items| items.iter().all(Value::is_number)) {
+                    errs.push((
+                        p("position_weights"),
+                        format!("expected a list of numbers, got {}: 1/(i+1) is used when it is not one for the truth's length", describe(w)),
+                    ));
+                }
+            }
         }
         "semantic_consistency" | "safety_compliance" | "factual_qa_check" => match params.get("judge_prompt") {
             Some(Value::String(s)) if !s.trim().is_empty() => {}
-            Some(other) => {
-                errs.push((p("judge_prompt"), format!("expected a non-empty string, got {}", describe(other))))
-            }
-            None => errs.push((p("judge_prompt"), "missing (without it the judge is never asked)".into())),
+            Some(other) => errs.push((
+                p("judge_prompt"),
+                format!("expected a non-empty string, got {}: never judged, scores 0", describe(other)),
+            )),
+            None => errs.push((p("judge_prompt"), "missing: never judged, scores 0".into())),
         },
         "file_status_check" => {
             if let Some(c) = params.get("validator_config").filter(|c| !c.is_object()) {
-                errs.push((p("validator_config"), format!("expected an object, got {}", describe(c))));
+                errs.push((p("validator_config"), format!("expected an object, got {}: ignored", describe(c))));
             }
         }
         _ => {}
@@ -233,27 +315,33 @@ fn validate_params(kind: &str, params: &serde_json::Map<String, Value>, at: &str
 }
 
 impl Case {
-    /// Builds a case from a JSON value; every validation problem is returned, each with its JSON path.
+    /// Builds a case from a JSON value. Only what the reference cannot run is refused (every refusal with its
+    /// JSON path); everything odd it still scores is kept in `warnings`, each naming the file and JSON path.
     pub fn from_value(raw: Value, file: &Path) -> Result<Case, Vec<CaseError>> {
-        let problems = validate(&raw);
-        if !problems.is_empty() {
-            return Err(problems
-                .into_iter()
-                .map(|(json_path, message)| CaseError { file: file.to_path_buf(), json_path, message })
-                .collect());
+        let at = |(json_path, message): (String, String)| CaseError { file: file.to_path_buf(), json_path, message };
+        let refused = refusals(&raw);
+        if !refused.is_empty() {
+            return Err(refused.into_iter().map(at).collect());
         }
+        let warnings = validate(&raw).into_iter().map(at).collect();
         let s = |ptr: &str| raw.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string();
         Ok(Case {
             path: Some(file.to_path_buf()),
             case_id: s("/meta_info/case_id"),
             bench_subset: s("/meta_info/bench_subset"),
-            difficulty: raw.pointer("/meta_info/difficult").and_then(number).unwrap_or(1.0),
-            instruction: s("/agent_input/instruction"),
+            // float(difficult or 1.0), as the reference's summary reads it.
+            difficulty: raw.pointer("/meta_info/difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0),
+            instruction: match &raw["agent_input"]["instruction"] {
+                Value::String(t) => t.clone(),
+                other => other.to_string(),
+            },
             parser_prompt: s("/eval_config/parser_prompt"),
+            // Metrics that are not objects are skipped, as the reference skips them.
             metrics: raw["eval_config"]["metrics"]
                 .as_array()
-                .map(|m| m.iter().map(Metric::from_value).collect())
+                .map(|m| m.iter().filter(|m| m.is_object()).map(Metric::from_value).collect())
                 .unwrap_or_default(),
+            warnings,
             raw,
         })
     }
@@ -264,6 +352,11 @@ impl Case {
         let text = std::fs::read_to_string(file).map_err(|e| fail(format!("cannot read: {e}")))?;
         let raw: Value = super::json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
         Case::from_value(raw, file)
+    }
+
+    /// The warnings as instance `errors` entries: `case_warning: <file>: <json path>: <message>`.
+    pub fn warning_errors(&self) -> Vec<String> {
+        self.warnings.iter().map(|w| format!("{WARNING_CATEGORY}: {w}")).collect()
     }
 
     /// The query the target agent gets: data file, label file (each when present) and the instruction.
@@ -350,18 +443,47 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn error_names_json_path() {
-        let case = json!({"meta_info": {"case_id": "x"}, "agent_input": {"instruction": "i"},
+    fn odd_content_is_a_warning_naming_the_json_path() {
+        let case = json!({"meta_info": {"case_id": "x", "difficult": 0}, "agent_input": {"instruction": 5},
             "eval_config": {"metrics": [
-                {"metric_id": "a", "type": "numeric_check", "target_key": "k", "weight": 50, "params": {"gt_value": 1, "tolerance": 0.5}},
-                {"metric_id": "b", "type": "numeric_check", "target_key": "k", "weight": 50, "params": {"gt_value": 1, "tolerance": 0.5}},
+                {"metric_id": "a", "type": "numeric_check", "target_key": "k", "weight": "50", "params": {"gt_value": 1}},
+                "not a metric",
                 {"metric_id": "c", "type": "numeric_check", "target_key": "k", "weight": 50, "params": {"gt_value": 1, "tolerance": "0.5%"}}]}});
-        let errs = Case::from_value(case, Path::new("case1/case1_1.json")).unwrap_err();
-        assert_eq!(errs.len(), 1);
+        let case = Case::from_value(case, Path::new("case1/case1_1.json")).unwrap();
+        let warnings: Vec<String> = case.warnings.iter().map(ToString::to_string).collect();
         assert_eq!(
-            errs[0].to_string(),
-            "case1/case1_1.json: eval_config.metrics[2].params.tolerance: expected a non-negative number, got \"0.5%\""
+            warnings,
+            [
+                "case1/case1_1.json: meta_info.difficult: 0: counted as 1",
+                "case1/case1_1.json: agent_input.instruction: expected a string, got 5: used as text",
+                "case1/case1_1.json: eval_config.metrics[0].weight: a number written as \"50\": read as 50",
+                "case1/case1_1.json: eval_config.metrics[0].params.tolerance: missing: exact equality",
+                "case1/case1_1.json: eval_config.metrics[1]: expected an object, got \"not a metric\": skipped, as the reference skips it",
+                "case1/case1_1.json: eval_config.metrics[2].params.tolerance: not a number (\"0.5%\"): scores 0",
+            ]
         );
+        assert_eq!((case.metrics.len(), case.metrics[0].weight, case.difficulty), (2, 50.0, 1.0));
+        assert_eq!(case.instruction, "5");
+    }
+
+    #[test]
+    fn refused_only_where_the_reference_cannot_run() {
+        let file = Path::new("case1/case1_1.json");
+        for (case, path) in [
+            (json!([1]), ""),
+            (json!({"meta_info": {}, "agent_input": {}, "eval_config": {"metrics": [{}]}}), "agent_input.instruction"),
+            (
+                json!({"meta_info": {}, "agent_input": {"instruction": ""}, "eval_config": {"metrics": []}}),
+                "eval_config.metrics",
+            ),
+            (
+                json!({"meta_info": 1, "agent_input": {"instruction": ""}, "eval_config": {"metrics": [{}]}}),
+                "meta_info",
+            ),
+        ] {
+            let errs = Case::from_value(case, file).unwrap_err();
+            assert_eq!(errs[0].json_path, path);
+        }
     }
 
     #[test]

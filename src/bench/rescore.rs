@@ -1,6 +1,6 @@
 //! Scoring a case's metrics for one instance, and re-applying the rules to a stored result file.
 
-use super::case::Case;
+use super::case::{Case, WARNING_CATEGORY};
 use super::results::{Instance, MetricDetail, ResultFile};
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
 use serde_json::{Value, json};
@@ -152,15 +152,16 @@ pub fn rescore(result: &mut ResultFile, index: &CaseIndex, ctx: &ScoreContext, k
         }
         let total: f64 = details.values().map(|d| d.weighted_score).sum();
         let metric_ids: Vec<&str> = case.metrics.iter().map(|m| m.metric_id.as_str()).collect();
-        let mut errors: Vec<String> = inst
-            .errors
-            .iter()
-            .filter(|e| {
-                let head = e.split(':').next().unwrap_or("");
-                head != "artifact_path_violation" && !metric_ids.contains(&head)
-            })
-            .cloned()
-            .collect();
+        let mut errors = case.warning_errors();
+        errors.extend(
+            inst.errors
+                .iter()
+                .filter(|e| {
+                    let head = e.split(':').next().unwrap_or("");
+                    head != "artifact_path_violation" && head != WARNING_CATEGORY && !metric_ids.contains(&head)
+                })
+                .cloned(),
+        );
         for (id, d) in &details {
             if let Some(e) = &d.error {
                 errors.push(format!("{id}: {e}"));

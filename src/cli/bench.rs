@@ -2,38 +2,60 @@
 
 use super::write_json;
 use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html};
-use crate::bench::case::load_cases;
+use crate::bench::case::{CaseError, load_cases};
 use crate::bench::collection::Collection;
 use crate::bench::rescore::{CaseIndex, Keep, rescore as rescore_file};
 use crate::bench::results::ResultFile;
 use crate::bench::scoring::ScoreContext;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `bench validate CASES`: every problem of every case; fails when any case is invalid.
-pub fn validate(cases: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
+/// `bench validate CASES [--strict]`: every refusal and warning of every case. Fails when a case is refused (the
+/// reference cannot run it); with `--strict`, also when a case has warnings.
+pub fn validate(cases: &Path, strict: bool, json: bool, out: &mut dyn Write) -> Result<()> {
     let set = load_cases(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     if set.cases.is_empty() && set.problems.is_empty() {
         bail!("{}: no case files (case<d>/case<d>_<d>.json) found", cases.display());
     }
-    let bad_files: std::collections::BTreeSet<&Path> = set.problems.iter().map(|p| p.file.as_path()).collect();
+    let refused: BTreeSet<&Path> = set.problems.iter().map(|p| p.file.as_path()).collect();
+    let warned: BTreeSet<&Path> = set.cases.iter().flat_map(|c| &c.warnings).map(|w| w.file.as_path()).collect();
     if json {
+        let entry = |p: &CaseError, severity: &str| json!({"file": p.file, "json_path": p.json_path, "message": p.message, "severity": severity});
         let problems: Vec<_> = set
             .problems
             .iter()
-            .map(|p| json!({"file": p.file, "json_path": p.json_path, "message": p.message}))
+            .map(|p| entry(p, "refused"))
+            .chain(set.cases.iter().flat_map(|c| &c.warnings).map(|w| entry(w, "warning")))
             .collect();
-        write_json(out, &json!({"valid": set.cases.len(), "invalid": bad_files.len(), "problems": problems}))?;
+        write_json(
+            out,
+            &json!({"valid": set.cases.len() - warned.len(), "with_warnings": warned.len(),
+                    "refused": refused.len(), "strict": strict, "problems": problems}),
+        )?;
     } else {
         for p in &set.problems {
-            writeln!(out, "{p}")?;
+            writeln!(out, "refused: {p}")?;
         }
-        writeln!(out, "{} valid case(s), {} invalid", set.cases.len(), bad_files.len())?;
+        for w in set.cases.iter().flat_map(|c| &c.warnings) {
+            writeln!(out, "warning: {w}")?;
+        }
+        writeln!(
+            out,
+            "{} case(s) scored ({} with warnings), {} refused",
+            set.cases.len(),
+            warned.len(),
+            refused.len()
+        )?;
     }
-    if !bad_files.is_empty() {
-        bail!("{} of {} case files are invalid", bad_files.len(), bad_files.len() + set.cases.len());
+    let total = refused.len() + set.cases.len();
+    if !refused.is_empty() {
+        bail!("{} of {total} case files are refused: the reference cannot run them", refused.len());
+    }
+    if strict && !warned.is_empty() {
+        bail!("{} of {total} case files have warnings (--strict)", warned.len());
     }
     Ok(())
 }
@@ -50,7 +72,7 @@ pub fn rescore(
 ) -> Result<()> {
     let set = load_cases(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     for p in &set.problems {
-        eprintln!("brainlens: skipped invalid case: {p}");
+        eprintln!("brainlens: skipped a case the reference cannot run: {p}");
     }
     let mut file = ResultFile::load(result)?;
     let index = CaseIndex::new(&set.cases);

@@ -373,9 +373,13 @@ pub enum Command {
 /// `brainlens bench …`.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Validate case files (a case JSON, a subset folder or a suite); errors name the file and JSON path.
+    /// Validate case files (a case JSON, a subset folder or a suite); each problem names the file and JSON path.
+    /// Refused are only the cases the reference cannot run; odd content it still scores is a warning.
     Validate {
         cases: PathBuf,
+        /// Refuse warnings too (odd but usable content: numbers as strings, unknown modes, negative tolerances…).
+        #[arg(long)]
+        strict: bool,
         #[arg(long)]
         json: bool,
     },

@@ -26,11 +26,16 @@ pub struct Metric {
 }
 
 impl Metric {
-    /// Reads a metric object the way the reference does: missing id → `unknown_metric`, weight not a number → 0.
+    /// Reads a metric object the way the reference does: missing id → `unknown_metric`, an id that is not a
+    /// string → its JSON text, weight not a number → 0.
     pub fn from_value(value: &Value) -> Metric {
         let get = |k: &str| value.get(k).unwrap_or(&Value::Null);
         Metric {
-            metric_id: get("metric_id").as_str().unwrap_or("unknown_metric").to_string(),
+            metric_id: match get("metric_id") {
+                Value::Null => "unknown_metric".to_string(),
+                Value::String(id) => id.clone(),
+                other => other.to_string(),
+            },
             kind: get("type").as_str().unwrap_or("").to_string(),
             target_key: get("target_key").as_str().map(str::to_string),
             weight: number(get("weight")).unwrap_or(0.0),

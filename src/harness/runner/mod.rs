@@ -242,7 +242,7 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
     let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts, live)?) } else { None };
     let set = load_cases(&opts.cases)?;
     for p in &set.problems {
-        live.notice(format!("skipped invalid case: {p}"));
+        live.notice(format!("skipped a case the reference cannot run: {p}"));
     }
     if set.cases.is_empty() {
         return Err(HarnessError::from(format!("{}: no valid case files", opts.cases.display())));
