@@ -28,11 +28,13 @@ for inst in result["instances"]:
     if case is not None and (inst.get("vrr", 0) > 0 or inst.get("metric_details")):
         total = 0.0
         for m in case["eval_config"]["metrics"]:
-            stored = inst["metric_details"].get(m["metric_id"], {})
-            if m["type"] in ("semantic_consistency", "safety_compliance", "factual_qa_check", "file_status_check"):
+            if not isinstance(m, dict):
+                continue
+            stored = inst["metric_details"].get(rules.metric_id(m), {})
+            if m.get("type") in rules.JUDGED + ("file_status_check",) and stored:
                 total += stored.get("weighted_score", 0.0)
             else:
-                total += rules.raw_score(m, inst["parser_output"], inst.get("agent_output") or "", None) * float(m["weight"])
+                total += rules.raw_score(m, inst["parser_output"], inst.get("agent_output") or "", None) * rules.weight(m)
         if abs(total - inst["total_score"]) > 1e-9:
             changed += 1
         inst["total_score"] = total

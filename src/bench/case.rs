@@ -20,6 +20,7 @@ pub struct Case {
     pub metrics: Vec<Metric>,
     /// Odd but usable content, scored as the reference scores it (`bench validate --strict` refuses these).
     pub warnings: Vec<CaseError>,
+    /// The case file as read; null for cases loaded by [`load_cases_for_scoring`].
     pub raw: Value,
 }
 
@@ -422,14 +423,47 @@ pub struct CaseSet {
 }
 
 pub fn load_cases(root: &Path) -> Result<CaseSet, CaseError> {
+    load(root, false)
+}
+
+/// As [`load_cases`], but each case keeps only what scoring needs: its `raw` JSON is dropped as soon as it is
+/// read (`raw` is null), which keeps a 20,000-case suite in a few tens of MB.
+pub fn load_cases_for_scoring(root: &Path) -> Result<CaseSet, CaseError> {
+    load(root, true)
+}
+
+/// Loads the case files on every core (order kept).
+fn load(root: &Path, scoring_only: bool) -> Result<CaseSet, CaseError> {
     let files = find_case_files(root).map_err(|e| CaseError {
         file: root.to_path_buf(),
         json_path: String::new(),
         message: format!("cannot list: {e}"),
     })?;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
+    let chunk = files.len().div_ceil(threads).max(1);
+    let loaded: Vec<Vec<Result<Case, Vec<CaseError>>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|f| {
+                            Case::load(f).map(|mut c| {
+                                if scoring_only {
+                                    c.raw = Value::Null;
+                                }
+                                c
+                            })
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
     let mut set = CaseSet::default();
-    for file in files {
-        match Case::load(&file) {
+    for result in loaded.into_iter().flatten() {
+        match result {
             Ok(case) => set.cases.push(case),
             Err(problems) => set.problems.extend(problems),
         }

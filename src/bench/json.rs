@@ -2,6 +2,7 @@
 //! `-Infinity` that `json.dumps` emits become the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
 
 use serde::de::DeserializeOwned;
+use std::borrow::Cow;
 
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -12,6 +13,17 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error>
             None => Err(first),
         },
     }
+}
+
+/// The text as serde_json can read it in one pass: BOM skipped, Python's non-finite words quoted (only when
+/// the text holds one of them at all, so ordinary files are not copied). For streamed reads, which must not
+/// start over.
+pub fn python_text(text: &str) -> Cow<'_, str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !(text.contains("NaN") || text.contains("Infinity")) {
+        return Cow::Borrowed(text);
+    }
+    quote_non_finite(text).map_or(Cow::Borrowed(text), Cow::Owned)
 }
 
 /// Quotes non-finite number words outside strings; `None` when there are none.
@@ -56,5 +68,7 @@ mod tests {
         let v: Value = super::from_str("\u{feff}{\"a\": NaN, \"b\": [-Infinity, 1], \"c\": \"NaN x\"}").unwrap();
         assert_eq!(v, json!({"a": "NaN", "b": ["-Infinity", 1], "c": "NaN x"}));
         assert!(super::from_str::<Value>("{\"a\": Nope}").is_err());
+        assert_eq!(super::python_text("[NaN, \"NaN\"]"), "[\"NaN\", \"NaN\"]");
+        assert!(matches!(super::python_text("\u{feff}[1]"), std::borrow::Cow::Borrowed("[1]")));
     }
 }

@@ -1,9 +1,9 @@
 //! Scoring a case's metrics for one instance, and re-applying the rules to a stored result file.
 
 use super::case::{Case, WARNING_CATEGORY};
-use super::results::{Instance, MetricDetail, ResultFile};
+use super::results::{Instance, MetricDetail, ResultError, ResultFile, StreamWriter, Summarizer, refreshed_summary};
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -13,6 +13,8 @@ pub struct CaseScore {
     pub details: indexmap::IndexMap<String, MetricDetail>,
     pub total_score: f64,
     pub max_score: f64,
+    /// The weighted score of each metric of the case, in order (duplicate ids each have theirs).
+    pub weighted: Vec<f64>,
     /// `"<metric_id>: <error>"` and `"artifact_path_violation: <message>"`.
     pub errors: Vec<String>,
     pub artifact_manifest: Vec<Value>,
@@ -25,6 +27,7 @@ pub fn score_case(case: &Case, parsed: &Value, report: &str, ctx: &ScoreContext)
     for m in &case.metrics {
         let s = score_metric(parsed, report, m, ctx);
         out.total_score += s.weighted_score;
+        out.weighted.push(s.weighted_score);
         if let Some(e) = &s.error {
             out.errors.push(format!("{}: {e}", m.metric_id));
         }
@@ -129,59 +132,105 @@ fn is_judged(kind: &str) -> bool {
     matches!(kind, "semantic_consistency" | "safety_compliance" | "factual_qa_check")
 }
 
-/// Re-applies the rules to every instance's stored `parser_output`, then recomputes the summary.
-pub fn rescore(result: &mut ResultFile, index: &CaseIndex, ctx: &ScoreContext, keep: Keep) -> RescoreStats {
-    let mut stats = RescoreStats { instances: result.instances.len(), ..Default::default() };
-    for inst in &mut result.instances {
-        let Some(case) = index.find(inst) else {
-            stats.unmatched.push(inst.instance_id.clone());
-            continue;
-        };
-        if inst.vrr <= 0.0 && inst.metric_details.is_empty() {
-            stats.not_answered += 1;
-            continue;
-        }
-        let scored = score_case(case, &inst.parser_output, inst.report(), ctx);
-        let mut details = scored.details;
-        for (id, d) in details.iter_mut() {
-            let kind = d.metric_type.as_deref().unwrap_or("");
-            let kept = (keep.judged && is_judged(kind)) || (keep.files && kind == "file_status_check");
-            if let (true, Some(stored)) = (kept, inst.metric_details.get(id)) {
-                *d = stored.clone();
-            }
-        }
-        let total: f64 = details.values().map(|d| d.weighted_score).sum();
-        let metric_ids: Vec<&str> = case.metrics.iter().map(|m| m.metric_id.as_str()).collect();
-        let mut errors = case.warning_errors();
-        errors.extend(
-            inst.errors
-                .iter()
-                .filter(|e| {
-                    let head = e.split(':').next().unwrap_or("");
-                    head != "artifact_path_violation" && head != WARNING_CATEGORY && !metric_ids.contains(&head)
-                })
-                .cloned(),
-        );
-        for (id, d) in &details {
-            if let Some(e) = &d.error {
-                errors.push(format!("{id}: {e}"));
-            }
-        }
-        if !keep.files {
-            errors.extend(scored.errors.into_iter().filter(|e| e.starts_with("artifact_path_violation:")));
-            inst.artifact_manifest = Value::Array(scored.artifact_manifest);
-        } else {
-            errors.extend(inst.errors.iter().filter(|e| e.starts_with("artifact_path_violation:")).cloned());
-        }
-        if (total - inst.total_score).abs() > 1e-9 {
-            stats.changed.push(inst.instance_id.clone());
-        }
-        inst.total_score = total;
-        inst.max_score = scored.max_score;
-        inst.metric_details = details;
-        inst.errors = errors;
-        stats.rescored += 1;
+/// Re-applies the rules to one instance's stored `parser_output` (instances without a case or never answered
+/// are left as stored), counting what happened in `stats`.
+pub fn rescore_instance(
+    inst: &mut Instance,
+    index: &CaseIndex,
+    ctx: &ScoreContext,
+    keep: Keep,
+    stats: &mut RescoreStats,
+) {
+    stats.instances += 1;
+    let Some(case) = index.find(inst) else {
+        stats.unmatched.push(inst.instance_id.clone());
+        return;
+    };
+    if inst.vrr <= 0.0 && inst.metric_details.is_empty() {
+        stats.not_answered += 1;
+        return;
     }
-    result.refresh_summary();
-    stats
+    let scored = score_case(case, &inst.parser_output, inst.report(), ctx);
+    let kept = |kind: &str| (keep.judged && is_judged(kind)) || (keep.files && kind == "file_status_check");
+    // Every metric counts in the total, duplicates of an id included, as the reference sums them.
+    let total: f64 = case
+        .metrics
+        .iter()
+        .zip(&scored.weighted)
+        .map(|(m, fresh)| match inst.metric_details.get(&m.metric_id).filter(|_| kept(&m.kind)) {
+            Some(stored) => stored.weighted_score,
+            None => *fresh,
+        })
+        .sum();
+    let mut details = scored.details;
+    for (id, d) in details.iter_mut() {
+        if let (true, Some(stored)) = (kept(d.metric_type.as_deref().unwrap_or("")), inst.metric_details.get(id)) {
+            *d = stored.clone();
+        }
+    }
+    let metric_ids: Vec<&str> = case.metrics.iter().map(|m| m.metric_id.as_str()).collect();
+    let mut errors = case.warning_errors();
+    errors.extend(
+        inst.errors
+            .iter()
+            .filter(|e| {
+                let head = e.split(':').next().unwrap_or("");
+                head != "artifact_path_violation" && head != WARNING_CATEGORY && !metric_ids.contains(&head)
+            })
+            .cloned(),
+    );
+    for (id, d) in &details {
+        if let Some(e) = &d.error {
+            errors.push(format!("{id}: {e}"));
+        }
+    }
+    if !keep.files {
+        errors.extend(scored.errors.into_iter().filter(|e| e.starts_with("artifact_path_violation:")));
+        inst.artifact_manifest = Value::Array(scored.artifact_manifest);
+    } else {
+        errors.extend(inst.errors.iter().filter(|e| e.starts_with("artifact_path_violation:")).cloned());
+    }
+    if (total - inst.total_score).abs() > 1e-9 {
+        stats.changed.push(inst.instance_id.clone());
+    }
+    inst.total_score = total;
+    inst.max_score = scored.max_score;
+    inst.metric_details = details;
+    inst.errors = errors;
+    stats.rescored += 1;
+}
+
+/// A rescored result file: what happened and the recomputed summary.
+#[derive(Debug, Clone, Default)]
+pub struct Rescored {
+    pub stats: RescoreStats,
+    pub summary: Map<String, Value>,
+}
+
+/// Rescores the result file at `path` as a stream — each instance read, rescored, counted into the summary and
+/// (with `out`) written, then dropped, so memory does not grow with the file — and, with `out`, writes the
+/// rescored file there atomically (it may be `path` itself).
+pub fn rescore_file(
+    path: &Path,
+    out: Option<&Path>,
+    index: &CaseIndex,
+    ctx: &ScoreContext,
+    keep: Keep,
+) -> Result<Rescored, ResultError> {
+    let mut stats = RescoreStats::default();
+    let mut summary = Summarizer::default();
+    let mut writer = out.map(StreamWriter::create).transpose()?;
+    let head = ResultFile::stream(path, &mut |mut inst| {
+        rescore_instance(&mut inst, index, ctx, keep, &mut stats);
+        summary.add(&inst);
+        match writer.as_mut() {
+            Some(w) => w.push(&inst).map_err(|e| e.message),
+            None => Ok(()),
+        }
+    })?;
+    let summary = refreshed_summary(&head.summary, summary);
+    if let Some(w) = writer {
+        w.finish(&ResultFile { summary: summary.clone(), ..head })?;
+    }
+    Ok(Rescored { stats, summary })
 }

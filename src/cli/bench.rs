@@ -2,10 +2,9 @@
 
 use super::write_json;
 use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html};
-use crate::bench::case::{CaseError, load_cases};
+use crate::bench::case::{CaseError, load_cases, load_cases_for_scoring};
 use crate::bench::collection::Collection;
-use crate::bench::rescore::{CaseIndex, Keep, rescore as rescore_file};
-use crate::bench::results::ResultFile;
+use crate::bench::rescore::{CaseIndex, Keep, Rescored, rescore_file};
 use crate::bench::scoring::ScoreContext;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
@@ -70,21 +69,17 @@ pub fn rescore(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let set = load_cases(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let set = load_cases_for_scoring(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     for p in &set.problems {
         eprintln!("brainlens: skipped a case the reference cannot run: {p}");
     }
-    let mut file = ResultFile::load(result)?;
     let index = CaseIndex::new(&set.cases);
     let ctx = ScoreContext { workspace: workspace.map(Path::to_path_buf), strict, ..Default::default() };
     // No judge is wired to the CLI yet: judged units keep their stored scores.
     let keep = Keep { judged: true, files: workspace.is_none() };
-    let stats = rescore_file(&mut file, &index, &ctx, keep);
-    if let Some(p) = out_path {
-        file.save(p)?;
-    }
+    let Rescored { stats, summary } = rescore_file(result, out_path, &index, &ctx, keep)?;
     if json {
-        write_json(out, &json!({"stats": stats, "summary": file.summary, "written": out_path}))?;
+        write_json(out, &json!({"stats": stats, "summary": summary, "written": out_path}))?;
     } else {
         writeln!(
             out,
@@ -98,7 +93,7 @@ pub fn rescore(
         for id in stats.changed.iter().take(20) {
             writeln!(out, "  changed: {id}")?;
         }
-        writeln!(out, "total score {:.4}", file.summary["total_score"].as_f64().unwrap_or(0.0))?;
+        writeln!(out, "total score {:.4}", summary["total_score"].as_f64().unwrap_or(0.0))?;
         if workspace.is_none() {
             writeln!(out, "file_status_check scores kept as stored (give --workspace to re-check artifacts)")?;
         }

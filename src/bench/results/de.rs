@@ -157,10 +157,18 @@ impl<'de> Deserialize<'de> for Instance {
     }
 }
 
-impl<'de> Deserialize<'de> for super::ResultFile {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
+/// Where a streamed read hands each instance as it is read; an `Err` stops the read with that message.
+pub type Sink<'s> = &'s mut dyn FnMut(Instance) -> Result<(), String>;
+
+/// Reads a result object, handing each instance to the sink instead of keeping it: the returned file's
+/// `instances` is empty.
+pub struct Streamed<'s>(pub Sink<'s>);
+
+impl<'de> de::DeserializeSeed<'de> for Streamed<'_> {
+    type Value = super::ResultFile;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        struct V<'s>(Sink<'s>);
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = super::ResultFile;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a result object (experiment, instances, summary)")
@@ -174,7 +182,7 @@ impl<'de> Deserialize<'de> for super::ResultFile {
                         "summary" => r.summary = object(map.next_value()?),
                         "instances" => {
                             has_instances = true;
-                            r.instances = map.next_value()?;
+                            map.next_value_seed(Instances(&mut *self.0))?;
                         }
                         _ => {
                             r.extra.insert(key.into_owned(), map.next_value()?);
@@ -187,6 +195,44 @@ impl<'de> Deserialize<'de> for super::ResultFile {
                 Ok(r)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self.0))
+    }
+}
+
+/// The `instances` list, each element handed to the sink as soon as it is read.
+struct Instances<'s>(Sink<'s>);
+
+impl<'de> de::DeserializeSeed<'de> for Instances<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        struct V<'s>(Sink<'s>);
+        impl<'de> Visitor<'de> for V<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of instances")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+                while let Some(inst) = seq.next_element::<Instance>()? {
+                    (self.0)(inst).map_err(de::Error::custom)?;
+                }
+                Ok(())
+            }
+        }
+        d.deserialize_seq(V(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for super::ResultFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut instances = Vec::new();
+        let mut file = de::DeserializeSeed::deserialize(
+            Streamed(&mut |i| {
+                instances.push(i);
+                Ok(())
+            }),
+            d,
+        )?;
+        file.instances = instances;
+        Ok(file)
     }
 }

@@ -2,6 +2,10 @@
 //! field for field (unknown fields kept), rewritten atomically, summarised as the reference does.
 
 mod de;
+mod stream;
+
+pub use de::Sink;
+pub use stream::StreamWriter;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -126,19 +130,39 @@ impl ResultFile {
     /// Reads a result file (`.json`) or a JSONL stream of instances (`.jsonl`, one instance per line; the
     /// experiment block is then empty and the summary recomputed).
     pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
+        let mut instances = Vec::new();
+        let mut file = ResultFile::stream(path, &mut |i| {
+            instances.push(i);
+            Ok(())
+        })?;
+        if is_jsonl(path) {
+            file.summary = summarize(&instances, 0.0);
+        }
+        file.instances = instances;
+        Ok(file)
+    }
+
+    /// Reads a result file (or JSONL stream) handing each instance to `sink` as it is read, in file order, so
+    /// that memory does not grow with the instance count; the returned file holds the other blocks and no
+    /// instances. An error from the sink stops the read and is reported with the file's name.
+    pub fn stream(path: &Path, sink: Sink) -> Result<ResultFile, ResultError> {
         let fail = |message: String| ResultError { path: path.to_path_buf(), message };
         let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl")) {
-            let mut instances = Vec::new();
+        if is_jsonl(path) {
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 let inst: Instance = crate::bench::json::from_str(line)
                     .map_err(|e| fail(format!("line {}: not an instance: {e}", i + 1)))?;
-                instances.push(inst);
+                sink(inst).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
             }
-            let summary = summarize(&instances, 0.0);
-            return Ok(ResultFile { instances, summary, ..Default::default() });
+            return Ok(ResultFile::default());
         }
-        crate::bench::json::from_str::<ResultFile>(&text).map_err(|e| {
+        let text = crate::bench::json::python_text(&text);
+        let mut reader = serde_json::Deserializer::from_str(&text);
+        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(sink), &mut reader).and_then(|f| {
+            reader.end()?;
+            Ok(f)
+        });
+        read.map_err(|e| {
             if e.is_syntax() || e.is_eof() {
                 fail(format!("not valid JSON: {e}"))
             } else {
@@ -177,22 +201,33 @@ impl ResultFile {
 
     /// Recomputes the summary block from the instances (wall clock kept from the stored summary).
     pub fn refresh_summary(&mut self) {
-        let wall = self
-            .summary
-            .get("timing_sec")
-            .and_then(|t| t.get("wall_clock_total"))
-            .and_then(crate::bench::canon::number)
-            .unwrap_or(0.0);
-        let keep: Vec<(String, Value)> = ["result_file", "planned_instance_count"]
-            .iter()
-            .filter_map(|k| self.summary.get(*k).map(|v| (k.to_string(), v.clone())))
-            .collect();
-        self.summary = summarize(&self.instances, wall);
-        for (k, v) in keep {
-            self.summary.insert(k, v);
-        }
-        self.summary.insert("completed_instance_count".into(), json!(self.instances.len()));
+        let mut acc = Summarizer::default();
+        self.instances.iter().for_each(|i| acc.add(i));
+        self.summary = refreshed_summary(&self.summary, acc);
     }
+}
+
+/// The summary recomputed from `acc`, keeping what only the stored summary knows: the wall clock, the result
+/// file and the planned instance count.
+pub fn refreshed_summary(stored: &Map<String, Value>, acc: Summarizer) -> Map<String, Value> {
+    let wall = stored
+        .get("timing_sec")
+        .and_then(|t| t.get("wall_clock_total"))
+        .and_then(crate::bench::canon::number)
+        .unwrap_or(0.0);
+    let n = acc.n;
+    let mut summary = acc.finish(wall);
+    for k in ["result_file", "planned_instance_count"] {
+        if let Some(v) = stored.get(k) {
+            summary.insert(k.into(), v.clone());
+        }
+    }
+    summary.insert("completed_instance_count".into(), json!(n));
+    summary
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
 }
 
 const TOKEN_ROLES: [&str; 4] = ["target", "parser", "semantic", "vlm"];
@@ -213,62 +248,93 @@ pub fn difficulty_weighted_sums<'a>(instances: impl IntoIterator<Item = &'a Inst
 
 /// The summary block exactly as the reference computes it.
 pub fn summarize(instances: &[Instance], wall_clock_s: f64) -> Map<String, Value> {
-    let n = instances.len();
-    let mut tokens = Map::new();
-    let mut token_total = 0.0;
-    for role in TOKEN_ROLES {
-        let sum: f64 = instances.iter().map(|i| i.tokens(role).trunc()).sum();
-        token_total += sum;
-        tokens.insert(role.into(), json!(sum as i64));
-    }
-    tokens.insert("total".into(), json!(token_total as i64));
-    let mut failures: indexmap::IndexMap<String, u64> = indexmap::IndexMap::new();
-    for i in instances {
-        for c in i.errors.iter().map(|e| e.split(':').next().unwrap_or(e)) {
-            *failures.entry(c.to_string()).or_default() += 1;
+    let mut acc = Summarizer::default();
+    instances.iter().for_each(|i| acc.add(i));
+    acc.finish(wall_clock_s)
+}
+
+/// The summary's sums, gathered one instance at a time (in file order, so the sums equal the reference's).
+#[derive(Debug, Default)]
+pub struct Summarizer {
+    n: usize,
+    successful: usize,
+    vrr: f64,
+    tokens: [f64; TOKEN_ROLES.len()],
+    timing: [f64; TIMING_ROLES.len()],
+    failures: indexmap::IndexMap<String, u64>,
+    /// metric type → (count, raw sum, weighted sum)
+    groups: indexmap::IndexMap<String, (u64, f64, f64)>,
+    weighted_score: f64,
+    weighted_max: f64,
+}
+
+impl Summarizer {
+    pub fn add(&mut self, i: &Instance) {
+        self.n += 1;
+        self.successful += usize::from(i.vrr > 0.0);
+        self.vrr += i.vrr;
+        for (sum, role) in self.tokens.iter_mut().zip(TOKEN_ROLES) {
+            *sum += i.tokens(role).trunc();
         }
+        for (sum, role) in self.timing.iter_mut().zip(TIMING_ROLES) {
+            *sum += i.seconds(role);
+        }
+        for c in i.errors.iter().map(|e| e.split(':').next().unwrap_or(e)) {
+            *self.failures.entry(c.to_string()).or_default() += 1;
+        }
+        for d in i.metric_details.values() {
+            let g = self.groups.entry(d.metric_type.clone().unwrap_or_else(|| "unknown".into())).or_default();
+            g.0 += 1;
+            g.1 += d.raw_score;
+            g.2 += d.weighted_score;
+        }
+        let (ws, wm) = difficulty_weighted_sums([i]);
+        self.weighted_score += ws;
+        self.weighted_max += wm;
     }
-    let mut groups: indexmap::IndexMap<String, (u64, f64, f64)> = indexmap::IndexMap::new();
-    for d in instances.iter().flat_map(|i| i.metric_details.values()) {
-        let g = groups.entry(d.metric_type.clone().unwrap_or_else(|| "unknown".into())).or_default();
-        g.0 += 1;
-        g.1 += d.raw_score;
-        g.2 += d.weighted_score;
+
+    pub fn finish(self, wall_clock_s: f64) -> Map<String, Value> {
+        let n = self.n;
+        let mut tokens = Map::new();
+        let mut token_total = 0.0;
+        for (role, sum) in TOKEN_ROLES.iter().zip(self.tokens) {
+            token_total += sum;
+            tokens.insert(role.to_string(), json!(sum as i64));
+        }
+        tokens.insert("total".into(), json!(token_total as i64));
+        let metric_summary: Map<String, Value> = self
+            .groups
+            .into_iter()
+            .map(|(k, (count, raw, weighted))| {
+                let c = count.max(1) as f64;
+                (
+                    k,
+                    json!({"count": count, "raw_score_sum": raw, "weighted_score_sum": weighted,
+                           "raw_score_mean": raw / c, "weighted_score_mean": weighted / c}),
+                )
+            })
+            .collect();
+        let (ws, wm) = (self.weighted_score, self.weighted_max);
+        let total = if wm > 0.0 { 100.0 * ws / wm } else { 0.0 };
+        let mut timing = Map::new();
+        for (role, sum) in TIMING_ROLES.iter().zip(self.timing) {
+            timing.insert(role.to_string(), json!(round6(sum)));
+        }
+        let instance_time = self.timing[TIMING_ROLES.len() - 1];
+        timing.insert("wall_clock_total".into(), json!(round6(wall_clock_s)));
+        timing.insert("mean_per_instance".into(), json!(if n > 0 { round6(instance_time / n as f64) } else { 0.0 }));
+        let mut s = Map::new();
+        s.insert("instance_count".into(), json!(n));
+        s.insert("successful_instance_count".into(), json!(self.successful));
+        s.insert("total_score".into(), json!(total));
+        s.insert("mean_score".into(), json!(total));
+        s.insert("difficulty_weighted_score_sum".into(), json!(ws));
+        s.insert("difficulty_weighted_max_score_sum".into(), json!(wm));
+        s.insert("vrr_mean".into(), json!(if n > 0 { self.vrr / n as f64 } else { 0.0 }));
+        s.insert("failure_summary".into(), json!(self.failures));
+        s.insert("token_usage".into(), Value::Object(tokens));
+        s.insert("timing_sec".into(), Value::Object(timing));
+        s.insert("metric_type_summary".into(), Value::Object(metric_summary));
+        s
     }
-    let metric_summary: Map<String, Value> = groups
-        .into_iter()
-        .map(|(k, (count, raw, weighted))| {
-            let c = count.max(1) as f64;
-            (
-                k,
-                json!({"count": count, "raw_score_sum": raw, "weighted_score_sum": weighted,
-                       "raw_score_mean": raw / c, "weighted_score_mean": weighted / c}),
-            )
-        })
-        .collect();
-    let (ws, wm) = difficulty_weighted_sums(instances);
-    let total = if wm > 0.0 { 100.0 * ws / wm } else { 0.0 };
-    let mut timing = Map::new();
-    for role in TIMING_ROLES {
-        timing.insert(role.into(), json!(round6(instances.iter().map(|i| i.seconds(role)).sum())));
-    }
-    let instance_time: f64 = instances.iter().map(|i| i.seconds("total")).sum();
-    timing.insert("wall_clock_total".into(), json!(round6(wall_clock_s)));
-    timing.insert("mean_per_instance".into(), json!(if n > 0 { round6(instance_time / n as f64) } else { 0.0 }));
-    let mut s = Map::new();
-    s.insert("instance_count".into(), json!(n));
-    s.insert("successful_instance_count".into(), json!(instances.iter().filter(|i| i.vrr > 0.0).count()));
-    s.insert("total_score".into(), json!(total));
-    s.insert("mean_score".into(), json!(total));
-    s.insert("difficulty_weighted_score_sum".into(), json!(ws));
-    s.insert("difficulty_weighted_max_score_sum".into(), json!(wm));
-    s.insert(
-        "vrr_mean".into(),
-        json!(if n > 0 { instances.iter().map(|i| i.vrr).sum::<f64>() / n as f64 } else { 0.0 }),
-    );
-    s.insert("failure_summary".into(), json!(failures));
-    s.insert("token_usage".into(), Value::Object(tokens));
-    s.insert("timing_sec".into(), Value::Object(timing));
-    s.insert("metric_type_summary".into(), Value::Object(metric_summary));
-    s
 }
