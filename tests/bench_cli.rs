@@ -332,3 +332,75 @@ fn result_files_round_trip_field_for_field() {
     let (x, y) = (s.summary["total_score"].as_f64().unwrap(), a["summary"]["total_score"].as_f64().unwrap());
     assert!((x - y).abs() < 1e-9);
 }
+
+#[test]
+fn report_has_the_papers_table_2_per_subset_computed_by_hand() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let inst = |subset: &str, id: &str, difficulty: f64, total: f64| {
+        let mut v =
+            instance(id, &format!("case1/case1_{id}.json"), difficulty, total, "numeric_check", total / 100.0, &[]);
+        v["bench_subset"] = json!(subset);
+        v["instance_id"] = json!(format!("{subset}-{id}"));
+        v["source_json"] = json!(format!("{subset}/cases/case1/case1_{id}.json"));
+        v
+    };
+    // (subset, id, difficulty, BrainAgent total, CodeAct total), max 100 each.
+    let rows = [
+        ("A", "1", 1.0, 80.0, 50.0),
+        ("A", "2", 3.0, 60.0, 90.0),
+        ("B", "3", 2.0, 100.0, 40.0),
+        ("B", "4", 3.0, 20.0, 50.0),
+    ];
+    for (name, mode, col) in [("ba.json", "brainagent", 0), ("ca.json", "codeact", 1)] {
+        let instances = rows.iter().map(|r| inst(r.0, r.1, r.2, if col == 0 { r.3 } else { r.4 })).collect();
+        result_file(dir, name, "m", mode, 1, instances);
+    }
+    let (code, out, err) = run(&["bench", "report", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let close = |a: &Value, b: f64| assert!((a.as_f64().unwrap() - b).abs() < 1e-9, "{a} != {b}");
+    let table = |subset: &str| -> Value {
+        r["difficulty_by_subset"].as_array().unwrap().iter().find(|t| t["subset"] == subset).unwrap().clone()
+    };
+    let cell = |t: &Value, p: &str, level: &str| -> Value {
+        t["cells"].as_array().unwrap().iter().find(|c| c["paradigm"] == p && c["key"] == level).unwrap()["value"]
+            .clone()
+    };
+    let delta = |t: &Value, level: &str| -> Value {
+        t["delta"].as_array().unwrap().iter().find(|g| g["key"] == level).unwrap()["value"].clone()
+    };
+    // A: BA easy 80, hard 60; CA easy 50, hard 90; Δ +30, −30; DAI = slope through (1, 30), (3, −30) = −30.
+    let a = table("A");
+    close(&cell(&a, "BrainAgent", "easy"), 80.0);
+    close(&cell(&a, "CodeAct", "hard"), 90.0);
+    close(&delta(&a, "easy"), 30.0);
+    close(&delta(&a, "hard"), -30.0);
+    assert!(a["cells"].as_array().unwrap().iter().all(|c| c["key"] != "medium"));
+    close(&a["dai"][0]["dai"], -30.0);
+    // B: Δ medium 100 − 40 = 60, hard 20 − 50 = −30; DAI through (2, 60), (3, −30) = −90.
+    let b = table("B");
+    close(&delta(&b, "medium"), 60.0);
+    close(&delta(&b, "hard"), -30.0);
+    close(&b["dai"][0]["dai"], -90.0);
+    // Pooled: hard BA (60 + 20)/200 = 40, CA (90 + 50)/200 = 70; Δ 30, 60, −30 over levels 1–3:
+    // slope = Σ(x − 2)(y − 20)/Σ(x − 2)² = (−10 + 0 − 50)/2 = −30.
+    close(
+        &r["difficulty"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["paradigm"] == "BrainAgent" && c["key"] == "hard")
+            .unwrap()["value"],
+        40.0,
+    );
+    close(&r["dai"][0]["dai"], -30.0);
+    // The same rows as CSV.
+    let csv = dir.join("csv");
+    let (code, _, err) = run(&["bench", "report", dir.to_str().unwrap(), "--csv", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(csv.join("difficulty_by_subset.csv")).unwrap();
+    assert!(text.starts_with("subset,model,paradigm,level,value,n\nA,m,BrainAgent,easy,80,1\n"), "{text}");
+    let dai = std::fs::read_to_string(csv.join("dai_by_subset.csv")).unwrap();
+    assert_eq!(dai, "subset,model,dai\nA,m,-30\nB,m,-90\n");
+}

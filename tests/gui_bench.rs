@@ -118,3 +118,20 @@ fn a_result_file_opened_from_the_file_menu_goes_to_the_bench_room() {
     assert!(err.contains("bad.json"), "{err}");
     assert_eq!(app.bench.data.as_ref().unwrap().collection.runs.len(), 1, "the open collection stays");
 }
+
+#[test]
+fn the_difficulty_chart_shows_table_2_per_subset() {
+    let mut h = harness();
+    h.get_by_label("Charts").click();
+    h.run_steps(2);
+    h.get_by_label("Difficulty").click();
+    h.run_steps(3);
+    // One block per model, each with the pooled row and a row per subset.
+    let d = h.state().bench.data.as_ref().unwrap();
+    assert_eq!(d.report.difficulty_by_subset.len(), 4);
+    let sleep = &d.report.difficulty_by_subset.iter().find(|t| t.subset == "Sleep Assessment").unwrap();
+    let dai = sleep.dai.iter().find(|x| x.model == "simulated-small").unwrap().dai.unwrap();
+    assert_eq!(h.query_all_by_label("Sleep Assessment").count(), 3);
+    assert_eq!(h.query_all_by_label("Overall").count(), 3);
+    h.get_by_label(&format!("{dai:+.2}"));
+}

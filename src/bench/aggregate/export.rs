@@ -45,6 +45,42 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ("difficulty.csv", cells_csv("level", &r.difficulty)),
         ("difficulty_delta.csv", gaps_csv("level", &r.difficulty_delta)),
         ("dai.csv", csv(&["model", "dai"], r.dai.iter().map(|d| vec![d.model.clone(), opt(d.dai)]))),
+        (
+            "difficulty_by_subset.csv",
+            csv(
+                &["subset", "model", "paradigm", "level", "value", "n"],
+                r.difficulty_by_subset.iter().flat_map(|t| {
+                    t.cells.iter().map(|c| {
+                        vec![
+                            t.subset.clone(),
+                            c.model.clone(),
+                            c.paradigm.clone(),
+                            c.key.clone(),
+                            c.value.to_string(),
+                            c.n.to_string(),
+                        ]
+                    })
+                }),
+            ),
+        ),
+        (
+            "difficulty_delta_by_subset.csv",
+            csv(
+                &["subset", "model", "level", "brainagent_minus_codeact"],
+                r.difficulty_by_subset.iter().flat_map(|t| {
+                    t.delta.iter().map(|g| vec![t.subset.clone(), g.model.clone(), g.key.clone(), g.value.to_string()])
+                }),
+            ),
+        ),
+        (
+            "dai_by_subset.csv",
+            csv(
+                &["subset", "model", "dai"],
+                r.difficulty_by_subset
+                    .iter()
+                    .flat_map(|t| t.dai.iter().map(|d| vec![t.subset.clone(), d.model.clone(), opt(d.dai)])),
+            ),
+        ),
         ("units.csv", cells_csv("unit", &r.units)),
         ("mode_gap.csv", gaps_csv("unit", &r.mode_gap)),
         (
@@ -147,6 +183,7 @@ pub fn write_html(r: &Report, path: &Path) -> std::io::Result<()> {
     for (name, text) in &tables {
         let color = match *name {
             "difficulty_delta.csv" | "mode_gap.csv" => Some((2, if *name == "mode_gap.csv" { 0.5 } else { 30.0 })),
+            "difficulty_delta_by_subset.csv" => Some((3, 30.0)),
             _ => None,
         };
         table(&mut out, name.trim_end_matches(".csv"), text, color);

@@ -29,6 +29,9 @@ impl Default for Levels {
 
 pub const LEVEL_NAMES: [&str; 3] = ["easy", "medium", "hard"];
 
+/// The key of a table row that pools every subset.
+pub const OVERALL: &str = "Overall";
+
 impl Levels {
     /// 1 (easy), 2 (medium) or 3 (hard).
     pub fn level(&self, difficulty: f64) -> usize {
@@ -78,6 +81,18 @@ pub struct Dai {
     /// Least-squares slope of Δ (points) over difficulty level 1, 2, 3: > 0 means BrainAgent's advantage grows
     /// with difficulty. None with fewer than two levels holding both paradigms.
     pub dai: Option<f64>,
+}
+
+/// The BrainBench paper's Table 2 for one subset (or `Overall`, all subsets pooled): score per difficulty
+/// level for each model × paradigm, Δ = BrainAgent − CodeAct per level, and the DAI.
+#[derive(Debug, Clone, Serialize)]
+pub struct DifficultyTable {
+    pub subset: String,
+    /// key = level name; value = 100·Σtotal/Σmax within the level (runs pooled).
+    pub cells: Vec<Cell>,
+    /// key = level name; BrainAgent − CodeAct.
+    pub delta: Vec<Gap>,
+    pub dai: Vec<Dai>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -139,6 +154,8 @@ pub struct Report {
     /// key = level name; BrainAgent − CodeAct.
     pub difficulty_delta: Vec<Gap>,
     pub dai: Vec<Dai>,
+    /// The same table per subset, subsets in name order (the paper's Table 2 rows).
+    pub difficulty_by_subset: Vec<DifficultyTable>,
     /// key = validation unit; value = mean raw score (0–1).
     pub units: Vec<Cell>,
     /// key = validation unit; BrainAgent − CodeAct mean raw score.
@@ -187,7 +204,6 @@ impl Report {
         let (runs, leaderboard) = leaderboard(c, &subsets);
 
         // Difficulty levels, units, failures, tokens, timing, histograms: pooled over runs.
-        let mut diff: BTreeMap<(Key, usize), (f64, f64, usize)> = BTreeMap::new();
         let mut units: BTreeMap<(Key, String), (f64, usize)> = BTreeMap::new();
         let mut failures: BTreeMap<(Key, String), usize> = BTreeMap::new();
         let mut tokens: BTreeMap<(Key, String), (f64, usize)> = BTreeMap::new();
@@ -211,10 +227,6 @@ impl Report {
                 }
             }
             for i in scored(r) {
-                let d = diff.entry((k.clone(), levels.level(i.difficulty_weight()))).or_default();
-                d.0 += i.total_score;
-                d.1 += i.max_or_default();
-                d.2 += 1;
                 for m in i.metric_details.values() {
                     let u = units
                         .entry((k.clone(), unit_of(m.metric_type.as_deref().unwrap_or("unknown")).to_string()))
@@ -227,25 +239,10 @@ impl Report {
             }
         }
         let cell = |(model, paradigm): Key, key: String, value: f64, n: usize| Cell { model, paradigm, key, value, n };
-        let difficulty: Vec<Cell> = diff
-            .into_iter()
-            .map(|((k, lvl), (t, m, n))| {
-                cell(k, LEVEL_NAMES[lvl - 1].into(), if m > 0.0 { 100.0 * t / m } else { 0.0 }, n)
-            })
-            .collect();
         let units: Vec<Cell> = units.into_iter().map(|((k, u), (s, n))| cell(k, u, s / n.max(1) as f64, n)).collect();
-        let difficulty_delta = gaps(&models, &difficulty);
-        let dai = models
-            .iter()
-            .map(|m| {
-                let pts: Vec<(f64, f64)> = difficulty_delta
-                    .iter()
-                    .filter(|g| &g.model == m)
-                    .map(|g| (LEVEL_NAMES.iter().position(|l| *l == g.key).unwrap_or(0) as f64 + 1.0, g.value))
-                    .collect();
-                Dai { model: m.clone(), dai: stats::slope(&pts) }
-            })
-            .collect();
+        let pooled = difficulty_table(c, levels, &models, None);
+        let difficulty_by_subset =
+            subsets.iter().map(|s| difficulty_table(c, levels, &models, Some(s.as_str()))).collect();
         let mode_gap = gaps(&models, &units);
         let (tasks, mpad) = task_rows(c);
         let agreement = agreement(&models, &tasks);
@@ -257,9 +254,10 @@ impl Report {
             subsets,
             runs,
             leaderboard,
-            difficulty,
-            difficulty_delta,
-            dai,
+            difficulty: pooled.cells,
+            difficulty_delta: pooled.delta,
+            dai: pooled.dai,
+            difficulty_by_subset,
             units,
             mode_gap,
             tasks,
@@ -277,6 +275,43 @@ impl Report {
     pub fn find<'a>(table: &'a [Cell], model: &str, paradigm: &str, key: &str) -> Option<&'a Cell> {
         table.iter().find(|c| c.model == model && c.paradigm == paradigm && c.key == key)
     }
+}
+
+/// Score per difficulty level, Δ and DAI over the scored instances of `subset` (all subsets when `None`).
+fn difficulty_table(c: &Collection, levels: Levels, models: &[String], subset: Option<&str>) -> DifficultyTable {
+    let mut sums: BTreeMap<(Key, usize), (f64, f64, usize)> = BTreeMap::new();
+    for r in &c.runs {
+        for i in scored(r).filter(|i| subset.is_none_or(|s| subset_of(i) == s)) {
+            let d =
+                sums.entry(((r.model.clone(), r.paradigm.clone()), levels.level(i.difficulty_weight()))).or_default();
+            d.0 += i.total_score;
+            d.1 += i.max_or_default();
+            d.2 += 1;
+        }
+    }
+    let cells: Vec<Cell> = sums
+        .into_iter()
+        .map(|(((model, paradigm), lvl), (t, m, n))| Cell {
+            model,
+            paradigm,
+            key: LEVEL_NAMES[lvl - 1].into(),
+            value: if m > 0.0 { 100.0 * t / m } else { 0.0 },
+            n,
+        })
+        .collect();
+    let delta = gaps(models, &cells);
+    let dai = models
+        .iter()
+        .map(|m| {
+            let pts: Vec<(f64, f64)> = delta
+                .iter()
+                .filter(|g| &g.model == m)
+                .map(|g| (LEVEL_NAMES.iter().position(|l| *l == g.key).unwrap_or(0) as f64 + 1.0, g.value))
+                .collect();
+            Dai { model: m.clone(), dai: stats::slope(&pts) }
+        })
+        .collect();
+    DifficultyTable { subset: subset.unwrap_or(OVERALL).to_string(), cells, delta, dai }
 }
 
 /// BrainAgent − CodeAct for every (model, key) both paradigms have.
@@ -409,7 +444,7 @@ fn leaderboard(c: &Collection, subsets: &[String]) -> (Vec<RunInfo>, Vec<Cell>) 
                 scores.insert(s.clone(), weighted_score(of));
             }
         }
-        scores.insert("Overall".into(), weighted_score(kept.iter().copied()));
+        scores.insert(OVERALL.into(), weighted_score(kept.iter().copied()));
         for (s, v) in &scores {
             board.entry((r.model.clone(), r.paradigm.clone(), s.clone())).or_default().push(*v);
         }

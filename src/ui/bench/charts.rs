@@ -3,7 +3,7 @@
 //! histograms and token usage. Each chart exports as PNG (and the radar and heatmaps as SVG).
 
 use super::Loaded;
-use crate::bench::aggregate::{LEVEL_NAMES, Report};
+use crate::bench::aggregate::{Cell, Dai, Gap, LEVEL_NAMES, OVERALL, Report};
 use crate::bench::collection::{BRAINAGENT, CODEACT};
 use crate::bench::scoring::UNIT_TYPES;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
@@ -268,55 +268,68 @@ fn agreement(ui: &mut egui::Ui, r: &Report) -> Rect {
     .rect
 }
 
+/// The paper's Table 2 per model: rows = all subsets pooled, then each subset; columns = BA, CA and Δ per level,
+/// then the DAI.
 fn difficulty(ui: &mut egui::Ui, r: &Report) -> Rect {
     ui.vertical(|ui| {
         ui.label(format!(
-            "Score per difficulty level (easy ≤ {}, medium ≤ {}, hard above); Δ = {BRAINAGENT} − {CODEACT}; \
-             DAI = least-squares slope of Δ over levels 1–3 (points per level)",
+            "Score per difficulty level (easy ≤ {}, medium ≤ {}, hard above); BA = {BRAINAGENT}, CA = {CODEACT}, \
+             Δ = BA − CA; DAI = least-squares slope of Δ over levels 1–3 (points per level)",
             r.levels.easy_max, r.levels.medium_max
         ));
-        egui::Grid::new("difficulty_table").striped(true).min_col_width(60.0).show(ui, |ui| {
-            ui.strong("model");
-            for l in LEVEL_NAMES {
-                ui.strong(format!("{l} BA"));
-                ui.strong(format!("{l} CA"));
-                ui.strong(format!("{l} Δ"));
-            }
-            ui.strong("DAI");
-            ui.end_row();
-            for m in &r.models {
-                ui.label(m);
+        let pooled = (OVERALL, &r.difficulty[..], &r.difficulty_delta[..], &r.dai[..]);
+        let rows: Vec<Row> = std::iter::once(pooled)
+            .chain(r.difficulty_by_subset.iter().map(|t| (t.subset.as_str(), &t.cells[..], &t.delta[..], &t.dai[..])))
+            .collect();
+        for m in &r.models {
+            ui.add_space(6.0);
+            ui.strong(m);
+            egui::Grid::new(("difficulty_table", m)).striped(true).min_col_width(60.0).show(ui, |ui| {
+                ui.strong("subset");
                 for l in LEVEL_NAMES {
-                    for p in [BRAINAGENT, CODEACT] {
-                        ui.label(
-                            Report::find(&r.difficulty, m, p, l).map_or("–".into(), |c| format!("{:.2}", c.value)),
-                        );
-                    }
-                    match r.difficulty_delta.iter().find(|g| &g.model == m && g.key == l) {
-                        Some(g) => {
-                            let bg = diverging(g.value, 20.0);
-                            egui::Frame::new().fill(bg).inner_margin(2.0).show(ui, |ui| {
-                                ui.colored_label(Color32::BLACK, format!("{:+.2}", g.value));
-                            });
-                        }
-                        None => {
-                            ui.label("–");
-                        }
-                    }
+                    ui.strong(format!("{l} BA"));
+                    ui.strong(format!("{l} CA"));
+                    ui.strong(format!("{l} Δ"));
                 }
-                ui.label(
-                    r.dai
-                        .iter()
-                        .find(|d| &d.model == m)
-                        .and_then(|d| d.dai)
-                        .map_or("–".into(), |v| format!("{v:+.2}")),
-                );
+                ui.strong("DAI");
                 ui.end_row();
-            }
-        });
+                for row in &rows {
+                    difficulty_row(ui, *row, m);
+                }
+            });
+        }
     })
     .response
     .rect
+}
+
+/// One row of a difficulty table: subset, cells, Δ and DAI.
+type Row<'a> = (&'a str, &'a [Cell], &'a [Gap], &'a [Dai]);
+
+fn difficulty_row(ui: &mut egui::Ui, (subset, cells, delta, dai): Row, m: &str) {
+    if subset == OVERALL {
+        ui.strong(OVERALL);
+    } else {
+        ui.label(subset);
+    }
+    for l in LEVEL_NAMES {
+        for p in [BRAINAGENT, CODEACT] {
+            ui.label(Report::find(cells, m, p, l).map_or("–".into(), |c| format!("{:.2}", c.value)));
+        }
+        match delta.iter().find(|g| g.model == m && g.key == l) {
+            Some(g) => {
+                let bg = diverging(g.value, 20.0);
+                egui::Frame::new().fill(bg).inner_margin(2.0).show(ui, |ui| {
+                    ui.colored_label(Color32::BLACK, format!("{:+.2}", g.value));
+                });
+            }
+            None => {
+                ui.label("–");
+            }
+        }
+    }
+    ui.label(dai.iter().find(|d| d.model == m).and_then(|d| d.dai).map_or("–".into(), |v| format!("{v:+.2}")));
+    ui.end_row();
 }
 
 fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
