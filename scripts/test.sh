@@ -74,6 +74,8 @@ else
     echo "GUI smoke test skipped: xvfb-run not installed (apt-get install -y xvfb)"
 fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
+# `brainlens filter` against MNE's raw.filter with its default skip_by_annotation and with [].
+"$VENV/bin/python" scripts/reference/filter_skip_reference.py --check target/debug/brainlens
 # Glass-brain node positions, limits, hemisphere views and edge counts against nilearn's plot_connectome.
 "$VENV/bin/python" scripts/reference/glass_brain_reference.py --check target/debug/brainlens
 # The generated local BrainBench suite's reference answers, recomputed with MNE/scipy/YASA/neurokit2.

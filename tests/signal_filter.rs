@@ -41,26 +41,42 @@ fn fir_equals_mne_filter_data() {
     }
 }
 
-/// `brainlens filter` writes an EDF+ whose samples are MNE's output up to 16-bit quantisation, whose
-/// prefilter field names the band (read back by the Bench's artifact check), and which keeps the annotations.
+/// `brainlens filter --skip-by-annotation none` writes an EDF+ whose samples are MNE's straight-through
+/// `filter_data` up to 16-bit quantisation, whose prefilter field names the band (read back by the Bench's
+/// artifact check), and which keeps the annotations. By default (MNE's `raw.filter` default, checked against
+/// MNE itself by scripts/reference/filter_skip_reference.py) the 0.024-s BAD_ACQ_SKIP at the end is left as
+/// recorded.
 #[test]
 fn the_filter_command_writes_what_mne_computes() {
     let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("filtered.edf");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
-        .args([
-            "filter",
-            "fixtures/eeg/mne_sample_eeg60.edf",
-            "--l-freq",
-            "0.5",
-            "--h-freq",
-            "40",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let filtered = |skip: Option<&str>, name: &str| {
+        let out = d.path().join(name);
+        let mut args = vec!["filter", "fixtures/eeg/mne_sample_eeg60.edf", "--l-freq", "0.5", "--h-freq", "40"];
+        if let Some(s) = skip {
+            args.extend(["--skip-by-annotation", s]);
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let last = |path: &Path| {
+        let rec = Recording::open(path).unwrap();
+        let c = rec.channel_index("EEG 001").unwrap();
+        let d = rec.read(&[c], 23.976, 1.0).unwrap().remove(0);
+        d.values
+    };
+    let source = last(Path::new("fixtures/eeg/mne_sample_eeg60.edf"));
+    let by_default = last(&filtered(None, "default.edf"));
+    assert_eq!(by_default.len(), 6);
+    for (a, b) in by_default.iter().zip(&source) {
+        assert!((a - b).abs() <= 1e-3 * b.abs().max(1.0), "skipped samples left as recorded: {a} vs {b}");
+    }
+    let out = filtered(Some("none"), "filtered.edf");
     let rec = Recording::open(&out).unwrap();
     assert_eq!(rec.channels().len(), 61);
     assert_eq!(rec.annotations().unwrap().len(), 32);
@@ -119,4 +135,36 @@ fn iir_and_notch_equal_scipy() {
     }
     let (x, fs) = read("mne_sample_eeg60.edf", "EEG 001");
     check(notch_filtfilt(&x, fs, 50.0, 30.0).unwrap(), npz.by_name("notch50").unwrap(), "notch 50 Hz + harmonics");
+}
+
+/// The agent tools' and the suite's views and the Recordings room's display filter split where MNE's
+/// `raw.filter` splits: the 6 samples under the sample recording's BAD_ACQ_SKIP (23.976–24.0 s) stay as
+/// recorded, while the samples before them are filtered.
+#[test]
+fn views_and_pages_leave_the_skipped_samples_as_recorded() {
+    use brainlens::signal::filter::display::DisplayFilter;
+    use brainlens::signal::montage::Derivation;
+    use brainlens::signal::page::compute_page;
+    use brainlens::signal::view::{Pick, View};
+    let file = Path::new("fixtures/eeg/mne_sample_eeg60.edf");
+    let v = View::load(file, Pick::Labels(&["EEG 001".to_string()])).unwrap();
+    let n = v.n_times();
+    assert_eq!(v.stretches, [0..n - 6]);
+    let f = v.filter(Some(1.0), Some(40.0)).unwrap();
+    assert_eq!(f.data[0][n - 6..], v.data[0][n - 6..]);
+    assert!((f.data[0][n - 7] - v.data[0][n - 7]).abs() > 1e-7, "the sample before the skip is filtered");
+    // Cropping keeps the split where it was.
+    assert_eq!(v.crop(20.0, 30.0).unwrap().stretches, [0..994]);
+
+    let rec = Recording::open(file).unwrap();
+    let c = rec.channel_index("EEG 001").unwrap();
+    let d = [Derivation { label: "EEG 001".into(), terms: vec![(c, 1.0)] }];
+    let hp = DisplayFilter { highpass_hz: Some(1.0), ..Default::default() };
+    let page = compute_page(&rec, &d, &hp, 20.0, 4.0).unwrap();
+    let shown = &page[0].runs[0].values;
+    let raw = rec.read(&[c], 20.0, 4.0).unwrap().remove(0).values;
+    assert_eq!(shown.len(), raw.len());
+    for (s, r) in shown[shown.len() - 6..].iter().zip(&raw[raw.len() - 6..]) {
+        assert_eq!(*s, *r as f32);
+    }
 }

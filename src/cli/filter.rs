@@ -5,6 +5,7 @@ use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
 use crate::signal::filter::butter::{butter_filtfilt, notch_filtfilt};
 use crate::signal::filter::fir::{FirFilter, FirWindow};
+use crate::signal::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
 use anyhow::{Result, anyhow, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,11 @@ pub struct FilterArgs {
     /// FIR window: hamming (MNE's default), hann or blackman.
     #[arg(long, default_value = "hamming")]
     pub fir_window: String,
+    /// Annotations whose description starts with one of these (comma-separated, case-insensitive) are left
+    /// unfiltered and the data on either side is filtered independently, as MNE's `raw.filter`
+    /// `skip_by_annotation`; `none` filters straight through them.
+    #[arg(long, default_value = "edge,bad_acq_skip")]
+    pub skip_by_annotation: String,
     /// Channel labels, comma-separated (default: every signal channel).
     #[arg(long, value_delimiter = ',')]
     pub channels: Vec<String>,
@@ -65,6 +71,16 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
         bail!("{}: no signal channels", file.display());
     }
     let duration = rec.duration_s()?;
+    let skip = SkipByAnnotation::parse(&a.skip_by_annotation);
+    let spans = recording_spans(&rec, &skip)?;
+    if !spans.is_empty() {
+        writeln!(
+            out,
+            "{} annotation(s) matching {:?} split the filtering (--skip-by-annotation)",
+            spans.len(),
+            skip.0
+        )?;
+    }
     let mut derived = Vec::new();
     for &c in &chans {
         let ch = &rec.channels()[c];
@@ -75,11 +91,11 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
             .transpose()
             .map_err(|e| anyhow!("{}: {e}", ch.label))?;
         let d = rec.read(&[c], 0.0, duration + 1.0)?.remove(0);
-        // Each contiguous run (EDF+D) is filtered on its own; gaps are never bridged.
-        let mut values = Vec::with_capacity(d.values.len());
-        let mut at = 0;
-        for seg in &d.segments {
-            let mut y = d.values[at..at + seg.n_samples].to_vec();
+        // Each stretch between skipped annotations, and each contiguous run (EDF+D), is filtered on its own;
+        // gaps are never bridged and skipped samples stay as recorded.
+        let stretches = run_stretches(&d.segments, fs, &spans);
+        let values = filter_stretches(&d.values, &stretches, |x| -> Result<Vec<f64>> {
+            let mut y = x.to_vec();
             if let Some(f) = &fir {
                 y = f.apply(&y);
             } else if band_given {
@@ -88,9 +104,8 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
             if let Some(n) = a.notch {
                 y = notch_filtfilt(&y, fs, n, 30.0).map_err(|e| anyhow!("{}: {e}", ch.label))?;
             }
-            values.extend(y);
-            at += seg.n_samples;
-        }
+            Ok(y)
+        })?;
         let original = rec.header().signals[ch.signal].prefilter.trim().to_string();
         let mut band = prefilter_text(a.l_freq, a.h_freq);
         if let Some(n) = a.notch {

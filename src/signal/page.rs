@@ -3,6 +3,7 @@
 
 use super::edf::EdfError;
 use super::filter::display::DisplayFilter;
+use super::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, stretches};
 use super::montage::Derivation;
 use super::recording::Recording;
 
@@ -23,7 +24,8 @@ pub struct Trace {
 }
 
 /// Computes the traces of `derivations` for `[start_s, start_s + duration_s)`. With a display filter, real
-/// data beyond both edges is read and filtered too, so the page shows no edge transient.
+/// data beyond both edges is read and filtered too, so the page shows no edge transient; annotations MNE's
+/// `raw.filter` skips by default (`edge`, `bad_acq_skip`) split the filtering as they split MNE's.
 pub fn compute_page(
     rec: &Recording,
     derivations: &[Derivation],
@@ -36,6 +38,8 @@ pub fn compute_page(
     needed.sort_unstable();
     needed.dedup();
     let data = rec.read(&needed, (start_s - margin).max(0.0), duration_s + 2.0 * margin)?;
+    // As MNE's raw.filter: stretches between `edge`/`bad_acq_skip` annotations are filtered on their own.
+    let spans = if filter.is_off() { Vec::new() } else { recording_spans(rec, &SkipByAnnotation::default())? };
     let by_channel = |c: usize| &data[needed.binary_search(&c).expect("channel was read")];
     let end_s = start_s + duration_s;
     let mut traces = Vec::with_capacity(derivations.len());
@@ -54,7 +58,12 @@ pub fn compute_page(
         for seg in &first.segments {
             let x = &combined[offset..offset + seg.n_samples];
             offset += seg.n_samples;
-            let y = if filter.is_off() { x.to_vec() } else { filter.apply(x, fs) };
+            let y = if filter.is_off() {
+                x.to_vec()
+            } else {
+                let parts = stretches(seg.n_samples, fs, seg.onset_s, &spans);
+                filter_stretches(x, &parts, |s| Ok::<_, EdfError>(filter.apply(s, fs)))?
+            };
             let lo = ((start_s - seg.onset_s) * fs - 1e-6).ceil().max(0.0) as usize;
             let hi = (((end_s - seg.onset_s) * fs - 1e-6).ceil().max(0.0) as usize).min(y.len());
             if hi > lo {

@@ -4,9 +4,11 @@
 
 use super::Recording;
 use super::filter::fir::{FirFilter, FirWindow};
+use super::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
 use super::montage::is_non_eeg;
 use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
+use std::ops::Range;
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,6 +23,10 @@ pub struct View {
     pub data: Vec<Vec<f64>>,
     /// What was done, in order (`bandpass 0.5-40 Hz (FIR)`, `average reference`, …).
     pub ops: Vec<String>,
+    /// Sample ranges filtered independently, as MNE's `raw.filter` default (`skip_by_annotation=("edge",
+    /// "bad_acq_skip")`, plus EDF+D gaps) splits the recording; samples in none are never filtered.
+    #[serde(skip)]
+    pub stretches: Vec<Range<usize>>,
 }
 
 /// Which channels to take: by kind (`eeg`, `eog`, `ecg`, `all`) or by label.
@@ -77,6 +83,8 @@ impl View {
         }
         let dur = rec.duration_s().map_err(|e| e.to_string())?;
         let data = rec.read(&idx, 0.0, dur + 1.0).map_err(|e| e.to_string())?;
+        let spans = recording_spans(&rec, &SkipByAnnotation::default()).map_err(|e| e.to_string())?;
+        let stretches = run_stretches(&data[0].segments, sfreq, &spans);
         Ok(View {
             source: path.display().to_string(),
             labels: idx.iter().map(|&i| rec.channels()[i].label.clone()).collect(),
@@ -84,7 +92,19 @@ impl View {
             t0: 0.0,
             data: data.into_iter().map(|d| d.values).collect(),
             ops: Vec::new(),
+            stretches,
         })
+    }
+
+    /// The stretches, or the whole view when they do not fit its samples (data replaced by an operation that
+    /// changed its length, such as an evoked average).
+    fn stretches_checked(&self) -> Vec<Range<usize>> {
+        let n = self.n_times();
+        if self.stretches.iter().all(|r| r.end <= n) && !self.stretches.is_empty() {
+            self.stretches.clone()
+        } else {
+            vec![0..n]
+        }
     }
 
     pub fn n_times(&self) -> usize {
@@ -112,11 +132,17 @@ impl View {
         Ok(v)
     }
 
-    /// Zero-phase FIR filter as MNE's `filter(l_freq, h_freq)` (firwin design, Hamming window).
+    /// Zero-phase FIR filter as MNE's `raw.filter(l_freq, h_freq)` (firwin design, Hamming window), each
+    /// stretch on its own.
     pub fn filter(&self, l_freq: Option<f64>, h_freq: Option<f64>) -> Result<View, SignalError> {
         let f = FirFilter::design(self.sfreq, l_freq, h_freq, FirWindow::Hamming)?;
         let mut v = self.clone();
-        v.data = self.data.iter().map(|x| f.apply(x)).collect();
+        let stretches = self.stretches_checked();
+        v.data = self
+            .data
+            .iter()
+            .map(|x| filter_stretches(x, &stretches, |s| Ok::<_, SignalError>(f.apply(s))))
+            .collect::<Result<_, _>>()?;
         let edge = |e: Option<f64>| e.map_or("-".to_string(), |x| format!("{x}"));
         v.ops.push(format!("filter {}-{} Hz (FIR, zero-phase)", edge(l_freq), edge(h_freq)));
         Ok(v)
@@ -144,6 +170,8 @@ impl View {
         let (up, down) = super::resample::ratio(self.sfreq, sfreq)?;
         let mut v = self.clone();
         v.data = self.data.iter().map(|x| super::resample::resample_poly(x, up, down)).collect::<Result<_, _>>()?;
+        let scale = |i: usize| (i * up).div_ceil(down).min(v.n_times());
+        v.stretches = self.stretches_checked().into_iter().map(|r| scale(r.start)..scale(r.end)).collect();
         v.sfreq = sfreq;
         v.ops.push(format!("resample to {sfreq} Hz"));
         Ok(v)
@@ -158,6 +186,12 @@ impl View {
         }
         let mut v = self.clone();
         v.data = self.data.iter().map(|x| x[i0..i1].to_vec()).collect();
+        v.stretches = self
+            .stretches_checked()
+            .into_iter()
+            .map(|r| r.start.clamp(i0, i1) - i0..r.end.clamp(i0, i1) - i0)
+            .filter(|r| !r.is_empty())
+            .collect();
         v.t0 = self.t0 + i0 as f64 / self.sfreq;
         v.ops.push(format!("crop {tmin}-{tmax} s"));
         Ok(v)

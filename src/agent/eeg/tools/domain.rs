@@ -78,6 +78,7 @@ pub(super) fn epoch_average(a: &Args, st: &mut SharedState) -> Result<Value, Too
     }
     let mut e = v.clone();
     e.data = evoked(&eps);
+    e.stretches = vec![0..e.n_times()];
     e.t0 = (tmin * v.sfreq).round() / v.sfreq;
     e.ops.push(format!(
         "evoked '{}' {tmin}..{tmax} s, {} epochs (time axis relative to the event)",
