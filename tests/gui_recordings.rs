@@ -2,6 +2,7 @@
 //! change gain, switch montage, add and undo an annotation, save as a new file.
 #![cfg(feature = "gui")]
 
+mod common;
 use brainlens::signal::Recording;
 use brainlens::signal::edf::{EdfFormat, SignalHeader, StartTime, WriteSpec, write_edf};
 use brainlens::signal::montage::Montage;
@@ -173,4 +174,41 @@ fn a_broken_file_shows_an_error_and_keeps_the_open_recording() {
     let err = h.state().recordings.error.clone().expect("error shown");
     assert!(err.contains("broken.edf"), "{err}");
     assert!(h.state().recordings.current.as_ref().unwrap().rec.path().ends_with("test_subsecond.edf"));
+}
+
+/// A BrainVision recording (written from the real MNE sample EEG, with markers) opens in the room, pages and
+/// lists its markers as annotations; a BrainVision header whose data file is missing is refused by name and
+/// the open recording stays.
+#[test]
+fn a_brainvision_recording_opens_pages_and_lists_its_markers() {
+    use common::brainvision::{Layout, sample_channels, write_bv};
+    let dir = tempfile::tempdir().unwrap();
+    let (data, fs) = sample_channels();
+    let markers = [("New Segment", "", 1, 1), ("Stimulus", "S  1", 251, 1), ("Comment", "eyes closed", 3001, 250)];
+    let path = write_bv(dir.path(), "sample", &data, fs, Layout::int16(), &markers);
+    let mut h = harness(path.clone());
+    {
+        let o = h.state().recordings.current.as_ref().expect("recording open");
+        assert_eq!(o.rec.format_name(), "BrainVision (INT_16)");
+        assert_eq!(o.traces.len(), 3);
+        assert_eq!(o.annotations.items().len(), 2);
+    }
+    h.get_by_label_contains("Comment/eyes closed");
+    h.get_by_label("Page >").click();
+    h.run_steps(2);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert_eq!(o.view.start_s, 10.0);
+    assert!((o.traces[0].runs[0].values[0] as f64 - (data[0][2500] / 0.5).round() * 0.5).abs() < 1e-3);
+
+    std::fs::write(
+        dir.path().join("broken.vhdr"),
+        std::fs::read_to_string(&path).unwrap().replace("sample.eeg", "gone.eeg"),
+    )
+    .unwrap();
+    h.state_mut().recordings.path_field = dir.path().join("broken.vhdr").display().to_string();
+    h.get_by_label("Open path").click();
+    h.run_steps(2);
+    let err = h.state().recordings.error.clone().expect("error shown");
+    assert!(err.contains("broken.vhdr") && err.contains("DataFile"), "{err}");
+    assert!(h.state().recordings.current.as_ref().unwrap().rec.path().ends_with("sample.vhdr"));
 }

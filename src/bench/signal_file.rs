@@ -114,7 +114,7 @@ fn load_edf(path: &Path) -> Result<SignalFile, BenchError> {
     let data = rec.read(&all, 0.0, duration + 1.0)?;
     let channels: Vec<Vec<f64>> = data.into_iter().map(|d| d.values).collect();
     let first = rec.channels().first();
-    let prefilter = first.map(|c| rec.header().signals[c.signal].prefilter.clone()).unwrap_or_default();
+    let prefilter = rec.channels().first().map(|_| rec.prefilter(0).to_string()).unwrap_or_default();
     Ok(SignalFile {
         shape: vec![channels.len(), channels.first().map_or(0, Vec::len)],
         channels,

@@ -106,7 +106,7 @@ pub fn run(file: &Path, a: &FilterArgs, out: &mut dyn Write) -> Result<()> {
             }
             Ok(y)
         })?;
-        let original = rec.header().signals[ch.signal].prefilter.trim().to_string();
+        let original = rec.prefilter(c).to_string();
         let mut band = prefilter_text(a.l_freq, a.h_freq);
         if let Some(n) = a.notch {
             band = format!("{band} N:{n}Hz").trim().to_string();

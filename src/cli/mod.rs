@@ -93,7 +93,7 @@ pub struct Cli {
 /// The subcommands; none opens the GUI on the sample workspace.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Header, channels and repairs of an EDF/EDF+/BDF file.
+    /// Header, channels and repairs of a recording (EDF/EDF+/BDF/BDF+ or BrainVision .vhdr).
     Info {
         file: PathBuf,
         #[arg(long)]

@@ -3,82 +3,12 @@
 use crate::signal::Recording;
 use crate::signal::edf::Annotation;
 use crate::signal::filter::display::DisplayFilter;
+use crate::signal::info::file_info;
 use crate::signal::montage::{Montage, double_banana, parse_chain};
 use crate::signal::page::compute_page;
 use anyhow::{Context, Result};
-use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
-
-/// One channel as `info` reports it.
-#[derive(Debug, Serialize)]
-pub struct ChannelInfo {
-    pub label: String,
-    pub sample_rate: f64,
-    pub physical_dimension: String,
-    pub physical_min: f64,
-    pub physical_max: f64,
-    pub digital_min: i64,
-    pub digital_max: i64,
-    pub prefilter: String,
-    pub transducer: String,
-    /// Samples of this channel in the whole file.
-    pub samples: u64,
-}
-
-/// What `brainlens info --json` prints.
-#[derive(Debug, Serialize)]
-pub struct FileInfo {
-    pub path: String,
-    pub format: &'static str,
-    pub patient: String,
-    pub recording: String,
-    pub start: String,
-    pub record_count: u64,
-    pub record_duration_s: f64,
-    pub duration_s: f64,
-    pub channels: Vec<ChannelInfo>,
-    pub annotation_count: usize,
-    pub repairs: Vec<String>,
-}
-
-/// Collects the facts `info` prints.
-pub fn file_info(rec: &Recording) -> Result<FileInfo> {
-    let h = rec.header();
-    let annotation_count = rec.annotations()?.len();
-    let channels = rec
-        .channels()
-        .iter()
-        .map(|c| {
-            let s = &h.signals[c.signal];
-            ChannelInfo {
-                label: c.label.clone(),
-                sample_rate: c.sample_rate,
-                physical_dimension: s.physical_dimension.clone(),
-                physical_min: s.physical_min,
-                physical_max: s.physical_max,
-                digital_min: s.digital_min,
-                digital_max: s.digital_max,
-                prefilter: s.prefilter.clone(),
-                transducer: s.transducer.clone(),
-                samples: s.samples_per_record as u64 * h.record_count,
-            }
-        })
-        .collect();
-    Ok(FileInfo {
-        path: rec.path().display().to_string(),
-        format: h.format.name(),
-        patient: h.patient.clone(),
-        recording: h.recording.clone(),
-        start: h.start.iso8601(),
-        record_count: h.record_count,
-        record_duration_s: h.record_duration,
-        duration_s: rec.duration_s()?,
-        channels,
-        annotation_count,
-        repairs: rec.repairs().iter().map(|r| r.to_string()).collect(),
-    })
-}
 
 /// `brainlens info FILE`.
 pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
@@ -88,9 +18,13 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
         super::write_json(out, &info)?;
         return Ok(());
     }
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "–".into());
     writeln!(out, "{}  {}", info.path, info.format)?;
     writeln!(out, "start      {}", info.start)?;
-    writeln!(out, "records    {} × {} s = {} s", info.record_count, info.record_duration_s, info.duration_s)?;
+    match (info.record_count, info.record_duration_s) {
+        (Some(n), Some(d)) => writeln!(out, "records    {n} × {d} s = {} s", info.duration_s)?,
+        _ => writeln!(out, "duration   {} s", info.duration_s)?,
+    }
     writeln!(out, "patient    {}", info.patient)?;
     writeln!(out, "recording  {}", info.recording)?;
     writeln!(out, "annotations {}", info.annotation_count)?;
@@ -106,10 +40,10 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
             c.label,
             c.sample_rate,
             c.physical_dimension,
-            c.physical_min,
-            c.physical_max,
-            c.digital_min,
-            c.digital_max,
+            opt(c.physical_min.map(|v| v.to_string())),
+            opt(c.physical_max.map(|v| v.to_string())),
+            opt(c.digital_min.map(|v| v.to_string())),
+            opt(c.digital_max.map(|v| v.to_string())),
             c.prefilter
         )?;
     }

@@ -80,10 +80,7 @@ pub fn run(file: &Path, a: &RerefArgs, out: &mut dyn Write) -> Result<()> {
                 label: d.label.clone(),
                 source: d.terms[0].0,
                 values,
-                prefilter: format!(
-                    "{} ({reference})",
-                    rec.header().signals[channels[d.terms[0].0].signal].prefilter.trim()
-                ),
+                prefilter: format!("{} ({reference})", rec.prefilter(d.terms[0].0)),
             }
         })
         .collect();

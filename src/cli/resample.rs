@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub fn run(file: &Path, sfreq: f64, out_path: &PathBuf, out: &mut dyn Write) -> Result<()> {
     let rec = Recording::open(file)?;
-    let h = rec.header();
+    let h = rec.require_edf("resample (it writes EDF+/BDF+)")?.header();
     if h.format.is_discontinuous() {
         bail!("{}: resampling an EDF+D (discontinuous) file is not supported", file.display());
     }

@@ -1,12 +1,15 @@
-//! Recordings and their analysis: EDF/BDF files, channels, montages, display filters, overview pyramid.
+//! Recordings and their analysis: EDF/BDF and BrainVision files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
 pub mod bands;
+pub mod brainvision;
+pub mod channel;
 pub mod channel_stats;
 pub mod connectivity;
 pub mod edf;
 pub mod error;
 pub mod filter;
+pub mod info;
 pub mod montage;
 pub mod page;
 pub mod physio;

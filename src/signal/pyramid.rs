@@ -16,19 +16,24 @@ pub struct Pyramid {
     pub extremes: Vec<Vec<(f32, f32)>>,
 }
 
+/// Block length of the overview of formats without data records.
+const GENERIC_BLOCK_S: f64 = 1.0;
+
 /// Bytes read per positioned read while building (bounded memory, few system calls).
 const CHUNK_BYTES: u64 = 4 << 20;
 
 impl Pyramid {
-    /// Reads every record once. `progress` receives the records done; `cancel` stops early with `None`.
+    /// Reads every record (EDF/BDF) or every one-second block (other formats) once. `progress` receives the
+    /// blocks done (of [`Pyramid::block_count`]); `cancel` stops early with `None`.
     pub fn build(rec: &Recording, progress: &AtomicU64, cancel: &Cancel) -> Result<Option<Pyramid>, EdfError> {
-        let h = rec.header();
+        let Some(file) = rec.edf() else { return Self::build_by_blocks(rec, progress, cancel) };
+        let h = file.header();
         let n = h.record_count;
         let bps = h.format.bytes_per_sample();
         let record_bytes = h.record_bytes();
         let per_chunk = (CHUNK_BYTES / record_bytes.max(1)).max(1);
         let onsets = if h.format.is_discontinuous() {
-            rec.file().scan()?.record_onsets.clone()
+            file.scan()?.record_onsets.clone()
         } else {
             (0..n).map(|r| r as f64 * h.record_duration).collect()
         };
@@ -41,7 +46,7 @@ impl Pyramid {
                 return Ok(None);
             }
             let r1 = (r + per_chunk).min(n);
-            let block = rec.file().read_records(r, r1)?;
+            let block = file.read_records(r, r1)?;
             for rec_bytes in block.chunks_exact(record_bytes as usize) {
                 for (c, ch) in chans.iter().enumerate() {
                     let s = &h.signals[ch.signal];
@@ -61,6 +66,43 @@ impl Pyramid {
             progress.store(r, Ordering::Relaxed);
         }
         Ok(Some(Pyramid { record_onsets: onsets, record_duration: h.record_duration, extremes }))
+    }
+
+    /// How many blocks [`Pyramid::build`] reads: the records of an EDF/BDF file, else whole seconds.
+    pub fn block_count(rec: &Recording) -> u64 {
+        match rec.header() {
+            Some(h) => h.record_count,
+            None => rec.duration_s().map_or(0, |d| (d / GENERIC_BLOCK_S).ceil() as u64),
+        }
+    }
+
+    /// Any format: one-second blocks through [`Recording::read`], a minute of them per read.
+    fn build_by_blocks(rec: &Recording, progress: &AtomicU64, cancel: &Cancel) -> Result<Option<Pyramid>, EdfError> {
+        let n = Self::block_count(rec);
+        let all: Vec<usize> = (0..rec.channels().len()).collect();
+        let mut extremes = vec![Vec::with_capacity(n as usize); all.len()];
+        let per_read = 60;
+        let mut b = 0;
+        while b < n {
+            if cancel.is_cancelled() {
+                return Ok(None);
+            }
+            let b1 = (b + per_read).min(n);
+            let data = rec.read(&all, b as f64 * GENERIC_BLOCK_S, (b1 - b) as f64 * GENERIC_BLOCK_S)?;
+            for (c, d) in data.iter().enumerate() {
+                let per_block = (d.sample_rate * GENERIC_BLOCK_S).round().max(1.0) as usize;
+                for k in 0..(b1 - b) as usize {
+                    let chunk = d.values.get(k * per_block..((k + 1) * per_block).min(d.values.len())).unwrap_or(&[]);
+                    let (lo, hi) =
+                        chunk.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, z), &v| (a.min(v), z.max(v)));
+                    extremes[c].push(if chunk.is_empty() { (0.0, 0.0) } else { (lo as f32, hi as f32) });
+                }
+            }
+            b = b1;
+            progress.store(b, Ordering::Relaxed);
+        }
+        let record_onsets = (0..n).map(|r| r as f64 * GENERIC_BLOCK_S).collect();
+        Ok(Some(Pyramid { record_onsets, record_duration: GENERIC_BLOCK_S, extremes }))
     }
 
     /// Envelope of `channel` in `buckets` equal slices of `[t0, t1)`: `None` where no record falls.

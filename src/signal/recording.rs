@@ -1,46 +1,42 @@
-//! `Recording`: the channels of an EDF/BDF file on a time axis, read on demand.
+//! `Recording`: the channels of a recording file on a time axis, read on demand — EDF/EDF+/BDF/BDF+ or
+//! BrainVision (`.vhdr`), behind one interface.
 
+use super::brainvision::BrainVision;
 use super::edf::{Annotation, EdfError, EdfFile, Header, Repair};
-use serde::Serialize;
 use std::path::Path;
 
-/// An ordinary (non-annotation) signal of a recording.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Channel {
-    /// Index of the signal in the file header.
-    pub signal: usize,
-    pub label: String,
-    /// Samples per second: samples per record / record duration.
-    pub sample_rate: f64,
-    pub physical_dimension: String,
-}
-
-/// A contiguous run of samples: its first sample's time and how many samples it holds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Segment {
-    pub onset_s: f64,
-    pub n_samples: usize,
-}
-
-/// Samples of one channel over a window: physical values of recorded samples only, in record order, with
-/// one segment per contiguous run (EDF+D gaps are explicit, never filled).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ChannelData {
-    pub sample_rate: f64,
-    pub values: Vec<f64>,
-    pub segments: Vec<Segment>,
-}
+pub use super::channel::{Channel, ChannelData, Segment};
 
 /// An open recording.
 #[derive(Debug)]
 pub struct Recording {
-    file: EdfFile,
+    source: Source,
     channels: Vec<Channel>,
 }
 
+#[derive(Debug)]
+enum Source {
+    Edf(EdfFile),
+    BrainVision(BrainVision),
+}
+
+/// The file extensions [`Recording::open`] reads (lower case, without the dot).
+pub const EXTENSIONS: [&str; 3] = ["edf", "bdf", "vhdr"];
+
+/// True when `path` is a BrainVision header (`.vhdr`).
+fn is_vhdr(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("vhdr"))
+}
+
 impl Recording {
-    /// Opens an EDF/EDF+/BDF/BDF+ file; only the header is read.
+    /// Opens a recording: a BrainVision header (`.vhdr`), else an EDF/EDF+/BDF/BDF+ file. Only the header (and
+    /// a BrainVision marker file) is read.
     pub fn open(path: &Path) -> Result<Recording, EdfError> {
+        if is_vhdr(path) {
+            let bv = BrainVision::open(path)?;
+            let channels = bv.channels.clone();
+            return Ok(Recording { source: Source::BrainVision(bv), channels });
+        }
         let file = EdfFile::open(path)?;
         let h = file.header();
         let channels = h
@@ -59,22 +55,71 @@ impl Recording {
                 physical_dimension: s.physical_dimension.clone(),
             })
             .collect();
-        Ok(Recording { file, channels })
+        Ok(Recording { source: Source::Edf(file), channels })
     }
 
-    /// The underlying file.
-    pub fn file(&self) -> &EdfFile {
-        &self.file
+    /// The EDF/BDF file, when the recording is one.
+    pub fn edf(&self) -> Option<&EdfFile> {
+        match &self.source {
+            Source::Edf(f) => Some(f),
+            Source::BrainVision(_) => None,
+        }
     }
 
-    /// The repaired header.
-    pub fn header(&self) -> &Header {
-        self.file.header()
+    /// The repaired EDF/BDF header, when the recording is an EDF/BDF file.
+    pub fn header(&self) -> Option<&Header> {
+        self.edf().map(EdfFile::header)
+    }
+
+    /// The BrainVision recording, when it is one.
+    pub fn brainvision(&self) -> Option<&BrainVision> {
+        match &self.source {
+            Source::BrainVision(b) => Some(b),
+            Source::Edf(_) => None,
+        }
+    }
+
+    /// The EDF/BDF file, or an error naming the file for another format (`what` says what needed it).
+    pub fn require_edf(&self, what: &str) -> Result<&EdfFile, EdfError> {
+        self.edf().ok_or_else(|| {
+            EdfError::file(
+                self.path(),
+                "format",
+                format!("{what} needs an EDF/BDF source, and this is {}", self.format_name()),
+            )
+        })
+    }
+
+    /// The format as users know it: `EDF+C`, `BDF`, `BrainVision (IEEE_FLOAT_32)`.
+    pub fn format_name(&self) -> String {
+        match &self.source {
+            Source::Edf(f) => f.header().format.name().to_string(),
+            Source::BrainVision(b) => format!("BrainVision ({})", b.format.name()),
+        }
+    }
+
+    /// The prefilter the file records for a channel (EDF's field; empty for formats without one).
+    pub fn prefilter(&self, channel: usize) -> &str {
+        match &self.source {
+            Source::Edf(f) => f.header().signals[self.channels[channel].signal].prefilter.trim(),
+            Source::BrainVision(_) => "",
+        }
+    }
+
+    /// Bytes of the data on disk.
+    pub fn file_len(&self) -> u64 {
+        match &self.source {
+            Source::Edf(f) => f.file_len(),
+            Source::BrainVision(b) => b.data_len(),
+        }
     }
 
     /// Path of the file.
     pub fn path(&self) -> &Path {
-        self.file.path()
+        match &self.source {
+            Source::Edf(f) => f.path(),
+            Source::BrainVision(b) => b.path(),
+        }
     }
 
     /// Ordinary signals, in file order.
@@ -93,37 +138,47 @@ impl Recording {
 
     /// Annotations, read on first use.
     pub fn annotations(&self) -> Result<&[Annotation], EdfError> {
-        Ok(&self.file.scan()?.annotations)
+        match &self.source {
+            Source::Edf(f) => Ok(&f.scan()?.annotations),
+            Source::BrainVision(b) => Ok(&b.annotations),
+        }
     }
 
     /// Header repairs plus any made while reading annotations.
     pub fn repairs(&self) -> Vec<Repair> {
-        self.file.repairs()
+        match &self.source {
+            Source::Edf(f) => f.repairs(),
+            Source::BrainVision(b) => b.repairs.clone(),
+        }
     }
 
     /// Onset of record `r` in seconds from the start. Continuous files need no scan.
-    fn record_onsets(&self) -> Result<Option<&[f64]>, EdfError> {
-        if self.header().format.is_discontinuous() { Ok(Some(&self.file.scan()?.record_onsets)) } else { Ok(None) }
+    fn record_onsets(file: &EdfFile) -> Result<Option<&[f64]>, EdfError> {
+        if file.header().format.is_discontinuous() { Ok(Some(&file.scan()?.record_onsets)) } else { Ok(None) }
     }
 
-    /// Seconds from the start to the end of the last record.
+    /// Seconds from the start to the end of the last record (the last sample).
     pub fn duration_s(&self) -> Result<f64, EdfError> {
-        let h = self.header();
-        Ok(match self.record_onsets()? {
+        let file = match &self.source {
+            Source::Edf(f) => f,
+            Source::BrainVision(b) => return Ok(b.duration_s()),
+        };
+        let h = file.header();
+        Ok(match Self::record_onsets(file)? {
             Some(o) => o.last().map_or(0.0, |last| last + h.record_duration),
             None => h.record_count as f64 * h.record_duration,
         })
     }
 
     /// Records that overlap `[start, end)` seconds.
-    fn records_in(&self, start: f64, end: f64) -> Result<(u64, u64), EdfError> {
-        let h = self.header();
+    fn records_in(file: &EdfFile, start: f64, end: f64) -> Result<(u64, u64), EdfError> {
+        let h = file.header();
         let d = h.record_duration;
         let n = h.record_count;
         if d <= 0.0 || n == 0 {
             return Ok((0, 0));
         }
-        Ok(match self.record_onsets()? {
+        Ok(match Self::record_onsets(file)? {
             Some(o) => {
                 let r0 = o.partition_point(|&t| t + d <= start);
                 let r1 = o.partition_point(|&t| t < end);
@@ -140,15 +195,19 @@ impl Recording {
     /// Reads channels `chans` (indices into [`Self::channels`]) for samples whose time lies in
     /// `[start_s, start_s + duration_s)`.
     pub fn read(&self, chans: &[usize], start_s: f64, duration_s: f64) -> Result<Vec<ChannelData>, EdfError> {
-        let h = self.header();
         for &c in chans {
             if c >= self.channels.len() {
                 return Err(EdfError::file(self.path(), "channel", format!("index {c} out of range")));
             }
         }
+        let file = match &self.source {
+            Source::Edf(f) => f,
+            Source::BrainVision(b) => return b.read(chans, start_s, duration_s),
+        };
+        let h = file.header();
         let end_s = start_s + duration_s;
-        let (r0, r1) = self.records_in(start_s, end_s)?;
-        let onsets = self.record_onsets()?;
+        let (r0, r1) = Self::records_in(file, start_s, end_s)?;
+        let onsets = Self::record_onsets(file)?;
         let bps = h.format.bytes_per_sample();
         let sigs: Vec<usize> = chans.iter().map(|&c| self.channels[c].signal).collect();
         let span_lo = sigs.iter().map(|&s| h.signal_offset_in_record(s)).min().unwrap_or(0);
@@ -167,7 +226,7 @@ impl Recording {
         let mut digital = Vec::new();
         for r in r0..r1 {
             let onset = onsets.map_or(r as f64 * h.record_duration, |o| o[r as usize]);
-            self.file.read_at_exact(self.file.record_offset(r) + span_lo, &mut buf)?;
+            file.read_at_exact(file.record_offset(r) + span_lo, &mut buf)?;
             for ((&sig, &c), data) in sigs.iter().zip(chans).zip(out.iter_mut()) {
                 let s = &h.signals[sig];
                 let fs = self.channels[c].sample_rate;

@@ -1,6 +1,7 @@
 //! Running the `brainlens` binary from integration tests.
 #![allow(dead_code)]
 
+pub mod brainvision;
 pub mod codeact_scripted;
 pub mod eeg_scripted;
 #[cfg(feature = "gui")]

@@ -22,7 +22,7 @@ pub struct DerivedChannel {
 /// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
 pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> Result<(), SignalError> {
     super::save::refuse_overwrite(rec.path(), out)?;
-    let h = rec.header();
+    let h = rec.require_edf("writing derived channels as EDF+/BDF+")?.header();
     let format = super::save::plus_format(h.format);
     let (dmin, dmax) = format.digital_limits();
     let mut headers = Vec::new();

@@ -39,9 +39,10 @@ pub fn copy_spec(
     signals: Vec<SignalHeader>,
     annotations: Vec<Annotation>,
 ) -> Result<WriteSpec, SignalError> {
-    let h = rec.header();
+    let file = rec.require_edf("a copy as EDF+/BDF+")?;
+    let h = file.header();
     let format = plus_format(h.format);
-    let record_onsets = if format.is_discontinuous() { Some(rec.file().scan()?.record_onsets.clone()) } else { None };
+    let record_onsets = if format.is_discontinuous() { Some(file.scan()?.record_onsets.clone()) } else { None };
     Ok(WriteSpec {
         format,
         patient: h.patient.clone(),
@@ -60,13 +61,14 @@ pub fn copy_spec(
 pub fn save_with_annotations(rec: &Recording, annotations: &[Annotation], out: &Path) -> Result<(), SignalError> {
     let src = rec.path();
     refuse_overwrite(src, out)?;
-    let h = rec.header();
+    let file = rec.require_edf("saving with annotations as EDF+/BDF+")?;
+    let h = file.header();
     let spec =
         copy_spec(rec, rec.channels().iter().map(|c| h.signals[c.signal].clone()).collect(), annotations.to_vec())?;
     let signals: Vec<usize> = rec.channels().iter().map(|c| c.signal).collect();
     write_edf(out, &spec, |r, bufs| {
         for (buf, &s) in bufs.iter_mut().zip(&signals) {
-            rec.file().read_digital(s, r, buf)?;
+            file.read_digital(s, r, buf)?;
         }
         Ok(())
     })

@@ -100,7 +100,10 @@ pub struct RecordingsRoom {
 
 /// Asks the desktop for a recording to open (None when cancelled or no dialog service is running).
 pub fn pick_recording() -> Option<PathBuf> {
-    rfd::FileDialog::new().add_filter("EDF/BDF recordings", &["edf", "bdf", "EDF", "BDF", "rec"]).pick_file()
+    let mut exts: Vec<String> =
+        crate::signal::recording::EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
+    exts.push("rec".into());
+    rfd::FileDialog::new().add_filter("Recordings (EDF, BDF, BrainVision)", &exts).pick_file()
 }
 
 impl RecordingsRoom {
@@ -129,7 +132,7 @@ impl RecordingsRoom {
                 let view =
                     ViewState::new(derivations.len(), page_s, settings.display_filter.clone(), settings.epoch_grid);
                 let r2 = rec.clone();
-                let total = rec.header().record_count;
+                let total = Pyramid::block_count(&rec);
                 let pyramid_job = Job::spawn("Overview", total, move |p, c| Ok(Pyramid::build(&r2, p, c)?));
                 let repairs = rec.repairs();
                 let save_path = default_save_path(rec.path());
@@ -429,11 +432,10 @@ impl Room for RecordingsRoom {
         }
         match &self.current {
             Some(o) => {
-                let h = o.rec.header();
                 let mut s = format!(
                     "{}  ·  {}  ·  {} channels  ·  {}",
                     o.rec.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-                    h.format.name(),
+                    o.rec.format_name(),
                     o.rec.channels().len(),
                     traces::clock(o.duration_s)
                 );

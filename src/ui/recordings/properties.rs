@@ -1,11 +1,12 @@
 //! Header/properties dialog and the repair report banner.
 
 use super::OpenRecording;
+use crate::signal::info::file_info;
 
 /// A one-line banner saying the file was repaired, with the itemised report on expansion.
 pub fn repair_banner(ui: &mut egui::Ui, o: &OpenRecording) {
     egui::CollapsingHeader::new(format!(
-        "Opened with {} repair(s) — the file violates the EDF spec in recoverable ways",
+        "Opened with {} repair(s) — the file violates its format's spec in recoverable ways",
         o.repairs.len()
     ))
     .id_salt("repairs")
@@ -16,21 +17,32 @@ pub fn repair_banner(ui: &mut egui::Ui, o: &OpenRecording) {
     });
 }
 
-/// The header dialog: file facts, every signal's header fields, repairs.
+/// The header dialog: file facts, every channel's header fields (those its format has), repairs.
 pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
     let mut open = o.properties_open;
-    let h = o.rec.header().clone();
+    let info = file_info(&o.rec);
     egui::Window::new("Recording properties").open(&mut open).default_size([720.0, 480.0]).show(ctx, |ui| {
+        let info = match &info {
+            Ok(i) => i,
+            Err(e) => {
+                ui.colored_label(ui.visuals().error_fg_color, e.to_string());
+                return;
+            }
+        };
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "–".into());
         egui::Grid::new("props").num_columns(2).show(ui, |ui| {
             for (k, v) in [
-                ("File", o.rec.path().display().to_string()),
-                ("Format", h.format.name().to_string()),
-                ("Patient", h.patient.clone()),
-                ("Recording", h.recording.clone()),
-                ("Start", h.start.iso8601()),
-                ("Data records", format!("{} × {} s", h.record_count, h.record_duration)),
+                ("File", info.path.clone()),
+                ("Format", info.format.clone()),
+                ("Patient", info.patient.clone()),
+                ("Recording", info.recording.clone()),
+                ("Start", info.start.clone()),
+                (
+                    "Data records",
+                    opt(info.record_count.zip(info.record_duration_s).map(|(n, d)| format!("{n} × {d} s"))),
+                ),
                 ("Duration", super::traces::clock(o.duration_s)),
-                ("File size", format!("{:.1} MB", o.rec.file().file_len() as f64 / 1e6)),
+                ("File size", format!("{:.1} MB", o.rec.file_len() as f64 / 1e6)),
                 ("Annotations", o.annotations.items().len().to_string()),
             ] {
                 ui.label(k);
@@ -55,18 +67,17 @@ pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
                     ui.strong(head);
                 }
                 ui.end_row();
-                for c in o.rec.channels() {
-                    let s = &h.signals[c.signal];
+                for c in &info.channels {
                     for v in [
-                        s.label.clone(),
+                        c.label.clone(),
                         format!("{}", c.sample_rate),
-                        s.physical_dimension.clone(),
-                        format!("{}", s.physical_min),
-                        format!("{}", s.physical_max),
-                        format!("{}", s.digital_min),
-                        format!("{}", s.digital_max),
-                        s.prefilter.clone(),
-                        s.transducer.clone(),
+                        c.physical_dimension.clone(),
+                        opt(c.physical_min.map(|v| v.to_string())),
+                        opt(c.physical_max.map(|v| v.to_string())),
+                        opt(c.digital_min.map(|v| v.to_string())),
+                        opt(c.digital_max.map(|v| v.to_string())),
+                        c.prefilter.clone(),
+                        c.transducer.clone(),
                     ] {
                         ui.label(v);
                     }

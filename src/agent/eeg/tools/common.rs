@@ -78,7 +78,7 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Tool
         }
         let ann = rec.annotations()?;
         let labels: Vec<&str> = rec.channels().iter().map(|c| c.label.as_str()).collect();
-        json!({"type": rec.header().format.name(), "channels": labels.len(), "kinds": kinds,
+        json!({"type": rec.format_name(), "channels": labels.len(), "kinds": kinds,
                "labels": labels, "sfreq": rec.channels().first().map(|c| c.sample_rate),
                "duration_s": rec.duration_s()?, "annotations": ann.len()})
     };
@@ -264,11 +264,10 @@ fn prefilter(v: &View) -> String {
 /// A whole-recording view as EDF+ with the source's records and annotations.
 fn write_view_edf(v: &View, out: &Path) -> Result<(), ToolError> {
     let rec = Recording::open(Path::new(&v.source))?;
-    let record_s = rec.header().record_duration;
+    let h = rec.require_edf("an EDF artifact of a view")?.header();
+    let record_s = h.record_duration;
     let spr = v.sfreq * record_s;
-    if v.t0 != 0.0
-        || (spr - spr.round()).abs() > 1e-9
-        || v.n_times() != spr.round() as usize * rec.header().record_count as usize
+    if v.t0 != 0.0 || (spr - spr.round()).abs() > 1e-9 || v.n_times() != spr.round() as usize * h.record_count as usize
     {
         return Err("an EDF artifact needs a view of the whole recording at a whole number of samples per record; write .npy instead".into());
     }

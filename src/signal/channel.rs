@@ -1,0 +1,30 @@
+//! What a recording of any format yields: its channels, and samples over a window as contiguous runs.
+
+use serde::Serialize;
+
+/// An ordinary (non-annotation) signal of a recording.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Channel {
+    /// Index of the signal in the file (EDF header signal; BrainVision channel).
+    pub signal: usize,
+    pub label: String,
+    /// Samples per second: samples per record / record duration.
+    pub sample_rate: f64,
+    pub physical_dimension: String,
+}
+
+/// A contiguous run of samples: its first sample's time and how many samples it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Segment {
+    pub onset_s: f64,
+    pub n_samples: usize,
+}
+
+/// Samples of one channel over a window: physical values of recorded samples only, in record order, with
+/// one segment per contiguous run (EDF+D gaps are explicit, never filled).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChannelData {
+    pub sample_rate: f64,
+    pub values: Vec<f64>,
+    pub segments: Vec<Segment>,
+}
