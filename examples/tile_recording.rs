@@ -15,7 +15,7 @@ fn main() -> anyhow::Result<()> {
     let hours: f64 = hours.parse()?;
     let rec = Recording::open(&PathBuf::from(src))?;
     let file = EdfFile::open(&PathBuf::from(src))?;
-    let h = rec.header();
+    let h = file.header();
     let n_src = h.record_count;
     let records = (hours * 3600.0 / h.record_duration).round() as u64;
     let spec = WriteSpec {
