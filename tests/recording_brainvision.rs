@@ -123,12 +123,40 @@ fn broken_files_are_refused_with_the_file_and_the_problem() {
     let rec = Recording::open(&path).unwrap();
     assert_eq!(rec.read(&[0], 0.0, 100.0).unwrap()[0].values.len() as u64, (len - 7) / 6);
     assert!(rec.repairs().iter().any(|r| r.to_string().contains("not a whole number")), "{:?}", rec.repairs());
-    // Analyses that write EDF refuse a BrainVision source by name.
-    let out = dir.path().join("x.edf");
-    let o = Command::new(env!("CARGO_BIN_EXE_brainlens"))
-        .args(["resample", path.to_str().unwrap(), "--sfreq", "125", "--out", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("needs an EDF/BDF source"));
+}
+
+/// The commands that write a processed copy take BrainVision too: the copy is BDF+ (24-bit) in records that
+/// divide the samples exactly, with the markers as annotations; saving annotations writes the same.
+#[test]
+fn processed_copies_of_a_brainvision_recording_are_bdf_plus() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, fs) = sample_channels();
+    let markers = [("New Segment", "", 1, 1), ("Stimulus", "S  1", 251, 1)];
+    let path = write_bv(dir.path(), "src", &data, fs, Layout::int16(), &markers);
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    let p = path.to_str().unwrap();
+    let half = dir.path().join("half.bdf");
+    run(&["resample", p, "--sfreq", "125", "--out", half.to_str().unwrap()]);
+    let r = Recording::open(&half).unwrap();
+    assert_eq!(r.format_name(), "BDF+C");
+    assert_eq!(r.channels()[0].sample_rate, 125.0);
+    assert_eq!(r.read(&[0], 0.0, 100.0).unwrap()[0].values.len(), data[0].len() / 2);
+    let filtered = dir.path().join("filtered.bdf");
+    run(&["filter", p, "--l-freq", "1", "--h-freq", "40", "--out", filtered.to_str().unwrap()]);
+    let r = Recording::open(&filtered).unwrap();
+    assert_eq!(r.annotations().unwrap()[0].text, "Stimulus/S  1");
+    assert_eq!(r.read(&[2], 0.0, 100.0).unwrap()[0].values.len(), data[2].len());
+    // Saving with annotations: every sample as recorded, to 24-bit precision over the channel's range.
+    let rec = Recording::open(&path).unwrap();
+    let copy = dir.path().join("copy.bdf");
+    brainlens::signal::edf::save::save_with_annotations(&rec, rec.annotations().unwrap(), &copy).unwrap();
+    let c = Recording::open(&copy).unwrap();
+    let (a, b) =
+        (rec.read(&[0], 0.0, 100.0).unwrap().remove(0).values, c.read(&[0], 0.0, 100.0).unwrap().remove(0).values);
+    let span = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= span * 2.0 / 8_388_607.0), "24-bit copy");
 }

@@ -3,6 +3,7 @@
 
 use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
+use crate::signal::edf::save::copy_template;
 use crate::signal::resample::{ratio, resample_poly};
 use anyhow::{Result, anyhow, bail};
 use std::io::Write;
@@ -10,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 pub fn run(file: &Path, sfreq: f64, out_path: &PathBuf, out: &mut dyn Write) -> Result<()> {
     let rec = Recording::open(file)?;
-    let h = rec.require_edf("resample (it writes EDF+/BDF+)")?.header();
-    if h.format.is_discontinuous() {
+    let (h, _) = copy_template(&rec)?;
+    if h.record_onsets.is_some() {
         bail!("{}: resampling an EDF+D (discontinuous) file is not supported", file.display());
     }
     let new_spr_f = sfreq * h.record_duration;
@@ -35,7 +36,7 @@ pub fn run(file: &Path, sfreq: f64, out_path: &PathBuf, out: &mut dyn Write) -> 
             label: ch.label.clone(),
             source: c,
             values: y,
-            prefilter: format!("{} resampled {sfreq}Hz", h.signals[ch.signal].prefilter.trim()).trim().to_string(),
+            prefilter: format!("{} resampled {sfreq}Hz", rec.prefilter(c)).trim().to_string(),
             samples_per_record: Some(new_spr),
         });
     }

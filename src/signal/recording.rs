@@ -79,17 +79,6 @@ impl Recording {
         }
     }
 
-    /// The EDF/BDF file, or an error naming the file for another format (`what` says what needed it).
-    pub fn require_edf(&self, what: &str) -> Result<&EdfFile, EdfError> {
-        self.edf().ok_or_else(|| {
-            EdfError::file(
-                self.path(),
-                "format",
-                format!("{what} needs an EDF/BDF source, and this is {}", self.format_name()),
-            )
-        })
-    }
-
     /// The format as users know it: `EDF+C`, `BDF`, `BrainVision (IEEE_FLOAT_32)`.
     pub fn format_name(&self) -> String {
         match &self.source {

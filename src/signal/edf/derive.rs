@@ -3,7 +3,8 @@
 //! resolution), and a prefilter field that says what was done (`HP:0.5Hz LP:40Hz`).
 
 use super::header::SignalHeader;
-use super::writer::write_edf;
+use super::reader::Annotation;
+use super::writer::{WriteSpec, write_edf};
 use crate::signal::Recording;
 use crate::signal::error::{SignalError, invalid};
 use std::path::Path;
@@ -19,17 +20,44 @@ pub struct DerivedChannel {
     pub samples_per_record: Option<usize>,
 }
 
-/// Writes `channels` to `out` with `rec`'s records and annotations. Refuses to overwrite the source.
+/// Writes `channels` to `out` with `rec`'s records and annotations (records of a BDF+ layout for formats
+/// without them: [`super::save::copy_template`]). Refuses to overwrite the source.
 pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> Result<(), SignalError> {
+    write_channels(rec, channels, rec.annotations()?.to_vec(), out)
+}
+
+/// Every channel of `rec` as recorded, with `annotations`, as EDF+/BDF+ (a BrainVision file as BDF+).
+pub fn write_as_recorded(rec: &Recording, annotations: &[Annotation], out: &Path) -> Result<(), SignalError> {
+    let all: Vec<usize> = (0..rec.channels().len()).collect();
+    let data = rec.read(&all, 0.0, rec.duration_s()? + 1.0)?;
+    let channels: Vec<DerivedChannel> = data
+        .into_iter()
+        .enumerate()
+        .map(|(c, d)| DerivedChannel {
+            label: rec.channels()[c].label.clone(),
+            source: c,
+            values: d.values,
+            prefilter: rec.prefilter(c).to_string(),
+            samples_per_record: None,
+        })
+        .collect();
+    write_channels(rec, &channels, annotations.to_vec(), out)
+}
+
+fn write_channels(
+    rec: &Recording,
+    channels: &[DerivedChannel],
+    annotations: Vec<Annotation>,
+    out: &Path,
+) -> Result<(), SignalError> {
     super::save::refuse_overwrite(rec.path(), out)?;
-    let h = rec.require_edf("writing derived channels as EDF+/BDF+")?.header();
-    let format = super::save::plus_format(h.format);
-    let (dmin, dmax) = format.digital_limits();
+    let (template, sources) = super::save::copy_template(rec)?;
+    let (dmin, dmax) = template.format.digital_limits();
     let mut headers = Vec::new();
     for c in channels {
-        let src = &h.signals[rec.channels()[c.source].signal];
+        let src = &sources[c.source];
         let spr = c.samples_per_record.unwrap_or(src.samples_per_record);
-        let expected = spr * h.record_count as usize;
+        let expected = spr * template.record_count as usize;
         if c.values.len() != expected {
             return Err(invalid!("{}: {} samples for {} expected", c.label, c.values.len(), expected));
         }
@@ -51,7 +79,7 @@ pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -
             ..src.clone()
         });
     }
-    let spec = super::save::copy_spec(rec, headers, rec.annotations()?.to_vec())?;
+    let spec = WriteSpec { signals: headers, annotations, ..template };
     // The writer formats the physical range into 8 characters: quantise against the values it writes.
     let written: Vec<(f64, f64)> = spec
         .signals

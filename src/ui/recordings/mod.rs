@@ -397,7 +397,11 @@ impl OpenRecording {
 /// "night.edf" → "night_annotated.edf" beside it (a new file: the original is never overwritten).
 fn default_save_path(src: &std::path::Path) -> String {
     let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "recording".into());
-    let ext = src.extension().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_else(|| "edf".into());
+    // EDF/BDF keep their extension; other formats are saved as BDF+ (copy_template).
+    let ext = match src.extension().map(|s| s.to_string_lossy().to_lowercase()) {
+        Some(e) if e == "edf" || e == "bdf" => e,
+        _ => "bdf".into(),
+    };
     src.with_file_name(format!("{stem}_annotated.{ext}")).display().to_string()
 }
 
