@@ -3,7 +3,7 @@
 
 use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
-use crate::signal::edf::save::copy_template;
+use crate::signal::edf::layout::copy_template;
 use crate::signal::resample::{ratio, resample_poly};
 use anyhow::{Result, anyhow, bail};
 use std::io::Write;

@@ -21,7 +21,7 @@ pub struct DerivedChannel {
 }
 
 /// Writes `channels` to `out` with `rec`'s records and annotations (records of a BDF+ layout for formats
-/// without them: [`super::save::copy_template`]). Refuses to overwrite the source.
+/// without them: [`super::layout::copy_template`]). Refuses to overwrite the source.
 pub fn write_derived(rec: &Recording, channels: &[DerivedChannel], out: &Path) -> Result<(), SignalError> {
     write_channels(rec, channels, rec.annotations()?.to_vec(), out)
 }
@@ -50,8 +50,8 @@ fn write_channels(
     annotations: Vec<Annotation>,
     out: &Path,
 ) -> Result<(), SignalError> {
-    super::save::refuse_overwrite(rec.path(), out)?;
-    let (template, sources) = super::save::copy_template(rec)?;
+    super::layout::refuse_overwrite(rec.path(), out)?;
+    let (template, sources) = super::layout::copy_template(rec)?;
     let (dmin, dmax) = template.format.digital_limits();
     let mut headers = Vec::new();
     for c in channels {

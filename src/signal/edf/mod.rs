@@ -4,6 +4,7 @@ pub mod derive;
 pub mod error;
 pub mod fields;
 pub mod header;
+pub mod layout;
 pub mod reader;
 pub mod save;
 pub mod tal;

@@ -264,7 +264,7 @@ fn prefilter(v: &View) -> String {
 /// A whole-recording view as EDF+ with the source's records and annotations.
 fn write_view_edf(v: &View, out: &Path) -> Result<(), ToolError> {
     let rec = Recording::open(Path::new(&v.source))?;
-    let (h, _) = crate::signal::edf::save::copy_template(&rec).map_err(|e| e.to_string())?;
+    let (h, _) = crate::signal::edf::layout::copy_template(&rec).map_err(|e| e.to_string())?;
     let record_s = h.record_duration;
     let spr = v.sfreq * record_s;
     if v.t0 != 0.0 || (spr - spr.round()).abs() > 1e-9 || v.n_times() != spr.round() as usize * h.record_count as usize
