@@ -20,7 +20,8 @@ pub struct Case {
     pub metrics: Vec<Metric>,
     /// Odd but usable content, scored as the reference scores it (`bench validate --strict` refuses these).
     pub warnings: Vec<CaseError>,
-    /// The case file as read; null for cases loaded by [`load_cases_for_scoring`].
+    /// The case file as read; null for cases loaded by [`load_cases_for_scoring`] (which also leave the
+    /// instruction and parser prompt empty).
     pub raw: Value,
 }
 
@@ -147,7 +148,7 @@ pub fn validate(v: &Value) -> Problems {
             );
             continue;
         };
-        let id = super::scoring::Metric::from_value(m).metric_id;
+        let id = super::scoring::id_of(obj.get("metric_id").unwrap_or(&Value::Null));
         match obj.get("metric_id") {
             Some(Value::String(_)) => {}
             None | Some(Value::Null) => {
@@ -319,6 +320,12 @@ impl Case {
     /// Builds a case from a JSON value. Only what the reference cannot run is refused (every refusal with its
     /// JSON path); everything odd it still scores is kept in `warnings`, each naming the file and JSON path.
     pub fn from_value(raw: Value, file: &Path) -> Result<Case, Vec<CaseError>> {
+        Case::build(raw, file, false)
+    }
+
+    /// As [`Case::from_value`]; `scoring_only` keeps only what scoring needs (no `raw`, instruction or parser
+    /// prompt), taking the metrics out of the JSON instead of copying them.
+    fn build(mut raw: Value, file: &Path, scoring_only: bool) -> Result<Case, Vec<CaseError>> {
         let at = |(json_path, message): (String, String)| CaseError { file: file.to_path_buf(), json_path, message };
         let refused = refusals(&raw);
         if !refused.is_empty() {
@@ -326,33 +333,55 @@ impl Case {
         }
         let warnings = validate(&raw).into_iter().map(at).collect();
         let s = |ptr: &str| raw.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string();
-        Ok(Case {
-            path: Some(file.to_path_buf()),
-            case_id: s("/meta_info/case_id"),
-            bench_subset: s("/meta_info/bench_subset"),
-            // float(difficult or 1.0), as the reference's summary reads it.
-            difficulty: raw.pointer("/meta_info/difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0),
-            instruction: match &raw["agent_input"]["instruction"] {
+        let (case_id, bench_subset) = (s("/meta_info/case_id"), s("/meta_info/bench_subset"));
+        // float(difficult or 1.0), as the reference's summary reads it.
+        let difficulty = raw.pointer("/meta_info/difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0);
+        let (instruction, parser_prompt) = if scoring_only {
+            (String::new(), String::new())
+        } else {
+            let instruction = match &raw["agent_input"]["instruction"] {
                 Value::String(t) => t.clone(),
                 other => other.to_string(),
-            },
-            parser_prompt: s("/eval_config/parser_prompt"),
-            // Metrics that are not objects are skipped, as the reference skips them.
-            metrics: raw["eval_config"]["metrics"]
+            };
+            (instruction, s("/eval_config/parser_prompt"))
+        };
+        // Metrics that are not objects are skipped, as the reference skips them.
+        let metrics = if scoring_only {
+            let list = raw.pointer_mut("/eval_config/metrics").map(Value::take);
+            list.and_then(|l| match l {
+                Value::Array(items) => {
+                    Some(items.into_iter().filter(Value::is_object).map(Metric::from_owned).collect())
+                }
+                _ => None,
+            })
+        } else {
+            raw["eval_config"]["metrics"]
                 .as_array()
                 .map(|m| m.iter().filter(|m| m.is_object()).map(Metric::from_value).collect())
-                .unwrap_or_default(),
+        };
+        Ok(Case {
+            path: Some(file.to_path_buf()),
+            case_id,
+            bench_subset,
+            difficulty,
+            instruction,
+            parser_prompt,
+            metrics: metrics.unwrap_or_default(),
             warnings,
-            raw,
+            raw: if scoring_only { Value::Null } else { raw },
         })
     }
 
     /// Loads and validates one case file.
     pub fn load(file: &Path) -> Result<Case, Vec<CaseError>> {
+        Case::load_as(file, false)
+    }
+
+    fn load_as(file: &Path, scoring_only: bool) -> Result<Case, Vec<CaseError>> {
         let fail = |message: String| vec![CaseError { file: file.to_path_buf(), json_path: String::new(), message }];
         let text = std::fs::read_to_string(file).map_err(|e| fail(format!("cannot read: {e}")))?;
         let raw: Value = super::json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
-        Case::from_value(raw, file)
+        Case::build(raw, file, scoring_only)
     }
 
     /// The warnings as instance `errors` entries: `case_warning: <file>: <json path>: <message>`.
@@ -426,8 +455,8 @@ pub fn load_cases(root: &Path) -> Result<CaseSet, CaseError> {
     load(root, false)
 }
 
-/// As [`load_cases`], but each case keeps only what scoring needs: its `raw` JSON is dropped as soon as it is
-/// read (`raw` is null), which keeps a 20,000-case suite in a few tens of MB.
+/// As [`load_cases`], but each case keeps only what scoring needs (`raw` is null, no instruction or parser
+/// prompt), which keeps a 20,000-case suite in a few tens of MB.
 pub fn load_cases_for_scoring(root: &Path) -> Result<CaseSet, CaseError> {
     load(root, true)
 }
@@ -444,20 +473,7 @@ fn load(root: &Path, scoring_only: bool) -> Result<CaseSet, CaseError> {
     let loaded: Vec<Vec<Result<Case, Vec<CaseError>>>> = std::thread::scope(|s| {
         let handles: Vec<_> = files
             .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|f| {
-                            Case::load(f).map(|mut c| {
-                                if scoring_only {
-                                    c.raw = Value::Null;
-                                }
-                                c
-                            })
-                        })
-                        .collect()
-                })
-            })
+            .map(|part| s.spawn(move || part.iter().map(|f| Case::load_as(f, scoring_only)).collect()))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
     });

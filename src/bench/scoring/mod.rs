@@ -29,23 +29,44 @@ impl Metric {
     /// Reads a metric object the way the reference does: missing id → `unknown_metric`, an id that is not a
     /// string → its JSON text, weight not a number → 0.
     pub fn from_value(value: &Value) -> Metric {
-        let get = |k: &str| value.get(k).unwrap_or(&Value::Null);
+        Metric::from_owned(value.clone())
+    }
+
+    /// As [`Metric::from_value`], taking the object apart instead of copying it.
+    pub fn from_owned(mut value: Value) -> Metric {
+        let mut take = |k: &str| value.get_mut(k).map(Value::take).unwrap_or(Value::Null);
+        let weight_raw = take("weight");
         Metric {
-            metric_id: match get("metric_id") {
-                Value::Null => "unknown_metric".to_string(),
-                Value::String(id) => id.clone(),
-                other => other.to_string(),
+            metric_id: id_of(&take("metric_id")),
+            kind: match take("type") {
+                Value::String(s) => s,
+                _ => String::new(),
             },
-            kind: get("type").as_str().unwrap_or("").to_string(),
-            target_key: get("target_key").as_str().map(str::to_string),
-            weight: number(get("weight")).unwrap_or(0.0),
-            weight_raw: get("weight").clone(),
-            params: get("params").as_object().cloned().unwrap_or_default(),
+            target_key: match take("target_key") {
+                Value::String(s) => Some(s),
+                _ => None,
+            },
+            weight: number(&weight_raw).unwrap_or(0.0),
+            weight_raw,
+            params: match take("params") {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            },
         }
     }
 
     pub fn param(&self, key: &str) -> &Value {
         self.params.get(key).unwrap_or(&Value::Null)
+    }
+}
+
+/// A metric's id as the reference keys it: absent or null → `unknown_metric`, a string itself, anything else
+/// its JSON text.
+pub fn id_of(metric_id: &Value) -> String {
+    match metric_id {
+        Value::Null => "unknown_metric".to_string(),
+        Value::String(id) => id.clone(),
+        other => other.to_string(),
     }
 }
 
