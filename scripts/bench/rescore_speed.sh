@@ -2,7 +2,8 @@
 # `bench rescore` speed and memory at the issue's scale, release build, whole processes, one run each:
 # a 20,000-instance result file with its 20,000 case files (SIMULATED by scripts/bench/make_demo.py: 1 model,
 # 800 tasks × 25 instances), against a Python loop that loads every case and applies the independent rules
-# (scripts/bench/rescore_reference.py). Peak memory is each process's own maximum RSS (wait4).
+# (scripts/bench/rescore_reference.py). Peak memory is each process's own maximum RSS (GNU time: apt-get install
+# time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release --quiet --bin brainlens
@@ -20,12 +21,11 @@ n = len(json.load(open(result))["instances"])
 n_cases = len(glob.glob(os.path.join(cases, "**", "case*_*.json"), recursive=True))
 
 def run(cmd):
+    # Peak RSS from GNU time: a child started from this (large) Python process would inherit its peak at exec.
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    stdout = p.stdout.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    assert status == 0, cmd
-    return time.perf_counter() - t, usage.ru_maxrss / 1024, stdout.decode()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True)
+    assert p.returncode == 0, (cmd, p.stderr.decode()[-2000:])
+    return time.perf_counter() - t, int(p.stderr.decode().strip().splitlines()[-1]) / 1024, p.stdout.decode()
 
 print(f"result file: {n} instances, {os.path.getsize(result) / 1e6:.1f} MB; {n_cases} case files (SIMULATED)")
 py, py_mb, o2 = run([sys.executable, "scripts/bench/rescore_reference.py", result, cases])

@@ -5,7 +5,7 @@ use crate::signal::edf::Annotation;
 use crate::signal::filter::display::DisplayFilter;
 use crate::signal::info::file_info;
 use crate::signal::montage::{Montage, double_banana, parse_chain};
-use crate::signal::page::compute_page;
+use crate::signal::page::{Trace, compute_page};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
@@ -144,26 +144,20 @@ pub fn page(
         eprintln!("brainlens: warning: {e}");
     }
     let traces = compute_page(&rec, &derivations, filter, start, duration)?;
-    let traces: Vec<serde_json::Value> = traces
-        .iter()
-        .map(|t| {
-            serde_json::json!({
-                "label": t.label, "sample_rate": t.sample_rate, "unit": t.unit,
-                "runs": t.runs.iter().map(|r| serde_json::json!({"onset_s": r.onset_s, "values": r.values})).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
     if json {
-        serde_json::to_writer(
-            &mut *out,
-            &serde_json::json!({"start_s": start, "duration_s": duration, "traces": traces}),
-        )?;
+        // Serialised straight from the traces: no JSON tree of every sample in memory.
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            start_s: f64,
+            duration_s: f64,
+            traces: &'a [Trace],
+        }
+        serde_json::to_writer(&mut *out, &Page { start_s: start, duration_s: duration, traces: &traces })?;
         writeln!(out)?;
     } else {
         for t in &traces {
-            let n: usize =
-                t["runs"].as_array().map_or(0, |r| r.iter().map(|x| x["values"].as_array().map_or(0, Vec::len)).sum());
-            writeln!(out, "{:<20} {:>8} Hz  {n} samples", t["label"].as_str().unwrap_or(""), t["sample_rate"])?;
+            let n: usize = t.runs.iter().map(|r| r.values.len()).sum();
+            writeln!(out, "{:<20} {:>8} Hz  {n} samples", t.label, t.sample_rate)?;
         }
     }
     Ok(())

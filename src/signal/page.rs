@@ -8,14 +8,14 @@ use super::montage::Derivation;
 use super::recording::Recording;
 
 /// A contiguous run of a trace: time of its first sample and its values (physical units).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TraceRun {
     pub onset_s: f64,
     pub values: Vec<f32>,
 }
 
 /// One drawn trace.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Trace {
     pub label: String,
     pub sample_rate: f64,
