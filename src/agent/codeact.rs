@@ -216,7 +216,22 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 let e = match kernel.exec(&code, s.exec_timeout_s) {
                     Ok(e) => e,
                     Err(why) => {
-                        crate::sandbox::kernel::Execution { error: Some(why.to_string()), ..Default::default() }
+                        // No kernel could be (re)started: the infrastructure failed, not the agent (the
+                        // BrainBench paper's Table 11) — the instance is rerun and kept out of the scores.
+                        let msg = format!("the sandboxed kernel could not be started again: {why}");
+                        r.observation = msg.clone();
+                        r.observation_sha256 = sha(&msg);
+                        r.failed = true;
+                        trace.rounds.push(r);
+                        trace.ended_by = "kernel_failed".into();
+                        trace.outcome = "api_infrastructure_error".into();
+                        trace.error = Some(msg.clone());
+                        trace.kernel_restarts = kernel.restarts;
+                        return Outcome {
+                            report: String::new(),
+                            trace,
+                            failure: Some(LlmError::infra("sandbox", msg)),
+                        };
                     }
                 };
                 r.observation = observation(&e, s.observation_chars);

@@ -217,13 +217,15 @@ fn target_run(
             ) {
                 Ok(k) => k,
                 Err(e) => {
-                    let e = e.to_string();
-                    let trace = json!({"paradigm": "codeact", "error": e});
+                    // A sandbox or kernel that does not start is an infrastructure failure (the BrainBench
+                    // paper's Table 11): rerun, excluded from scores — not an agent error.
+                    let e = format!("the sandboxed kernel did not start: {e}");
+                    let trace = json!({"paradigm": "codeact", "error": e, "outcome": "api_infrastructure_error"});
                     return Target::plain(
                         String::new(),
                         trace,
                         Spent::default(),
-                        Some(crate::llm::LlmError::config("sandbox", e)),
+                        Some(crate::llm::LlmError::infra("sandbox", e)),
                     );
                 }
             };
