@@ -304,7 +304,10 @@ fn markers(ini: &Ini, fs: f64, n_samples: usize) -> (Vec<Annotation>, Vec<usize>
     let mut run_starts = vec![0];
     let mut first = true;
     for (key, value) in ini.section("Marker Infos") {
-        if !(key.len() > 2 && key[..2].eq_ignore_ascii_case("mk") && key[2..].bytes().all(|b| b.is_ascii_digit())) {
+        // `Mk<digits>`, compared as bytes: a key may hold any character (a Latin-1 file decodes to multi-byte
+        // UTF-8, so slicing the string could split one).
+        let k = key.as_bytes();
+        if !(k.len() > 2 && k[..2].eq_ignore_ascii_case(b"mk") && k[2..].iter().all(u8::is_ascii_digit)) {
             continue;
         }
         let f: Vec<&str> = value.split(',').collect();
@@ -338,4 +341,19 @@ fn markers(ini: &Ini, fs: f64, n_samples: usize) -> (Vec<Annotation>, Vec<usize>
     run_starts.sort_unstable();
     annotations.sort_by(|a, b| a.onset_s.total_cmp(&b.onset_s));
     (annotations, run_starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_keys_with_any_characters_are_skipped_not_split() {
+        // Found by cargo-fuzz: a Latin-1 `M\xff1` key decoded to "Mÿ1" panicked when sliced at byte 2.
+        let ini = Ini::parse(&decode(b"Brain Vision Data Exchange Marker File Version 1.0\n[Marker Infos]\nM\xff1=Stimulus,S  1,3,1,0\nMk2=Stimulus,S  2,5,1,0\n"));
+        let (a, runs) = markers(&ini, 100.0, 10);
+        assert_eq!(a.len(), 1);
+        assert_eq!(a[0].text, "Stimulus/S  2");
+        assert_eq!(runs, [0]);
+    }
 }
