@@ -116,6 +116,13 @@ pub fn refusals(v: &Value) -> Problems {
 /// scores, each message saying how it is scored. `bench validate --strict` and the suite generator refuse all.
 pub fn validate(v: &Value) -> Problems {
     let mut errs = refusals(v);
+    errs.extend(warnings(v));
+    errs
+}
+
+/// Everything odd in a case that the reference still scores, each message saying how it is scored.
+fn warnings(v: &Value) -> Problems {
+    let mut errs = Problems::new();
     if let Some(d) = v.pointer("/meta_info/difficult").filter(|d| !d.is_null()) {
         match number(d).filter(|_| d.is_number()) {
             Some(x) if x > 0.0 => {}
@@ -331,7 +338,7 @@ impl Case {
         if !refused.is_empty() {
             return Err(refused.into_iter().map(at).collect());
         }
-        let warnings = validate(&raw).into_iter().map(at).collect();
+        let warnings = warnings(&raw).into_iter().map(at).collect();
         let s = |ptr: &str| raw.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string();
         let (case_id, bench_subset) = (s("/meta_info/case_id"), s("/meta_info/bench_subset"));
         // float(difficult or 1.0), as the reference's summary reads it.

@@ -28,3 +28,9 @@ pub struct ChannelData {
     pub values: Vec<f64>,
     pub segments: Vec<Segment>,
 }
+
+/// Index of the first sample at time ≥ `t` (seconds after the first sample of a record or window) at `fs`,
+/// with a tolerance of 10⁻⁶ samples so that times computed in floating point land on the sample they name.
+pub fn first_sample_at_or_after(t: f64, fs: f64) -> usize {
+    if t <= 0.0 { 0 } else { ((t * fs) - 1e-6).ceil().max(0.0) as usize }
+}

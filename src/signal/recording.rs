@@ -5,6 +5,7 @@ use super::brainvision::BrainVision;
 use super::edf::{Annotation, EdfError, EdfFile, Header, Repair};
 use std::path::Path;
 
+use super::channel::first_sample_at_or_after;
 pub use super::channel::{Channel, ChannelData, Segment};
 
 /// An open recording.
@@ -239,10 +240,4 @@ impl Recording {
         }
         Ok(out)
     }
-}
-
-/// Index of the first sample at time ≥ `t` (seconds after a record's onset) at `fs`, with a tolerance of
-/// 10⁻⁶ samples so that times computed in floating point land on the sample they name.
-fn first_sample_at_or_after(t: f64, fs: f64) -> usize {
-    if t <= 0.0 { 0 } else { ((t * fs) - 1e-6).ceil().max(0.0) as usize }
 }

@@ -7,7 +7,7 @@
 
 mod ini;
 
-use super::channel::{Channel, ChannelData, Segment};
+use super::channel::{Channel, ChannelData, Segment, first_sample_at_or_after};
 use super::edf::{Annotation, EdfError, Repair};
 use ini::{Ini, decode};
 use std::fs::File;
@@ -199,8 +199,7 @@ impl BrainVision {
     /// duration_s)`, in the channels' own units.
     pub fn read(&self, chans: &[usize], start_s: f64, duration_s: f64) -> Result<Vec<ChannelData>, EdfError> {
         let fs = self.sample_rate;
-        let first =
-            |t: f64| if t <= 0.0 { 0 } else { (((t * fs) - 1e-6).ceil().max(0.0) as usize).min(self.n_samples) };
+        let first = |t: f64| first_sample_at_or_after(t, fs).min(self.n_samples);
         let (i0, i1) = (first(start_s), first(start_s + duration_s));
         let mut out: Vec<ChannelData> = chans
             .iter()
