@@ -76,6 +76,8 @@ fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
 # The BrainVision reader against MNE's read_raw_brainvision (MNE's test file and pybv-written real data).
 "$VENV/bin/python" scripts/reference/brainvision_reference.py --check target/debug/brainlens
+# Neuroscan CNT against MNE's read_raw_cnt; .npy/.npz/.mat/.csv against NumPy and SciPy (real data written here).
+"$VENV/bin/python" scripts/reference/formats_reference.py --check target/debug/brainlens
 # `brainlens filter` against MNE's raw.filter with its default skip_by_annotation and with [].
 "$VENV/bin/python" scripts/reference/filter_skip_reference.py --check target/debug/brainlens
 # Glass-brain node positions, limits, hemisphere views and edge counts against nilearn's plot_connectome.

@@ -46,6 +46,7 @@ fn gui(_: Option<std::path::PathBuf>, _: &Cli) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
+    brainlens::signal::open_options::set_defaults(cli.open_options());
     let mut stdout = std::io::stdout().lock();
     let result = match cli.command.take() {
         Some(Command::Info { file, json }) => recording::info(&file, json, &mut stdout),

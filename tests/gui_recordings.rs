@@ -212,3 +212,54 @@ fn a_brainvision_recording_opens_pages_and_lists_its_markers() {
     assert!(err.contains("broken.vhdr") && err.contains("DataFile"), "{err}");
     assert!(h.state().recordings.current.as_ref().unwrap().rec.path().ends_with("sample.vhdr"));
 }
+
+/// A Neuroscan CNT file whose header leaves the sample width open (MNE's test file, tests only) asks for it
+/// and opens with the choice; a `.npy` array asks for its sampling rate, refuses a rate that is not one, and
+/// opens with a good one; Cancel keeps the recording that was open.
+#[test]
+fn a_cnt_file_asks_its_sample_width_and_an_array_its_rate() {
+    let cnt = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/formats/scan41_short.cnt");
+    let mut h = harness(cnt);
+    assert!(h.state().recordings.current.is_none());
+    assert!(h.state().recordings.prompt.as_ref().is_some_and(|p| p.asks_cnt_format && !p.asks_rate));
+    h.get_by_label("32-bit (int32)").click();
+    h.run_steps(1);
+    h.get_by_label("16-bit (int16)").click();
+    h.run_steps(1);
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    {
+        let o = h.state().recordings.current.as_ref().expect("CNT open");
+        assert_eq!(o.rec.format_name(), "Neuroscan CNT (int16)");
+        assert_eq!(o.traces.len(), 128);
+        assert_eq!(o.annotations.items().len(), 6);
+        assert!(h.state().recordings.prompt.is_none());
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("x.npy");
+    let x = ndarray::Array2::from_shape_fn((4, 2000), |(c, i)| ((i as f64) * 0.05 * (c + 1) as f64).sin());
+    ndarray_npy::WriteNpyExt::write_npy(&x, std::fs::File::create(&npy).unwrap()).unwrap();
+    h.state_mut().recordings.path_field = npy.display().to_string();
+    h.get_by_label("Open path").click();
+    h.run_steps(4);
+    assert!(h.state().recordings.prompt.as_ref().is_some_and(|p| p.asks_rate));
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(h.state().recordings.prompt.is_none());
+    assert!(h.state().recordings.current.as_ref().unwrap().rec.path().ends_with("scan41_short.cnt"));
+
+    h.get_by_label("Open path").click();
+    h.run_steps(4);
+    h.state_mut().recordings.prompt.as_mut().unwrap().rate_text = "fast".into();
+    h.get_by_label("Open").click();
+    h.run_steps(2);
+    assert!(h.state().recordings.prompt.as_ref().unwrap().input_error.as_ref().unwrap().contains("fast"));
+    h.state_mut().recordings.prompt.as_mut().unwrap().rate_text = "200".into();
+    h.get_by_label("Open").click();
+    h.run_steps(3);
+    let o = h.state().recordings.current.as_ref().expect("array open");
+    assert!(o.rec.path().ends_with("x.npy"));
+    assert_eq!((o.traces.len(), o.rec.channels()[0].sample_rate), (4, 200.0));
+    assert!((o.duration_s - 10.0).abs() < 1e-12);
+}

@@ -13,11 +13,14 @@ unit (MNE's volts divided by the unit). Exits 1 on any mismatch.
 
     python scripts/reference/brainvision_reference.py --check target/debug/brainlens
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, os, sys, tempfile
 
 import numpy as np
 import mne
 import pybv
+
+import recording_check
+from recording_check import from_mne
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(HERE, "../../fixtures/eeg/mne_sample_eeg60.edf")
@@ -59,49 +62,12 @@ def write_files(d):
     return files
 
 
-def ours(binary, *args):
-    return json.loads(subprocess.run([binary, *args, "--json"], check=True, capture_output=True).stdout)
-
-
 def check(binary, label, path, failures):
     raw = mne.io.read_raw_brainvision(path, preload=True, verbose="error")
-    info = ours(binary, "info", path)
-    names = [c["label"] for c in info["channels"]]
-    rates = {c["sample_rate"] for c in info["channels"]}
-    counts = {c["samples"] for c in info["channels"]}
-    problems = []
-    if names != raw.ch_names:
-        problems.append("channel names differ")
-    if rates != {raw.info["sfreq"]}:
-        problems.append(f"rate {rates} vs {raw.info['sfreq']}")
-    if counts != {raw.n_times}:
-        problems.append(f"samples {counts} vs {raw.n_times}")
-    ann = ours(binary, "annotations", path)
-    want = [(a["onset"], a["duration"], a["description"]) for a in raw.annotations]
-    got = [(a["onset_s"], a["duration_s"], a["text"]) for a in ann]
-    if len(got) != len(want) or any(abs(g[0] - w[0]) > 1e-9 or abs(g[1] - w[1]) > 1e-9 or g[2] != w[2]
-                                     for g, w in zip(got, want)):
-        problems.append(f"annotations differ ({len(got)} vs {len(want)}): {got[:2]} vs {want[:2]}")
     units = raw._orig_units
-    n = len(raw.ch_names)
-    worst = 0.0
-    for ci in sorted({0, n // 2, n - 1, 1}):
-        name = raw.ch_names[ci]
-        s = ours(binary, "samples", path, "--channel", name)
-        mine = np.array(s["values"])
-        ref = raw.get_data(picks=[ci])[0] / UNIT[units[name]]
-        if mine.shape != ref.shape:
-            problems.append(f"{name}: {mine.shape} vs {ref.shape} samples")
-            continue
-        err = np.abs(mine - ref).max() / max(np.abs(ref).max(), 1e-30)
-        worst = max(worst, err)
-        if err > 1e-9:
-            problems.append(f"{name}: relative difference {err:.2e}")
-        if info["channels"][ci]["physical_dimension"] != units[name]:
-            problems.append(f"{name}: unit {info['channels'][ci]['physical_dimension']} vs {units[name]}")
-    print(f"{label}: {n} ch, {raw.info['sfreq']} Hz, {raw.n_times} samples, {len(want)} annotations; "
-          f"worst sample difference {worst:.1e}" + ("" if not problems else "  MISMATCH: " + "; ".join(problems)))
-    failures.extend(f"{label}: {p}" for p in problems)
+    ref = from_mne(raw, lambda name: UNIT[units[name]])
+    ref["units"] = [units[n] for n in raw.ch_names]
+    recording_check.check(binary, label, path, ref, failures)
 
 
 def main():

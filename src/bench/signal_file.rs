@@ -1,4 +1,4 @@
-//! A signal artifact (`.edf`, `.bdf`, `.npy`) loaded for `file_status_check`'s field checks.
+//! A signal artifact (`.npy` as an array; `.edf`, `.bdf`, `.vhdr`, `.cnt`, … as a recording) loaded for `file_status_check`'s field checks.
 
 use crate::bench::error::{BenchError, Result};
 use crate::signal::Recording;
@@ -9,7 +9,7 @@ use std::path::Path;
 /// What the field checks read: the shape, per-channel samples and, for EDF/BDF, the header facts.
 #[derive(Debug, Clone)]
 pub struct SignalFile {
-    /// The array shape (`.npy`), or [channels, samples of the first channel] (EDF/BDF).
+    /// The array shape (`.npy`), or [channels, samples of the first channel] (a recording).
     pub shape: Vec<usize>,
     /// Samples per channel (3-D arrays: epochs concatenated).
     pub channels: Vec<Vec<f64>>,
@@ -24,10 +24,11 @@ impl SignalFile {
         let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
         match ext.as_str() {
             "npy" => load_npy(path),
-            "edf" | "bdf" => load_edf(path),
+            e if crate::signal::recording::EXTENSIONS.contains(&e) => load_recording(path),
             other => Err(format!(
-                "{}: cannot check signal fields of a .{other} file (EDF, BDF and NPY are read)",
-                path.display()
+                "{}: cannot check signal fields of a .{other} file (the recording formats: {})",
+                path.display(),
+                crate::signal::recording::EXTENSIONS.join(", ")
             )
             .into()),
         }
@@ -107,7 +108,7 @@ fn load_npy(path: &Path) -> Result<SignalFile, BenchError> {
     Ok(SignalFile { shape, channels, sfreq: None, names: None, bandpass: None })
 }
 
-fn load_edf(path: &Path) -> Result<SignalFile, BenchError> {
+fn load_recording(path: &Path) -> Result<SignalFile, BenchError> {
     let rec = Recording::open(path)?;
     let duration = rec.duration_s()?;
     let all: Vec<usize> = (0..rec.channels().len()).collect();

@@ -86,8 +86,22 @@ pub struct Cli {
     /// GUI: open the BrainAgent panel on a saved trace (JSON).
     #[arg(long, hide = true, value_name = "TRACE")]
     pub agent_trace: Option<PathBuf>,
+    /// Sampling rate in Hz for a recording file that records none (.npy, and .npz/.mat/.csv without one).
+    #[arg(long, value_name = "HZ", global = true)]
+    pub rate: Option<f64>,
+    /// Sample width of a Neuroscan .cnt file whose header leaves it open (MNE's data_format).
+    #[arg(long, value_name = "WIDTH", global = true, value_parser = ["int16", "int32"])]
+    pub cnt_format: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The recording open options `--rate` and `--cnt-format` give.
+    pub fn open_options(&self) -> crate::signal::open_options::OpenOptions {
+        use crate::signal::open_options::{CntFormat, OpenOptions};
+        OpenOptions { rate: self.rate, cnt_format: self.cnt_format.as_deref().and_then(CntFormat::parse) }
+    }
 }
 
 /// The subcommands; none opens the GUI on the sample workspace.

@@ -28,6 +28,9 @@ pub fn info(file: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "patient    {}", info.patient)?;
     writeln!(out, "recording  {}", info.recording)?;
     writeln!(out, "annotations {}", info.annotation_count)?;
+    if !info.bads.is_empty() {
+        writeln!(out, "bad        {}", info.bads.join(", "))?;
+    }
     writeln!(
         out,
         "{:<16} {:>9} {:<8} {:>12} {:>12} {:>9} {:>9}  prefilter",

@@ -59,7 +59,6 @@ const MAT_NAMES: [&str; 8] = ["W", "CIJ", "A", "conn", "connectivity", "corr", "
 
 /// Reads a 2-D numeric array from a MATLAB v5 `.mat` file (v7.3 files are HDF5 and not supported).
 fn read_mat(path: &Path) -> Result<RawMatrix> {
-    use matfile::NumericData as D;
     let name = path.display();
     let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
     let mat = matfile::MatFile::parse(f).map_err(|e| {
@@ -82,18 +81,7 @@ fn read_mat(path: &Path) -> Result<RawMatrix> {
         })?,
     };
     let (rows, cols) = (chosen.size()[0], chosen.size()[1]);
-    let col_major: Vec<f64> = match chosen.data() {
-        D::Double { real, .. } => real.clone(),
-        D::Single { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-        D::UInt64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-    };
+    let col_major = crate::util::arrays::mat_f64(chosen);
     let row_major = (0..rows * cols).map(|k| col_major[(k % cols) * rows + k / cols]).collect();
     Ok((rows, cols, row_major, None))
 }

@@ -34,6 +34,8 @@ pub struct FileInfo {
     pub duration_s: f64,
     pub channels: Vec<ChannelInfo>,
     pub annotation_count: usize,
+    /// Labels of the channels the file marks bad.
+    pub bads: Vec<String>,
     pub repairs: Vec<String>,
 }
 
@@ -75,6 +77,7 @@ pub fn file_info(rec: &Recording) -> Result<FileInfo, EdfError> {
         duration_s,
         channels,
         annotation_count,
+        bads: rec.bads().to_vec(),
         repairs: rec.repairs().iter().map(|r| r.to_string()).collect(),
     })
 }

@@ -1,16 +1,21 @@
-//! Recordings and their analysis: EDF/BDF and BrainVision files, channels, montages, display filters, overview pyramid.
+//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT and array files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
+pub mod arrays;
 pub mod bands;
 pub mod brainvision;
 pub mod channel;
 pub mod channel_stats;
+pub mod cnt;
 pub mod connectivity;
+pub mod continuous;
 pub mod edf;
 pub mod error;
 pub mod filter;
 pub mod info;
+pub mod matrix;
 pub mod montage;
+pub mod open_options;
 pub mod page;
 pub mod physio;
 pub mod pyramid;

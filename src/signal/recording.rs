@@ -1,8 +1,9 @@
-//! `Recording`: the channels of a recording file on a time axis, read on demand — EDF/EDF+/BDF/BDF+ or
-//! BrainVision (`.vhdr`), behind one interface.
+//! `Recording`: the channels of a recording file on a time axis, read on demand — EDF/EDF+/BDF/BDF+, or a
+//! format whose channels share one sample grid ([`Continuous`]: BrainVision `.vhdr`, …), behind one interface.
 
-use super::brainvision::BrainVision;
+use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, EdfFile, Header, Repair};
+use super::open_options::{self, OpenOptions};
 use std::path::Path;
 
 use super::channel::first_sample_at_or_after;
@@ -18,25 +19,36 @@ pub struct Recording {
 #[derive(Debug)]
 enum Source {
     Edf(EdfFile),
-    BrainVision(BrainVision),
+    Grid(Continuous),
 }
 
 /// The file extensions [`Recording::open`] reads (lower case, without the dot).
-pub const EXTENSIONS: [&str; 3] = ["edf", "bdf", "vhdr"];
+pub const EXTENSIONS: [&str; 9] = ["edf", "bdf", "vhdr", "cnt", "npy", "npz", "mat", "csv", "tsv"];
 
-/// True when `path` is a BrainVision header (`.vhdr`).
-fn is_vhdr(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("vhdr"))
+/// The extension of `path`, lower case.
+fn extension(path: &Path) -> String {
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
 
 impl Recording {
-    /// Opens a recording: a BrainVision header (`.vhdr`), else an EDF/EDF+/BDF/BDF+ file. Only the header (and
-    /// a BrainVision marker file) is read.
+    /// Opens a recording by its extension with the process-wide [`OpenOptions`] (the CLI's `--rate` and
+    /// `--cnt-format`; none by default).
     pub fn open(path: &Path) -> Result<Recording, EdfError> {
-        if is_vhdr(path) {
-            let bv = BrainVision::open(path)?;
-            let channels = bv.channels.clone();
-            return Ok(Recording { source: Source::BrainVision(bv), channels });
+        Self::open_with(path, &open_options::defaults())
+    }
+
+    /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an array
+    /// (`.npy`, `.npz`, `.mat`, `.csv`, `.tsv`), else an
+    /// EDF/EDF+/BDF/BDF+ file. Only headers (and marker or event tables) are read.
+    pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Recording, EdfError> {
+        let grid = match extension(path).as_str() {
+            "vhdr" => Some(super::brainvision::open(path)?),
+            "cnt" => Some(super::cnt::open(path, options)?),
+            e if super::arrays::EXTENSIONS.contains(&e) => Some(super::arrays::open(path, e, options)?),
+            _ => None,
+        };
+        if let Some(g) = grid {
+            return Ok(Recording { channels: g.channels.clone(), source: Source::Grid(g) });
         }
         let file = EdfFile::open(path)?;
         let h = file.header();
@@ -63,7 +75,7 @@ impl Recording {
     pub fn edf(&self) -> Option<&EdfFile> {
         match &self.source {
             Source::Edf(f) => Some(f),
-            Source::BrainVision(_) => None,
+            Source::Grid(_) => None,
         }
     }
 
@@ -72,10 +84,10 @@ impl Recording {
         self.edf().map(EdfFile::header)
     }
 
-    /// The BrainVision recording, when it is one.
-    pub fn brainvision(&self) -> Option<&BrainVision> {
+    /// The recording on one sample grid, when it is not EDF/BDF.
+    pub fn grid(&self) -> Option<&Continuous> {
         match &self.source {
-            Source::BrainVision(b) => Some(b),
+            Source::Grid(g) => Some(g),
             Source::Edf(_) => None,
         }
     }
@@ -84,7 +96,7 @@ impl Recording {
     pub fn format_name(&self) -> String {
         match &self.source {
             Source::Edf(f) => f.header().format.name().to_string(),
-            Source::BrainVision(b) => format!("BrainVision ({})", b.format.name()),
+            Source::Grid(g) => g.format.clone(),
         }
     }
 
@@ -92,7 +104,15 @@ impl Recording {
     pub fn prefilter(&self, channel: usize) -> &str {
         match &self.source {
             Source::Edf(f) => f.header().signals[self.channels[channel].signal].prefilter.trim(),
-            Source::BrainVision(_) => "",
+            Source::Grid(_) => "",
+        }
+    }
+
+    /// Labels of the channels the file marks bad (Neuroscan CNT, …; none for EDF/BDF).
+    pub fn bads(&self) -> &[String] {
+        match &self.source {
+            Source::Edf(_) => &[],
+            Source::Grid(g) => &g.bads,
         }
     }
 
@@ -100,7 +120,7 @@ impl Recording {
     pub fn file_len(&self) -> u64 {
         match &self.source {
             Source::Edf(f) => f.file_len(),
-            Source::BrainVision(b) => b.data_len(),
+            Source::Grid(g) => g.data_len,
         }
     }
 
@@ -108,7 +128,7 @@ impl Recording {
     pub fn path(&self) -> &Path {
         match &self.source {
             Source::Edf(f) => f.path(),
-            Source::BrainVision(b) => b.path(),
+            Source::Grid(g) => g.path(),
         }
     }
 
@@ -130,7 +150,7 @@ impl Recording {
     pub fn annotations(&self) -> Result<&[Annotation], EdfError> {
         match &self.source {
             Source::Edf(f) => Ok(&f.scan()?.annotations),
-            Source::BrainVision(b) => Ok(&b.annotations),
+            Source::Grid(g) => Ok(&g.annotations),
         }
     }
 
@@ -138,7 +158,7 @@ impl Recording {
     pub fn repairs(&self) -> Vec<Repair> {
         match &self.source {
             Source::Edf(f) => f.repairs(),
-            Source::BrainVision(b) => b.repairs.clone(),
+            Source::Grid(g) => g.repairs.clone(),
         }
     }
 
@@ -151,7 +171,7 @@ impl Recording {
     pub fn duration_s(&self) -> Result<f64, EdfError> {
         let file = match &self.source {
             Source::Edf(f) => f,
-            Source::BrainVision(b) => return Ok(b.duration_s()),
+            Source::Grid(g) => return Ok(g.duration_s()),
         };
         let h = file.header();
         Ok(match Self::record_onsets(file)? {
@@ -192,7 +212,7 @@ impl Recording {
         }
         let file = match &self.source {
             Source::Edf(f) => f,
-            Source::BrainVision(b) => return b.read(chans, start_s, duration_s),
+            Source::Grid(g) => return g.read(chans, start_s, duration_s),
         };
         let h = file.header();
         let end_s = start_s + duration_s;

@@ -1,5 +1,6 @@
 //! The floor every layer may use: small helpers with no knowledge of brains, models or benchmarks.
 
+pub mod arrays;
 pub mod cancel;
 pub mod chart;
 pub mod error;

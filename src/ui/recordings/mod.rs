@@ -3,6 +3,7 @@
 
 pub mod connectivity_window;
 pub mod hrv_window;
+mod open_prompt;
 mod overview;
 mod properties;
 mod side_panel;
@@ -19,6 +20,7 @@ use crate::signal::edf::save::save_with_annotations;
 use crate::signal::edf::{Annotation, Repair};
 use crate::signal::filter::display::DisplayFilter;
 use crate::signal::montage::{Derivation, Montage};
+use crate::signal::open_options::OpenOptions;
 use crate::signal::page::{Trace, compute_page};
 use crate::signal::pyramid::Pyramid;
 use crate::ui::jobs::{Job, JobSlot, cancel_all, running};
@@ -96,6 +98,8 @@ pub struct RecordingsRoom {
     pub path_field: String,
     pub commands: Vec<Cmd>,
     opened: Option<PathBuf>,
+    /// A file that needs a sampling rate or a CNT sample width before it opens.
+    pub prompt: Option<open_prompt::OpenPrompt>,
 }
 
 /// Asks the desktop for a recording to open (None when cancelled or no dialog service is running).
@@ -103,7 +107,9 @@ pub fn pick_recording() -> Option<PathBuf> {
     let mut exts: Vec<String> =
         crate::signal::recording::EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
     exts.push("rec".into());
-    rfd::FileDialog::new().add_filter("Recordings (EDF, BDF, BrainVision)", &exts).pick_file()
+    rfd::FileDialog::new()
+        .add_filter("Recordings (EDF, BDF, BrainVision, Neuroscan CNT, NumPy, MATLAB, CSV)", &exts)
+        .pick_file()
 }
 
 impl RecordingsRoom {
@@ -115,12 +121,28 @@ impl RecordingsRoom {
             path_field: String::new(),
             commands: Vec::new(),
             opened: None,
+            prompt: None,
         }
     }
 
     /// Opens `path`; on failure the error is shown and the current recording stays open. Returns success.
+    /// A file that needs a sampling rate or a CNT sample width asks for it ([`open_prompt`]).
     pub fn open(&mut self, path: PathBuf, settings: &Settings) -> bool {
-        match Recording::open(&path).map_err(|e| e.to_string()).and_then(|rec| {
+        self.open_with(path, crate::signal::open_options::defaults(), settings)
+    }
+
+    /// Opens `path` with `options` (see [`Self::open`]).
+    pub fn open_with(&mut self, path: PathBuf, options: OpenOptions, settings: &Settings) -> bool {
+        let rec = match Recording::open_with(&path, &options) {
+            Ok(r) => r,
+            Err(e) => {
+                self.prompt = open_prompt::OpenPrompt::for_error(&path, &e, options);
+                self.error = Some(e.to_string());
+                return false;
+            }
+        };
+        self.prompt = None;
+        match Ok::<_, String>(rec).and_then(|rec| {
             let duration = rec.duration_s().map_err(|e| e.to_string())?;
             let annotations = rec.annotations().map_err(|e| e.to_string())?.to_vec();
             Ok((rec, duration, annotations))
@@ -219,6 +241,15 @@ impl RecordingsRoom {
             o.poll_jobs(ui.ctx(), &mut self.message);
         }
         toolbar::show(ui, self);
+        if let Some(p) = &mut self.prompt {
+            match open_prompt::window(ui.ctx(), p) {
+                Some(open_prompt::Answer::Open(path, options)) => {
+                    self.open_with(path, options, settings);
+                }
+                Some(open_prompt::Answer::Cancel) => self.prompt = None,
+                None => {}
+            }
+        }
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
         }

@@ -44,6 +44,7 @@ pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
                 ("Duration", super::traces::clock(o.duration_s)),
                 ("File size", format!("{:.1} MB", o.rec.file_len() as f64 / 1e6)),
                 ("Annotations", o.annotations.items().len().to_string()),
+                ("Bad channels", if info.bads.is_empty() { "none marked".into() } else { info.bads.join(", ") }),
             ] {
                 ui.label(k);
                 ui.label(v);

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The Neuroscan CNT and array readers against their reference readers (MNE 1.13.2, NumPy, SciPy).
+
+Files:
+- `../shared/data/formats/scan41_short.cnt` (MNE's test file; 16-bit, header says 0 samples) read with
+  `mne.io.read_raw_cnt(data_format="int16")` and `--cnt-format int16`; without a width both must refuse it.
+- Arrays written here from the MNE sample EEG (`fixtures/eeg/mne_sample_eeg60.edf`, real data, in volts):
+  `.npy` float64 C order (channels × samples), float32 Fortran order and transposed (samples × channels),
+  int16, 3-D epochs × channels × samples; `.npz` with an `sfreq` member; MATLAB v5 `.mat` (scipy.io.savemat)
+  with `fs`; `.csv` with a `time` column and channel names. The reference is NumPy's / SciPy's loaded array
+  read as the reader documents (the shorter side is the channels; epochs laid end to end).
+
+Names, rates, sample counts, annotations and samples are compared by `recording_check.check` (1e-9
+relative; 1e-6 for float32 files, float32 precision). Exits 1 on any mismatch.
+
+    python scripts/reference/formats_reference.py --check target/debug/brainlens
+"""
+import argparse, os, subprocess, sys, tempfile
+
+import numpy as np
+import mne
+import scipy.io
+
+import recording_check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLE = os.path.join(HERE, "../../fixtures/eeg/mne_sample_eeg60.edf")
+CNT = os.path.join(HERE, "../../../shared/data/formats/scan41_short.cnt")
+
+
+def array_ref(x, sfreq, names=None):
+    """The reference view of a channels × samples array."""
+    x = np.asarray(x, dtype=float)
+    return {"names": names or [f"Ch{i + 1}" for i in range(x.shape[0])], "sfreq": sfreq, "n_times": x.shape[1],
+            "annotations": [], "channel": lambda ci: x[ci]}
+
+
+def check_cnt(binary, failures):
+    raw = mne.io.read_raw_cnt(CNT, data_format="int16", preload=True, verbose="error")
+    ref = recording_check.from_mne(raw, lambda name: 1e-6)
+    ref["bads"] = raw.info["bads"]
+    recording_check.check(binary, "scan41_short.cnt (MNE test data, int16)", CNT, ref, failures,
+                          extra=["--cnt-format", "int16"])
+    try:
+        mne.io.read_raw_cnt(CNT, verbose="error")
+        failures.append("MNE now decides the width of scan41_short.cnt: update this check")
+    except RuntimeError:
+        pass
+    r = subprocess.run([binary, "info", CNT], capture_output=True, text=True)
+    if r.returncode == 0 or "sample width" not in r.stderr or "scan41_short.cnt" not in r.stderr:
+        failures.append(f"scan41_short.cnt without --cnt-format: expected a refusal naming the file, got {r.returncode} {r.stderr!r}")
+    else:
+        print("scan41_short.cnt without a width: refused, as MNE refuses it")
+
+
+def write_arrays(d):
+    raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    x, sf = raw.get_data(), raw.info["sfreq"]
+    n_ch = x.shape[0]
+    files = []
+    p = os.path.join(d, "c64.npy")
+    np.save(p, x)
+    files.append(("float64 C order", p, array_ref(x, sf), 1e-9))
+    p = os.path.join(d, "f32_transposed.npy")
+    np.save(p, np.asfortranarray(x.T.astype(np.float32)))
+    files.append(("float32 Fortran order, samples × channels", p, array_ref(x.astype(np.float32), sf), 1e-9))
+    p = os.path.join(d, "i16.npy")
+    xi = np.round(x / np.abs(x).max() * 30000).astype(np.int16)
+    np.save(p, xi)
+    files.append(("int16", p, array_ref(xi, sf), 1e-9))
+    n_ep, n_s = 10, 600
+    ep = x[:, : n_ep * n_s].reshape(n_ch, n_ep, n_s).transpose(1, 0, 2).copy()
+    p = os.path.join(d, "epochs.npy")
+    np.save(p, ep)
+    files.append(("3-D epochs × channels × samples", p, array_ref(x[:, : n_ep * n_s], sf), 1e-9))
+    p = os.path.join(d, "with_rate.npz")
+    np.savez(p, data=x, sfreq=np.array(sf))
+    files.append((".npz with sfreq", p, array_ref(x, sf), 1e-9))
+    p = os.path.join(d, "with_fs.mat")
+    scipy.io.savemat(p, {"data": x, "fs": sf})
+    files.append((".mat (scipy.io.savemat) with fs", p, array_ref(x, sf), 1e-9))
+    p = os.path.join(d, "with_time.csv")
+    n = 2000
+    with open(p, "w") as f:
+        f.write(",".join(["time"] + raw.ch_names) + "\n")
+        for i in range(n):
+            f.write(",".join([repr(i / sf)] + [repr(float(v)) for v in x[:, i]]) + "\n")
+    files.append((".csv with a time column and names", p, array_ref(x[:, :n], sf, raw.ch_names), 1e-9))
+    return files, sf
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", required=True, help="the brainlens binary")
+    a = ap.parse_args()
+    failures = []
+    check_cnt(a.check, failures)
+    with tempfile.TemporaryDirectory() as d:
+        files, sf = write_arrays(d)
+        for label, path, ref, rtol in files:
+            extra = ["--rate", str(sf)] if path.endswith(".npy") else []
+            recording_check.check(a.check, f"{label} (from the MNE sample EEG)", path, ref, failures, rtol, extra)
+        # A .npy without --rate is refused with the reason.
+        r = subprocess.run([a.check, "info", files[0][1]], capture_output=True, text=True)
+        if r.returncode == 0 or "--rate" not in r.stderr:
+            failures.append(f".npy without --rate: expected a refusal asking for it, got {r.returncode} {r.stderr!r}")
+    if failures:
+        print("FAILED")
+        for f in failures:
+            print("  " + f)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
