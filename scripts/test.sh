@@ -38,7 +38,7 @@ else
 fi
 
 VENV=target/ref-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors, openai, nilearn, pybv" 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import pyedflib, mne, bct, networkx, yasa, antropy, sklearn, neurokit2, tokenizers, safetensors, openai, nilearn, pybv, eeglabio" 2>/dev/null; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements.txt
 fi
@@ -76,7 +76,7 @@ fi
 "$VENV/bin/python" scripts/reference/edf_reference.py --check target/debug/brainlens
 # The BrainVision reader against MNE's read_raw_brainvision (MNE's test file and pybv-written real data).
 "$VENV/bin/python" scripts/reference/brainvision_reference.py --check target/debug/brainlens
-# Neuroscan CNT against MNE's read_raw_cnt; .npy/.npz/.mat/.csv against NumPy and SciPy (real data written here).
+# Neuroscan CNT and EEGLAB against MNE's read_raw_cnt / read_raw_eeglab / read_epochs_eeglab; .npy/.npz/.mat/.csv against NumPy and SciPy (real data written here).
 "$VENV/bin/python" scripts/reference/formats_reference.py --check target/debug/brainlens
 # `brainlens filter` against MNE's raw.filter with its default skip_by_annotation and with [].
 "$VENV/bin/python" scripts/reference/filter_skip_reference.py --check target/debug/brainlens

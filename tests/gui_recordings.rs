@@ -263,3 +263,22 @@ fn a_cnt_file_asks_its_sample_width_and_an_array_its_rate() {
     assert_eq!((o.traces.len(), o.rec.channels()[0].sample_rate), (4, 200.0));
     assert!((o.duration_s - 10.0).abs() < 1e-12);
 }
+
+/// An EEGLAB dataset (MNE's test file, tests only) opens, pages and lists its events as annotations.
+#[test]
+fn an_eeglab_set_opens_pages_and_lists_its_events() {
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/formats/test_raw_event_duration.set");
+    let mut h = harness(set);
+    {
+        let o = h.state().recordings.current.as_ref().expect("set open");
+        assert_eq!(o.rec.format_name(), "EEGLAB (.set, data inside)");
+        assert_eq!(o.annotations.items().len(), 3);
+    }
+    assert!(h.query_all_by_label_contains("square").count() >= 2);
+    h.state_mut().recordings.current.as_mut().unwrap().view.page_s = 1.0;
+    h.get_by_label("Page >").click();
+    h.run_steps(2);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert_eq!(o.view.start_s, 1.0);
+    assert_eq!(o.traces[0].runs[0].values.len(), 128);
+}

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""The Neuroscan CNT and array readers against their reference readers (MNE 1.13.2, NumPy, SciPy).
+"""The Neuroscan CNT, EEGLAB and array readers against their reference readers (MNE 1.13.2, NumPy, SciPy).
 
 Files:
 - `../shared/data/formats/scan41_short.cnt` (MNE's test file; 16-bit, header says 0 samples) read with
   `mne.io.read_raw_cnt(data_format="int16")` and `--cnt-format int16`; without a width both must refuse it.
+- EEGLAB: MNE's test files `test_raw_chanloc.set` (+ `.fdt`) and `test_raw_event_duration.set` (data inside),
+  and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
+  and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
+  are compared to 1e-6 (MNE casts them to float32).
 - Arrays written here from the MNE sample EEG (`fixtures/eeg/mne_sample_eeg60.edf`, real data, in volts):
   `.npy` float64 C order (channels × samples), float32 Fortran order and transposed (samples × channels),
   int16, 3-D epochs × channels × samples; `.npz` with an `sfreq` member; MATLAB v5 `.mat` (scipy.io.savemat)
@@ -53,6 +57,27 @@ def check_cnt(binary, failures):
         print("scan41_short.cnt without a width: refused, as MNE refuses it")
 
 
+def check_eeglab(binary, d, failures):
+    shared = os.path.join(HERE, "../../../shared/data/formats")
+    raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    cont = os.path.join(d, "sample_raw.set")
+    mne.export.export_raw(cont, raw, fmt="eeglab", overwrite=True, verbose="error")
+    for label, path, rtol in [("test_raw_chanloc.set + .fdt (MNE test data)", os.path.join(shared, "test_raw_chanloc.set"), 1e-9),
+                              ("test_raw_event_duration.set, data inside (MNE test data)", os.path.join(shared, "test_raw_event_duration.set"), 1e-6),
+                              ("sample EEG exported as EEGLAB (mne.export + eeglabio)", cont, 1e-6)]:
+        ref = recording_check.from_mne(mne.io.read_raw_eeglab(path, preload=True, verbose="error"), lambda name: 1e-6)
+        recording_check.check(binary, label, path, ref, failures, rtol)
+    events = mne.make_fixed_length_events(raw, duration=2.0)
+    epochs = mne.Epochs(raw, events, tmin=0, tmax=2.0 - 1 / raw.info["sfreq"], baseline=None, preload=True, verbose="error")
+    ep = os.path.join(d, "sample_epo.set")
+    epochs.export(ep, fmt="eeglab", overwrite=True, verbose="error")
+    back = mne.read_epochs_eeglab(ep, verbose="error")
+    x = np.concatenate(list(back.get_data()), axis=1) / 1e-6
+    ref = {"names": back.ch_names, "sfreq": back.info["sfreq"], "n_times": x.shape[1], "annotations": None,
+           "channel": lambda ci: x[ci]}
+    recording_check.check(binary, f"{len(back)} epochs exported as EEGLAB, end to end", ep, ref, failures, 1e-6)
+
+
 def write_arrays(d):
     raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
     x, sf = raw.get_data(), raw.info["sfreq"]
@@ -96,6 +121,7 @@ def main():
     failures = []
     check_cnt(a.check, failures)
     with tempfile.TemporaryDirectory() as d:
+        check_eeglab(a.check, d, failures)
         files, sf = write_arrays(d)
         for label, path, ref, rtol in files:
             extra = ["--rate", str(sf)] if path.endswith(".npy") else []

@@ -1,4 +1,4 @@
-//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT and array files, channels, montages, display filters, overview pyramid.
+//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT, EEGLAB and array files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
 pub mod arrays;
@@ -10,6 +10,7 @@ pub mod cnt;
 pub mod connectivity;
 pub mod continuous;
 pub mod edf;
+pub mod eeglab;
 pub mod error;
 pub mod filter;
 pub mod info;

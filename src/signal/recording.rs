@@ -23,7 +23,7 @@ enum Source {
 }
 
 /// The file extensions [`Recording::open`] reads (lower case, without the dot).
-pub const EXTENSIONS: [&str; 9] = ["edf", "bdf", "vhdr", "cnt", "npy", "npz", "mat", "csv", "tsv"];
+pub const EXTENSIONS: [&str; 10] = ["edf", "bdf", "vhdr", "cnt", "set", "npy", "npz", "mat", "csv", "tsv"];
 
 /// The extension of `path`, lower case.
 fn extension(path: &Path) -> String {
@@ -37,13 +37,14 @@ impl Recording {
         Self::open_with(path, &open_options::defaults())
     }
 
-    /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an array
+    /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an EEGLAB `.set`, an array
     /// (`.npy`, `.npz`, `.mat`, `.csv`, `.tsv`), else an
     /// EDF/EDF+/BDF/BDF+ file. Only headers (and marker or event tables) are read.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Recording, EdfError> {
         let grid = match extension(path).as_str() {
             "vhdr" => Some(super::brainvision::open(path)?),
             "cnt" => Some(super::cnt::open(path, options)?),
+            "set" => Some(super::eeglab::open(path)?),
             e if super::arrays::EXTENSIONS.contains(&e) => Some(super::arrays::open(path, e, options)?),
             _ => None,
         };

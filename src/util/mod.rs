@@ -5,5 +5,6 @@ pub mod cancel;
 pub mod chart;
 pub mod error;
 pub mod hash;
+pub mod mat5;
 pub mod paths;
 pub mod rng;

@@ -108,7 +108,7 @@ pub fn pick_recording() -> Option<PathBuf> {
         crate::signal::recording::EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
     exts.push("rec".into());
     rfd::FileDialog::new()
-        .add_filter("Recordings (EDF, BDF, BrainVision, Neuroscan CNT, NumPy, MATLAB, CSV)", &exts)
+        .add_filter("Recordings (EDF, BDF, BrainVision, Neuroscan CNT, EEGLAB, NumPy, MATLAB, CSV)", &exts)
         .pick_file()
 }
 
