@@ -2,7 +2,7 @@
 
 use brainlens::bench::aggregate::Levels;
 use brainlens::cli::{
-    BenchCommand, Cli, Command, NetworkCommand, SandboxCommand, bench, connectivity, filter, network, physio,
+    BenchCommand, Cli, Command, NetworkCommand, SandboxCommand, bench, connectivity, convert, filter, network, physio,
     recording, reref, resample, sleep, spectrum,
 };
 use clap::Parser;
@@ -83,6 +83,9 @@ fn main() -> ExitCode {
         Some(Command::Spo2 { file, channel, drop, json }) => physio::spo2_cmd(&file, &channel, drop, json, &mut stdout),
         Some(Command::Filter { file, args }) => filter::run(&file, &args, &mut stdout),
         Some(Command::Reref { file, args }) => reref::run(&file, &args, &mut stdout),
+        Some(Command::Convert { file, out, samples, resolution }) => {
+            convert::run(&file, &out, &samples, resolution, &mut stdout)
+        }
         Some(Command::Resample { file, sfreq, out }) => resample::run(&file, sfreq, &out, &mut stdout),
         Some(Command::Stats { file, channels, line, json }) => {
             spectrum::stats(&file, &channels, line, json, &mut stdout)

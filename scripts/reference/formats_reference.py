@@ -8,6 +8,7 @@ Files:
   and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
   and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
   are compared to 1e-6 (MNE casts them to float32).
+- `brainlens convert` of the MNE sample EEG to BrainVision (float32, int16), read back by MNE's reader.
 - Arrays written here from the MNE sample EEG (`fixtures/eeg/mne_sample_eeg60.edf`, real data, in volts):
   `.npy` float64 C order (channels × samples), float32 Fortran order and transposed (samples × channels),
   int16, 3-D epochs × channels × samples; `.npz` with an `sfreq` member; MATLAB v5 `.mat` (scipy.io.savemat)
@@ -78,6 +79,27 @@ def check_eeglab(binary, d, failures):
     recording_check.check(binary, f"{len(back)} epochs exported as EEGLAB, end to end", ep, ref, failures, 1e-6)
 
 
+def check_brainvision_writer(binary, d, failures):
+    """`brainlens convert` to BrainVision: MNE reads what we write as we read it, and the samples equal the
+    source's (float32: to float32 precision; int16: to half a resolution step)."""
+    src = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    for samples, tol in [("float32", 1e-7), ("int16", 0.5 / 32767 + 1e-12)]:
+        out = os.path.join(d, f"converted_{samples}.vhdr")
+        subprocess.run([binary, "convert", SAMPLE, "--out", out, "--samples", samples], check=True, capture_output=True)
+        raw = mne.io.read_raw_brainvision(out, preload=True, verbose="error")
+        recording_check.check(binary, f"convert → BrainVision {samples}, read back by MNE", out,
+                              recording_check.from_mne(raw, lambda name: 1e-6), failures)
+        a, b = raw.get_data(), src.get_data()
+        err = (np.abs(a - b).max(axis=1) / np.abs(b).max(axis=1)).max()
+        # A text without a "Type/" prefix is written as a Comment; "auditory/right" stays as it is.
+        texts = [t.removeprefix("Comment/") for t in raw.annotations.description]
+        if a.shape != b.shape or err > tol or texts != list(src.annotations.description):
+            failures.append(f"convert {samples}: shape {a.shape} vs {b.shape}, error {err:.2e} > {tol:.1e}, or annotation texts differ")
+        else:
+            print(f"convert → BrainVision {samples}: samples equal the EDF's to {err:.1e} of each channel's peak; "
+                  f"{len(texts)} annotation texts kept")
+
+
 def write_arrays(d):
     raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
     x, sf = raw.get_data(), raw.info["sfreq"]
@@ -122,6 +144,7 @@ def main():
     check_cnt(a.check, failures)
     with tempfile.TemporaryDirectory() as d:
         check_eeglab(a.check, d, failures)
+        check_brainvision_writer(a.check, d, failures)
         files, sf = write_arrays(d)
         for label, path, ref, rtol in files:
             extra = ["--rate", str(sf)] if path.endswith(".npy") else []

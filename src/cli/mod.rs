@@ -4,6 +4,7 @@ pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
 pub mod connectivity;
+pub mod convert;
 pub mod doctor;
 pub mod filter;
 pub mod llm;
@@ -238,6 +239,19 @@ pub enum Command {
         file: PathBuf,
         #[command(flatten)]
         args: filter::FilterArgs,
+    },
+    /// Convert any recording to EDF+/BDF+ (.edf, .bdf) or BrainVision (.vhdr), with its annotations.
+    Convert {
+        file: PathBuf,
+        /// The output: .edf/.bdf (EDF+/BDF+) or .vhdr (BrainVision; .vmrk and .eeg beside it).
+        #[arg(long)]
+        out: PathBuf,
+        /// BrainVision samples: float32 (IEEE_FLOAT_32) or int16 (INT_16 with a resolution).
+        #[arg(long, default_value = "float32", value_parser = ["float32", "int16"])]
+        samples: String,
+        /// INT_16 resolution in each channel's unit (default: each channel's largest magnitude / 32767).
+        #[arg(long)]
+        resolution: Option<f64>,
     },
     /// Resample every channel (scipy's resample_poly) and write a new EDF+/BDF+ file.
     Resample {

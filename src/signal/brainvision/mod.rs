@@ -6,6 +6,7 @@
 //! dropped); every later "New Segment" starts a new contiguous run.
 
 mod ini;
+pub mod writer;
 
 use super::channel::Channel;
 use super::continuous::Continuous;
