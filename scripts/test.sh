@@ -78,6 +78,8 @@ fi
 "$VENV/bin/python" scripts/reference/brainvision_reference.py --check target/debug/brainlens
 # Neuroscan CNT and EEGLAB against MNE's read_raw_cnt / read_raw_eeglab / read_epochs_eeglab; .npy/.npz/.mat/.csv against NumPy and SciPy (real data written here).
 "$VENV/bin/python" scripts/reference/formats_reference.py --check target/debug/brainlens
+# BIDS export: the official bids-validator (npm, pinned) reports 0 errors on a dataset of every data kind.
+scripts/bids_validate.sh target/debug/brainlens
 # `brainlens filter` against MNE's raw.filter with its default skip_by_annotation and with [].
 "$VENV/bin/python" scripts/reference/filter_skip_reference.py --check target/debug/brainlens
 # Glass-brain node positions, limits, hemisphere views and edge counts against nilearn's plot_connectome.

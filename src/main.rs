@@ -2,8 +2,8 @@
 
 use brainlens::bench::aggregate::Levels;
 use brainlens::cli::{
-    BenchCommand, Cli, Command, NetworkCommand, SandboxCommand, bench, connectivity, convert, filter, network, physio,
-    recording, reref, resample, sleep, spectrum,
+    BenchCommand, BidsCommand, Cli, Command, NetworkCommand, SandboxCommand, bench, bids, connectivity, convert,
+    filter, network, physio, recording, reref, resample, sleep, spectrum,
 };
 use clap::Parser;
 use std::process::ExitCode;
@@ -93,6 +93,8 @@ fn main() -> ExitCode {
         Some(Command::Connectivity { file, args }) => connectivity::run(&file, &args, &mut stdout),
         Some(Command::Network { command: NetworkCommand::Open { file } }) => gui(Some(file), &cli),
         Some(Command::Network { command }) => network::run(command, &mut stdout),
+        Some(Command::Bids { command: BidsCommand::Export(args) }) => bids::export_cmd(&args, &mut stdout),
+        Some(Command::Bids { command: BidsCommand::Ls { dir, json } }) => bids::ls(&dir, json, &mut stdout),
         Some(Command::Sandbox { command: SandboxCommand::Run(args) }) => match brainlens::cli::sandbox::run(args) {
             Ok(code) => return ExitCode::from(code.clamp(0, 255) as u8),
             Err(e) => Err(e),

@@ -282,3 +282,44 @@ fn an_eeglab_set_opens_pages_and_lists_its_events() {
     assert_eq!(o.view.start_s, 1.0);
     assert_eq!(o.traces[0].runs[0].values.len(), 128);
 }
+
+/// The BIDS window exports the open recording (with an annotation added in the GUI) into a dataset, lists it
+/// by subject and session, and opens the exported run with its events.tsv as annotations.
+#[test]
+fn bids_export_from_the_gui_and_open_from_the_dataset_tree() {
+    use brainlens::signal::edf::Annotation;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(fixture("mne_sample_eeg60.edf"));
+    let before = h.state().recordings.current.as_ref().unwrap().annotations.items().len();
+    h.state_mut().recordings.commands.push(brainlens::ui::recordings::Cmd::AddAnnotation(Annotation {
+        onset_s: 3.0,
+        duration_s: Some(1.0),
+        text: "added in the GUI".into(),
+    }));
+    h.run_steps(2);
+    h.get_by_label("BIDS…").click();
+    h.run_steps(4);
+    {
+        let b = &mut h.state_mut().recordings.bids;
+        b.root = dir.path().display().to_string();
+        b.subject = "07".into();
+        b.session = "2".into();
+        b.task = "audvis".into();
+    }
+    h.get_by_label("Export to BIDS").click();
+    h.run_steps(4);
+    {
+        let b = &h.state().recordings.bids;
+        assert!(b.error.is_none(), "{:?}", b.error);
+        assert_eq!(b.listed.len(), 1);
+    }
+    assert!(dir.path().join("sub-07/ses-2/eeg/sub-07_ses-2_task-audvis_events.tsv").is_file());
+    h.get_by_label("sub-07");
+    h.get_by_label("ses-2");
+    h.get_by_label("task-audvis (edf)").click();
+    h.run_steps(4);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert!(o.rec.path().ends_with("sub-07_ses-2_task-audvis_eeg.edf"));
+    assert_eq!(o.annotations.items().len(), before + 1);
+    assert!(o.annotations.items().iter().any(|a| a.text == "added in the GUI"));
+}

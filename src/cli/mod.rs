@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
+pub mod bids;
 pub mod connectivity;
 pub mod convert;
 pub mod doctor;
@@ -334,6 +335,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// BIDS-EEG: export a recording into a dataset, list a dataset's recordings.
+    Bids {
+        #[command(subcommand)]
+        command: BidsCommand,
+    },
     /// Run a command in the CodeAct sandbox (bubblewrap: no network, read-only root and inputs at /input,
     /// writable /workspace, tmpfs /tmp, no capabilities, process/memory/CPU limits); exits with its status.
     Sandbox {
@@ -493,6 +499,19 @@ pub enum BenchCommand {
     Open {
         #[arg(required = true)]
         results: Vec<PathBuf>,
+    },
+}
+
+/// `brainlens bids …`.
+#[derive(Debug, Subcommand)]
+pub enum BidsCommand {
+    /// Write FILE into the BIDS dataset at --out (data file, channels.tsv, events.tsv, eeg.json, dataset files).
+    Export(crate::cli::bids::ExportArgs),
+    /// The EEG recordings of the dataset at DIR by subject, session, task and run.
+    Ls {
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
     },
 }
 

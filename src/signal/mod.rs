@@ -3,6 +3,7 @@
 pub mod annotations;
 pub mod arrays;
 pub mod bands;
+pub mod bids;
 pub mod brainvision;
 pub mod channel;
 pub mod channel_stats;

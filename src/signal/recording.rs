@@ -14,6 +14,14 @@ pub use super::channel::{Channel, ChannelData, Segment};
 pub struct Recording {
     source: Source,
     channels: Vec<Channel>,
+    /// A BIDS data file's `_events.tsv` and `_channels.tsv` bad channels, which replace the file's own.
+    sidecar: Option<Sidecar>,
+}
+
+#[derive(Debug)]
+struct Sidecar {
+    annotations: Option<Vec<Annotation>>,
+    bads: Option<Vec<String>>,
 }
 
 #[derive(Debug)]
@@ -48,9 +56,23 @@ impl Recording {
             e if super::arrays::EXTENSIONS.contains(&e) => Some(super::arrays::open(path, e, options)?),
             _ => None,
         };
-        if let Some(g) = grid {
-            return Ok(Recording { channels: g.channels.clone(), source: Source::Grid(g) });
-        }
+        let mut rec = match grid {
+            Some(g) => Recording { channels: g.channels.clone(), source: Source::Grid(g), sidecar: None },
+            None => Self::open_edf(path)?,
+        };
+        rec.sidecar = Self::bids_sidecar(path)?;
+        Ok(rec)
+    }
+
+    /// A BIDS data file's events and bad channels (`…_eeg.<ext>` beside `…_events.tsv`/`…_channels.tsv`).
+    fn bids_sidecar(path: &Path) -> Result<Option<Sidecar>, EdfError> {
+        use super::bids::dataset::{bad_channels, events, sidecar};
+        let annotations = sidecar(path, "events").map(|p| events(&p)).transpose()?;
+        let bads = sidecar(path, "channels").map(|p| bad_channels(&p)).transpose()?;
+        Ok((annotations.is_some() || bads.is_some()).then_some(Sidecar { annotations, bads }))
+    }
+
+    fn open_edf(path: &Path) -> Result<Recording, EdfError> {
         let file = EdfFile::open(path)?;
         let h = file.header();
         let channels = h
@@ -69,7 +91,7 @@ impl Recording {
                 physical_dimension: s.physical_dimension.clone(),
             })
             .collect();
-        Ok(Recording { source: Source::Edf(file), channels })
+        Ok(Recording { source: Source::Edf(file), channels, sidecar: None })
     }
 
     /// The EDF/BDF file, when the recording is one.
@@ -109,8 +131,11 @@ impl Recording {
         }
     }
 
-    /// Labels of the channels the file marks bad (Neuroscan CNT, …; none for EDF/BDF).
+    /// Labels of the channels the file marks bad (Neuroscan CNT, a BIDS `channels.tsv`, …; none for EDF/BDF).
     pub fn bads(&self) -> &[String] {
+        if let Some(b) = self.sidecar.as_ref().and_then(|s| s.bads.as_ref()) {
+            return b;
+        }
         match &self.source {
             Source::Edf(_) => &[],
             Source::Grid(g) => &g.bads,
@@ -147,8 +172,11 @@ impl Recording {
             .or_else(|| self.channels.iter().position(|c| c.label.eq_ignore_ascii_case(label)))
     }
 
-    /// Annotations, read on first use.
+    /// Annotations, read on first use (a BIDS data file's come from its `events.tsv`).
     pub fn annotations(&self) -> Result<&[Annotation], EdfError> {
+        if let Some(a) = self.sidecar.as_ref().and_then(|s| s.annotations.as_ref()) {
+            return Ok(a);
+        }
         match &self.source {
             Source::Edf(f) => Ok(&f.scan()?.annotations),
             Source::Grid(g) => Ok(&g.annotations),

@@ -1,6 +1,7 @@
 //! The Recordings room: open EDF/BDF files, page through stacked traces, montages, display filters,
 //! annotations with undo/redo, overview strip, header dialog with the repair report.
 
+pub mod bids_window;
 pub mod connectivity_window;
 pub mod hrv_window;
 mod open_prompt;
@@ -100,6 +101,8 @@ pub struct RecordingsRoom {
     opened: Option<PathBuf>,
     /// A file that needs a sampling rate or a CNT sample width before it opens.
     pub prompt: Option<open_prompt::OpenPrompt>,
+    /// The BIDS window: export and dataset browsing.
+    pub bids: bids_window::BidsPanel,
 }
 
 /// Asks the desktop for a recording to open (None when cancelled or no dialog service is running).
@@ -122,6 +125,7 @@ impl RecordingsRoom {
             commands: Vec::new(),
             opened: None,
             prompt: None,
+            bids: Default::default(),
         }
     }
 
@@ -252,6 +256,9 @@ impl RecordingsRoom {
         }
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+        }
+        if self.bids.open {
+            bids_window::window(ui.ctx(), &mut self.bids, self.current.as_ref(), &mut self.commands);
         }
         let mut cmds = std::mem::take(&mut self.commands);
         match &mut self.current {

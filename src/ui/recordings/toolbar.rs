@@ -21,11 +21,17 @@ pub fn show(ui: &mut egui::Ui, room: &mut RecordingsRoom) {
         {
             room.commands.push(Cmd::Open(p));
         }
-        let field = ui
-            .add(egui::TextEdit::singleline(&mut room.path_field).hint_text("path to .edf/.bdf").desired_width(320.0));
+        let field = ui.add(
+            egui::TextEdit::singleline(&mut room.path_field)
+                .hint_text("path to a recording (.edf, .bdf, .vhdr, .cnt, .set, .npy, …)")
+                .desired_width(320.0),
+        );
         let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (ui.button("Open path").clicked() || enter) && !room.path_field.trim().is_empty() {
             room.commands.push(Cmd::Open(PathBuf::from(room.path_field.trim())));
+        }
+        if ui.button("BIDS…").on_hover_text("Export to a BIDS dataset; browse a dataset's recordings").clicked() {
+            room.bids.open = !room.bids.open;
         }
     });
     let Some(o) = &mut room.current else { return };
