@@ -299,7 +299,7 @@ fn matrix(d: &[u8], be: bool, depth: usize) -> Result<(String, Value), String> {
             };
             let chars: Vec<char> = text.chars().collect();
             let rows = dims.first().copied().unwrap_or(0);
-            let cols = if rows == 0 { 0 } else { chars.len() / rows };
+            let cols = chars.len().checked_div(rows).unwrap_or(0);
             // Column-major: row i holds chars i, i + rows, i + 2·rows, …
             Value::Char((0..rows).map(|i| (0..cols).map(|j| chars[j * rows + i]).collect()).collect())
         }
@@ -324,7 +324,7 @@ mod tests {
         let mut v = kind.to_le_bytes().to_vec();
         v.extend_from_slice(&(data.len() as u32).to_le_bytes());
         v.extend_from_slice(data);
-        while v.len() % 8 != 0 {
+        while !v.len().is_multiple_of(8) {
             v.push(0);
         }
         v

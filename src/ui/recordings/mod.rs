@@ -140,8 +140,9 @@ impl RecordingsRoom {
         let rec = match Recording::open_with(&path, &options) {
             Ok(r) => r,
             Err(e) => {
+                // A question the user can answer is asked in the prompt, not shown as an error.
                 self.prompt = open_prompt::OpenPrompt::for_error(&path, &e, options);
-                self.error = Some(e.to_string());
+                self.error = if self.prompt.is_some() { None } else { Some(e.to_string()) };
                 return false;
             }
         };
@@ -301,7 +302,8 @@ impl RecordingsRoom {
             None => {
                 ui.vertical_centered(|ui| {
                     ui.add_space(80.0);
-                    ui.heading("Open an EDF, EDF+ or BDF recording");
+                    ui.heading("Open a recording");
+                    ui.label("EDF/EDF+/BDF, BrainVision (.vhdr), Neuroscan (.cnt), EEGLAB (.set), arrays (.npy, .npz, .mat, .csv), or a BIDS dataset (BIDS…)");
                     ui.label("File > Open…, drop a file here, or type a path above.");
                 });
             }

@@ -45,45 +45,50 @@ pub enum Answer {
 pub fn window(ctx: &egui::Context, p: &mut OpenPrompt) -> Option<Answer> {
     let mut answer = None;
     let name = p.path.file_name().map_or_else(|| p.path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    egui::Window::new(format!("Open {name}")).collapsible(false).resizable(false).show(ctx, |ui| {
-        ui.label(&p.reason);
-        ui.separator();
-        if p.asks_cnt_format {
+    egui::Window::new(format!("Open {name}"))
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_TOP, [0.0, 120.0])
+        .show(ctx, |ui| {
+            ui.label(&p.reason);
+            ui.separator();
+            if p.asks_cnt_format {
+                ui.horizontal(|ui| {
+                    ui.label("Sample width");
+                    let f = p.options.cnt_format.get_or_insert(CntFormat::Int16);
+                    ui.radio_value(f, CntFormat::Int16, "16-bit (int16)");
+                    ui.radio_value(f, CntFormat::Int32, "32-bit (int32)");
+                });
+            }
+            if p.asks_rate {
+                ui.horizontal(|ui| {
+                    ui.label("Sampling rate (Hz)");
+                    ui.add(egui::TextEdit::singleline(&mut p.rate_text).id_salt("open_rate").desired_width(90.0));
+                });
+            }
+            if let Some(e) = &p.input_error {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+            }
             ui.horizontal(|ui| {
-                ui.label("Sample width");
-                let f = p.options.cnt_format.get_or_insert(CntFormat::Int16);
-                ui.radio_value(f, CntFormat::Int16, "16-bit (int16)");
-                ui.radio_value(f, CntFormat::Int32, "32-bit (int32)");
-            });
-        }
-        if p.asks_rate {
-            ui.horizontal(|ui| {
-                ui.label("Sampling rate (Hz)");
-                ui.add(egui::TextEdit::singleline(&mut p.rate_text).id_salt("open_rate").desired_width(90.0));
-            });
-        }
-        if let Some(e) = &p.input_error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
-        }
-        ui.horizontal(|ui| {
-            if ui.button("Open").clicked() {
-                let rate = if p.asks_rate {
-                    match p.rate_text.trim().parse::<f64>() {
-                        Ok(r) if r.is_finite() && r > 0.0 => Some(r),
-                        _ => {
-                            p.input_error = Some(format!("{:?} is not a rate in Hz (a positive number)", p.rate_text));
-                            return;
+                if ui.button("Open").clicked() {
+                    let rate = if p.asks_rate {
+                        match p.rate_text.trim().parse::<f64>() {
+                            Ok(r) if r.is_finite() && r > 0.0 => Some(r),
+                            _ => {
+                                p.input_error =
+                                    Some(format!("{:?} is not a rate in Hz (a positive number)", p.rate_text));
+                                return;
+                            }
                         }
-                    }
-                } else {
-                    p.options.rate
-                };
-                answer = Some(Answer::Open(p.path.clone(), OpenOptions { rate, ..p.options }));
-            }
-            if ui.button("Cancel").clicked() {
-                answer = Some(Answer::Cancel);
-            }
+                    } else {
+                        p.options.rate
+                    };
+                    answer = Some(Answer::Open(p.path.clone(), OpenOptions { rate, ..p.options }));
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(Answer::Cancel);
+                }
+            });
         });
-    });
     answer
 }
