@@ -8,6 +8,8 @@ Files:
   and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
   and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
   are compared to 1e-6 (MNE casts them to float32).
+- FIF: the MNE sample EEG saved by MNE's `raw.save` (float32, int16, cropped, with acquisition skips, split
+  into 10 MB parts), read with `read_raw_fif`.
 - `brainlens convert` of the MNE sample EEG to BrainVision (float32, int16), read back by MNE's reader.
 - Arrays written here from the MNE sample EEG (`fixtures/eeg/mne_sample_eeg60.edf`, real data, in volts):
   `.npy` float64 C order (channels × samples), float32 Fortran order and transposed (samples × channels),
@@ -79,6 +81,39 @@ def check_eeglab(binary, d, failures):
     recording_check.check(binary, f"{len(back)} epochs exported as EEGLAB, end to end", ep, ref, failures, 1e-6)
 
 
+def check_fif(binary, d, failures):
+    """FIF raw files written by MNE's `raw.save` from the MNE sample EEG: float32; int16 (`fmt="short"`);
+    cropped (first sample 500, annotations from the measurement start); acquisition skips (BAD_ACQ_SKIP
+    spans on buffer boundaries become FIFF_DATA_SKIP); split files (the sample tiled to 400 s, 10 MB parts)."""
+    raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    files = []
+    p = os.path.join(d, "float_raw.fif")
+    raw.save(p, overwrite=True, verbose="error")
+    files.append(("float32", p))
+    p = os.path.join(d, "short_raw.fif")
+    raw.save(p, fmt="short", overwrite=True, verbose="error")
+    files.append(("int16 (fmt=short)", p))
+    p = os.path.join(d, "cropped_raw.fif")
+    raw.copy().crop(tmin=2.0).save(p, overwrite=True, verbose="error")
+    files.append(("cropped (first sample 500)", p))
+    skipped = raw.copy()
+    skipped.set_annotations(skipped.annotations + mne.Annotations([5.0], [2.0], ["BAD_ACQ_SKIP"], orig_time=skipped.annotations.orig_time))
+    p = os.path.join(d, "skips_raw.fif")
+    skipped.save(p, buffer_size_sec=1.0, overwrite=True, verbose="error")
+    files.append(("with acquisition skips", p))
+    long = mne.concatenate_raws([raw.copy() for _ in range(17)], verbose="error")
+    long.set_annotations(None)
+    p = os.path.join(d, "long_raw.fif")
+    long.save(p, split_size="10MB", overwrite=True, verbose="error")
+    parts = sorted(f for f in os.listdir(d) if f.startswith("long_raw"))
+    files.append((f"split into {len(parts)} files ({', '.join(parts)})", p))
+    for label, path in files:
+        ref_raw = mne.io.read_raw_fif(path, preload=True, verbose="error")
+        ref = recording_check.from_mne(ref_raw, lambda name: 1e-6)
+        recording_check.check(binary, f"FIF {label} (mne raw.save of the MNE sample EEG)", path, ref, failures,
+                              1e-6 if "int16" not in label else 1e-9)
+
+
 def check_brainvision_writer(binary, d, failures):
     """`brainlens convert` to BrainVision: MNE reads what we write as we read it, and the samples equal the
     source's (float32: to float32 precision; int16: to half a resolution step)."""
@@ -145,6 +180,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         check_eeglab(a.check, d, failures)
         check_brainvision_writer(a.check, d, failures)
+        check_fif(a.check, d, failures)
         files, sf = write_arrays(d)
         for label, path, ref, rtol in files:
             extra = ["--rate", str(sf)] if path.endswith(".npy") else []

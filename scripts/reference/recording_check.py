@@ -67,6 +67,7 @@ def from_mne(raw, unit_of):
         "names": raw.ch_names,
         "sfreq": raw.info["sfreq"],
         "n_times": raw.n_times,
-        "annotations": [(a["onset"], a["duration"], a["description"]) for a in raw.annotations],
+        # MNE's onsets count from the measurement start; ours from the first sample (raw.first_time).
+        "annotations": [(a["onset"] - raw.first_time, a["duration"], a["description"]) for a in raw.annotations],
         "channel": lambda ci: raw.get_data(picks=[ci])[0] / unit_of(raw.ch_names[ci]),
     }

@@ -82,6 +82,26 @@ enum Store {
     Disk(OnDisk),
     /// Channel-major values, already scaled.
     Memory(Vec<f64>),
+    Buffers(Buffered),
+}
+
+/// Samples in separate buffers, each multiplexed, in one or more files (FIF raw data, split files).
+#[derive(Debug)]
+pub struct Buffered {
+    /// The files, opened.
+    pub files: Vec<(PathBuf, File)>,
+    /// In sample order, covering every sample once.
+    pub buffers: Vec<Buffer>,
+    pub big_endian: bool,
+}
+
+/// `n` samples from sample `first` on: in `files[file]` from byte `offset` as `dtype`, or none (a skip,
+/// read as zeros).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Buffer {
+    pub first: usize,
+    pub n: usize,
+    pub data: Option<(usize, u64, Dtype)>,
 }
 
 /// A channels × samples matrix.
@@ -117,6 +137,12 @@ impl Matrix {
         }
     }
 
+    /// Samples in buffers (see [`Buffered`]); value = stored × `scale`, per channel.
+    pub fn buffered(b: Buffered, n_channels: usize, scale: Vec<f64>) -> Matrix {
+        let n_samples = b.buffers.last().map_or(0, |x| x.first + x.n);
+        Matrix { store: Store::Buffers(b), n_channels, n_samples, scale, offset: vec![0.0; n_channels] }
+    }
+
     pub fn n_samples(&self) -> usize {
         self.n_samples
     }
@@ -129,7 +155,7 @@ impl Matrix {
     pub fn disk(&self) -> Option<&OnDisk> {
         match &self.store {
             Store::Disk(d) => Some(d),
-            Store::Memory(_) => None,
+            Store::Memory(_) | Store::Buffers(_) => None,
         }
     }
 
@@ -146,6 +172,7 @@ impl Matrix {
                 }
                 return Ok(());
             }
+            Store::Buffers(b) => return self.read_buffers(b, chans, i0, i1, out),
             Store::Disk(d) => d,
         };
         let bps = d.dtype.bytes();
@@ -183,6 +210,50 @@ impl Matrix {
                 o.extend(buf.chunks_exact(bps).map(|b| value(c, b)));
             }
             at += j1 - j0;
+        }
+        Ok(())
+    }
+}
+
+impl Matrix {
+    fn read_buffers(
+        &self,
+        b: &Buffered,
+        chans: &[usize],
+        i0: usize,
+        i1: usize,
+        out: &mut [Vec<f64>],
+    ) -> Result<(), EdfError> {
+        let nch = self.n_channels;
+        let k0 = b.buffers.partition_point(|x| x.first + x.n <= i0);
+        let mut raw = Vec::new();
+        for x in b.buffers[k0..].iter().take_while(|x| x.first < i1) {
+            let (j0, j1) = (i0.max(x.first) - x.first, i1.min(x.first + x.n) - x.first);
+            let Some((file, offset, dtype)) = x.data else {
+                for o in out.iter_mut() {
+                    o.extend(std::iter::repeat_n(0.0, j1 - j0));
+                }
+                continue;
+            };
+            let bps = dtype.bytes();
+            let (path, f) = &b.files[file];
+            // Rows j0..j1 of the buffer, at most ROWS_PER_READ at a time.
+            let mut j = j0;
+            while j < j1 {
+                let rows = (j1 - j).min(ROWS_PER_READ);
+                raw.resize(rows * nch * bps, 0);
+                let at = offset + (j * nch * bps) as u64;
+                f.read_exact_at(&mut raw, at).map_err(|e| {
+                    EdfError::file(path, &format!("bytes {at}..{}", at + raw.len() as u64), e.to_string())
+                })?;
+                for (&c, o) in chans.iter().zip(out.iter_mut()) {
+                    o.extend(
+                        raw.chunks_exact(nch * bps)
+                            .map(|row| dtype.decode(&row[c * bps..], b.big_endian) * self.scale[c]),
+                    );
+                }
+                j += rows;
+            }
         }
         Ok(())
     }

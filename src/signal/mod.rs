@@ -1,4 +1,4 @@
-//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT, EEGLAB and array files, channels, montages, display filters, overview pyramid.
+//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT, EEGLAB, FIF and array files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
 pub mod arrays;
@@ -13,6 +13,7 @@ pub mod continuous;
 pub mod edf;
 pub mod eeglab;
 pub mod error;
+pub mod fif;
 pub mod filter;
 pub mod info;
 pub mod matrix;

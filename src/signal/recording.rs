@@ -31,7 +31,7 @@ enum Source {
 }
 
 /// The file extensions [`Recording::open`] reads (lower case, without the dot).
-pub const EXTENSIONS: [&str; 10] = ["edf", "bdf", "vhdr", "cnt", "set", "npy", "npz", "mat", "csv", "tsv"];
+pub const EXTENSIONS: [&str; 11] = ["edf", "bdf", "vhdr", "cnt", "set", "fif", "npy", "npz", "mat", "csv", "tsv"];
 
 /// The extension of `path`, lower case.
 fn extension(path: &Path) -> String {
@@ -45,7 +45,8 @@ impl Recording {
         Self::open_with(path, &open_options::defaults())
     }
 
-    /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an EEGLAB `.set`, an array
+    /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an EEGLAB `.set`, a FIF
+    /// raw file, an array
     /// (`.npy`, `.npz`, `.mat`, `.csv`, `.tsv`), else an
     /// EDF/EDF+/BDF/BDF+ file. Only headers (and marker or event tables) are read.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Recording, EdfError> {
@@ -53,6 +54,7 @@ impl Recording {
             "vhdr" => Some(super::brainvision::open(path)?),
             "cnt" => Some(super::cnt::open(path, options)?),
             "set" => Some(super::eeglab::open(path)?),
+            "fif" => Some(super::fif::open(path)?),
             e if super::arrays::EXTENSIONS.contains(&e) => Some(super::arrays::open(path, e, options)?),
             _ => None,
         };
