@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The Neuroscan CNT, EEGLAB and array readers against their reference readers (MNE 1.13.2, NumPy, SciPy).
+"""The Neuroscan CNT, GDF, EEGLAB, FIF and array readers and the BrainVision writer against their reference
+readers (MNE 1.13.2, NumPy, SciPy).
 
 Files:
 - `../shared/data/formats/scan41_short.cnt` (MNE's test file; 16-bit, header says 0 samples) read with
@@ -8,6 +9,7 @@ Files:
   and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
   and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
   are compared to 1e-6 (MNE casts them to float32).
+- GDF: MNE's test file `test_1ch.gdf` (GDF 2.10) with `read_raw_gdf`.
 - FIF: the MNE sample EEG saved by MNE's `raw.save` (float32, int16, cropped, with acquisition skips, split
   into 10 MB parts), read with `read_raw_fif`.
 - `brainlens convert` of the MNE sample EEG to BrainVision (float32, int16), read back by MNE's reader.
@@ -114,6 +116,14 @@ def check_fif(binary, d, failures):
                               1e-6 if "int16" not in label else 1e-9)
 
 
+def check_gdf(binary, failures):
+    """MNE's GDF 2.10 test file (one ECG channel in mV)."""
+    path = os.path.join(HERE, "../../../shared/data/formats/test_1ch.gdf")
+    ref = recording_check.from_mne(mne.io.read_raw_gdf(path, preload=True, verbose="error"), lambda name: 1e-3)
+    ref["units"] = ["mV"]
+    recording_check.check(binary, "test_1ch.gdf (MNE test data, GDF 2.10)", path, ref, failures)
+
+
 def check_brainvision_writer(binary, d, failures):
     """`brainlens convert` to BrainVision: MNE reads what we write as we read it, and the samples equal the
     source's (float32: to float32 precision; int16: to half a resolution step)."""
@@ -177,6 +187,7 @@ def main():
     a = ap.parse_args()
     failures = []
     check_cnt(a.check, failures)
+    check_gdf(a.check, failures)
     with tempfile.TemporaryDirectory() as d:
         check_eeglab(a.check, d, failures)
         check_brainvision_writer(a.check, d, failures)

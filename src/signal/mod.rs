@@ -1,4 +1,4 @@
-//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT, EEGLAB, FIF and array files, channels, montages, display filters, overview pyramid.
+//! Recordings and their analysis: EDF/BDF, BrainVision, Neuroscan CNT, EEGLAB, FIF, GDF and array files, channels, montages, display filters, overview pyramid.
 
 pub mod annotations;
 pub mod arrays;
@@ -15,6 +15,7 @@ pub mod eeglab;
 pub mod error;
 pub mod fif;
 pub mod filter;
+pub mod gdf;
 pub mod info;
 pub mod matrix;
 pub mod montage;

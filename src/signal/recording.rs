@@ -31,7 +31,8 @@ enum Source {
 }
 
 /// The file extensions [`Recording::open`] reads (lower case, without the dot).
-pub const EXTENSIONS: [&str; 11] = ["edf", "bdf", "vhdr", "cnt", "set", "fif", "npy", "npz", "mat", "csv", "tsv"];
+pub const EXTENSIONS: [&str; 12] =
+    ["edf", "bdf", "gdf", "vhdr", "cnt", "set", "fif", "npy", "npz", "mat", "csv", "tsv"];
 
 /// The extension of `path`, lower case.
 fn extension(path: &Path) -> String {
@@ -46,7 +47,7 @@ impl Recording {
     }
 
     /// Opens a recording by its extension: a BrainVision header (`.vhdr`), a Neuroscan `.cnt`, an EEGLAB `.set`, a FIF
-    /// raw file, an array
+    /// raw file, a GDF file, an array
     /// (`.npy`, `.npz`, `.mat`, `.csv`, `.tsv`), else an
     /// EDF/EDF+/BDF/BDF+ file. Only headers (and marker or event tables) are read.
     pub fn open_with(path: &Path, options: &OpenOptions) -> Result<Recording, EdfError> {
@@ -55,6 +56,7 @@ impl Recording {
             "cnt" => Some(super::cnt::open(path, options)?),
             "set" => Some(super::eeglab::open(path)?),
             "fif" => Some(super::fif::open(path)?),
+            "gdf" => Some(super::gdf::open(path)?),
             e if super::arrays::EXTENSIONS.contains(&e) => Some(super::arrays::open(path, e, options)?),
             _ => None,
         };

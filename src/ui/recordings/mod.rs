@@ -111,7 +111,7 @@ pub fn pick_recording() -> Option<PathBuf> {
         crate::signal::recording::EXTENSIONS.iter().flat_map(|e| [e.to_string(), e.to_uppercase()]).collect();
     exts.push("rec".into());
     rfd::FileDialog::new()
-        .add_filter("Recordings (EDF, BDF, BrainVision, Neuroscan CNT, EEGLAB, FIF, NumPy, MATLAB, CSV)", &exts)
+        .add_filter("Recordings (EDF, BDF, GDF, BrainVision, Neuroscan CNT, EEGLAB, FIF, NumPy, MATLAB, CSV)", &exts)
         .pick_file()
 }
 
@@ -303,7 +303,7 @@ impl RecordingsRoom {
                 ui.vertical_centered(|ui| {
                     ui.add_space(80.0);
                     ui.heading("Open a recording");
-                    ui.label("EDF/EDF+/BDF, BrainVision (.vhdr), Neuroscan (.cnt), EEGLAB (.set), FIF (.fif), arrays (.npy, .npz, .mat, .csv), or a BIDS dataset (BIDS…)");
+                    ui.label("EDF/EDF+/BDF, GDF, BrainVision (.vhdr), Neuroscan (.cnt), EEGLAB (.set), FIF (.fif), arrays (.npy, .npz, .mat, .csv), or a BIDS dataset (BIDS…)");
                     ui.label("File > Open…, drop a file here, or type a path above.");
                 });
             }

@@ -1,4 +1,4 @@
-//! Neuroscan CNT and array files behind the recording interface: MNE's CNT test file
+//! Neuroscan CNT, GDF and array files behind the recording interface: MNE's CNT and GDF test files
 //! (`../shared/data/formats`, tests only) with the width MNE needs and without it, arrays written here in
 //! every layout the reader takes, and broken inputs, each refused with the file and the problem named.
 //! scripts/reference/formats_reference.py checks the same readers against MNE, NumPy and SciPy on whole files.
@@ -156,4 +156,24 @@ fn arrays_without_a_rate_or_with_bad_content_are_refused_with_the_reason() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["duration_s"], 1.0);
+}
+
+#[test]
+fn mne_gdf_test_file_opens_with_mnes_channel_and_values() {
+    let rec = Recording::open(Path::new("../shared/data/formats/test_1ch.gdf")).unwrap();
+    assert_eq!(rec.format_name(), "GDF 2.10");
+    let c = &rec.channels()[0];
+    assert_eq!((c.label.as_str(), c.sample_rate, c.physical_dimension.as_str()), ("ECG", 150.0, "mV"));
+    assert!((rec.duration_s().unwrap() - 30.0).abs() < 1e-12);
+    // MNE 1.13.2 read_raw_gdf(test_1ch.gdf).get_data()[0, :3] (volts) in mV.
+    let v = rec.read(&[0], 0.0, 3.0 / 150.0).unwrap().remove(0).values;
+    for (x, y) in v.iter().zip([-9.67200007e-06, -9.67200007e-06, -8.86599999e-06]) {
+        assert!((x * 1e-3 - y).abs() < 1e-14, "{x} mV vs {y} V");
+    }
+    let bytes = std::fs::read("../shared/data/formats/test_1ch.gdf").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.gdf");
+    std::fs::write(&cut, &bytes[..300]).unwrap();
+    let e = Recording::open(&cut).unwrap_err().to_string();
+    assert!(e.contains("cut.gdf") && e.contains("truncated"), "{e}");
 }

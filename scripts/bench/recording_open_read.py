@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Open a large BrainVision file and read its first 30-s page (every channel), as whole processes, one run
-each: BrainLens (`brainlens page FILE --duration 30 --json`, what the Recordings room draws first) against
-MNE 1.13.2 `read_raw_brainvision(preload=True)` and lazy, each printing the same page as JSON. Peak RSS from
-GNU time (Debian package `time`). The files are TILED from real data (the MNE sample EEG written by pybv as IEEE_FLOAT_32, its data
-repeated), and labelled so: ~50 MB and >= 500 MB, to show BrainLens's memory does not grow with the file.
+"""Open a large BrainVision or FIF file and read its first 30-s page (every channel), as whole processes, one
+run each: BrainLens (`brainlens page FILE --duration 30 --json`, what the Recordings room draws first) against
+MNE 1.13.2 `read_raw_brainvision` / `read_raw_fif` (preload=True and lazy), each printing the same page as
+JSON. Peak RSS from GNU time (Debian package `time`). The files are TILED from real data (the MNE sample EEG
+written by pybv as IEEE_FLOAT_32, its data repeated; for FIF, the sample concatenated and saved by MNE's
+raw.save), and labelled so: ~50 MB and >= 500 MB, to show BrainLens's memory does not grow with the file.
 
-usage: brainvision_open_read.py BRAINLENS_BIN OUT_DIR
+usage: recording_open_read.py BRAINLENS_BIN OUT_DIR vhdr|fif
 """
 import json, os, subprocess, sys, time
 
@@ -14,10 +15,22 @@ import pybv
 
 MNE = """
 import json, sys, mne
-raw = mne.io.read_raw_brainvision(sys.argv[1], preload=sys.argv[2] == "preload", verbose="error")
+read = mne.io.read_raw_fif if sys.argv[1].endswith(".fif") else mne.io.read_raw_brainvision
+raw = read(sys.argv[1], preload=sys.argv[2] == "preload", verbose="error")
 x = raw.get_data(start=0, stop=int(30 * raw.info["sfreq"]))
 print(json.dumps([(c * 1e6).tolist() for c in x]))
 """
+
+
+def tiled_fif(out_dir, target_mb):
+    path = os.path.join(out_dir, f"tiled_{target_mb}MB_raw.fif")
+    if not os.path.exists(path):
+        raw = mne.io.read_raw_edf("fixtures/eeg/mne_sample_eeg60.edf", preload=True, verbose="error")
+        raw.set_annotations(None)
+        per = raw.get_data().size * 4
+        big = mne.concatenate_raws([raw.copy() for _ in range(target_mb * 1_000_000 // per + 1)], verbose="error")
+        big.save(path, split_size="2GB", overwrite=True, verbose="error")
+    return path
 
 
 def tiled(out_dir, target_mb):
@@ -54,15 +67,15 @@ def run(cmd):
 
 
 def main():
-    binary, out_dir = sys.argv[1], sys.argv[2]
+    binary, out_dir, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(out_dir, exist_ok=True)
     rows = {}
     for mb in (50, 500):
-        path = tiled(out_dir, mb)
-        size = os.path.getsize(path[:-5] + ".eeg") / 1e6
+        path = tiled_fif(out_dir, mb) if fmt == "fif" else tiled(out_dir, mb)
+        size = os.path.getsize(path if fmt == "fif" else path[:-5] + ".eeg") / 1e6
         ours, ours_mb, o1 = run([binary, "page", path, "--duration", "30", "--json"])
         mine = [r["values"] for t in json.loads(o1)["traces"] for r in t["runs"]]
-        print(f"TILED real data, {size:.0f} MB: brainlens page {ours:.3f} s, peak {ours_mb:.1f} MB", flush=True)
+        print(f"{fmt}: TILED real data, {size:.0f} MB: brainlens page {ours:.3f} s, peak {ours_mb:.1f} MB", flush=True)
         rows[mb] = (ours, ours_mb)
         if mb == 500:
             lazy, lazy_mb, o2 = run([sys.executable, "-c", MNE, path, "lazy"])
