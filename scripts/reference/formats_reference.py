@@ -12,6 +12,7 @@ Files:
 - GDF: MNE's test file `test_1ch.gdf` (GDF 2.10) with `read_raw_gdf`.
 - FIF: the MNE sample EEG saved by MNE's `raw.save` (float32, int16, cropped, with acquisition skips, split
   into 10 MB parts), read with `read_raw_fif`.
+- Electrode positions (EEGLAB chanlocs, FIF locations, BrainVision [Coordinates]) against MNE's montages.
 - `brainlens convert` of the MNE sample EEG to BrainVision (float32, int16), read back by MNE's reader.
 - Arrays written here from the MNE sample EEG (`fixtures/eeg/mne_sample_eeg60.edf`, real data, in volts):
   `.npy` float64 C order (channels × samples), float32 Fortran order and transposed (samples × channels),
@@ -145,6 +146,41 @@ def check_brainvision_writer(binary, d, failures):
                   f"{len(texts)} annotation texts kept")
 
 
+def check_positions(binary, d, failures):
+    """Electrode positions the files give, against MNE's montage (metres, head frame), to 1e-6 m: an EEGLAB
+    set's chanlocs (MNE's test file), a FIF saved by MNE with the sample EEG's positions as its montage, and a
+    BrainVision header given a [Coordinates] section (radius, theta, phi in degrees) for the same positions."""
+    import csv
+    rows = list(csv.reader(open(os.path.join(HERE, "../../fixtures/eeg/mne_sample_eeg60_positions.csv"))))
+    pos = {r[0]: np.array([float(v) for v in r[1:4]]) for r in rows[1:]}
+    raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    raw.set_montage(mne.channels.make_dig_montage(ch_pos={k: v for k, v in pos.items() if k in raw.ch_names},
+                                                  coord_frame="head"), on_missing="ignore")
+    fif = os.path.join(d, "montage_raw.fif")
+    raw.save(fif, overwrite=True, verbose="error")
+    vhdr = os.path.join(d, "coords.vhdr")
+    subprocess.run([binary, "convert", SAMPLE, "--out", vhdr], check=True, capture_output=True)
+    lines = ["", "[Coordinates]"]
+    for i, name in enumerate(raw.ch_names):
+        if name not in pos:  # the EOG channel: no position (MNE's convention: 0,0,0)
+            lines.append(f"Ch{i + 1}=0,0,0")
+            continue
+        x, y, z = pos[name] * 1e3
+        r = float(np.sqrt(x * x + y * y + z * z))
+        lines.append(f"Ch{i + 1}={r!r},{float(np.degrees(np.arccos(z / r)))!r},{float(np.degrees(np.arctan2(y, x)))!r}")
+    open(vhdr, "a", encoding="utf-8").write("\n".join(lines) + "\n")
+    shared = os.path.join(HERE, "../../../shared/data/formats/test_raw_chanloc.set")
+    for label, path, read in [("EEGLAB chanlocs (test_raw_chanloc.set)", shared, mne.io.read_raw_eeglab),
+                              ("FIF channel locations (raw.save with a montage)", fif, mne.io.read_raw_fif),
+                              ("BrainVision [Coordinates]", vhdr, mne.io.read_raw_brainvision)]:
+        want = read(path, verbose="error").get_montage().get_positions()["ch_pos"]
+        got = {n: np.array(p) for n, p in recording_check.ours(binary, "info", path)["positions"]}
+        worst = max((np.abs(got[n] - want[n]).max() for n in want if n in got), default=np.inf)
+        if set(got) != {n for n, p in want.items() if not np.isnan(p).any()} or worst > 1e-6:
+            failures.append(f"positions, {label}: {len(got)} vs {len(want)} channels, worst {worst:.1e} m")
+        print(f"positions, {label}: {len(got)} electrodes, worst difference from MNE's montage {worst:.1e} m")
+
+
 def write_arrays(d):
     raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
     x, sf = raw.get_data(), raw.info["sfreq"]
@@ -192,6 +228,7 @@ def main():
         check_eeglab(a.check, d, failures)
         check_brainvision_writer(a.check, d, failures)
         check_fif(a.check, d, failures)
+        check_positions(a.check, d, failures)
         files, sf = write_arrays(d)
         for label, path, ref, rtol in files:
             extra = ["--rate", str(sf)] if path.endswith(".npy") else []

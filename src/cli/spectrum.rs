@@ -312,12 +312,9 @@ pub fn topomap_cmd(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
-    use crate::signal::topomap::{load_positions, positions_for, project, sibling_positions, topomap};
+    use crate::signal::topomap::{positions_for, project, recording_positions, topomap};
     let rec = Recording::open(file)?;
-    let own = match positions.map(Path::to_path_buf).or_else(|| sibling_positions(file)) {
-        Some(p) => Some(load_positions(&p).map_err(|e| anyhow!(e))?),
-        None => None,
-    };
+    let own = recording_positions(&rec, positions).map_err(|e| anyhow!(e))?;
     let labels: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
     let pos = positions_for(&labels, own.as_deref());
     let chans: Vec<usize> = (0..labels.len()).filter(|&c| pos[c].is_some()).collect();

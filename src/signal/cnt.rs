@@ -218,6 +218,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         run_starts: vec![0],
         repairs,
         bads,
+        positions: Vec::new(),
         data_len: file_len,
     };
     c.normalise_runs();

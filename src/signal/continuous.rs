@@ -23,6 +23,8 @@ pub struct Continuous {
     pub repairs: Vec<Repair>,
     /// Labels of the channels the file marks bad.
     pub bads: Vec<String>,
+    /// Electrode positions the file gives (label, x/y/z in metres, head frame: +x right, +y front, +z up).
+    pub positions: Vec<(String, [f64; 3])>,
     /// Bytes of the data on disk.
     pub data_len: u64,
 }

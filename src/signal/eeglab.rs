@@ -128,6 +128,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         run_starts,
         repairs,
         bads: Vec::new(),
+        positions: chanlocs_positions(&eeg, nbchan),
         data_len,
     };
     c.normalise_runs();
@@ -140,6 +141,34 @@ fn channel_names(eeg: &Eeg, nbchan: usize) -> Vec<String> {
     (0..nbchan)
         .map(|i| locs.and_then(|l| l.field(i, "labels")).and_then(Value::text).unwrap_or_else(|| format!("EEG {i:03}")))
         .collect()
+}
+
+/// `chanlocs(i).X/Y/Z` → head-frame positions as MNE takes them ([−Y, X, Z]), in metres: EEGLAB stores mm, cm
+/// or m, told apart by the mean radius (> 10: mm; > 1: cm).
+fn chanlocs_positions(eeg: &Eeg, nbchan: usize) -> Vec<(String, [f64; 3])> {
+    let Some(locs) = eeg.get("chanlocs") else { return Vec::new() };
+    let mut out: Vec<(String, [f64; 3])> = (0..nbchan)
+        .filter_map(|i| {
+            let num = |f: &str| locs.field(i, f).and_then(Value::scalar).filter(|v| v.is_finite());
+            let label = locs.field(i, "labels").and_then(Value::text)?;
+            Some((label, [-num("Y")?, num("X")?, num("Z")?]))
+        })
+        .collect();
+    if out.is_empty() {
+        return out;
+    }
+    let r = out.iter().map(|(_, p)| p.iter().map(|v| v * v).sum::<f64>().sqrt()).sum::<f64>() / out.len() as f64;
+    let k = if r > 10.0 {
+        1e-3
+    } else if r > 1.0 {
+        1e-2
+    } else {
+        1.0
+    };
+    for (_, p) in &mut out {
+        p.iter_mut().for_each(|v| *v *= k);
+    }
+    out
 }
 
 /// The `.fdt` file EEG.data names, beside the `.set`; when it is not there, the `.set`'s own name with

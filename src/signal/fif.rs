@@ -146,8 +146,11 @@ fn name_list(s: &str) -> Vec<String> {
 /// A channel record: name, kind, range × cal, unit.
 struct ChInfo {
     name: String,
+    kind: i32,
     cal: f64,
     unit: i32,
+    /// The electrode position (metres, head frame): loc[0..3].
+    loc: [f64; 3],
 }
 
 fn ch_info(path: &Path, b: &[u8], pos: u64) -> Result<ChInfo, EdfError> {
@@ -158,7 +161,13 @@ fn ch_info(path: &Path, b: &[u8], pos: u64) -> Result<ChInfo, EdfError> {
     let f = |o: usize| f64::from(f32::from_be_bytes(b[o..o + 4].try_into().expect("4")));
     let name = &b[80..96];
     let end = name.iter().position(|&c| c == 0).unwrap_or(16);
-    Ok(ChInfo { name: String::from_utf8_lossy(&name[..end]).into_owned(), cal: f(12) * f(16), unit: i(72) })
+    Ok(ChInfo {
+        name: String::from_utf8_lossy(&name[..end]).into_owned(),
+        kind: i(8),
+        cal: f(12) * f(16),
+        unit: i(72),
+        loc: [f(24), f(28), f(32)],
+    })
 }
 
 /// The display unit and factor of a FIF unit: V → µV, T → fT, T/m → fT/cm.
@@ -312,6 +321,12 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         data_len += l;
         next = rp.next;
     }
+    // EEG electrodes (kind 2) with a position.
+    let positions = chs
+        .iter()
+        .filter(|c| c.kind == 2 && c.loc != [0.0; 3] && c.loc.iter().all(|v| v.is_finite()))
+        .map(|c| (c.name.clone(), c.loc))
+        .collect();
     let (channels, scale): (Vec<Channel>, Vec<f64>) = chs
         .iter()
         .enumerate()
@@ -344,6 +359,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         run_starts,
         repairs,
         bads,
+        positions,
         data_len,
     };
     c.normalise_runs();

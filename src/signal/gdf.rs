@@ -173,6 +173,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         run_starts: Vec::new(),
         repairs,
         bads: Vec::new(),
+        positions: Vec::new(),
         data_len: len,
     };
     c.normalise_runs();

@@ -36,6 +36,8 @@ pub struct FileInfo {
     pub annotation_count: usize,
     /// Labels of the channels the file marks bad.
     pub bads: Vec<String>,
+    /// Electrode positions the file gives: label and x/y/z in metres (head frame).
+    pub positions: Vec<(String, [f64; 3])>,
     pub repairs: Vec<String>,
 }
 
@@ -78,6 +80,7 @@ pub fn file_info(rec: &Recording) -> Result<FileInfo, EdfError> {
         channels,
         annotation_count,
         bads: rec.bads().to_vec(),
+        positions: rec.positions().to_vec(),
         repairs: rec.repairs().iter().map(|r| r.to_string()).collect(),
     })
 }

@@ -146,6 +146,15 @@ impl Recording {
         }
     }
 
+    /// Electrode positions the file itself gives (BrainVision coordinates, EEGLAB chanlocs, FIF channel
+    /// locations); none for EDF/BDF.
+    pub fn positions(&self) -> &[(String, [f64; 3])] {
+        match &self.source {
+            Source::Edf(_) => &[],
+            Source::Grid(g) => &g.positions,
+        }
+    }
+
     /// Bytes of the data on disk.
     pub fn file_len(&self) -> u64 {
         match &self.source {

@@ -167,6 +167,19 @@ mod tests {
     }
 }
 
+/// The electrode positions of `rec`: `explicit` (a CSV the user names), else the `<stem>_positions.csv`
+/// beside it, else the file's own (BrainVision coordinates, EEGLAB chanlocs, FIF locations), else none (the
+/// standard 10-20 table then serves 10-20 labels, [`positions_for`]).
+pub fn recording_positions(
+    rec: &crate::signal::Recording,
+    explicit: Option<&Path>,
+) -> Result<Option<Vec<(String, [f64; 3])>>, SignalError> {
+    match explicit.map(Path::to_path_buf).or_else(|| sibling_positions(rec.path())) {
+        Some(p) => Ok(Some(load_positions(&p)?)),
+        None => Ok((!rec.positions().is_empty()).then(|| rec.positions().to_vec())),
+    }
+}
+
 /// The positions CSV a recording brings beside it: `<stem>_positions.csv` (as the shared sample data does).
 pub fn sibling_positions(recording: &Path) -> Option<std::path::PathBuf> {
     let stem = recording.file_stem()?.to_string_lossy().to_string();

@@ -99,6 +99,7 @@ fn build(
         run_starts,
         repairs,
         bads: Vec::new(),
+        positions: Vec::new(),
         data_len,
     };
     c.normalise_runs();

@@ -100,6 +100,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         }
         None => (Vec::new(), vec![0]),
     };
+    let c_labels: Vec<String> = channels.iter().map(|c| c.label.clone()).collect();
     let disk = OnDisk {
         path: data_path,
         file,
@@ -119,6 +120,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         run_starts,
         repairs,
         bads: Vec::new(),
+        positions: coordinates(&ini, &c_labels),
         data_len,
     };
     c.normalise_runs();
@@ -150,6 +152,25 @@ fn channel_infos(path: &Path, ini: &Ini, n: usize, fs: f64) -> Result<(Vec<Chann
         resolution.push(res);
     }
     Ok((channels, resolution))
+}
+
+/// `[Coordinates]`: `Ch<n>=radius,theta,phi` (degrees; polar angle from the vertex, azimuth from +x) → x/y/z in
+/// metres, as MNE reads them (a radius of 1 is MNE's default head, 95 mm; other radii are mm). Channels at the
+/// origin have no position.
+fn coordinates(ini: &Ini, labels: &[String]) -> Vec<(String, [f64; 3])> {
+    let mut out = Vec::new();
+    for (i, label) in labels.iter().enumerate() {
+        let Some(v) = ini.get("Coordinates", &format!("Ch{}", i + 1)) else { continue };
+        let f: Vec<f64> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+        let [r, theta, phi] = f[..] else { continue };
+        let r = if r == 1.0 { 95.0 } else { r };
+        let (pol, az) = (theta.to_radians(), phi.to_radians());
+        let p = [r * pol.sin() * az.cos() / 1e3, r * pol.sin() * az.sin() / 1e3, r * pol.cos() / 1e3];
+        if p.iter().all(|x| x.is_finite()) && p != [0.0; 3] {
+            out.push((label.clone(), p));
+        }
+    }
+    out
 }
 
 /// `[Marker Infos]` → annotations and the first sample of each contiguous run.

@@ -85,8 +85,7 @@ impl ConnectivityWindow {
         let c =
             Connectome { n: labels.len(), w: m.to_vec(), labels: labels.to_vec(), directed: false, fixes: Vec::new() };
         crate::network::io::write_csv(&path, &c).map_err(|e| e.to_string())?;
-        let own = crate::signal::topomap::sibling_positions(rec.path())
-            .and_then(|p| crate::signal::topomap::load_positions(&p).ok());
+        let own = crate::signal::topomap::recording_positions(rec, None).ok().flatten();
         let pos = crate::signal::topomap::positions_for(labels, own.as_deref());
         match pos.into_iter().collect::<Option<Vec<[f64; 3]>>>() {
             Some(xyz) => {

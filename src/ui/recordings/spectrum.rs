@@ -87,8 +87,7 @@ impl SpectrumPanel {
             topo_band: 2,
             positions: {
                 let labels: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
-                let own = crate::signal::topomap::sibling_positions(rec.path())
-                    .and_then(|p| crate::signal::topomap::load_positions(&p).ok());
+                let own = crate::signal::topomap::recording_positions(rec, None).ok().flatten();
                 crate::signal::topomap::positions_for(&labels, own.as_deref())
             },
             topo_texture: None,
