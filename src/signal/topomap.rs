@@ -167,13 +167,16 @@ mod tests {
     }
 }
 
+/// Electrode positions: label and x/y/z in metres (head frame).
+pub type Positions = Vec<(String, [f64; 3])>;
+
 /// The electrode positions of `rec`: `explicit` (a CSV the user names), else the `<stem>_positions.csv`
 /// beside it, else the file's own (BrainVision coordinates, EEGLAB chanlocs, FIF locations), else none (the
 /// standard 10-20 table then serves 10-20 labels, [`positions_for`]).
 pub fn recording_positions(
     rec: &crate::signal::Recording,
     explicit: Option<&Path>,
-) -> Result<Option<Vec<(String, [f64; 3])>>, SignalError> {
+) -> Result<Option<Positions>, SignalError> {
     match explicit.map(Path::to_path_buf).or_else(|| sibling_positions(rec.path())) {
         Some(p) => Ok(Some(load_positions(&p)?)),
         None => Ok((!rec.positions().is_empty()).then(|| rec.positions().to_vec())),
