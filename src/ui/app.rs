@@ -98,7 +98,16 @@ impl BrainLensApp {
         if self.room == Room::Bench && !dropped.is_empty() {
             self.open_bench(dropped);
         } else if let Some(p) = dropped.into_iter().next() {
-            self.open(p);
+            // An array (.npy, .npz, .csv, .tsv) dropped on the Recordings room is a recording there; elsewhere
+            // it opens by its kind (a connectome in the Networks room).
+            let ext = p.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+            if self.room == Room::Recordings && crate::signal::recording::EXTENSIONS.contains(&ext.as_str()) {
+                if self.recordings.open(p.clone(), &self.settings) {
+                    self.settings.remember(p);
+                }
+            } else {
+                self.open(p);
+            }
         }
         egui::Panel::top("menu").show(ui, |ui| self.menu_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
