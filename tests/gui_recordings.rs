@@ -323,3 +323,37 @@ fn bids_export_from_the_gui_and_open_from_the_dataset_tree() {
     assert_eq!(o.annotations.items().len(), before + 1);
     assert!(o.annotations.items().iter().any(|a| a.text == "added in the GUI"));
 }
+
+/// A FIF raw file (written tag by tag, with an acquisition skip) and MNE's GDF test file (tests only) open and
+/// page; the FIF skip is listed as a BAD_ACQ_SKIP annotation.
+#[test]
+fn fif_and_gdf_recordings_open_and_page() {
+    use common::fif::{Fif, rows};
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = Fif::new();
+    f.info("");
+    f.start(102);
+    f.buffer(&rows(0.0, 400));
+    f.int(301, 1);
+    f.buffer(&rows(0.0, 400));
+    f.end(102);
+    f.end(100);
+    let path = dir.path().join("g_raw.fif");
+    std::fs::write(&path, &f.0).unwrap();
+    let mut h = harness(path);
+    {
+        let o = h.state().recordings.current.as_ref().expect("FIF open");
+        assert_eq!((o.rec.format_name().as_str(), o.traces.len()), ("FIF", 2));
+        assert!((o.duration_s - 12.0).abs() < 1e-9);
+    }
+    h.get_by_label_contains("BAD_ACQ_SKIP");
+    let gdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/formats/test_1ch.gdf");
+    h.state_mut().recordings.path_field = gdf.display().to_string();
+    h.get_by_label("Open path").click();
+    h.run_steps(3);
+    h.get_by_label("Page >").click();
+    h.run_steps(2);
+    let o = h.state().recordings.current.as_ref().unwrap();
+    assert_eq!(o.rec.format_name(), "GDF 2.10");
+    assert_eq!((o.view.start_s, o.traces[0].runs[0].values.len()), (10.0, 1500));
+}

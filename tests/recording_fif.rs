@@ -3,72 +3,10 @@
 //! continuation) and broken (a bad tag, not FIF), each refused with the file and the problem named.
 //! scripts/reference/formats_reference.py checks files written by MNE's raw.save against read_raw_fif.
 
+mod common;
 use brainlens::signal::Recording;
+use common::fif::{Fif, rows};
 use std::path::Path;
-
-/// Tags in FIF's big-endian layout; `next` is always "the following tag".
-struct Fif(Vec<u8>);
-
-impl Fif {
-    fn new() -> Fif {
-        let mut f = Fif(Vec::new());
-        f.tag(100, 31, &[0u8; 20]); // file id
-        f.int(101, -1); // no directory
-        f
-    }
-    fn tag(&mut self, kind: i32, ty: i32, data: &[u8]) {
-        for v in [kind, ty, data.len() as i32, 0] {
-            self.0.extend_from_slice(&v.to_be_bytes());
-        }
-        self.0.extend_from_slice(data);
-    }
-    fn int(&mut self, kind: i32, v: i32) {
-        self.tag(kind, 3, &v.to_be_bytes());
-    }
-    fn start(&mut self, block: i32) {
-        self.int(104, block);
-    }
-    fn end(&mut self, block: i32) {
-        self.int(105, block);
-    }
-    fn ch(&mut self, name: &str, cal: f32, unit: i32) {
-        let mut b = Vec::new();
-        for v in [1i32, 1, 2] {
-            b.extend_from_slice(&v.to_be_bytes());
-        }
-        b.extend_from_slice(&1.0f32.to_be_bytes()); // range
-        b.extend_from_slice(&cal.to_be_bytes());
-        b.extend_from_slice(&1i32.to_be_bytes()); // coil
-        b.extend_from_slice(&[0u8; 48]); // loc
-        b.extend_from_slice(&unit.to_be_bytes());
-        b.extend_from_slice(&0i32.to_be_bytes());
-        let mut n = [0u8; 16];
-        n[..name.len()].copy_from_slice(name.as_bytes());
-        b.extend_from_slice(&n);
-        self.tag(203, 30, &b);
-    }
-    /// A float32 buffer of rows (samples) of two channels.
-    fn buffer(&mut self, rows: &[[f32; 2]]) {
-        let b: Vec<u8> = rows.iter().flatten().flat_map(|v| v.to_be_bytes()).collect();
-        self.tag(300, 4, &b);
-    }
-    fn info(&mut self, bads: &str) {
-        self.start(100);
-        self.start(101);
-        self.int(200, 2);
-        self.tag(201, 4, &100.0f32.to_be_bytes());
-        self.ch("EEG 001", 1e-6, 107);
-        self.ch("STI 014", 1.0, 0);
-        self.start(359);
-        self.tag(3507, 10, bads.as_bytes());
-        self.end(359);
-        self.end(101);
-    }
-}
-
-fn rows(from: f32, n: usize) -> Vec<[f32; 2]> {
-    (0..n).map(|i| [from + i as f32, 5.0]).collect()
-}
 
 #[test]
 fn buffers_skips_bads_and_split_files_read_as_mne_reads_them() {
