@@ -17,6 +17,8 @@ scripts/setup_python.sh >/dev/null
 export BRAINLENS_REQUIRE_MODELS=1
 # The sandbox escape tests must run (bubblewrap is installed by .ci/run), not skip.
 if command -v bwrap >/dev/null; then export BRAINLENS_REQUIRE_SANDBOX=1; fi
+# The LaTeX tables must compile where pdflatex is installed (.ci/run installs it).
+if command -v pdflatex >/dev/null; then export BRAINLENS_REQUIRE_LATEX=1; fi
 cargo test --all-targets
 
 # bench slurm on a real one-node Slurm (munged, slurmdbd, slurmctld, slurmd from Debian's packages, installed

@@ -105,9 +105,15 @@ fn main() -> ExitCode {
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
                 bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
             }
-            BenchCommand::Report { results, easy_max, medium_max, json, csv, html } => {
+            BenchCommand::Report { results, easy_max, medium_max, json, csv, html, latex, figures } => {
                 let levels = Levels { easy_max, medium_max };
-                bench::report(&results, levels, json, csv.as_deref(), html.as_deref(), &mut stdout)
+                let files = bench::ReportFiles {
+                    csv: csv.as_deref(),
+                    html: html.as_deref(),
+                    latex: latex.as_deref(),
+                    figures: figures.as_deref(),
+                };
+                bench::report(&results, levels, json, &files, &mut stdout)
             }
             BenchCommand::Generate { data, templates, out, seed, per_template, json } => bench::generate(
                 &data.unwrap_or_else(|| brainlens::util::paths::bundled("fixtures")),

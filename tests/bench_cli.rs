@@ -404,3 +404,55 @@ fn report_has_the_papers_table_2_per_subset_computed_by_hand() {
     let dai = std::fs::read_to_string(csv.join("dai_by_subset.csv")).unwrap();
     assert_eq!(dai, "subset,model,dai\nA,m,-30\nB,m,-90\n");
 }
+
+/// `bench report --latex DIR --figures DIR`: a booktabs `.tex` per table with the CSV's rows (the numbers to 3
+/// decimals), a `tables.tex` that pdflatex compiles (required when `BRAINLENS_REQUIRE_LATEX` is set, as
+/// scripts/test.sh sets it where pdflatex is installed), and each chart as an SVG that parses and a PNG of
+/// 300 dpi (the SVG's size × 300/96).
+#[test]
+fn report_writes_latex_tables_that_compile_and_figures_as_svg_and_300_dpi_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tex, fig) = (dir.path().join("tex"), dir.path().join("fig"));
+    let results = demo().join("results");
+    let (code, _, err) = run(&[
+        "bench",
+        "report",
+        results.to_str().unwrap(),
+        "--latex",
+        tex.to_str().unwrap(),
+        "--figures",
+        fig.to_str().unwrap(),
+        "--csv",
+        dir.path().join("csv").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(dir.path().join("csv/dai.csv")).unwrap();
+    let t = std::fs::read_to_string(tex.join("dai.tex")).unwrap();
+    assert!(t.starts_with("\\begin{tabular}{lr}\n\\toprule\nmodel & dai \\\\\n\\midrule\n"), "{t}");
+    for line in csv.lines().skip(1) {
+        let (model, dai) = line.split_once(',').unwrap();
+        let want = format!("{} & {:.3} \\\\", model, dai.parse::<f64>().unwrap());
+        assert!(t.contains(&want), "{want} not in {t}");
+    }
+    let doc = std::fs::read_to_string(tex.join("tables.tex")).unwrap();
+    assert!(doc.contains("\\input{difficulty_by_subset.tex}") && doc.contains("Simulated results"));
+    if std::process::Command::new("pdflatex").arg("--version").output().is_ok() {
+        let out = std::process::Command::new("pdflatex")
+            .args(["-interaction=nonstopmode", "-halt-on-error", "tables.tex"])
+            .current_dir(&tex)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(tex.join("tables.pdf").is_file());
+    } else {
+        assert!(std::env::var_os("BRAINLENS_REQUIRE_LATEX").is_none(), "pdflatex is required but missing");
+        eprintln!("pdflatex not installed: tables.tex not compiled (apt-get install texlive-latex-recommended)");
+    }
+    for stem in ["radar_brainagent", "radar_codeact", "mode_gap", "agreement"] {
+        let svg = std::fs::read_to_string(fig.join(format!("{stem}.svg"))).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let w: f64 = doc.root_element().attribute("width").unwrap().trim_end_matches("px").parse().unwrap();
+        let png = image::open(fig.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(png.width(), (w * 300.0 / 96.0).ceil() as u32, "{stem}");
+    }
+}

@@ -1,7 +1,7 @@
 //! `brainlens bench …`: validate cases, rescore result files, report a collection.
 
 use super::write_json;
-use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html};
+use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html, write_latex_tables};
 use crate::bench::case::{CaseError, load_cases, load_cases_for_scoring};
 use crate::bench::collection::Collection;
 use crate::bench::rescore::{CaseIndex, Keep, Rescored, rescore_file};
@@ -102,15 +102,18 @@ pub fn rescore(
     Ok(())
 }
 
-/// `bench report RESULTS... [--json | --csv DIR | --html OUT]`.
-pub fn report(
-    results: &[PathBuf],
-    levels: Levels,
-    json: bool,
-    csv: Option<&Path>,
-    html: Option<&Path>,
-    out: &mut dyn Write,
-) -> Result<()> {
+/// Where `bench report` writes its files (none: the text summary on stdout).
+#[derive(Default)]
+pub struct ReportFiles<'a> {
+    pub csv: Option<&'a Path>,
+    pub html: Option<&'a Path>,
+    pub latex: Option<&'a Path>,
+    pub figures: Option<&'a Path>,
+}
+
+/// `bench report RESULTS... [--json | --csv DIR | --html OUT | --latex DIR | --figures DIR]`.
+pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFiles, out: &mut dyn Write) -> Result<()> {
+    let ReportFiles { csv, html, latex, figures } = *files;
     let c = Collection::load(results);
     for p in &c.problems {
         eprintln!("brainlens: skipped: {p}");
@@ -133,10 +136,19 @@ pub fn report(
         write_html(&r, p).with_context(|| format!("{}: cannot write", p.display()))?;
         eprintln!("wrote {}", p.display());
     }
+    if let Some(dir) = latex {
+        let files =
+            write_latex_tables(&r, dir).with_context(|| format!("{}: cannot write LaTeX tables", dir.display()))?;
+        eprintln!("wrote {} LaTeX files to {} (tables.tex sets them all)", files.len(), dir.display());
+    }
+    if let Some(dir) = figures {
+        let files = crate::bench::aggregate::figures::write_figures(&r, dir).map_err(|e| anyhow::anyhow!(e))?;
+        eprintln!("wrote {} figure files (SVG and 300-dpi PNG) to {}", files.len(), dir.display());
+    }
     if json {
         return write_json(out, &r);
     }
-    if csv.is_some() || html.is_some() {
+    if csv.is_some() || html.is_some() || latex.is_some() || figures.is_some() {
         return Ok(());
     }
     if r.simulated {

@@ -453,6 +453,12 @@ pub enum BenchCommand {
         /// Write a self-contained HTML report.
         #[arg(long, value_name = "OUT.html")]
         html: Option<PathBuf>,
+        /// Write every table as LaTeX (booktabs) into this folder, with tables.tex setting them all.
+        #[arg(long, value_name = "DIR")]
+        latex: Option<PathBuf>,
+        /// Write every chart (unit radars, mode gap, agreement) as SVG and 300-dpi PNG into this folder.
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
     },
     /// Generate a local BrainBench suite: task templates bound to real recordings, reference answers computed
     /// with BrainLens's signal functions (deterministic: same inputs and seed, byte-identical files).

@@ -1,4 +1,5 @@
-//! The report as CSV tables (one file per table) and as one self-contained HTML page.
+//! The report's tables, one structure written three ways: CSV (one file per table), LaTeX (booktabs, one
+//! `.tex` per table plus a document that sets them all, for papers) and one self-contained HTML page.
 
 use super::{Cell, Gap, Report};
 use std::fmt::Write as _;
@@ -12,18 +13,75 @@ fn opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x}")).unwrap_or_default()
 }
 
-/// One CSV text from a header and rows.
-pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
-    let mut out = header.join(",") + "\n";
-    for r in rows {
-        out += &r.iter().map(|f| field(f)).collect::<Vec<_>>().join(",");
-        out.push('\n');
+/// A table: column names and rows of text (numbers as Rust prints them, exactly).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Table {
+        Table { header: header.iter().map(|h| h.to_string()).collect(), rows: rows.into_iter().collect() }
+    }
+
+    /// CSV text (RFC 4180 quoting).
+    pub fn csv(&self) -> String {
+        let line = |r: &[String]| r.iter().map(|f| field(f)).collect::<Vec<_>>().join(",") + "\n";
+        std::iter::once(line(&self.header)).chain(self.rows.iter().map(|r| line(r))).collect()
+    }
+
+    /// A booktabs `tabular` (numbers to 3 decimals, right-aligned; text escaped, left-aligned).
+    pub fn latex(&self) -> String {
+        let numeric: Vec<bool> = (0..self.header.len())
+            .map(|j| {
+                let mut cells = self.rows.iter().filter_map(|r| r.get(j)).filter(|c| !c.is_empty()).peekable();
+                cells.peek().is_some() && cells.all(|c| c.parse::<f64>().is_ok())
+            })
+            .collect();
+        let spec: String = numeric.iter().map(|&n| if n { 'r' } else { 'l' }).collect();
+        let mut out = format!("\\begin{{tabular}}{{{spec}}}\n\\toprule\n");
+        out += &(self.header.iter().map(|h| tex(h)).collect::<Vec<_>>().join(" & ") + " \\\\\n\\midrule\n");
+        for r in &self.rows {
+            let cells: Vec<String> = r
+                .iter()
+                .zip(&numeric)
+                .map(|(c, &n)| match c.parse::<f64>() {
+                    Ok(v) if n && c.contains('.') => format!("{v:.3}"),
+                    _ => tex(c),
+                })
+                .collect();
+            out += &(cells.join(" & ") + " \\\\\n");
+        }
+        out + "\\bottomrule\n\\end{tabular}\n"
+    }
+}
+
+/// LaTeX text: the ten special characters escaped.
+fn tex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
     }
     out
 }
 
-fn cells_csv(key_name: &str, cells: &[Cell]) -> String {
-    csv(
+/// One CSV text from a header and rows.
+pub fn csv(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> String {
+    Table::new(header, rows).csv()
+}
+
+fn cells_csv(key_name: &str, cells: &[Cell]) -> Table {
+    Table::new(
         &["model", "paradigm", key_name, "value", "n"],
         cells
             .iter()
@@ -31,23 +89,23 @@ fn cells_csv(key_name: &str, cells: &[Cell]) -> String {
     )
 }
 
-fn gaps_csv(key_name: &str, gaps: &[Gap]) -> String {
-    csv(
+fn gaps_csv(key_name: &str, gaps: &[Gap]) -> Table {
+    Table::new(
         &["model", key_name, "brainagent_minus_codeact"],
         gaps.iter().map(|g| vec![g.model.clone(), g.key.clone(), g.value.to_string()]),
     )
 }
 
-/// Every table of the report as `(file name, CSV text)`.
-pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
+/// Every table of the report as `(CSV file name, table)`.
+pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
     vec![
         ("leaderboard.csv", cells_csv("subset", &r.leaderboard)),
         ("difficulty.csv", cells_csv("level", &r.difficulty)),
         ("difficulty_delta.csv", gaps_csv("level", &r.difficulty_delta)),
-        ("dai.csv", csv(&["model", "dai"], r.dai.iter().map(|d| vec![d.model.clone(), opt(d.dai)]))),
+        ("dai.csv", Table::new(&["model", "dai"], r.dai.iter().map(|d| vec![d.model.clone(), opt(d.dai)]))),
         (
             "difficulty_by_subset.csv",
-            csv(
+            Table::new(
                 &["subset", "model", "paradigm", "level", "value", "n"],
                 r.difficulty_by_subset.iter().flat_map(|t| {
                     t.cells.iter().map(|c| {
@@ -65,7 +123,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ),
         (
             "difficulty_delta_by_subset.csv",
-            csv(
+            Table::new(
                 &["subset", "model", "level", "brainagent_minus_codeact"],
                 r.difficulty_by_subset.iter().flat_map(|t| {
                     t.delta.iter().map(|g| vec![t.subset.clone(), g.model.clone(), g.key.clone(), g.value.to_string()])
@@ -74,7 +132,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ),
         (
             "dai_by_subset.csv",
-            csv(
+            Table::new(
                 &["subset", "model", "dai"],
                 r.difficulty_by_subset
                     .iter()
@@ -85,7 +143,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ("mode_gap.csv", gaps_csv("unit", &r.mode_gap)),
         (
             "tasks.csv",
-            csv(
+            Table::new(
                 &["model", "paradigm", "task", "n", "mean", "mpad"],
                 r.tasks.iter().map(|t| {
                     vec![
@@ -102,7 +160,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ("mpad.csv", cells_csv("statistic", &r.mpad)),
         (
             "consistency.csv",
-            csv(
+            Table::new(
                 &["model", "paradigm", "runs", "matched_instances", "changed_share", "mean_abs_diff", "aggregate_std"],
                 r.consistency.iter().map(|c| {
                     vec![
@@ -123,6 +181,11 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Every table of the report as `(file name, CSV text)`.
+pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
+    tables(r).into_iter().map(|(n, t)| (n, t.csv())).collect()
+}
+
 pub fn write_csv_tables(r: &Report, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
@@ -134,15 +197,43 @@ pub fn write_csv_tables(r: &Report, dir: &Path) -> std::io::Result<Vec<std::path
     Ok(written)
 }
 
+/// Every table as `<name>.tex` (a booktabs tabular) in `dir`, and `tables.tex`, a document that sets them all
+/// (each in a table with its name as caption), which `pdflatex` compiles as it is.
+pub fn write_latex_tables(r: &Report, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    let mut doc = String::from(
+        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n\\begin{document}\n",
+    );
+    if r.simulated {
+        doc += "\\noindent\\textbf{Simulated results: generated by a seeded simulation, not by running a model.}\n\n";
+    }
+    for (name, t) in tables(r) {
+        let stem = name.trim_end_matches(".csv");
+        let p = dir.join(format!("{stem}.tex"));
+        std::fs::write(&p, t.latex())?;
+        written.push(p);
+        doc += &format!(
+            "\\begin{{table}}[htbp]\n\\centering\n\\caption{{{}}}\n\\resizebox{{\\linewidth}}{{!}}{{\\input{{{stem}.tex}}}}\n\\end{{table}}\n\\clearpage\n",
+            tex(stem)
+        );
+    }
+    doc += "\\end{document}\n";
+    let p = dir.join("tables.tex");
+    std::fs::write(&p, doc)?;
+    written.push(p);
+    Ok(written)
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn table(out: &mut String, title: &str, csv_text: &str, color: Option<(usize, f64)>) {
+fn table(out: &mut String, title: &str, t: &Table, color: Option<(usize, f64)>) {
     let _ = write!(out, "<h2>{}</h2><table>", esc(title));
-    for (i, line) in csv_text.lines().enumerate() {
+    for (i, line) in std::iter::once(&t.header).chain(&t.rows).enumerate() {
         out.push_str("<tr>");
-        for (j, f) in line.split(',').enumerate() {
+        for (j, f) in line.iter().enumerate() {
             let tag = if i == 0 { "th" } else { "td" };
             let style = match (color, f.parse::<f64>()) {
                 (Some((col, span)), Ok(v)) if i > 0 && j == col => {
@@ -179,14 +270,13 @@ pub fn write_html(r: &Report, path: &Path) -> std::io::Result<()> {
         esc(&r.models.join(", ")),
         esc(&r.paradigms.join(", "))
     );
-    let tables = csv_tables(r);
-    for (name, text) in &tables {
+    for (name, t) in &tables(r) {
         let color = match *name {
             "difficulty_delta.csv" | "mode_gap.csv" => Some((2, if *name == "mode_gap.csv" { 0.5 } else { 30.0 })),
             "difficulty_delta_by_subset.csv" => Some((3, 30.0)),
             _ => None,
         };
-        table(&mut out, name.trim_end_matches(".csv"), text, color);
+        table(&mut out, name.trim_end_matches(".csv"), t, color);
     }
     std::fs::write(path, out)
 }

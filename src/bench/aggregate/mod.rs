@@ -4,9 +4,10 @@
 //! Instances that failed for infrastructure reasons (`api_infrastructure_error`) are excluded from scores.
 
 mod export;
+pub mod figures;
 pub mod stats;
 
-pub use export::{csv, csv_tables, write_csv_tables, write_html};
+pub use export::{Table, csv, csv_tables, tables, write_csv_tables, write_html, write_latex_tables};
 
 use super::collection::{BRAINAGENT, CODEACT, Collection, Run};
 use super::results::Instance;

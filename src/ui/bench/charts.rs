@@ -3,9 +3,9 @@
 //! histograms and token usage. Each chart exports as PNG (and the radar and heatmaps as SVG).
 
 use super::Loaded;
+use crate::bench::aggregate::figures::{self, RadarOverlay, agreement_grid, mode_gap_grid, unit_labels};
 use crate::bench::aggregate::{Cell, Dai, Gap, LEVEL_NAMES, OVERALL, Report};
 use crate::bench::collection::{BRAINAGENT, CODEACT};
-use crate::bench::scoring::UNIT_TYPES;
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
 use crate::ui::widgets::palette::category;
 use crate::util::chart::svg;
@@ -119,19 +119,15 @@ fn svg_of(r: &Report, st: &State) -> Option<String> {
     }
 }
 
-fn unit_labels() -> Vec<String> {
-    UNIT_TYPES.iter().map(|u| u.trim_end_matches("_check").replace('_', " ")).collect()
-}
-
-/// (series name, value per unit in [0, 1]).
+/// The radar's series for the overlay chosen (bench::aggregate::figures builds them).
 fn radar_series(r: &Report, st: &State) -> Vec<(String, Vec<Option<f64>>)> {
-    let values = |m: &str, p: &str| -> Vec<Option<f64>> {
-        UNIT_TYPES.iter().map(|u| Report::find(&r.units, m, p, u).map(|c| c.value)).collect()
-    };
-    match st.overlay {
-        Overlay::Models => r.models.iter().map(|m| (m.clone(), values(m, &st.paradigm))).collect(),
-        Overlay::Paradigms => r.paradigms.iter().map(|p| (p.clone(), values(&st.model, p))).collect(),
-    }
+    figures::radar_series(
+        r,
+        match st.overlay {
+            Overlay::Models => RadarOverlay::Models { paradigm: &st.paradigm },
+            Overlay::Paradigms => RadarOverlay::Paradigms { model: &st.model },
+        },
+    )
 }
 
 fn legend(ui: &mut egui::Ui, names: &[String]) {
@@ -169,18 +165,6 @@ fn radar(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
 }
 
 /// Models × units, BrainAgent − CodeAct mean raw score.
-fn mode_gap_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
-    let cols = unit_labels();
-    let vals = r
-        .models
-        .iter()
-        .flat_map(|m| {
-            UNIT_TYPES.iter().map(move |u| r.mode_gap.iter().find(|g| &g.model == m && g.key == *u).map(|g| g.value))
-        })
-        .collect();
-    (r.models.clone(), cols, vals)
-}
-
 fn mode_gap(ui: &mut egui::Ui, r: &Report) -> Rect {
     ui.vertical(|ui| {
         ui.label(format!(
@@ -236,17 +220,6 @@ fn tasks(ui: &mut egui::Ui, r: &Report) -> Rect {
     })
     .response
     .rect
-}
-
-fn agreement_grid(r: &Report) -> (Vec<String>, Vec<Option<f64>>) {
-    let vals = r
-        .models
-        .iter()
-        .flat_map(|a| {
-            r.models.iter().map(move |b| r.agreement.iter().find(|x| &x.a == a && &x.b == b).and_then(|x| x.r))
-        })
-        .collect();
-    (r.models.clone(), vals)
 }
 
 fn agreement(ui: &mut egui::Ui, r: &Report) -> Rect {

@@ -315,6 +315,18 @@ impl BenchRoom {
                     Err(e) => format!("{}: cannot write: {e}", dir.display()),
                 });
             }
+            if let Some(data) = &self.data
+                && ui
+                    .button("Paper output…")
+                    .on_hover_text(
+                        "every table as LaTeX (booktabs; tables.tex sets them all) and every chart as SVG and \
+                         300-dpi PNG, in a folder (as bench report --latex DIR --figures DIR)",
+                    )
+                    .clicked()
+                && let Some(dir) = rfd::FileDialog::new().pick_folder()
+            {
+                self.message = Some(paper_output(&data.report, &dir));
+            }
             ui.separator();
             for (v, name) in [
                 (View::Leaderboard, "Leaderboard"),
@@ -380,5 +392,16 @@ impl Room for BenchRoom {
 
     fn settled(&self) -> bool {
         !self.loading() && !self.run.busy() && self.commands.is_empty()
+    }
+}
+
+/// Writes the report's LaTeX tables into `dir/tables` and its figures into `dir/figures`; the message says what.
+pub fn paper_output(r: &crate::bench::aggregate::Report, dir: &std::path::Path) -> String {
+    let tables = crate::bench::aggregate::write_latex_tables(r, &dir.join("tables"));
+    let figures = crate::bench::aggregate::figures::write_figures(r, &dir.join("figures"));
+    match (tables, figures) {
+        (Ok(t), Ok(f)) => format!("wrote {} LaTeX files and {} figure files under {}", t.len(), f.len(), dir.display()),
+        (Err(e), _) => format!("{}: cannot write the tables: {e}", dir.display()),
+        (_, Err(e)) => format!("cannot write the figures: {e}"),
     }
 }

@@ -20,19 +20,26 @@ fn options() -> &'static resvg::usvg::Options<'static> {
     OPTIONS.get_or_init(|| {
         let mut o = resvg::usvg::Options { font_family: super::svg::FONT_FAMILY.into(), ..Default::default() };
         o.fontdb_mut().load_font_data(epaint_default_fonts::UBUNTU_LIGHT.to_vec());
+        // Charts that ask for the generic family (the radar and heatmap SVGs) get the same font.
+        o.fontdb_mut().set_sans_serif_family(super::svg::FONT_FAMILY);
         o
     })
 }
 
 /// RGBA pixels (premultiplied by resvg, then demultiplied) of `scene` at `scale`: (width, height, bytes).
 pub fn rasterize(scene: &Scene, scale: f32) -> Result<(u32, u32, Vec<u8>), RenderError> {
-    let (w, h) = ((scene.width * scale).ceil(), (scene.height * scale).ceil());
-    let too_big = || RenderError::Size { width: scene.width, height: scene.height, scale };
+    rasterize_svg(&super::svg::scene(scene), scale)
+}
+
+/// RGBA pixels of an SVG document (its own width and height) at `scale`.
+pub fn rasterize_svg(text: &str, scale: f32) -> Result<(u32, u32, Vec<u8>), RenderError> {
+    let tree = resvg::usvg::Tree::from_str(text, options()).map_err(|e| RenderError::Svg(e.to_string()))?;
+    let size = tree.size();
+    let (w, h) = ((size.width() * scale).ceil(), (size.height() * scale).ceil());
+    let too_big = || RenderError::Size { width: size.width(), height: size.height(), scale };
     if !(1.0..=16384.0).contains(&w) || !(1.0..=16384.0).contains(&h) {
         return Err(too_big());
     }
-    let tree = resvg::usvg::Tree::from_str(&super::svg::scene(scene), options())
-        .map_err(|e| RenderError::Svg(e.to_string()))?;
     let mut pixmap = resvg::tiny_skia::Pixmap::new(w as u32, h as u32).ok_or_else(too_big)?;
     resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(scale, scale), &mut pixmap.as_mut());
     let rgba = pixmap.pixels().iter().flat_map(|p| {
@@ -44,7 +51,15 @@ pub fn rasterize(scene: &Scene, scale: f32) -> Result<(u32, u32, Vec<u8>), Rende
 
 /// PNG bytes of `scene` at `scale`.
 pub fn render(scene: &Scene, scale: f32) -> Result<Vec<u8>, RenderError> {
-    let (w, h, rgba) = rasterize(scene, scale)?;
+    encode(rasterize(scene, scale)?)
+}
+
+/// PNG bytes of an SVG document at `scale` (300 dpi: 300 / 96).
+pub fn render_svg(text: &str, scale: f32) -> Result<Vec<u8>, RenderError> {
+    encode(rasterize_svg(text, scale)?)
+}
+
+fn encode((w, h, rgba): (u32, u32, Vec<u8>)) -> Result<Vec<u8>, RenderError> {
     let mut out = Vec::new();
     image::write_buffer_with_format(
         &mut std::io::Cursor::new(&mut out),

@@ -1,0 +1,117 @@
+//! The report's charts as data and as SVG, one home for the GUI's Bench charts and `bench report --figures`:
+//! the unit radar (models overlaid for one paradigm, or paradigms for one model), the model × unit mode-gap
+//! heatmap and the model agreement heatmap. PNG copies are the SVG rasterised at 300 dpi.
+
+use super::Report;
+use crate::bench::scoring::UNIT_TYPES;
+use crate::util::chart::svg;
+use std::path::{Path, PathBuf};
+
+/// Unit names as the charts label them (`spectral_check` → "spectral").
+pub fn unit_labels() -> Vec<String> {
+    UNIT_TYPES.iter().map(|u| u.trim_end_matches("_check").replace('_', " ")).collect()
+}
+
+/// What a radar overlays.
+pub enum RadarOverlay<'a> {
+    /// Every model, for one paradigm.
+    Models { paradigm: &'a str },
+    /// Every paradigm, for one model.
+    Paradigms { model: &'a str },
+}
+
+/// (series name, mean score per unit in [0, 1]).
+pub fn radar_series(r: &Report, overlay: RadarOverlay) -> Vec<(String, Vec<Option<f64>>)> {
+    let values = |m: &str, p: &str| -> Vec<Option<f64>> {
+        UNIT_TYPES.iter().map(|u| Report::find(&r.units, m, p, u).map(|c| c.value)).collect()
+    };
+    match overlay {
+        RadarOverlay::Models { paradigm } => r.models.iter().map(|m| (m.clone(), values(m, paradigm))).collect(),
+        RadarOverlay::Paradigms { model } => r.paradigms.iter().map(|p| (p.clone(), values(model, p))).collect(),
+    }
+}
+
+/// Rows (models), columns (units) and BrainAgent − CodeAct gaps, row-major.
+pub fn mode_gap_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
+    let vals = r
+        .models
+        .iter()
+        .flat_map(|m| {
+            UNIT_TYPES.iter().map(move |u| r.mode_gap.iter().find(|g| &g.model == m && g.key == *u).map(|g| g.value))
+        })
+        .collect();
+    (r.models.clone(), unit_labels(), vals)
+}
+
+/// Models and their pairwise agreement (Pearson r of per-task means), row-major.
+pub fn agreement_grid(r: &Report) -> (Vec<String>, Vec<Option<f64>>) {
+    let vals = r
+        .models
+        .iter()
+        .flat_map(|a| {
+            r.models.iter().map(move |b| r.agreement.iter().find(|x| &x.a == a && &x.b == b).and_then(|x| x.r))
+        })
+        .collect();
+    (r.models.clone(), vals)
+}
+
+/// Every chart as `(file stem, SVG)`: a radar per paradigm, the mode gap, the agreement; each captioned with
+/// what it shows, and "SIMULATED" when the results are.
+pub fn figures(r: &Report) -> Vec<(String, String)> {
+    let caption = |svg: String, what: &str| {
+        let sim = if r.simulated { " — SIMULATED results (seeded simulation, no model was run)" } else { "" };
+        captioned(&svg, &format!("{what}{sim}"))
+    };
+    let mut out: Vec<(String, String)> = r
+        .paradigms
+        .iter()
+        .map(|p| {
+            let stem = format!("radar_{}", p.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+            let svg = svg::radar(&radar_series(r, RadarOverlay::Models { paradigm: p }), &unit_labels());
+            (stem, caption(svg, &format!("Mean raw score per validation unit, {p}")))
+        })
+        .collect();
+    if !r.mode_gap.is_empty() {
+        let (rows, cols, vals) = mode_gap_grid(r);
+        let svg = svg::heatmap(&rows, &cols, &vals, true, 2);
+        out.push(("mode_gap".into(), caption(svg, "Mode gap: BrainAgent − CodeAct mean raw score per unit")));
+    }
+    if r.models.len() > 1 {
+        let (rows, vals) = agreement_grid(r);
+        let svg = svg::heatmap(&rows, &rows, &vals, true, 2);
+        out.push(("agreement".into(), caption(svg, "Model agreement: Pearson r of per-task mean scores")));
+    }
+    out
+}
+
+/// `svg` with a caption line added below it (the canvas grows by 24 px).
+fn captioned(svg: &str, text: &str) -> String {
+    let attr = |name: &str| -> Option<f64> {
+        let tag = &svg[..svg.find('>')?];
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next()?.trim_end_matches("px").parse().ok()
+    };
+    let (Some(w), Some(h)) = (attr("width"), attr("height")) else { return svg.to_string() };
+    let esc = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let grown = svg.replacen(&format!("height=\"{h}\""), &format!("height=\"{}\"", h + 24.0), 1);
+    let grown = match grown.find("viewBox=\"") {
+        Some(_) => grown.replacen(&format!("0 0 {w} {h}"), &format!("0 0 {w} {}", h + 24.0), 1),
+        None => grown,
+    };
+    grown.replacen("</svg>", &format!("<text x=\"8\" y=\"{}\" font-size=\"12\">{esc}</text></svg>", h + 16.0), 1)
+}
+
+/// Writes every chart as `<stem>.svg` and a 300-dpi `<stem>.png` into `dir`; returns the files.
+pub fn write_figures(r: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for (stem, text) in figures(r) {
+        let svg_path = dir.join(format!("{stem}.svg"));
+        std::fs::write(&svg_path, &text).map_err(|e| format!("{}: cannot write: {e}", svg_path.display()))?;
+        let png = crate::util::chart::png::render_svg(&text, 300.0 / 96.0).map_err(|e| format!("{stem}: {e}"))?;
+        let png_path = dir.join(format!("{stem}.png"));
+        std::fs::write(&png_path, png).map_err(|e| format!("{}: cannot write: {e}", png_path.display()))?;
+        written.extend([svg_path, png_path]);
+    }
+    Ok(written)
+}
