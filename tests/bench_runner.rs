@@ -276,3 +276,57 @@ fn the_semantic_judge_scores_knowledge_questions_and_is_audited() {
     let f = ResultFile::load(&out).unwrap();
     assert_eq!(f.instances.iter().find(|i| i.instance_id.ends_with("case11-case11_1")).unwrap().total_score, 0.0);
 }
+
+/// The official layout: case files apart from the prepared data. `--data-root` (Options::data_root) resolves
+/// every data_path under it; a case whose data file is missing is reported (live notice and the experiment
+/// block's `skipped_missing_data`, naming the file) and skipped, and the run goes on with the rest.
+#[test]
+fn data_root_resolves_the_official_layout_and_a_case_without_its_data_is_skipped() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    // Cases of one subset copied away from the suite (no suite.json above them); the data stay in the suite.
+    let cases = d.path().join("published/Foundational_Analysis");
+    let mut stack = vec![s.join("Foundational_Analysis")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            let to = cases.join(p.strip_prefix(s.join("Foundational_Analysis")).unwrap());
+            if p.is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+                stack.push(p);
+            } else {
+                std::fs::copy(&p, &to).unwrap();
+            }
+        }
+    }
+    let case_file = cases.join("cases/case1/case1_1.json");
+    let mut case: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&case_file).unwrap()).unwrap();
+    case["agent_input"]["data_path"] = json!("data/eeg/not_prepared.edf");
+    std::fs::write(&case_file, case.to_string()).unwrap();
+    let mut opts = Options::new(&cases, &d.path().join("out.json"));
+    opts.data_root = Some(s.clone());
+    opts.limit = Some(2);
+    let live = Live::default();
+    let r = run(&opts, &models(Arc::new(EegScripted::default())), &Cancel::default(), &live).unwrap();
+    assert_eq!(r.instances.len(), 2);
+    assert!(r.instances.iter().all(|i| i.case_id != case["meta_info"]["case_id"]));
+    let skipped = r.experiment["skipped_missing_data"].as_array().expect("skipped cases recorded").clone();
+    assert_eq!(skipped.len(), 1);
+    let why = skipped[0].as_str().unwrap();
+    assert!(why.contains("case1_1.json") && why.contains("data/eeg/not_prepared.edf"), "{why}");
+    assert_eq!(r.experiment["data_root"], json!(s.display().to_string()));
+    // Without --data-root the copied cases find no data beside them: each case with a data file is skipped
+    // and named; a knowledge question (no data) and a case that expects its data missing still run.
+    let mut opts = Options::new(&cases, &d.path().join("out2.json"));
+    opts.limit = Some(2);
+    let r = run(&opts, &models(Arc::new(EegScripted::default())), &Cancel::default(), &live).unwrap();
+    let skipped = r.experiment["skipped_missing_data"].as_array().unwrap();
+    assert!(skipped.len() > 10 && skipped.iter().all(|w| w.as_str().unwrap().contains("is not under")));
+    for i in &r.instances {
+        assert!(
+            i.recording_id.is_null() || i.recording_id.as_str().unwrap().contains("missing"),
+            "{:?}",
+            i.recording_id
+        );
+    }
+}

@@ -285,6 +285,10 @@ pub struct RunArgs {
     /// CodeAct: seconds per executed block before it is interrupted.
     #[arg(long, default_value_t = 150.0)]
     pub exec_timeout: f64,
+    /// The folder the cases' data_path and label_path are relative to (the official layout: the folder that
+    /// holds data/<subset>/ as BrainBench's prepare scripts make it). Default: found beside the cases.
+    #[arg(long, value_name = "DIR")]
+    pub data_root: Option<PathBuf>,
     /// Run only shard i of n (1-based; stable assignment by instance id), e.g. --shard 2/4.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -368,6 +372,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.codeact.exec_timeout_s = a.exec_timeout;
         opts.shard = a.shard.as_deref().map(crate::harness::runner::parse_shard).transpose()?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
+        opts.data_root = a.data_root.clone();
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
         let result = std::thread::scope(|s| {

@@ -29,7 +29,7 @@ pub(super) fn run_instance(
     let _ = std::fs::create_dir_all(workspace.join("file_check"));
     // Odd case content the reference still scores, named with file and JSON path.
     let mut errors: Vec<String> = case.warning_errors();
-    let inputs = inputs_root(case);
+    let inputs = inputs_root(case, opts.data_root.as_deref());
     // Target.
     let t = target_run(case, &inputs, workspace, models, opts, cancel);
     let target = t.spent;

@@ -79,6 +79,9 @@ pub struct Options {
     pub parser_tokens: u32,
     /// Run only shard `i` of `n` (1-based): the instances whose id hashes to it (stable across machines).
     pub shard: Option<(usize, usize)>,
+    /// The folder the cases' `data_path`/`label_path` are relative to (the official layout: the folder that
+    /// holds the prepared `data/<subset>/`); `None` finds it beside the cases ([`inputs_root`]).
+    pub data_root: Option<PathBuf>,
 }
 
 /// The shard (1-based) an instance belongs to: FNV-1a of its id, modulo `n`.
@@ -121,13 +124,17 @@ impl Options {
             unsafe_no_sandbox: false,
             parser_tokens: 160,
             shard: None,
+            data_root: None,
         }
     }
 }
 
-/// Where a case's relative data paths point: the nearest ancestor holding `suite.json`, else the nearest one
-/// in which the data path exists, else the case's folder.
-pub fn inputs_root(case: &Case) -> PathBuf {
+/// Where a case's relative data paths point: `data_root` when given (`--data-root`), else the nearest ancestor
+/// holding `suite.json`, else the nearest one in which the data path exists, else the case's folder.
+pub fn inputs_root(case: &Case, data_root: Option<&Path>) -> PathBuf {
+    if let Some(d) = data_root {
+        return d.to_path_buf();
+    }
     let file = case.path.clone().unwrap_or_default();
     let data = case.raw["agent_input"]["data_path"].as_str().unwrap_or("");
     let ancestors: Vec<&Path> = file.ancestors().skip(1).collect();
@@ -137,6 +144,28 @@ pub fn inputs_root(case: &Case) -> PathBuf {
         .or_else(|| ancestors.iter().find(|a| !data.is_empty() && a.join(data).exists()))
         .map(|a| a.to_path_buf())
         .unwrap_or_else(|| file.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// Why `case` cannot run for want of its data: its `data_path` (or a `label_path` that names a file) is not
+/// under its inputs root, and the case does not expect it missing (`meta_info.expected_missing_data_path`).
+pub fn missing_data(case: &Case, data_root: Option<&Path>) -> Option<String> {
+    if case.raw["meta_info"]["expected_missing_data_path"].as_bool() == Some(true) {
+        return None;
+    }
+    let root = inputs_root(case, data_root);
+    let input = &case.raw["agent_input"];
+    let file = case.path.as_ref().map_or("case".into(), |p| p.display().to_string());
+    for key in ["data_path", "label_path"] {
+        let Some(rel) = input[key].as_str().map(str::trim).filter(|p| !p.is_empty()) else { continue };
+        // The published cases write "optional" (or "none") where a case has no label file.
+        if key == "label_path" && !rel.contains(['/', '.']) {
+            continue;
+        }
+        if !root.join(rel).exists() {
+            return Some(format!("{file}: {key} {rel} is not under {}", root.display()));
+        }
+    }
+    None
 }
 
 fn workspace_root(out: &Path) -> PathBuf {
@@ -248,6 +277,23 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
         return Err(HarnessError::from(format!("{}: no valid case files", opts.cases.display())));
     }
     let mut cases = set.cases;
+    // A case whose data file is not there (and is not meant to be missing) cannot run: reported and skipped.
+    let mut missing = Vec::new();
+    cases.retain(|c| match missing_data(c, opts.data_root.as_deref()) {
+        Some(why) => {
+            live.notice(format!("skipped: {why}"));
+            missing.push(why);
+            false
+        }
+        None => true,
+    });
+    if cases.is_empty() {
+        return Err(HarnessError::from(format!(
+            "{}: no case has its data ({} missing; give --data-root, the folder that holds data/<subset>/)",
+            opts.cases.display(),
+            missing.len()
+        )));
+    }
     if let Some(l) = opts.limit {
         cases.truncate(l);
     }
@@ -262,6 +308,10 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
         exp.insert("sandbox".into(), report);
     }
     exp.insert("limit".into(), json!(opts.limit));
+    exp.insert("data_root".into(), json!(opts.data_root.as_ref().map(|d| d.display().to_string())));
+    if !missing.is_empty() {
+        exp.insert("skipped_missing_data".into(), json!(missing));
+    }
     if let Some((i, n)) = opts.shard {
         exp.insert("shard".into(), json!({"index": i, "count": n, "suite_instances": suite_instances}));
     }
