@@ -571,3 +571,36 @@ fn every_listed_graph_tool_runs_through_its_own_handler() {
     assert!(tools::run("global_metrics", &serde_json::Map::new(), &ctx, &res, "").unwrap().text.contains("ensity"));
     assert!(tools::run("nope", &serde_json::Map::new(), &ctx, &res, "").unwrap_err().0.contains("unknown tool"));
 }
+
+/// The paper's baselines (Direct, CoT, Reflection) and its "w/o understanding" ablation see the serialised
+/// graph (triplets) and the task only; BrainAgent with understanding sees the measured values too.
+#[test]
+fn baselines_and_the_no_understanding_ablation_see_the_graph_but_no_measured_values() {
+    use std::sync::Mutex;
+    let prompts = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = |s: Settings| -> Vec<String> {
+        prompts.lock().unwrap().clear();
+        let p = prompts.clone();
+        let m = Scripted::with(move |_, req| {
+            p.lock().unwrap().push(req.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n"));
+            None
+        });
+        let t = analyze(Arc::new(m), s);
+        assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
+        prompts.lock().unwrap().clone()
+    };
+    for s in [
+        Settings::for_method(Method::Direct),
+        Settings::for_method(Method::Cot),
+        Settings::for_method(Method::Reflection),
+        Settings { understanding: false, ..brainagent() },
+    ] {
+        let method = s.method;
+        for p in seen(s) {
+            assert!(p.contains("Links (source, target, weight)"), "{method:?}: no triplets");
+            assert!(!p.contains("Its measured values"), "{method:?}: the measured values leaked into {p}");
+        }
+    }
+    let with = seen(brainagent());
+    assert!(with[0].contains("Its measured values") && with[0].contains("Links (source, target, weight)"));
+}

@@ -23,6 +23,11 @@ to cite it by:\n{table}"
     )
 }
 
+/// The graph alone, as the baselines and the no-understanding ablation see it: its strongest links.
+pub fn graph_block(links: &str) -> String {
+    format!("The graph, serialised as its strongest links:\n{links}")
+}
+
 /// The understanding step reads the measured values, the network coupling and the strongest links.
 pub fn understanding(task: &Task, measured: &str, links: &str) -> String {
     format!(
@@ -119,11 +124,16 @@ pub fn step_schema(action: Value, report_chars: usize) -> Value {
     }, "required": ["think", "report", "action"]})
 }
 
-pub fn analysis(task: &Task, context: &str, report: &str, cot: bool) -> String {
+/// The analysis step; `cites_ids`: the context shows citable ids (else the claims rest on links and regions).
+pub fn analysis(task: &Task, context: &str, report: &str, cot: bool, cites_ids: bool) -> String {
+    let rests_on = if cites_ids {
+        "the ids it rests on (measured values, knowledge [K:…], cases [C:…] above)"
+    } else {
+        "the links or regions of the graph it rests on"
+    };
     format!(
         "{}\n\n{context}\n{}\n\n{}Choose the label (one of {}), a confidence between 0 and 1, and a rationale of 1 \
-to {MAX_CLAIMS} claims: each claim one short sentence, with the ids it rests on (measured values, knowledge [K:…], \
-cases [C:…] above) in its \"evidence\".",
+to {MAX_CLAIMS} claims: each claim one short sentence, with {rests_on} in its \"evidence\".",
         task_block(task),
         report_line(report),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },

@@ -112,7 +112,18 @@ impl Agent {
         // ids their observations show.
         let measured = prompts::measured_block(&evidence_table(&trace.evidence));
         let links = format!("{}{}", ctx.description.coupling_text(5), ctx.description.links_text(s.max_links));
-        let mut known = format!("{measured}\n\n{links}");
+        // As the paper's baselines (Direct, CoT, Reflection) and its "w/o understanding" ablation: the model gets
+        // the serialised graph (triplets) and the task only — no measured values, no coupling summary.
+        let graph_only = match s.method {
+            Method::Direct | Method::Cot | Method::Reflection => true,
+            Method::Brainagent => !s.understanding,
+            Method::EvidenceKnn => false,
+        };
+        let mut known = if graph_only {
+            prompts::graph_block(&ctx.description.links_text(s.max_links))
+        } else {
+            format!("{measured}\n\n{links}")
+        };
         let mut observations: Vec<String> = Vec::new();
         let mut tools_text: Option<String> = None;
         if s.method == Method::Brainagent {
@@ -138,13 +149,15 @@ impl Agent {
             self.rounds(ctx, &caller, trace, &known, &mut observations, on_update)?;
         }
         let context = prompts::context_block(&known, tools_text.as_deref(), &observations);
-        let evidence_ids: Vec<String> = trace.evidence.iter().map(|e| e.id.clone()).collect();
+        // Claims cite the ids the model was shown; a graph-only prompt shows none.
+        let evidence_ids: Vec<String> =
+            if graph_only { Vec::new() } else { trace.evidence.iter().map(|e| e.id.clone()).collect() };
         let cot = s.method == Method::Cot;
         let v = caller
             .ask(
                 trace,
                 "analysis",
-                prompts::analysis(&self.task, &context, &trace.report, cot),
+                prompts::analysis(&self.task, &context, &trace.report, cot, !graph_only),
                 "analysis",
                 prompts::analysis_schema(&self.task, cot, &evidence_ids),
                 &|v| self.check_decision(v),
