@@ -440,6 +440,9 @@ mod eval_tests {
         assert_eq!(m.accuracy, 0.5);
         assert_eq!(m.confusion, vec![vec![5, 0, 0], vec![5, 0, 0]]);
         assert_eq!((m.recall, m.precision, m.positive_rate), (Some(0.0), None, 0.0));
+        // The paper's pass criterion over k = 2 runs: every sample has a right run, so each counts as its true
+        // label: the 5 positives are recalled and nothing else is called positive (5/5 and 5/5).
+        assert_eq!((m.recall_at_k, m.precision_at_k), (Some(1.0), Some(1.0)));
         assert_eq!(m.prompt_tokens_per_sample, 2.0 * 2.0 * 100.0, "2 runs × (analysis + judge) × 100 tokens");
         assert!(m.judge.is_some());
         // A run file of another evaluation is refused.

@@ -325,18 +325,32 @@ fn pct(v: Option<f64>) -> String {
 pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
     writeln!(
         out,
-        "{:<34} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>7} {:>6}",
-        "method (model)", "n", "acc%", "rec%", "prec%", "pos%", "p@1%", "p@k%", "tok/smp", "s/smp", "interp"
+        "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8} {:>7} {:>6}",
+        "method (model)",
+        "n",
+        "acc%",
+        "rec%",
+        "prec%",
+        "rec@k%",
+        "prec@k%",
+        "pos%",
+        "p@1%",
+        "p@k%",
+        "tok/smp",
+        "s/smp",
+        "interp"
     )?;
     for m in all {
         writeln!(
             out,
-            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6.2}",
+            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6.2}",
             format!("{} ({})", m.method, m.model),
             m.samples,
             pct(Some(m.accuracy)),
             pct(m.recall),
             pct(m.precision),
+            pct(m.recall_at_k),
+            pct(m.precision_at_k),
             pct(Some(m.positive_rate)),
             pct(Some(m.pass_at_1)),
             pct(Some(m.pass_at_k)),
@@ -345,6 +359,11 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
             m.interpretability.overall
         )?;
     }
+    writeln!(
+        out,
+        "acc/rec/prec: the majority label over the k runs; rec@k/prec@k: the paper's pass criterion (a sample \
+counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and pass@k"
+    )?;
     for m in all {
         writeln!(out, "\n{} — confusion (rows truth, columns predicted; k = {}):", m.method, m.runs)?;
         writeln!(

@@ -319,9 +319,14 @@ pub struct Metrics {
     pub runs: usize,
     /// Runs still missing (an unfinished evaluation).
     pub missing: usize,
+    /// Accuracy, recall and precision of the majority label over a sample's runs ([`aggregate_label`]).
     pub accuracy: f64,
     pub recall: Option<f64>,
     pub precision: Option<f64>,
+    /// Recall@k and precision@k with the paper's pass criterion over the k runs: a sample counts as given its
+    /// true label when any of its runs gives it, else as its majority label.
+    pub recall_at_k: Option<f64>,
+    pub precision_at_k: Option<f64>,
     pub positive_rate: f64,
     pub pass_at_1: f64,
     pub pass_at_k: f64,
@@ -398,6 +403,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
     let mut confusion = vec![vec![0usize; labels.len() + 1]; labels.len()];
     let (mut correct, mut tp, mut fp, mut fn_, mut pos_pred) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let (mut pass1, mut passk) = (0.0, 0.0);
+    let (mut tp_k, mut fp_k, mut fn_k) = (0usize, 0usize, 0usize);
     let mut samples = 0;
     for sample in &h.test {
         let recs: Vec<&Record> = run.records.iter().filter(|r| &r.sample == sample).collect();
@@ -419,7 +425,15 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
             _ => {}
         }
         pass1 += recs.iter().filter(|r| r.correct).count() as f64 / h.runs as f64;
-        passk += recs.iter().any(|r| r.correct) as u8 as f64;
+        let passed = recs.iter().any(|r| r.correct);
+        passk += passed as u8 as f64;
+        let pass_label = if passed { Some(truth.as_str()) } else { pred.as_deref() };
+        match (truth == task.positive, pass_label == Some(task.positive.as_str())) {
+            (true, true) => tp_k += 1,
+            (false, true) => fp_k += 1,
+            (true, false) => fn_k += 1,
+            _ => {}
+        }
     }
     let n = samples.max(1) as f64;
     let mut failures = BTreeMap::new();
@@ -438,6 +452,8 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         accuracy: correct as f64 / n,
         recall: (tp + fn_ > 0).then(|| tp as f64 / (tp + fn_) as f64),
         precision: (tp + fp > 0).then(|| tp as f64 / (tp + fp) as f64),
+        recall_at_k: (tp_k + fn_k > 0).then(|| tp_k as f64 / (tp_k + fn_k) as f64),
+        precision_at_k: (tp_k + fp_k > 0).then(|| tp_k as f64 / (tp_k + fp_k) as f64),
         positive_rate: pos_pred as f64 / n,
         pass_at_1: pass1 / n,
         pass_at_k: passk / n,

@@ -195,6 +195,8 @@ impl BatchView {
                 "acc %",
                 "recall %",
                 "precision %",
+                "recall@k %",
+                "precision@k %",
                 "positive %",
                 "pass@1 %",
                 "pass@k %",
@@ -213,6 +215,8 @@ impl BatchView {
                 ui.label(pct(Some(m.accuracy)));
                 ui.label(pct(m.recall));
                 ui.label(pct(m.precision));
+                ui.label(pct(m.recall_at_k));
+                ui.label(pct(m.precision_at_k));
                 ui.label(pct(Some(m.positive_rate)));
                 ui.label(pct(Some(m.pass_at_1)));
                 ui.label(pct(Some(m.pass_at_k)));
@@ -223,6 +227,10 @@ impl BatchView {
                 ui.end_row();
             }
         });
+        ui.weak(
+            "acc, recall, precision: the majority label over the k runs; recall@k, precision@k: the paper's pass \
+criterion (a sample counts as its true label when any of the k runs gives it).",
+        );
         let mut opened = None;
         for (r, m) in &self.runs {
             egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
