@@ -468,6 +468,36 @@ mod eval_tests {
         v
     }
 
+    /// The paper's CARD top-k sweep as one command: `--cases 3,4,5,6` writes a run file per k (RUN.k3.jsonl, …)
+    /// on the same split and prints one table, each row labelled with its k; each file equals a single run
+    /// with that k.
+    #[test]
+    fn card_top_k_sweep_is_one_command_with_one_row_per_k() {
+        let (graphs, _) = cohort();
+        let labels = graphs.parent().unwrap().join("labels.csv");
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep.jsonl");
+        let args = eval_args(&graphs, &labels, &out, &["--method", "evidence-knn", "--cases", "3,4,5,6", "--json"]);
+        let v = common::json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let rows = v.as_array().unwrap();
+        assert_eq!(rows.len(), 4);
+        for (row, k) in rows.iter().zip([3, 4, 5, 6]) {
+            assert_eq!(row["method"], format!("evidence-knn (CARD top-{k})"));
+            assert!(dir.path().join(format!("sweep.k{k}.jsonl")).is_file());
+        }
+        let single = dir.path().join("k5.jsonl");
+        let args = eval_args(&graphs, &labels, &single, &["--method", "evidence-knn", "--cases", "5", "--json"]);
+        let one = common::json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            (one["accuracy"].clone(), one["confusion"].clone()),
+            (rows[2]["accuracy"].clone(), rows[2]["confusion"].clone())
+        );
+        let args = eval_args(&graphs, &labels, &out, &["--method", "direct", "--cases", "3,4"]);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 1);
+        assert!(err.contains("needs CARD"), "{err}");
+    }
+
     #[test]
     fn evidence_knn_eval_and_report_from_the_cli() {
         let (graphs, _) = cohort();

@@ -46,11 +46,12 @@ pub struct MethodArgs {
     /// Case memory for CARD (default: the task's, or for `eval` one built from the training split).
     #[arg(long)]
     pub memory: Option<PathBuf>,
-    /// CARD: β and the number of cases.
+    /// CARD: β and the number of cases; `eval` takes a list (`--cases 3,4,5,6`): the paper's top-k sweep, one
+    /// run file per k and one table.
     #[arg(long, default_value_t = 0.5)]
     pub beta: f32,
-    #[arg(long = "cases", default_value_t = 3)]
-    pub cases: usize,
+    #[arg(long = "cases", default_value = "3", value_delimiter = ',')]
+    pub cases: Vec<usize>,
 }
 
 impl MethodArgs {
@@ -71,7 +72,11 @@ impl MethodArgs {
         s.temperature = self.temperature;
         s.max_tokens = self.max_tokens;
         s.beta = self.beta;
-        s.k = self.cases;
+        s.k = match self.cases.as_slice() {
+            [k] if *k > 0 => *k,
+            [_] => bail!("--cases must be at least 1"),
+            _ => bail!("--cases takes one number here (a list, the top-k sweep, is for agent eval)"),
+        };
         Ok(s)
     }
 }
@@ -146,6 +151,13 @@ pub enum AgentCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `RUN.jsonl` → `RUN.k4.jsonl`: the run file of one k of a top-k sweep.
+fn sweep_path(out: &std::path::Path, k: usize) -> PathBuf {
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
+    let ext = out.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    out.with_file_name(format!("{stem}.k{k}{ext}"))
 }
 
 fn model_for(settings: &Settings, provider: &ProviderArgs) -> Result<Option<Arc<dyn ChatModel>>> {
@@ -232,25 +244,56 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             json,
         } => {
             let task = Task::load(&task)?;
-            let settings = method.settings()?;
-            let model = model_for(&settings, &provider)?;
-            let plan = eval::Plan::new(
-                task.clone(),
-                settings,
-                model,
-                &eval::Cohort { graphs, labels, fraction, seed, runs: k, memory: method.memory.clone() },
-            )?;
-            let job = plan.job(concurrency, judge, run_out);
-            let started = std::time::Instant::now();
-            let bar = |done: usize, total: usize| {
-                let elapsed = started.elapsed().as_secs_f64();
-                let eta = (done > 0 && done < total).then(|| elapsed / done as f64 * (total - done) as f64);
-                super::progress_bar(done, total, "runs", elapsed, eta)
-            };
-            let run = eval::run(&job, &Cancel::default(), &bar)?;
-            eprintln!();
-            let m = metrics(&run, &task);
-            if json { write_json(out, &m) } else { print_metrics(out, &[m]) }
+            // The CARD top-k sweep: one evaluation per k, the same split, one table.
+            let sweep = method.cases.clone();
+            if sweep.is_empty() || sweep.contains(&0) {
+                bail!("--cases: give one or more numbers of cases ≥ 1, e.g. 3 or 3,4,5,6");
+            }
+            let one = MethodArgs { cases: vec![sweep[0]], ..method.clone() };
+            let base = one.settings()?;
+            use crate::agent::graph::Method;
+            let uses_card = (base.method == Method::Brainagent && base.card) || base.method == Method::EvidenceKnn;
+            if sweep.len() > 1 && !uses_card {
+                bail!("--cases {sweep:?}: a top-k sweep needs CARD (brainagent without --no-card, or evidence-knn)");
+            }
+            let model = model_for(&base, &provider)?;
+            let mut all = Vec::new();
+            for &cases in &sweep {
+                let settings = Settings { k: cases, ..base.clone() };
+                let out_k = if sweep.len() > 1 { sweep_path(&run_out, cases) } else { run_out.clone() };
+                let plan = eval::Plan::new(
+                    task.clone(),
+                    settings,
+                    model.clone(),
+                    &eval::Cohort {
+                        graphs: graphs.clone(),
+                        labels: labels.clone(),
+                        fraction,
+                        seed,
+                        runs: k,
+                        memory: method.memory.clone(),
+                    },
+                )?;
+                let job = plan.job(concurrency, judge, out_k);
+                let started = std::time::Instant::now();
+                let bar = |done: usize, total: usize| {
+                    let elapsed = started.elapsed().as_secs_f64();
+                    let eta = (done > 0 && done < total).then(|| elapsed / done as f64 * (total - done) as f64);
+                    super::progress_bar(done, total, "runs", elapsed, eta)
+                };
+                let run = eval::run(&job, &Cancel::default(), &bar)?;
+                eprintln!();
+                let mut m = metrics(&run, &task);
+                if sweep.len() > 1 {
+                    m.method = format!("{} (CARD top-{cases})", m.method);
+                }
+                all.push(m);
+            }
+            match (json, all.len()) {
+                (true, 1) => write_json(out, &all[0]),
+                (true, _) => write_json(out, &all),
+                (false, _) => print_metrics(out, &all),
+            }
         }
         AgentCommand::Report { runs, svg, json } => {
             if runs.is_empty() {
