@@ -60,18 +60,71 @@ impl Tag {
     }
 }
 
-/// Every tag of `file`, following the `next` chain, with the block nesting.
+/// Every tag of `file` with the block nesting: from the tag directory the file points to (one read), or, when
+/// it has none or it is unusable, by following the `next` chain (as MNE does).
 fn tags(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
+    match directory(path, file, len)? {
+        Some(t) => Ok(t),
+        None => chain(path, file, len),
+    }
+}
+
+/// The tags listed by the directory (FIFF_DIR_POINTER, the second tag, → a tag of 16-byte entries: kind, type,
+/// size, position), when the file has a usable one.
+fn directory(path: &Path, file: &File, len: u64) -> Result<Option<Vec<Tag>>, EdfError> {
+    // The file id tag (16 + 20 bytes), then the directory pointer tag (kind 101, one int): 56 bytes.
+    let mut head = [0u8; 56];
+    if len < 56 || file.read_exact_at(&mut head, 0).is_err() {
+        return Ok(None);
+    }
+    let word = |i: usize| i32::from_be_bytes(head[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+    if word(0) != FILE_ID || word(2) != 20 || word(9) != 101 || word(11) != 4 {
+        return Ok(None);
+    }
+    let dirpos = word(13);
+    if dirpos <= 0 || dirpos as u64 + 16 > len {
+        return Ok(None);
+    }
+    let mut dh = [0u8; 16];
+    file.read_exact_at(&mut dh, dirpos as u64)
+        .map_err(|e| EdfError::at(path, dirpos as u64, "directory", e.to_string()))?;
+    let size = i32::from_be_bytes(dh[8..12].try_into().expect("4 bytes"));
+    if size <= 0 || size % 16 != 0 || dirpos as u64 + 16 + size as u64 > len || size as usize / 16 > MAX_TAGS {
+        return Ok(None);
+    }
+    let mut entries = vec![0u8; size as usize];
+    file.read_exact_at(&mut entries, dirpos as u64 + 16)
+        .map_err(|e| EdfError::at(path, dirpos as u64, "directory", e.to_string()))?;
+    let mut out = Vec::with_capacity(entries.len() / 16);
+    let mut blocks = Vec::new();
+    for e in entries.chunks_exact(16) {
+        let w = |i: usize| i32::from_be_bytes(e[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+        let (kind, ty, size, pos) = (w(0), w(1) as u32, w(2), w(3));
+        if size < 0 || pos < 0 || pos as u64 + 16 + size as u64 > len {
+            return Ok(None);
+        }
+        let tag = Tag { kind, ty, size: size as usize, pos: pos as u64, blocks: blocks.clone() };
+        match kind {
+            BLOCK_START => blocks.push(int(path, file, &tag)?),
+            BLOCK_END => {
+                blocks.pop();
+            }
+            _ => {}
+        }
+        out.push(tag);
+    }
+    Ok((out.first().map(|t| t.kind) == Some(FILE_ID)).then_some(out))
+}
+
+/// Every tag, following the `next` chain from the start.
+fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
     let mut out = Vec::new();
     let mut blocks = Vec::new();
     let mut pos = 0u64;
     let mut head = [0u8; 16];
     loop {
+        // A truncated last tag: MNE warns and stops there too.
         if pos + 16 > len {
-            if pos != len {
-                // A truncated last tag: MNE warns and stops there too.
-                break;
-            }
             break;
         }
         file.read_exact_at(&mut head, pos).map_err(|e| err(path, "tag", format!("at byte {pos}: {e}")))?;
