@@ -80,3 +80,65 @@ fn broken_fif_files_name_the_file_and_the_problem() {
     let e = Recording::open(Path::new(&p)).unwrap_err().to_string();
     assert!(e.contains("no raw data buffers"), "{e}");
 }
+
+/// A file with a tag directory (as MaxFilter and acquisition systems write them) reads as the same file
+/// without one; a directory that points past the end is ignored and the tag chain is followed instead.
+#[test]
+fn a_tag_directory_reads_the_same_and_a_broken_one_falls_back_to_the_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = Fif::new();
+    f.info("");
+    f.start(102);
+    f.buffer(&rows(0.0, 4));
+    f.int(301, 1);
+    f.buffer(&rows(10.0, 4));
+    f.end(102);
+    f.end(100);
+    let plain = f.0.clone();
+    // The directory: every tag (kind, type, size, position), appended as a FIFF_DIR tag (102, type 32).
+    let mut entries = Vec::new();
+    let mut pos = 0usize;
+    while pos + 16 <= plain.len() {
+        let w = |i: usize| i32::from_be_bytes(plain[pos + i * 4..pos + i * 4 + 4].try_into().unwrap());
+        for v in [w(0), w(1), w(2), pos as i32] {
+            entries.extend_from_slice(&v.to_be_bytes());
+        }
+        pos += 16 + w(2) as usize;
+    }
+    let mut with_dir = plain.clone();
+    let dirpos = with_dir.len() as i32;
+    for v in [102, 32, entries.len() as i32, -1] {
+        with_dir.extend_from_slice(&v.to_be_bytes());
+    }
+    with_dir.extend_from_slice(&entries);
+    with_dir[52..56].copy_from_slice(&dirpos.to_be_bytes());
+    let read = |bytes: &[u8], name: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let rec = Recording::open(&p).unwrap();
+        let d = rec.read(&[0, 1], 0.0, 1.0).unwrap();
+        (
+            rec.duration_s().unwrap(),
+            d.iter().map(|c| c.values.clone()).collect::<Vec<_>>(),
+            rec.annotations().unwrap().len(),
+        )
+    };
+    let want = read(&plain, "plain_raw.fif");
+    assert_eq!(want.0, 0.12);
+    assert_eq!(read(&with_dir, "dir_raw.fif"), want);
+    // The directory is what is read: with the file id's `next` pointing into itself, the chain is unusable (the
+    // same bytes without the directory are refused), but the directory still gives the recording.
+    let mut bad_chain = with_dir.clone();
+    bad_chain[12..16].copy_from_slice(&1i32.to_be_bytes());
+    assert_eq!(read(&bad_chain, "bad_chain_raw.fif"), want);
+    let mut no_dir = bad_chain.clone();
+    no_dir[52..56].copy_from_slice(&(-1i32).to_be_bytes());
+    let p = dir.path().join("no_dir_raw.fif");
+    std::fs::write(&p, &no_dir).unwrap();
+    assert!(Recording::open(&p).is_err(), "the broken chain alone is refused");
+    // A directory entry past the end: ignored, the chain gives the same recording.
+    let mut broken = with_dir.clone();
+    let last = broken.len() - 4;
+    broken[last..].copy_from_slice(&i32::MAX.to_be_bytes());
+    assert_eq!(read(&broken, "broken_dir_raw.fif"), want);
+}
