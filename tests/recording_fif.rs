@@ -142,3 +142,21 @@ fn a_tag_directory_reads_the_same_and_a_broken_one_falls_back_to_the_chain() {
     broken[last..].copy_from_slice(&i32::MAX.to_be_bytes());
     assert_eq!(read(&broken, "broken_dir_raw.fif"), want);
 }
+
+/// Found by cargo-fuzz: a tag whose `next` is negative (other than −1, "none") was taken as a huge position
+/// and overflowed; it is now refused, naming the tag.
+#[test]
+fn a_negative_next_pointer_is_refused_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = Fif::new();
+    f.info("");
+    f.start(102);
+    f.buffer(&rows(0.0, 4));
+    // The buffer tag's `next` field: −2.
+    let at = f.0.len() - 16 - 4 * 2 * 4;
+    f.0[at + 12..at + 16].copy_from_slice(&(-2i32).to_be_bytes());
+    let p = dir.path().join("neg_raw.fif");
+    std::fs::write(&p, &f.0).unwrap();
+    let e = Recording::open(&p).unwrap_err().to_string();
+    assert!(e.contains("neg_raw.fif") && e.contains("-2"), "{e}");
+}

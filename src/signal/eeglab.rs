@@ -96,7 +96,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
             (Matrix::on_disk(disk, nbchan, n, vec![1.0; nbchan], vec![0.0; nbchan]), "EEGLAB (.set + .fdt)", len)
         }
         Some(Value::Numeric { data, .. }) => {
-            if data.len() != nbchan * n_samples {
+            if Some(data.len()) != nbchan.checked_mul(n_samples) {
                 return Err(err(
                     path,
                     "EEG.data",

@@ -157,7 +157,7 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
         pos = match next {
             0 => pos + 16 + size as u64,
             -1 => break,
-            n if (n as u64) > pos => n as u64,
+            n if n > 0 && (n as u64) > pos => n as u64,
             n => return Err(EdfError::at(path, pos, "tag", format!("next tag at byte {n} points backwards"))),
         };
     }

@@ -12,6 +12,8 @@ use std::io::Read;
 /// The largest a compressed element may inflate to (bytes).
 pub const MAX_INFLATED: u64 = 4 << 30;
 const MAX_DEPTH: usize = 32;
+/// The most elements a struct array without fields may claim (it holds no data to bound them).
+const MAX_EMPTY_ELEMENTS: usize = 1 << 16;
 
 /// A MATLAB array.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,14 +85,13 @@ impl Value {
 
 /// Reads every variable of a MAT-file, in file order.
 pub fn parse(bytes: &[u8]) -> Result<Vec<(String, Value)>, String> {
-    if bytes.len() < 128 {
-        return Err("shorter than the 128-byte MAT-file header".into());
-    }
-    let text = String::from_utf8_lossy(&bytes[..116]);
-    if text.starts_with("MATLAB 7.3") || bytes.get(512..516) == Some(b"\x89HDF") {
+    if bytes.starts_with(b"MATLAB 7.3") || bytes.get(512..516) == Some(b"\x89HDF") {
         return Err("a MATLAB v7.3 (HDF5) file: re-save it as v7 (MATLAB: save(file, '-v7'); EEGLAB: \
                     pop_saveset with 'version', '7')"
             .into());
+    }
+    if bytes.len() < 128 {
+        return Err("shorter than the 128-byte MAT-file header: not a MATLAB v5 file".into());
     }
     let be = match &bytes[126..128] {
         b"IM" => false,
@@ -272,7 +273,9 @@ fn matrix(d: &[u8], be: bool, depth: usize) -> Result<(String, Value), String> {
                     .collect()
             };
             let per = fields.len().max(1);
-            if count.saturating_mul(fields.len()) > d.len() / 8 {
+            // Each field value is at least an 8-byte tag; a struct without fields still keeps one entry per
+            // element, so its element count is bounded too.
+            if count.saturating_mul(fields.len()) > d.len() / 8 || (fields.is_empty() && count > MAX_EMPTY_ELEMENTS) {
                 return Err(format!("a struct of {count} elements × {} fields in {} bytes", fields.len(), d.len()));
             }
             let mut elements = Vec::with_capacity(count);
@@ -298,7 +301,8 @@ fn matrix(d: &[u8], be: bool, depth: usize) -> Result<(String, Value), String> {
                 codes.iter().map(|&c| char::from_u32(c as u32).unwrap_or('\u{fffd}')).collect()
             };
             let chars: Vec<char> = text.chars().collect();
-            let rows = dims.first().copied().unwrap_or(0);
+            // At most one row per character (an empty array has none, whatever its dimensions claim).
+            let rows = dims.first().copied().unwrap_or(0).min(chars.len());
             let cols = chars.len().checked_div(rows).unwrap_or(0);
             // Column-major: row i holds chars i, i + rows, i + 2·rows, …
             Value::Char((0..rows).map(|i| (0..cols).map(|j| chars[j * rows + i]).collect()).collect())
@@ -403,6 +407,13 @@ mod tests {
         let mut body = MI_MATRIX.to_le_bytes().to_vec();
         body.extend_from_slice(&1000u32.to_le_bytes());
         assert!(parse(&file(&body)).unwrap_err().contains("past the end"));
+        // Found by cargo-fuzz: a struct array without fields claiming 16 million elements (1.7 GB before the
+        // bound), and a char array claiming more rows than it has characters.
+        let empty_struct =
+            array(2, &[1, 16_449_537], "s", &[tag(MI_INT32, &4i32.to_le_bytes()), tag(MI_INT8, b"")].concat());
+        assert!(parse(&file(&empty_struct)).unwrap_err().contains("16449537 elements"));
+        let chars = array(4, &[1_000_000, 1], "c", &tag(MI_UINT16, &[65, 0]));
+        assert_eq!(parse(&file(&chars)).unwrap()[0].1, Value::Char(vec!["A".into()]));
         // Dimensions that do not match the data.
         let bad = array(6, &[2, 2], "x", &tag(MI_DOUBLE, &1.0f64.to_le_bytes()));
         assert!(parse(&file(&bad)).unwrap_err().contains("1 values"));

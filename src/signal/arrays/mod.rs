@@ -129,9 +129,13 @@ fn open_npy(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     file.read_exact_at(&mut head, 0).map_err(|e| err(path, "header", e.to_string()))?;
     let h = npy::parse_header(&head).map_err(|p| err(path, "header", p))?;
     let rate = checked_rate(path, options.rate, "a .npy array")?;
-    let total: usize = h.shape.iter().product();
-    let need = h.data_offset + (total * h.dtype.bytes()) as u64;
-    if len < need {
+    let need = h
+        .shape
+        .iter()
+        .try_fold(h.dtype.bytes() as u64, |a, &n| a.checked_mul(n as u64))
+        .and_then(|b| b.checked_add(h.data_offset));
+    if need.is_none_or(|n| n > len) {
+        let need = need.map_or("more than 2^64".into(), |n| n.to_string());
         return Err(err(
             path,
             "data",
@@ -248,42 +252,33 @@ fn open_npz(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
 }
 
 fn open_mat(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> {
-    let f = std::fs::File::open(path).map_err(|e| err(path, "open", e.to_string()))?;
-    let mat = matfile::MatFile::parse(f).map_err(|e| {
-        err(
-            path,
-            "MATLAB file",
-            format!(
-                "not a MATLAB v5 .mat file of numeric arrays ({e:?}); v7.3 (HDF5) files: re-save with save(..., '-v7')"
-            ),
-        )
-    })?;
+    // util::mat5 (bounded: every length checked against the bytes present), not the matfile crate, whose
+    // parser overflows on crafted dimensions (found by cargo-fuzz).
+    let bytes = std::fs::read(path).map_err(|e| err(path, "open", e.to_string()))?;
+    let vars = crate::util::mat5::parse(&bytes).map_err(|e| err(path, "MATLAB file", e))?;
     let mut rate = None;
-    let mut best: Option<&matfile::Array> = None;
-    for a in mat.arrays() {
-        let n: usize = a.size().iter().product();
-        if n == 1 && RATE_NAMES.iter().any(|r| r.eq_ignore_ascii_case(a.name())) {
-            rate = crate::util::arrays::mat_f64(a).first().copied();
-        } else if best.is_none_or(|b| n > b.size().iter().product()) {
-            best = Some(a);
+    let mut best: Option<(&str, &[usize], &[f64])> = None;
+    for (name, v) in &vars {
+        let crate::util::mat5::Value::Numeric { dims, data } = v else { continue };
+        if data.len() == 1 && RATE_NAMES.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+            rate = data.first().copied();
+        } else if best.is_none_or(|(_, _, b)| data.len() > b.len()) {
+            best = Some((name, dims, data));
         }
     }
-    let Some(a) = best else { return Err(err(path, "MATLAB file", "no numeric array")) };
+    let Some((name, dims, data)) = best else { return Err(err(path, "MATLAB file", "no numeric array")) };
     let rate = checked_rate(
         path,
         rate.or(options.rate),
         &format!("a .mat file without an {} variable", RATE_NAMES.join("/")),
     )?;
     // MATLAB stores column-major: reverse the axes to get the logical array in C order.
-    let size: Vec<usize> = a.size().to_vec();
-    let col_major = crate::util::arrays::mat_f64(a);
-    let shape: Vec<usize> = size.iter().rev().copied().collect();
-    let reversed = ArrayD::from_shape_vec(shape, col_major).map_err(|e| err(path, a.name(), e.to_string()))?;
-    let logical = reversed.reversed_axes().as_standard_layout().to_owned();
-    let logical = squeeze(logical);
+    let shape: Vec<usize> = dims.iter().rev().copied().collect();
+    let reversed = ArrayD::from_shape_vec(shape, data.to_vec()).map_err(|e| err(path, name, e.to_string()))?;
+    let logical = squeeze(reversed.reversed_axes().as_standard_layout().to_owned());
     let mut repairs = Vec::new();
     let (nch, values, runs) = from_array(path, &logical, &mut repairs)?;
-    let format = format!("MATLAB v5 (.mat, variable {})", a.name());
+    let format = format!("MATLAB v5 (.mat, variable {name})");
     Ok(build(path, format, rate, numbered(nch), Matrix::in_memory(values, nch), runs, repairs, 0))
 }
 
