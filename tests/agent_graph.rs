@@ -532,7 +532,11 @@ mod eval_tests {
         let v = common::json(&["agent", "report", out.to_str().unwrap(), "--svg", svg.to_str().unwrap(), "--json"]);
         assert_eq!(v[0]["accuracy"], m["accuracy"]);
         let text = std::fs::read_to_string(&svg).unwrap();
-        assert!(text.starts_with("<svg") && text.contains("Region Insight") && text.contains("evidence-knn"));
+        // The legend names the method and its backbone (no model for evidence-knn).
+        assert!(
+            text.starts_with("<svg") && text.contains("Region Insight") && text.contains("evidence-knn (none)"),
+            "{text}"
+        );
         // Labels outside the task's set are refused with the file named.
         let bad = dir.path().join("bad.csv");
         std::fs::write(&bad, "file,label\nsub-100206_REST1_t0.npy,UNCERTAIN\n").unwrap();

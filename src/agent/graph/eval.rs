@@ -471,9 +471,14 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
     }
 }
 
-/// One radar series per run file: its method and the six mean interpretability scores.
+/// One radar series per run file: its method and backbone, and the six mean interpretability scores.
 pub fn radar_series(all: &[Metrics]) -> Vec<(String, Vec<Option<f64>>)> {
-    all.iter().map(|m| (m.method.clone(), m.interpretability.values().iter().map(|v| Some(*v)).collect())).collect()
+    all.iter()
+        .map(|m| {
+            let name = format!("{} ({})", m.method, m.model);
+            (name, m.interpretability.values().iter().map(|v| Some(*v)).collect())
+        })
+        .collect()
 }
 
 /// The interpretability radar of run files as SVG (one polygon per method).
