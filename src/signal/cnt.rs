@@ -15,6 +15,7 @@ use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
 use super::open_options::{CntFormat, NEEDS_CNT_FORMAT, OpenOptions};
+use crate::util::le::Le;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -25,35 +26,11 @@ fn err(path: &Path, field: &str, problem: impl Into<String>) -> EdfError {
     EdfError::file(path, field, problem)
 }
 
-/// Little-endian fields of the header, read from its bytes.
-struct Bytes<'a>(&'a [u8]);
-
-impl Bytes<'_> {
-    fn u16(&self, at: usize) -> u16 {
-        u16::from_le_bytes([self.0[at], self.0[at + 1]])
-    }
-    fn i16(&self, at: usize) -> i16 {
-        i16::from_le_bytes([self.0[at], self.0[at + 1]])
-    }
-    fn i32(&self, at: usize) -> i32 {
-        i32::from_le_bytes(self.0[at..at + 4].try_into().expect("4 bytes"))
-    }
-    fn f32(&self, at: usize) -> f32 {
-        f32::from_le_bytes(self.0[at..at + 4].try_into().expect("4 bytes"))
-    }
-    /// A NUL-terminated string field (Latin-1).
-    fn text(&self, at: usize, len: usize) -> String {
-        let f = &self.0[at..at + len];
-        let end = f.iter().position(|&b| b == 0).unwrap_or(len);
-        f[..end].iter().map(|&b| b as char).collect()
-    }
-}
-
 /// The sizes MNE computes (`_compute_robust_sizes`): sample width, samples per channel and where the event
 /// table starts.
 fn sizes(
     path: &Path,
-    h: &Bytes,
+    h: &Le,
     n_channels: usize,
     file_len: u64,
     chosen: Option<CntFormat>,
@@ -153,7 +130,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     file.read_exact_at(&mut setup, 0).map_err(|e| {
         err(path, "SETUP header", format!("the first 900 bytes cannot be read ({e}): not a Neuroscan CNT file"))
     })?;
-    let h = Bytes(&setup);
+    let h = Le(&setup);
     let n_channels = h.u16(370) as usize;
     if n_channels == 0 || n_channels > 4096 {
         return Err(EdfError::at(
@@ -194,7 +171,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     let block = if block > 1 { block as usize / format.bytes() } else { 1 };
     let (mut channels, mut scale, mut baseline, mut bads) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..n_channels {
-        let e = Bytes(&elect[i * CHANNEL_LEN as usize..(i + 1) * CHANNEL_LEN as usize]);
+        let e = Le(&elect[i * CHANNEL_LEN as usize..(i + 1) * CHANNEL_LEN as usize]);
         let label = e.text(0, 10);
         // MNE's header="auto": the bad flag of either header generation.
         if e.0[14] != 0 || e.0[4] != 0 {

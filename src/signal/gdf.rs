@@ -8,40 +8,12 @@ use super::channel::Channel;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
+use crate::util::le::Le;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 fn err(path: &Path, field: &str, problem: impl Into<String>) -> EdfError {
     EdfError::file(path, field, problem)
-}
-
-/// Little-endian reads from a byte slice, bounds-checked by the caller's lengths.
-struct Le<'a>(&'a [u8]);
-
-impl Le<'_> {
-    fn bytes<const N: usize>(&self, at: usize) -> [u8; N] {
-        self.0[at..at + N].try_into().expect("in bounds")
-    }
-    fn u16(&self, at: usize) -> u16 {
-        u16::from_le_bytes(self.bytes(at))
-    }
-    fn i32(&self, at: usize) -> i32 {
-        i32::from_le_bytes(self.bytes(at))
-    }
-    fn u32(&self, at: usize) -> u32 {
-        u32::from_le_bytes(self.bytes(at))
-    }
-    fn i64(&self, at: usize) -> i64 {
-        i64::from_le_bytes(self.bytes(at))
-    }
-    fn f64(&self, at: usize) -> f64 {
-        f64::from_le_bytes(self.bytes(at))
-    }
-    fn text(&self, at: usize, n: usize) -> String {
-        let f = &self.0[at..at + n];
-        let end = f.iter().position(|&b| b == 0).unwrap_or(n);
-        f[..end].iter().map(|&b| b as char).collect::<String>().trim().to_string()
-    }
 }
 
 fn dtype(code: i32) -> Option<Dtype> {
@@ -65,7 +37,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
     let mut fixed = [0u8; 256];
     file.read_exact_at(&mut fixed, 0).map_err(|_| err(path, "header", "shorter than the 256-byte GDF header"))?;
     let h = Le(&fixed);
-    let version = h.text(0, 8);
+    let version = h.text(0, 8).trim().to_string();
     let number: f64 = version
         .strip_prefix("GDF")
         .and_then(|v| v.trim().parse().ok())
@@ -84,7 +56,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         .map_err(|_| err(path, "channel headers", format!("{nchan} × 256 bytes cannot be read: truncated")))?;
     let c = Le(&ch);
     let n = nchan;
-    let label = |i: usize| c.text(16 * i, 16);
+    let label = |i: usize| c.text(16 * i, 16).trim().to_string();
     // The per-channel fields are grouped by kind; `p` is where the physical minima start. GDF 2 gives units
     // as codes (4275 µV, 4274 mV, 4256 V), GDF 1 as text.
     let (units, p): (Vec<String>, usize) = if v2 {
@@ -98,7 +70,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         ((0..n).map(|i| unit(c.u16(at + 2 * i)).to_string()).collect(), at + 2 * n)
     } else {
         let at = 16 * n + 80 * n;
-        ((0..n).map(|i| c.text(at + 8 * i, 8)).collect(), at + 8 * n)
+        ((0..n).map(|i| c.text(at + 8 * i, 8).trim().to_string()).collect(), at + 8 * n)
     };
     let (pmin_at, pmax_at, dmin_at, dmax_at) = (p, p + 8 * n, p + 16 * n, p + 24 * n);
     // Then 80 bytes per channel in both versions (GDF 2: 68 obsolete + low-pass, high-pass, notch; GDF 1:

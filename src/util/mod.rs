@@ -5,6 +5,7 @@ pub mod cancel;
 pub mod chart;
 pub mod error;
 pub mod hash;
+pub mod le;
 pub mod mat5;
 pub mod paths;
 pub mod rng;
