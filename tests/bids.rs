@@ -47,6 +47,7 @@ fn an_exported_recording_reopens_with_its_channels_samples_and_events() {
             (Some(250.0), Some(60))
         );
         assert_eq!(sidecar["EOGChannelCount"], 1);
+        assert_eq!(sidecar["RecordingType"], "continuous");
     }
     let listed = recordings(dir.path()).unwrap();
     assert_eq!(listed.iter().map(|r| r.subject.as_str()).collect::<Vec<_>>(), ["01", "02"]);

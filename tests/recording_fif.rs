@@ -52,6 +52,7 @@ fn buffers_skips_bads_and_split_files_read_as_mne_reads_them() {
     }
     assert_eq!(d.values.len(), 20);
     assert_eq!(d.segments.iter().map(|s| s.n_samples).collect::<Vec<_>>(), [4, 8, 8]);
+    assert!(rec.is_discontinuous(), "a skip splits the runs");
     let a = rec.annotations().unwrap();
     assert_eq!((a[0].text.as_str(), a[0].onset_s, a[0].duration_s), ("BAD_ACQ_SKIP", 0.04, Some(0.08)));
 }

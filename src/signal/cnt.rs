@@ -185,7 +185,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     let dtype = if format == CntFormat::Int16 { Dtype::I16 } else { Dtype::I32 };
     let layout = if block > 1 { Layout::Blocked(block) } else { Layout::SampleMajor };
     let disk = OnDisk { path: path.to_path_buf(), file, offset: data_offset, dtype, big_endian: false, layout };
-    let mut c = Continuous {
+    Ok(Continuous {
         path: path.to_path_buf(),
         format: format!("Neuroscan CNT ({})", format.name()),
         sample_rate: rate,
@@ -197,9 +197,8 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         bads,
         positions: Vec::new(),
         data_len: file_len,
-    };
-    c.normalise_runs();
-    Ok(c)
+    }
+    .normalised())
 }
 
 /// One event of the table: stimulus type, keyboard code, keypad/accept byte, byte offset (or sample, type 3).

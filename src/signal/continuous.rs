@@ -42,13 +42,15 @@ impl Continuous {
         self.n_samples() as f64 / self.sample_rate
     }
 
-    /// Sorts and de-duplicates the run starts, keeping those inside the data (0 always first).
-    pub fn normalise_runs(&mut self) {
+    /// The recording with its run starts sorted and de-duplicated, kept inside the data (0 always first):
+    /// every reader builds its `Continuous` through this.
+    pub fn normalised(mut self) -> Continuous {
         let n = self.n_samples();
         self.run_starts.retain(|&s| s > 0 && s < n);
         self.run_starts.push(0);
         self.run_starts.sort_unstable();
         self.run_starts.dedup();
+        self
     }
 
     /// The contiguous runs of samples `[i0, i1)`.

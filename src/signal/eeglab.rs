@@ -118,7 +118,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         .enumerate()
         .map(|(i, label)| Channel { signal: i, label, sample_rate: srate, physical_dimension: "µV".into() })
         .collect();
-    let mut c = Continuous {
+    Ok(Continuous {
         path: path.to_path_buf(),
         format,
         sample_rate: srate,
@@ -130,9 +130,8 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         bads: Vec::new(),
         positions: chanlocs_positions(&eeg, nbchan),
         data_len,
-    };
-    c.normalise_runs();
-    Ok(c)
+    }
+    .normalised())
 }
 
 /// `chanlocs(i).labels`, or MNE's `EEG 000`, … when chanlocs is empty.

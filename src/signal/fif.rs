@@ -402,7 +402,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
     annotations.extend(mne_annotations(path, &files[0].1, &all, first_samp as f64 / sfreq)?);
     annotations.sort_by(|a, b| a.onset_s.total_cmp(&b.onset_s));
     let matrix = Matrix::buffered(Buffered { files, buffers, big_endian: true }, nchan, scale);
-    let mut c = Continuous {
+    Ok(Continuous {
         path: path.to_path_buf(),
         format: "FIF".into(),
         sample_rate: sfreq,
@@ -414,9 +414,8 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         bads,
         positions,
         data_len,
-    };
-    c.normalise_runs();
-    Ok(c)
+    }
+    .normalised())
 }
 
 /// MNE's annotations block: onsets (from the measurement start, so less the first sample's time),

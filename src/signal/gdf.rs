@@ -135,7 +135,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         big_endian: false,
         layout: Layout::Blocked(spr),
     };
-    let mut c = Continuous {
+    Ok(Continuous {
         path: path.to_path_buf(),
         format: format!("GDF {number:.2}"),
         sample_rate: rate,
@@ -147,9 +147,8 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         bads: Vec::new(),
         positions: Vec::new(),
         data_len: len,
-    };
-    c.normalise_runs();
-    Ok(c)
+    }
+    .normalised())
 }
 
 /// The event table after the records (mode 1: positions and types; mode 3: also channels and durations).

@@ -155,6 +155,15 @@ impl Recording {
         }
     }
 
+    /// True when the samples are not one contiguous run (EDF+D/BDF+D, BrainVision "New Segment"s, EEGLAB
+    /// boundaries or epochs, FIF skips), from the header alone.
+    pub fn is_discontinuous(&self) -> bool {
+        match &self.source {
+            Source::Edf(f) => f.header().format.is_discontinuous(),
+            Source::Grid(g) => g.run_starts.len() > 1,
+        }
+    }
+
     /// Bytes of the data on disk.
     pub fn file_len(&self) -> u64 {
         match &self.source {

@@ -89,7 +89,7 @@ fn build(
         .map(|(i, label)| Channel { signal: i, label, sample_rate: rate, physical_dimension: String::new() })
         .collect();
     let data_len = if data_len == 0 { std::fs::metadata(path).map_or(0, |m| m.len()) } else { data_len };
-    let mut c = Continuous {
+    Continuous {
         path: path.to_path_buf(),
         format,
         sample_rate: rate,
@@ -101,9 +101,8 @@ fn build(
         bads: Vec::new(),
         positions: Vec::new(),
         data_len,
-    };
-    c.normalise_runs();
-    c
+    }
+    .normalised()
 }
 
 /// `Ch1`, `Ch2`, … for arrays without channel names.

@@ -82,7 +82,6 @@ pub fn export(rec: &Recording, annotations: &[Annotation], spec: &ExportSpec) ->
     // _eeg.json
     let fs = rec.channels().first().map_or(0.0, |c| c.sample_rate);
     let count = |k: &str| counts.get(k).copied().unwrap_or(0);
-    let runs = rec.read(&[0], 0.0, rec.duration_s()? + 1.0).map(|d| d[0].segments.len()).unwrap_or(1);
     let sidecar = json!({
         "TaskName": e.task,
         "EEGReference": spec.reference.clone().unwrap_or_else(|| "n/a".into()),
@@ -96,7 +95,7 @@ pub fn export(rec: &Recording, annotations: &[Annotation], spec: &ExportSpec) ->
         "MiscChannelCount": count("MISC"),
         "TriggerChannelCount": count("TRIG"),
         "RecordingDuration": rec.duration_s()?,
-        "RecordingType": if runs > 1 { "discontinuous" } else { "continuous" },
+        "RecordingType": if rec.is_discontinuous() { "discontinuous" } else { "continuous" },
     });
     written.push(write(
         &dir.join(format!("{base}_eeg.json")),

@@ -110,7 +110,7 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         layout: if vectorized { Layout::ChannelMajor } else { Layout::SampleMajor },
     };
     let matrix = Matrix::on_disk(disk, n_channels, n_samples, resolution, vec![0.0; n_channels]);
-    let mut c = Continuous {
+    Ok(Continuous {
         path: path.to_path_buf(),
         format: format!("BrainVision ({format_name})"),
         sample_rate,
@@ -122,9 +122,8 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         bads: Vec::new(),
         positions: coordinates(&ini, &c_labels),
         data_len,
-    };
-    c.normalise_runs();
-    Ok(c)
+    }
+    .normalised())
 }
 
 /// `[Channel Infos]`: `Ch<n>=name,reference,resolution,unit` for every channel (names' `\1` are commas; an
