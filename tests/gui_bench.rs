@@ -135,3 +135,18 @@ fn the_difficulty_chart_shows_table_2_per_subset() {
     assert_eq!(h.query_all_by_label("Overall").count(), 3);
     h.get_by_label(&format!("{dai:+.2}"));
 }
+
+/// The Bench room's "Paper output…" (a folder dialog, so its writer is called here on the loaded report): the
+/// LaTeX tables and the figures land under the folder, as `bench report --latex/--figures` writes them.
+#[test]
+fn paper_output_writes_the_latex_tables_and_the_figures() {
+    let h = harness();
+    let dir = tempfile::tempdir().unwrap();
+    let report = &h.state().bench.data.as_ref().expect("demo loaded").report;
+    let message = brainlens::ui::bench::paper_output(report, dir.path());
+    assert!(message.starts_with("wrote 16 LaTeX files and 8 figure files"), "{message}");
+    assert!(dir.path().join("tables/tables.tex").is_file() && dir.path().join("figures/mode_gap.png").is_file());
+    let blocked = dir.path().join("file");
+    std::fs::write(&blocked, "").unwrap();
+    assert!(brainlens::ui::bench::paper_output(report, &blocked).contains("cannot write the tables"));
+}
