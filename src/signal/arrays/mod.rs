@@ -53,7 +53,6 @@ pub fn open(path: &Path, ext: &str, options: &OpenOptions) -> Result<Continuous,
                 Matrix::in_memory(t.values, n),
                 Vec::new(),
                 repairs,
-                0,
             ))
         }
     }
@@ -72,7 +71,7 @@ fn checked_rate(path: &Path, rate: Option<f64>, what: &str) -> Result<f64, EdfEr
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The recording of an array file: channels with no unit at `rate`; the data size is the file's.
 fn build(
     path: &Path,
     format: String,
@@ -81,14 +80,13 @@ fn build(
     matrix: Matrix,
     run_starts: Vec<usize>,
     repairs: Vec<Repair>,
-    data_len: u64,
 ) -> Continuous {
     let channels = names
         .into_iter()
         .enumerate()
         .map(|(i, label)| Channel { signal: i, label, sample_rate: rate, physical_dimension: String::new() })
         .collect();
-    let data_len = if data_len == 0 { std::fs::metadata(path).map_or(0, |m| m.len()) } else { data_len };
+    let data_len = std::fs::metadata(path).map_or(0, |m| m.len());
     Continuous {
         path: path.to_path_buf(),
         format,
@@ -176,7 +174,7 @@ fn open_npy(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     };
     let matrix = Matrix::on_disk(disk, n_channels, n_samples, vec![1.0; n_channels], vec![0.0; n_channels]);
     let format = format!("NumPy array (.npy, {})", dtype_name(&h));
-    Ok(build(path, format, rate, numbered(n_channels), matrix, run_starts, repairs, len))
+    Ok(build(path, format, rate, numbered(n_channels), matrix, run_starts, repairs))
 }
 
 fn dtype_name(h: &npy::NpyHeader) -> String {
@@ -246,7 +244,6 @@ fn open_npz(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         Matrix::in_memory(values, nch),
         runs,
         repairs,
-        0,
     ))
 }
 
@@ -278,7 +275,7 @@ fn open_mat(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     let mut repairs = Vec::new();
     let (nch, values, runs) = from_array(path, &logical, &mut repairs)?;
     let format = format!("MATLAB v5 (.mat, variable {name})");
-    Ok(build(path, format, rate, numbered(nch), Matrix::in_memory(values, nch), runs, repairs, 0))
+    Ok(build(path, format, rate, numbered(nch), Matrix::in_memory(values, nch), runs, repairs))
 }
 
 /// Drops axes of length 1 (MATLAB has no 1-D arrays: a vector is 1 × n or n × 1).
