@@ -64,10 +64,14 @@ fn sidecars_drive_annotations_and_bad_channels_and_broken_ones_are_named() {
     let files = export(&src, src.annotations().unwrap(), &spec(dir.path(), "01", BidsData::EdfOrBdf)).unwrap();
     let (data, channels, events) = (&files[0], &files[1], &files[2]);
     let t = std::fs::read_to_string(channels).unwrap().replacen("EEG 005\tEEG\tuV\tgood", "EEG 005\tEEG\tuV\tbad", 1);
+    let t = t.replacen("EEG 007\tEEG", "EEG 007\tECG", 1).replacen("EEG 008\tEEG", "EEG 008\tVEOG", 1);
     std::fs::write(channels, t).unwrap();
     std::fs::write(events, "onset\tduration\tvalue\n2.5\tn/a\t7\n1.0\t0.5\t3\n").unwrap();
     let back = Recording::open(data).unwrap();
     assert_eq!(back.bads(), ["EEG 005"]);
+    // The channels.tsv types are the channels' types (the file's own labels say EEG).
+    let kind = |l: &str| back.channels()[back.channel_index(l).unwrap()].kind.name();
+    assert_eq!((kind("EEG 006"), kind("EEG 007"), kind("EEG 008"), kind("EOG 061")), ("eeg", "ecg", "eog", "eog"));
     let a = back.annotations().unwrap();
     assert_eq!(
         a.iter().map(|a| (a.onset_s, a.duration_s, a.text.as_str())).collect::<Vec<_>>(),

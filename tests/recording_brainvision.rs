@@ -160,3 +160,44 @@ fn processed_copies_of_a_brainvision_recording_are_bdf_plus() {
     assert_eq!(a.len(), b.len());
     assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= span * 2.0 / 8_388_607.0), "24-bit copy");
 }
+
+/// `brainlens convert` round trips: an INT_16 recording written again as INT_16 at its own resolution holds
+/// the same integers (values equal exactly), a float32 recording written as float32 the same floats, and an
+/// INT_16 recording through float32 keeps every value to float32 precision (2⁻²⁴ relative).
+#[test]
+fn brainvision_round_trips_are_exact_for_integers_and_float32() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, fs) = sample_channels();
+    let markers = [("Stimulus", "S  1", 251, 1)];
+    let convert = |src: &Path, out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        let o = Command::new(env!("CARGO_BIN_EXE_brainlens"))
+            .args(["convert", src.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let values = |p: &Path| {
+        let r = Recording::open(p).unwrap();
+        let all: Vec<usize> = (0..r.channels().len()).collect();
+        (
+            r.read(&all, 0.0, 1e6).unwrap().into_iter().map(|d| d.values).collect::<Vec<_>>(),
+            r.annotations().unwrap().to_vec(),
+        )
+    };
+    let int16 = write_bv(dir.path(), "int16", &data, fs, Layout::int16(), &markers);
+    let (src, src_ann) = values(&int16);
+    let again = convert(&int16, "again.vhdr", &["--samples", "int16", "--resolution", "0.5"]);
+    let (back, ann) = values(&again);
+    assert_eq!(back, src, "INT_16 → INT_16 at the same resolution: the same integers");
+    assert_eq!(ann, src_ann);
+    let float = convert(&int16, "float.vhdr", &[]);
+    let (f, _) = values(&float);
+    for (a, b) in f.iter().flatten().zip(src.iter().flatten()) {
+        assert!((a - b).abs() <= b.abs() * 2f64.powi(-24), "{a} vs {b}");
+    }
+    let float_again = convert(&float, "float_again.vhdr", &[]);
+    assert_eq!(values(&float_again).0, f, "float32 → float32: the same floats");
+}

@@ -38,6 +38,9 @@ fn buffers_skips_bads_and_split_files_read_as_mne_reads_them() {
     let ch: Vec<(&str, &str)> =
         rec.channels().iter().map(|c| (c.label.as_str(), c.physical_dimension.as_str())).collect();
     assert_eq!(ch, [("EEG 001", "µV"), ("STI 014", "")]);
+    // Channel kinds from the records (FIFFV_EEG_CH, FIFFV_STIM_CH); formats_reference.py checks every kind
+    // MNE writes against read_raw_fif.
+    assert_eq!(rec.channels().iter().map(|c| c.kind.name()).collect::<Vec<_>>(), ["eeg", "stim"]);
     assert_eq!(rec.bads(), ["STI 014"]);
     // 4 samples, 8 skipped (zeros, as MNE), 4, then 4 from the split part: 20 at 100 Hz.
     assert!((rec.duration_s().unwrap() - 0.2).abs() < 1e-12);

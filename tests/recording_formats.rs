@@ -39,6 +39,18 @@ fn mne_cnt_test_file_opens_with_mnes_channels_events_and_values() {
             assert!((x - y).abs() < 1e-7, "{x} vs {y}");
         }
     }
+    // Types by MNE's CNT label rule (read_raw_cnt(eog="auto", ...)): VEOGR and HEOG are EOG, the rest EEG.
+    let kinds: Vec<(&str, &str)> =
+        rec.channels().iter().filter(|c| c.kind.name() != "eeg").map(|c| (c.label.as_str(), c.kind.name())).collect();
+    assert_eq!(kinds, [("VEOGR", "eog"), ("HEOG", "eog")]);
+    // Positions: the header's x/y on MNE's unit sphere, EEG electrodes only; channel "1" from
+    // get_montage().get_positions() (MNE computes in float32: 1e-6).
+    let pos = rec.positions();
+    assert_eq!(pos.len(), 126);
+    assert_eq!(pos[0].0, "1");
+    for (a, b) in pos[0].1.iter().zip([-0.1357342004776001, 0.25211453437805176, 0.9581307768821716]) {
+        assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+    }
 }
 
 #[test]

@@ -9,8 +9,10 @@ Files:
   and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
   and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
   are compared to 1e-6 (MNE casts them to float32).
-- GDF: MNE's test file `test_1ch.gdf` (GDF 2.10) with `read_raw_gdf`.
-- FIF: the MNE sample EEG saved by MNE's `raw.save` (float32, int16, cropped, with acquisition skips, split
+- GDF: MNE's test file `test_1ch.gdf` (GDF 2.10) and the MNE sample EEG written here as GDF 1.25 (no GDF 1
+  file is in MNE's test data), each with `read_raw_gdf`.
+- EDF channel types: MNE's `chtypes_edf.edf` with `read_raw_edf(infer_types=True)`.
+- FIF: the MNE sample EEG saved by MNE's `raw.save` (float32, int16, cropped, with channel kinds, with acquisition skips, split
   into 10 MB parts), read with `read_raw_fif`.
 - Electrode positions (EEGLAB chanlocs, FIF locations, BrainVision [Coordinates]) against MNE's montages.
 - `brainlens convert` of the MNE sample EEG to BrainVision (float32, int16), read back by MNE's reader.
@@ -20,12 +22,12 @@ Files:
   with `fs`; `.csv` with a `time` column and channel names. The reference is NumPy's / SciPy's loaded array
   read as the reader documents (the shorter side is the channels; epochs laid end to end).
 
-Names, rates, sample counts, annotations and samples are compared by `recording_check.check` (1e-9
+Names, rates, sample counts, annotations, samples and (FIF, EEGLAB) channel types are compared by `recording_check.check` (1e-9
 relative; 1e-6 for float32 files, float32 precision). Exits 1 on any mismatch.
 
     python scripts/reference/formats_reference.py --check target/debug/brainlens
 """
-import argparse, os, subprocess, sys, tempfile
+import argparse, collections, os, subprocess, sys, tempfile
 
 import numpy as np
 import mne
@@ -38,6 +40,13 @@ SAMPLE = os.path.join(HERE, "../../fixtures/eeg/mne_sample_eeg60.edf")
 CNT = os.path.join(HERE, "../../../shared/data/formats/scan41_short.cnt")
 
 
+CNT_AUTO_TYPES = {"eog": "auto", "ecg": "auto", "emg": "auto"}
+# Channel types set before `raw.save` (away from the compared channels 0, 1, 30 and 59): FIF stores each
+# channel's kind (and for MEG its unit), which we read as MNE's `channel_type` does.
+FIF_TYPES = {"EEG 011": "eog", "EEG 012": "ecg", "EEG 013": "emg", "EEG 014": "stim", "EEG 015": "misc",
+             "EEG 016": "resp", "EEG 017": "mag", "EEG 018": "grad", "EEG 019": "bio", "EEG 020": "seeg"}
+
+
 def array_ref(x, sfreq, names=None):
     """The reference view of a channels × samples array."""
     x = np.asarray(x, dtype=float)
@@ -46,8 +55,9 @@ def array_ref(x, sfreq, names=None):
 
 
 def check_cnt(binary, failures):
-    raw = mne.io.read_raw_cnt(CNT, data_format="int16", preload=True, verbose="error")
-    ref = recording_check.from_mne(raw, lambda name: 1e-6)
+    # MNE's own label rule for CNT (eog/ecg/emg="auto": EOG or EYE, ECG, EMG in the name) gives the types.
+    raw = mne.io.read_raw_cnt(CNT, data_format="int16", preload=True, verbose="error", **CNT_AUTO_TYPES)
+    ref = recording_check.from_mne(raw, lambda name: 1e-6, types=True)
     ref["bads"] = raw.info["bads"]
     recording_check.check(binary, "scan41_short.cnt (MNE test data, int16)", CNT, ref, failures,
                           extra=["--cnt-format", "int16"])
@@ -68,10 +78,20 @@ def check_eeglab(binary, d, failures):
     raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
     cont = os.path.join(d, "sample_raw.set")
     mne.export.export_raw(cont, raw, fmt="eeglab", overwrite=True, verbose="error")
-    for label, path, rtol in [("test_raw_chanloc.set + .fdt (MNE test data)", os.path.join(shared, "test_raw_chanloc.set"), 1e-9),
-                              ("test_raw_event_duration.set, data inside (MNE test data)", os.path.join(shared, "test_raw_event_duration.set"), 1e-6),
-                              ("sample EEG exported as EEGLAB (mne.export + eeglabio)", cont, 1e-6)]:
-        ref = recording_check.from_mne(mne.io.read_raw_eeglab(path, preload=True, verbose="error"), lambda name: 1e-6)
+    # eeglabio writes no channel types; this copy's chanlocs.type gives some (one unknown: MNE reads it as EEG).
+    m = {k: v for k, v in scipy.io.loadmat(cont).items() if not k.startswith("__")}
+    for i, t in [(60, "EOG"), (10, "ECG"), (11, "misc"), (12, " emg "), (13, "scalp"), (14, "Stim")]:
+        m["chanlocs"][0, i]["type"] = t
+    typed = os.path.join(d, "typed.set")
+    scipy.io.savemat(typed, m, appendmat=False)
+    # Types are compared where the file stores them (MNE's test files store empty ones: EEG for both).
+    for label, path, rtol, types in [
+            ("test_raw_chanloc.set + .fdt (MNE test data)", os.path.join(shared, "test_raw_chanloc.set"), 1e-9, True),
+            ("test_raw_event_duration.set, data inside (MNE test data)", os.path.join(shared, "test_raw_event_duration.set"), 1e-6, True),
+            ("sample EEG exported as EEGLAB (mne.export + eeglabio)", cont, 1e-6, False),
+            ("the same with chanlocs.type set (scipy.io.savemat)", typed, 1e-6, True)]:
+        ref = recording_check.from_mne(mne.io.read_raw_eeglab(path, preload=True, verbose="error"), lambda name: 1e-6,
+                                       types=types)
         recording_check.check(binary, label, path, ref, failures, rtol)
     events = mne.make_fixed_length_events(raw, duration=2.0)
     epochs = mne.Epochs(raw, events, tmin=0, tmax=2.0 - 1 / raw.info["sfreq"], baseline=None, preload=True, verbose="error")
@@ -101,6 +121,12 @@ def check_fif(binary, d, failures):
     files.append(("cropped (first sample 500)", p))
     skipped = raw.copy()
     skipped.set_annotations(skipped.annotations + mne.Annotations([5.0], [2.0], ["BAD_ACQ_SKIP"], orig_time=skipped.annotations.orig_time))
+    typed = raw.copy()
+    with mne.utils.use_log_level("error"):
+        typed.set_channel_types(FIF_TYPES, on_unit_change="ignore")
+    p = os.path.join(d, "typed_raw.fif")
+    typed.save(p, overwrite=True, verbose="error")
+    files.append(("with channel kinds " + ", ".join(sorted(set(FIF_TYPES.values()))), p))
     p = os.path.join(d, "skips_raw.fif")
     skipped.save(p, buffer_size_sec=1.0, overwrite=True, verbose="error")
     files.append(("with acquisition skips", p))
@@ -112,9 +138,24 @@ def check_fif(binary, d, failures):
     files.append((f"split into {len(parts)} files ({', '.join(parts)})", p))
     for label, path in files:
         ref_raw = mne.io.read_raw_fif(path, preload=True, verbose="error")
-        ref = recording_check.from_mne(ref_raw, lambda name: 1e-6)
+        ref = recording_check.from_mne(ref_raw, lambda name: 1e-6, types=True)
         recording_check.check(binary, f"FIF {label} (mne raw.save of the MNE sample EEG)", path, ref, failures,
                               1e-6 if "int16" not in label else 1e-9)
+
+
+def check_edf_types(binary, failures):
+    """MNE's `chtypes_edf.edf`: EDF+ labels with type prefixes ("EEG Fp1", "ECG …"), read by MNE with
+    `infer_types=True` (which also strips the prefix from the name, so only the types are compared)."""
+    path = os.path.join(HERE, "../../../shared/data/formats/chtypes_edf.edf")
+    raw = mne.io.read_raw_edf(path, infer_types=True, verbose="error")
+    ours = [c["kind"] for c in recording_check.ours(binary, "info", path)["channels"]]
+    want = raw.get_channel_types()
+    diff = [(i, o, w) for i, (o, w) in enumerate(zip(ours, want)) if o != w]
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(collections.Counter(want).items()))
+    print(f"chtypes_edf.edf (MNE test data, infer_types=True): {len(want)} channels ({kinds})"
+          + ("" if not diff and len(ours) == len(want) else f"  MISMATCH: {diff[:3]}"))
+    if diff or len(ours) != len(want):
+        failures.append(f"chtypes_edf.edf: channel types differ: {diff[:3]}")
 
 
 def check_gdf(binary, failures):
@@ -123,6 +164,55 @@ def check_gdf(binary, failures):
     ref = recording_check.from_mne(mne.io.read_raw_gdf(path, preload=True, verbose="error"), lambda name: 1e-3)
     ref["units"] = ["mV"]
     recording_check.check(binary, "test_1ch.gdf (MNE test data, GDF 2.10)", path, ref, failures)
+
+
+def write_gdf1(path, raw, events):
+    """A GDF 1.25 file as the GDF 1 specification (Schlögl 2006) lays it out, from `raw` (real data, volts):
+    int16 samples over each channel's own physical range, 1-s records, labels, units "uV", and an event
+    table (mode 1: 1-based positions and type codes). The reference is MNE's reader of what this writes."""
+    x = raw.get_data() / 1e-6
+    n_ch, n = x.shape
+    fs = int(raw.info["sfreq"])
+    n_rec = n // fs
+    x = x[:, : n_rec * fs]
+    pmin, pmax = x.min(axis=1), x.max(axis=1)
+    pmax = np.where(pmax > pmin, pmax, pmin + 1.0)
+    dmin, dmax = -32768, 32767
+    dig = np.round((x - pmin[:, None]) / ((pmax - pmin)[:, None] / (dmax - dmin)) + dmin).astype("<i2")
+    head_len = 256 * (n_ch + 1)
+    fixed = bytearray(256)
+    fixed[0:8] = b"GDF 1.25"
+    fixed[8:88] = b"X sample EEG".ljust(80)
+    fixed[88:168] = b"MNE sample EEG as GDF 1.25".ljust(80)
+    fixed[168:184] = b"2002120316230000"
+    fixed[184:192] = np.int64(head_len).tobytes()
+    fixed[236:244] = np.int64(n_rec).tobytes()
+    fixed[244:252] = np.array([1, 1], "<u4").tobytes()
+    fixed[252:256] = np.uint32(n_ch).tobytes()
+    text = lambda values, width: b"".join(v.encode("latin-1")[:width].ljust(width) for v in values)
+    var = (text(raw.ch_names, 16) + text([""] * n_ch, 80) + text(["uV"] * n_ch, 8)
+           + pmin.astype("<f8").tobytes() + pmax.astype("<f8").tobytes()
+           + np.full(n_ch, dmin, "<i8").tobytes() + np.full(n_ch, dmax, "<i8").tobytes()
+           + text(["HP: 0.1Hz LP: 40Hz"] * n_ch, 80) + np.full(n_ch, fs, "<i4").tobytes()
+           + np.full(n_ch, 3, "<i4").tobytes() + bytes(32 * n_ch))
+    assert len(fixed) + len(var) == head_len
+    records = dig.reshape(n_ch, n_rec, fs).transpose(1, 0, 2).tobytes()
+    pos, typ = events
+    table = (bytes([1]) + int(fs).to_bytes(3, "little") + np.uint32(len(pos)).tobytes()
+             + (np.asarray(pos) + 1).astype("<u4").tobytes() + np.asarray(typ).astype("<u2").tobytes())
+    with open(path, "wb") as f:
+        f.write(bytes(fixed) + var + records + table)
+
+
+def check_gdf1(binary, d, failures):
+    """GDF 1.x: the MNE sample EEG written as GDF 1.25 (`write_gdf1`) and read by `read_raw_gdf`."""
+    raw = mne.io.read_raw_edf(SAMPLE, preload=True, verbose="error")
+    p = os.path.join(d, "sample_gdf1.gdf")
+    rng = np.random.default_rng(7)
+    pos = np.sort(rng.choice(np.arange(10, int(raw.n_times) - 10), size=12, replace=False))
+    write_gdf1(p, raw, (pos, rng.choice([1, 2, 0x300, 0x7FFE], size=12)))
+    ref = recording_check.from_mne(mne.io.read_raw_gdf(p, preload=True, verbose="error"), lambda name: 1e-6)
+    recording_check.check(binary, "the MNE sample EEG as GDF 1.25 (written here, int16, 12 events)", p, ref, failures)
 
 
 def check_brainvision_writer(binary, d, failures):
@@ -149,7 +239,8 @@ def check_brainvision_writer(binary, d, failures):
 def check_positions(binary, d, failures):
     """Electrode positions the files give, against MNE's montage (metres, head frame), to 1e-6 m: an EEGLAB
     set's chanlocs (MNE's test file), a FIF saved by MNE with the sample EEG's positions as its montage, and a
-    BrainVision header given a [Coordinates] section (radius, theta, phi in degrees) for the same positions."""
+    BrainVision header given a [Coordinates] section (radius, theta, phi in degrees) for the same positions, and
+    a Neuroscan CNT header's 2-D x/y (MNE's test file), which MNE places on a unit sphere."""
     import csv
     rows = list(csv.reader(open(os.path.join(HERE, "../../fixtures/eeg/mne_sample_eeg60_positions.csv"))))
     pos = {r[0]: np.array([float(v) for v in r[1:4]]) for r in rows[1:]}
@@ -170,11 +261,14 @@ def check_positions(binary, d, failures):
         lines.append(f"Ch{i + 1}={r!r},{float(np.degrees(np.arccos(z / r)))!r},{float(np.degrees(np.arctan2(y, x)))!r}")
     open(vhdr, "a", encoding="utf-8").write("\n".join(lines) + "\n")
     shared = os.path.join(HERE, "../../../shared/data/formats/test_raw_chanloc.set")
-    for label, path, read in [("EEGLAB chanlocs (test_raw_chanloc.set)", shared, mne.io.read_raw_eeglab),
-                              ("FIF channel locations (raw.save with a montage)", fif, mne.io.read_raw_fif),
-                              ("BrainVision [Coordinates]", vhdr, mne.io.read_raw_brainvision)]:
+    cnt = lambda p, verbose: mne.io.read_raw_cnt(p, data_format="int16", verbose=verbose, **CNT_AUTO_TYPES)
+    for label, path, read, extra in [
+            ("EEGLAB chanlocs (test_raw_chanloc.set)", shared, mne.io.read_raw_eeglab, []),
+            ("FIF channel locations (raw.save with a montage)", fif, mne.io.read_raw_fif, []),
+            ("BrainVision [Coordinates]", vhdr, mne.io.read_raw_brainvision, []),
+            ("Neuroscan CNT header x/y on MNE's unit sphere (scan41_short.cnt)", CNT, cnt, ["--cnt-format", "int16"])]:
         want = read(path, verbose="error").get_montage().get_positions()["ch_pos"]
-        got = {n: np.array(p) for n, p in recording_check.ours(binary, "info", path)["positions"]}
+        got = {n: np.array(p) for n, p in recording_check.ours(binary, "info", path, *extra)["positions"]}
         worst = max((np.abs(got[n] - want[n]).max() for n in want if n in got), default=np.inf)
         if set(got) != {n for n, p in want.items() if not np.isnan(p).any()} or worst > 1e-6:
             failures.append(f"positions, {label}: {len(got)} vs {len(want)} channels, worst {worst:.1e} m")
@@ -224,9 +318,11 @@ def main():
     failures = []
     check_cnt(a.check, failures)
     check_gdf(a.check, failures)
+    check_edf_types(a.check, failures)
     with tempfile.TemporaryDirectory() as d:
         check_eeglab(a.check, d, failures)
         check_brainvision_writer(a.check, d, failures)
+        check_gdf1(a.check, d, failures)
         check_fif(a.check, d, failures)
         check_positions(a.check, d, failures)
         files, sf = write_arrays(d)

@@ -4,7 +4,8 @@
 names, rate, sample count, annotations (onset, duration, text) and a function giving one channel's samples
 in the channel's own unit. Names, rate and count must be equal; annotation onsets and durations to 1 µs (MNE keeps
 whole microseconds) and texts exactly; the samples of the first, second, middle and last channels to `rtol` relative (of the
-channel's largest magnitude). `extra` are options given to every brainlens call (e.g. `--cnt-format int16`).
+channel's largest magnitude). Channel types (`ref["types"]`, MNE's `get_channel_types()`) are compared where
+the file stores them. `extra` are options given to every brainlens call (e.g. `--cnt-format int16`).
 """
 import json, subprocess
 
@@ -28,6 +29,11 @@ def check(binary, label, path, ref, failures, rtol=1e-9, extra=()):
         problems.append(f"rate {rates} vs {ref['sfreq']}")
     if counts != {ref["n_times"]}:
         problems.append(f"samples {counts} vs {ref['n_times']}")
+    if "types" in ref:
+        types = [c["kind"] for c in info["channels"]]
+        if types != ref["types"]:
+            diff = [(n, t, w) for n, t, w in zip(names, types, ref["types"]) if t != w]
+            problems.append(f"channel types differ on {len(diff)} channels: {diff[:3]} (ours, reference)")
     if "bads" in ref and info.get("bads") != ref["bads"]:
         problems.append(f"bad channels {info.get('bads')} vs {ref['bads']}")
     # Annotations (None: the reference has none to compare, e.g. MNE's epochs). A NaN duration is none.
@@ -61,9 +67,11 @@ def check(binary, label, path, ref, failures, rtol=1e-9, extra=()):
     failures.extend(f"{label}: {p}" for p in problems)
 
 
-def from_mne(raw, unit_of):
-    """The reference view of an MNE Raw; `unit_of(ch_name)` is the channel's unit as a factor of volts."""
-    return {
+def from_mne(raw, unit_of, types=False):
+    """The reference view of an MNE Raw; `unit_of(ch_name)` is the channel's unit as a factor of volts.
+    `types`: compare channel types too (for files that store them; elsewhere MNE calls every channel EEG
+    and we read the type from the label)."""
+    ref = {
         "names": raw.ch_names,
         "sfreq": raw.info["sfreq"],
         "n_times": raw.n_times,
@@ -71,3 +79,6 @@ def from_mne(raw, unit_of):
         "annotations": [(a["onset"] - raw.first_time, a["duration"], a["description"]) for a in raw.annotations],
         "channel": lambda ci: raw.get_data(picks=[ci])[0] / unit_of(raw.ch_names[ci]),
     }
+    if types:
+        ref["types"] = raw.get_channel_types()
+    return ref

@@ -1,5 +1,6 @@
 //! What a recording of any format yields: its channels, and samples over a window as contiguous runs.
 
+use super::channel_kind::ChannelKind;
 use serde::Serialize;
 
 /// An ordinary (non-annotation) signal of a recording.
@@ -11,6 +12,8 @@ pub struct Channel {
     /// Samples per second: samples per record / record duration.
     pub sample_rate: f64,
     pub physical_dimension: String,
+    /// The channel's type: the file's own where it stores one, else from the label.
+    pub kind: ChannelKind,
 }
 
 /// A contiguous run of samples: its first sample's time and how many samples it holds.

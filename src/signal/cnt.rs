@@ -1,5 +1,5 @@
 //! Neuroscan CNT (continuous, 16- or 32-bit), read lazily as MNE's `read_raw_cnt` reads it: the 900-byte
-//! SETUP header, 75 bytes per channel (label, bad flags, baseline, sensitivity, calibration), the samples
+//! SETUP header, 75 bytes per channel (label, bad flags, x/y position, baseline, sensitivity, calibration), the samples
 //! (multiplexed, or in blocks of the header's "channel offset"), and the event table after them.
 //!
 //! The sample width is not in the header. As MNE: it is the data bytes (event table offset − data offset)
@@ -11,6 +11,7 @@
 //! accept/reject event, and accept events are dropped.
 
 use super::channel::Channel;
+use super::channel_kind::ChannelKind;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
@@ -170,6 +171,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     let block = h.i32(894);
     let block = if block > 1 { block as usize / format.bytes() } else { 1 };
     let (mut channels, mut scale, mut baseline, mut bads) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut xy = Vec::new();
     for i in 0..n_channels {
         let e = Le(&elect[i * CHANNEL_LEN as usize..(i + 1) * CHANNEL_LEN as usize]);
         let label = e.text(0, 10);
@@ -177,11 +179,14 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         if e.0[14] != 0 || e.0[4] != 0 {
             bads.push(label.clone());
         }
+        xy.push([f64::from(e.f32(19)), -f64::from(e.f32(23))]);
         baseline.push(f64::from(e.i16(47)));
         scale.push(f64::from(e.f32(71)) * f64::from(e.f32(59)) / 204.8);
-        channels.push(Channel { signal: i, label, sample_rate: rate, physical_dimension: "µV".into() });
+        let kind = ChannelKind::from_label(&label);
+        channels.push(Channel { signal: i, label, sample_rate: rate, physical_dimension: "µV".into(), kind });
     }
     let annotations = events(&file, file_len, event_offset, n_channels, format, rate, &mut repairs);
+    let positions = topo_to_sphere(&channels, &xy);
     let dtype = if format == CntFormat::Int16 { Dtype::I16 } else { Dtype::I32 };
     let layout = if block > 1 { Layout::Blocked(block) } else { Layout::SampleMajor };
     let disk = OnDisk { path: path.to_path_buf(), file, offset: data_offset, dtype, big_endian: false, layout };
@@ -195,10 +200,33 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         run_starts: vec![0],
         repairs,
         bads,
-        positions: Vec::new(),
+        positions,
         data_len: file_len,
     }
     .normalised())
+}
+
+/// The electrodes' x/y in the header (y pointing down) → positions on a unit sphere, as MNE's `read_raw_cnt`
+/// places them (`_topo_to_sphere`): scaled by the EEG electrodes' largest radius, centred on their mean,
+/// stretched to [−1, 1], z = sin(arccos r); EEG electrodes only (as MNE's montage). None when they have no
+/// spread. (MNE computes in float32: the two agree to 1e-7.)
+fn topo_to_sphere(channels: &[Channel], xy: &[[f64; 2]]) -> Vec<(String, [f64; 3])> {
+    let eeg: Vec<usize> = (0..channels.len()).filter(|&i| channels[i].kind == ChannelKind::Eeg).collect();
+    let radius = eeg.iter().map(|&i| xy[i][0].hypot(xy[i][1])).fold(0.0, f64::max);
+    if eeg.is_empty() || !(radius > 0.0 && radius.is_finite()) {
+        return Vec::new();
+    }
+    let mean = |k: usize| eeg.iter().map(|&i| xy[i][k] / radius).sum::<f64>() / eeg.len() as f64;
+    let (mx, my) = (mean(0), mean(1));
+    eeg.iter()
+        .map(|&i| (&channels[i], xy[i]))
+        .map(|(c, p)| {
+            let x = (p[0] / radius + 0.5 - mx) * 2.0 - 1.0;
+            let y = (p[1] / radius + 0.5 - my) * 2.0 - 1.0;
+            let r = x.hypot(y).clamp(0.0, 1.0);
+            (c.label.clone(), [x, y, r.acos().sin()])
+        })
+        .collect()
 }
 
 /// One event of the table: stimulus type, keyboard code, keypad/accept byte, byte offset (or sample, type 3).

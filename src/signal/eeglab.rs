@@ -6,6 +6,7 @@
 //! re-save them.
 
 use super::channel::Channel;
+use super::channel_kind::ChannelKind;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data, whole_samples};
@@ -116,7 +117,13 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
     let channels = names
         .into_iter()
         .enumerate()
-        .map(|(i, label)| Channel { signal: i, label, sample_rate: srate, physical_dimension: "µV".into() })
+        .map(|(i, label)| Channel {
+            signal: i,
+            kind: channel_kind(&eeg, i, &label),
+            label,
+            sample_rate: srate,
+            physical_dimension: "µV".into(),
+        })
         .collect();
     Ok(Continuous {
         path: path.to_path_buf(),
@@ -140,6 +147,16 @@ fn channel_names(eeg: &Eeg, nbchan: usize) -> Vec<String> {
     (0..nbchan)
         .map(|i| locs.and_then(|l| l.field(i, "labels")).and_then(Value::text).unwrap_or_else(|| format!("EEG {i:03}")))
         .collect()
+}
+
+/// `chanlocs(i).type` as MNE reads it (trimmed, any case; a type it does not know is EEG); when it is empty
+/// or missing, from the label.
+fn channel_kind(eeg: &Eeg, i: usize, label: &str) -> ChannelKind {
+    let stored = eeg.get("chanlocs").and_then(|l| l.field(i, "type")).and_then(Value::text);
+    match stored.as_deref().map(str::trim) {
+        Some(t) if !t.is_empty() => ChannelKind::parse(t).unwrap_or(ChannelKind::Eeg),
+        _ => ChannelKind::from_label(label),
+    }
 }
 
 /// `chanlocs(i).X/Y/Z` → head-frame positions as MNE takes them ([−Y, X, Z]), in metres: EEGLAB stores mm, cm

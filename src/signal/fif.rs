@@ -385,7 +385,11 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         .enumerate()
         .map(|(i, c)| {
             let (u, k) = unit(c.unit);
-            (Channel { signal: i, label: c.name.clone(), sample_rate: sfreq, physical_dimension: u.into() }, c.cal * k)
+            let kind = super::channel_kind::from_fif(c.kind, c.unit);
+            (
+                Channel { signal: i, label: c.name.clone(), sample_rate: sfreq, physical_dimension: u.into(), kind },
+                c.cal * k,
+            )
         })
         .unzip();
     // Skips: zeros, annotated BAD_ACQ_SKIP, with a run boundary at each end.

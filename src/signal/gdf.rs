@@ -5,6 +5,7 @@
 //! type). Channels must share one sample count per record and one sample type (MNE refuses others too).
 
 use super::channel::Channel;
+use super::channel_kind::ChannelKind;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
@@ -122,7 +123,9 @@ pub fn open(path: &Path) -> Result<Continuous, EdfError> {
         let gain = if dmax != dmin { (pmax - pmin) / (dmax - dmin) } else { 1.0 };
         scale.push(gain);
         offset.push(if gain != 0.0 { dmin - pmin / gain } else { 0.0 });
-        channels.push(Channel { signal: i, label: label(i), sample_rate: rate, physical_dimension: unit });
+        let label = label(i);
+        let kind = ChannelKind::from_label(&label);
+        channels.push(Channel { signal: i, label, sample_rate: rate, physical_dimension: unit, kind });
     }
     let n_samples = records as usize * spr;
     let events_at = header_len + records * record_bytes;

@@ -2,6 +2,7 @@
 //! shows: format, patient and recording fields, records, duration, every channel's header fields.
 
 use super::Recording;
+use super::channel_kind::ChannelKind;
 use super::edf::EdfError;
 use serde::Serialize;
 
@@ -11,6 +12,8 @@ pub struct ChannelInfo {
     pub label: String,
     pub sample_rate: f64,
     pub physical_dimension: String,
+    /// The channel's type as MNE names it (`eeg`, `eog`, `stim`, `mag`, …): the file's own, else from the label.
+    pub kind: ChannelKind,
     pub physical_min: Option<f64>,
     pub physical_max: Option<f64>,
     pub digital_min: Option<i64>,
@@ -55,6 +58,7 @@ pub fn file_info(rec: &Recording) -> Result<FileInfo, EdfError> {
                 label: c.label.clone(),
                 sample_rate: c.sample_rate,
                 physical_dimension: c.physical_dimension.clone(),
+                kind: c.kind,
                 physical_min: s.map(|s| s.physical_min),
                 physical_max: s.map(|s| s.physical_max),
                 digital_min: s.map(|s| s.digital_min),

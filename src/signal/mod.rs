@@ -6,6 +6,7 @@ pub mod bands;
 pub mod bids;
 pub mod brainvision;
 pub mod channel;
+pub mod channel_kind;
 pub mod channel_stats;
 pub mod cnt;
 pub mod connectivity;

@@ -2,6 +2,7 @@
 //! (with the classic longitudinal "double banana" preset when 10-20 labels are present).
 
 use super::Channel;
+use super::channel_kind::is_non_eeg;
 use crate::signal::error::{SignalError, invalid};
 use serde::{Deserialize, Serialize};
 
@@ -72,17 +73,6 @@ pub fn electrode_name(label: &str) -> String {
         }
     }
     l
-}
-
-/// True when a channel is probably not scalp EEG (by label), so it stays out of the average reference.
-pub fn is_non_eeg(label: &str) -> bool {
-    let l = label.to_ascii_uppercase();
-    [
-        "EOG", "ECG", "EKG", "EMG", "RESP", "SAO2", "SPO2", "PULSE", "TEMP", "STI", "EVENT", "STATUS", "TRIG", "PLETH",
-        "POS",
-    ]
-    .iter()
-    .any(|k| l.contains(k))
 }
 
 fn find(channels: &[Channel], name: &str) -> Option<usize> {
@@ -190,7 +180,13 @@ mod tests {
     use super::*;
 
     fn ch(label: &str, fs: f64) -> Channel {
-        Channel { signal: 0, label: label.into(), sample_rate: fs, physical_dimension: "uV".into() }
+        Channel {
+            signal: 0,
+            label: label.into(),
+            sample_rate: fs,
+            physical_dimension: "uV".into(),
+            kind: super::super::channel_kind::ChannelKind::from_label(label),
+        }
     }
 
     #[test]

@@ -8,13 +8,15 @@ use std::path::Path;
 
 use super::channel::first_sample_at_or_after;
 pub use super::channel::{Channel, ChannelData, Segment};
+use super::channel_kind::ChannelKind;
 
 /// An open recording.
 #[derive(Debug)]
 pub struct Recording {
     source: Source,
     channels: Vec<Channel>,
-    /// A BIDS data file's `_events.tsv` and `_channels.tsv` bad channels, which replace the file's own.
+    /// A BIDS data file's `_events.tsv` and `_channels.tsv` bad channels, which replace the file's own (its
+    /// `_channels.tsv` types are applied to `channels` when it opens).
     sidecar: Option<Sidecar>,
 }
 
@@ -65,6 +67,13 @@ impl Recording {
             None => Self::open_edf(path)?,
         };
         rec.sidecar = Self::bids_sidecar(path)?;
+        if let Some(p) = super::bids::dataset::sidecar(path, "channels") {
+            for (name, kind) in super::bids::dataset::channel_kinds(&p)? {
+                if let Some(c) = rec.channels.iter_mut().find(|c| c.label == name) {
+                    c.kind = kind;
+                }
+            }
+        }
         Ok(rec)
     }
 
@@ -93,6 +102,7 @@ impl Recording {
                     0.0
                 },
                 physical_dimension: s.physical_dimension.clone(),
+                kind: ChannelKind::from_label(&s.label),
             })
             .collect();
         Ok(Recording { source: Source::Edf(file), channels, sidecar: None })

@@ -5,7 +5,6 @@
 use super::Recording;
 use super::filter::fir::{FirFilter, FirWindow};
 use super::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
-use super::montage::is_non_eeg;
 use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 use std::ops::Range;
@@ -35,22 +34,6 @@ pub enum Pick<'a> {
     Labels(&'a [String]),
 }
 
-/// The kind of a channel from its label (`EOG 061` → eog); anything not recognised as another kind is EEG.
-pub fn channel_kind(label: &str) -> &'static str {
-    let l = label.to_uppercase();
-    if l.contains("EOG") {
-        "eog"
-    } else if l.contains("ECG") || l.contains("EKG") {
-        "ecg"
-    } else if l.contains("EMG") {
-        "emg"
-    } else if is_non_eeg(label) {
-        "other"
-    } else {
-        "eeg"
-    }
-}
-
 impl View {
     /// Reads whole channels of `path` (all of one sampling rate).
     pub fn load(path: &Path, pick: Pick) -> Result<View, SignalError> {
@@ -60,7 +43,7 @@ impl View {
                 .channels()
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| kind == "all" || channel_kind(&c.label) == kind)
+                .filter(|(_, c)| kind == "all" || c.kind.name() == kind)
                 .map(|(i, _)| i)
                 .collect(),
             Pick::Labels(labels) => labels

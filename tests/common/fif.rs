@@ -25,9 +25,10 @@ impl Fif {
     pub fn end(&mut self, block: i32) {
         self.int(105, block);
     }
-    pub fn ch(&mut self, name: &str, cal: f32, unit: i32) {
+    /// A channel record: scan no. 1, logical no. 1, `kind` (2 EEG, 3 stim, …), range 1, `cal`, `unit`.
+    pub fn ch(&mut self, name: &str, kind: i32, cal: f32, unit: i32) {
         let mut b = Vec::new();
-        for v in [1i32, 1, 2] {
+        for v in [1i32, 1, kind] {
             b.extend_from_slice(&v.to_be_bytes());
         }
         b.extend_from_slice(&1.0f32.to_be_bytes()); // range
@@ -51,8 +52,8 @@ impl Fif {
         self.start(101);
         self.int(200, 2);
         self.tag(201, 4, &100.0f32.to_be_bytes());
-        self.ch("EEG 001", 1e-6, 107);
-        self.ch("STI 014", 1.0, 0);
+        self.ch("EEG 001", 2, 1e-6, 107);
+        self.ch("STI 014", 3, 1.0, 0);
         self.start(359);
         self.tag(3507, 10, bads.as_bytes());
         self.end(359);

@@ -16,6 +16,7 @@ use super::continuous::Continuous;
 use super::edf::{EdfError, Repair};
 use super::matrix::{Layout, Matrix, OnDisk, open_data};
 use super::open_options::{NEEDS_RATE, OpenOptions};
+use crate::signal::channel_kind::ChannelKind;
 use ndarray::ArrayD;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -84,7 +85,13 @@ fn build(
     let channels = names
         .into_iter()
         .enumerate()
-        .map(|(i, label)| Channel { signal: i, label, sample_rate: rate, physical_dimension: String::new() })
+        .map(|(i, label)| Channel {
+            signal: i,
+            kind: ChannelKind::from_label(&label),
+            label,
+            sample_rate: rate,
+            physical_dimension: String::new(),
+        })
         .collect();
     let data_len = std::fs::metadata(path).map_or(0, |m| m.len());
     Continuous {

@@ -4,6 +4,7 @@
 //! sidecars of any `…_eeg.<ext>` file that has them.
 
 use super::Entities;
+use crate::signal::channel_kind::ChannelKind;
 use crate::signal::edf::{Annotation, EdfError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -113,6 +114,14 @@ pub fn events(path: &Path) -> Result<Vec<Annotation>, EdfError> {
 }
 
 /// `_channels.tsv` → the names whose `status` is `bad`.
+/// The channel types a `_channels.tsv` gives (name, type), for the types we model.
+pub fn channel_kinds(path: &Path) -> Result<Vec<(String, ChannelKind)>, EdfError> {
+    let (head, rows) = table(path)?;
+    let name = head.iter().position(|h| h == "name").ok_or_else(|| EdfError::file(path, "header", "no name column"))?;
+    let Some(ty) = head.iter().position(|h| h == "type") else { return Ok(Vec::new()) };
+    Ok(rows.iter().filter_map(|r| Some((r.get(name)?.clone(), ChannelKind::from_bids(r.get(ty)?)?))).collect())
+}
+
 pub fn bad_channels(path: &Path) -> Result<Vec<String>, EdfError> {
     let (head, rows) = table(path)?;
     let name = head.iter().position(|h| h == "name").ok_or_else(|| EdfError::file(path, "header", "no name column"))?;

@@ -4,7 +4,7 @@
 //! participant). Every REQUIRED `_eeg.json` field is written, and the RECOMMENDED ones the file supports
 //! (channel counts by type, recording duration and type, software filters "n/a").
 
-use super::{Entities, channel_type};
+use super::Entities;
 use crate::signal::Recording;
 use crate::signal::brainvision::writer::{BvSamples, write_brainvision};
 use crate::signal::edf::Annotation;
@@ -60,7 +60,7 @@ pub fn export(rec: &Recording, annotations: &[Annotation], spec: &ExportSpec) ->
     let mut t = String::from("name\ttype\tunits\tstatus\tstatus_description\n");
     let mut counts = std::collections::BTreeMap::new();
     for c in rec.channels() {
-        let kind = channel_type(&c.label);
+        let kind = c.kind.bids_type();
         *counts.entry(kind).or_insert(0usize) += 1;
         let bad = bads.contains(&c.label);
         let unit = if c.physical_dimension.trim().is_empty() { "n/a" } else { c.physical_dimension.trim() };

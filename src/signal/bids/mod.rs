@@ -69,21 +69,6 @@ impl Entities {
     }
 }
 
-/// The BIDS channel type of a label, from the one label rule ([`crate::signal::view::channel_kind`]):
-/// EEG, EOG, ECG, EMG, TRIG (stimulus/status/trigger channels) or MISC.
-pub fn channel_type(label: &str) -> &'static str {
-    match crate::signal::view::channel_kind(label) {
-        "eeg" => "EEG",
-        "eog" => "EOG",
-        "ecg" => "ECG",
-        "emg" => "EMG",
-        _ => {
-            let l = label.to_ascii_uppercase();
-            if ["STI", "TRIG", "STATUS", "EVENT"].iter().any(|k| l.contains(k)) { "TRIG" } else { "MISC" }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,8 +80,5 @@ mod tests {
         assert_eq!(e.basename(), "sub-01_ses-a_task-rest_run-2");
         assert_eq!(Entities::parse(&format!("{}_eeg.vhdr", e.basename())), Some(e));
         assert_eq!(Entities::parse("README"), None);
-        assert_eq!(channel_type("EOG 061"), "EOG");
-        assert_eq!(channel_type("STI 014"), "TRIG");
-        assert_eq!(channel_type("Fp1"), "EEG");
     }
 }

@@ -12,6 +12,7 @@ use super::channel::Channel;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data, whole_samples};
+use crate::signal::channel_kind::ChannelKind;
 use ini::{Ini, decode};
 use std::path::Path;
 
@@ -147,7 +148,8 @@ fn channel_infos(path: &Path, ini: &Ini, n: usize, fs: f64) -> Result<(Vec<Chann
         };
         let unit =
             props.get(3).map(|u| u.trim().replace('\u{c2}', "")).filter(|u| !u.is_empty()).unwrap_or("µV".into());
-        channels.push(Channel { signal: i, label: name, sample_rate: fs, physical_dimension: unit });
+        let kind = ChannelKind::from_label(&name);
+        channels.push(Channel { signal: i, label: name, sample_rate: fs, physical_dimension: unit, kind });
         resolution.push(res);
     }
     Ok((channels, resolution))

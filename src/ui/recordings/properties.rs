@@ -53,11 +53,12 @@ pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
         });
         ui.separator();
         egui::ScrollArea::both().max_height(260.0).show(ui, |ui| {
-            egui::Grid::new("signals").striped(true).num_columns(8).show(ui, |ui| {
+            egui::Grid::new("signals").striped(true).num_columns(10).show(ui, |ui| {
                 for head in [
                     "Label",
                     "Rate (Hz)",
                     "Unit",
+                    "Type",
                     "Phys min",
                     "Phys max",
                     "Dig min",
@@ -73,6 +74,7 @@ pub fn window(ctx: &egui::Context, o: &mut OpenRecording) {
                         c.label.clone(),
                         format!("{}", c.sample_rate),
                         c.physical_dimension.clone(),
+                        c.kind.name().to_string(),
                         opt(c.physical_min.map(|v| v.to_string())),
                         opt(c.physical_max.map(|v| v.to_string())),
                         opt(c.digital_min.map(|v| v.to_string())),

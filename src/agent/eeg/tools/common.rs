@@ -72,7 +72,7 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Tool
         let rec = Recording::open(&path)?;
         let mut kinds: Map<String, Value> = Map::new();
         for c in rec.channels() {
-            let k = crate::signal::view::channel_kind(&c.label);
+            let k = c.kind.name();
             let n = kinds.get(k).and_then(Value::as_u64).unwrap_or(0);
             kinds.insert(k.into(), json!(n + 1));
         }
