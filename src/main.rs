@@ -105,13 +105,14 @@ fn main() -> ExitCode {
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
                 bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
             }
-            BenchCommand::Report { results, easy_max, medium_max, json, csv, html, latex, figures } => {
+            BenchCommand::Report { results, easy_max, medium_max, json, csv, html, latex, figures, families } => {
                 let levels = Levels { easy_max, medium_max };
                 let files = bench::ReportFiles {
                     csv: csv.as_deref(),
                     html: html.as_deref(),
                     latex: latex.as_deref(),
                     figures: figures.as_deref(),
+                    families: families.as_deref(),
                 };
                 bench::report(&results, levels, json, &files, &mut stdout)
             }

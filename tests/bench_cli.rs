@@ -456,3 +456,46 @@ fn report_writes_latex_tables_that_compile_and_figures_as_svg_and_300_dpi_png() 
         assert_eq!(png.width(), (w * 300.0 / 96.0).ceil() as u32, "{stem}");
     }
 }
+
+/// Model families from the mapping: the bundled one by default, a user's file with `--families`; the agreement
+/// heatmap groups models by family and labels them; a broken mapping fails with the file named.
+#[test]
+fn report_assigns_model_families_from_the_mapping_and_the_agreement_figure_groups_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = demo().join("results");
+    let r = common::json(&["bench", "report", results.to_str().unwrap(), "--json"]);
+    let models: Vec<&str> = r["models"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert!(models.len() > 1);
+    for m in &models {
+        assert_eq!(r["families"][m], "Simulated", "{m}: the bundled mapping");
+    }
+    let map = dir.path().join("families.json");
+    let (small, rest) = (models[0], &models[1..]);
+    std::fs::write(
+        &map,
+        json!({"families": [{"family": "Zeta", "names": [small]}, {"family": "Alpha", "patterns": ["simulated"]}]})
+            .to_string(),
+    )
+    .unwrap();
+    let fig = dir.path().join("fig");
+    let args = |extra: &[&str]| {
+        let mut a = vec!["bench", "report", results.to_str().unwrap()];
+        a.extend_from_slice(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let a = args(&["--families", map.to_str().unwrap(), "--json"]);
+    let r = common::json(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r["families"][small], "Zeta");
+    assert!(rest.iter().all(|m| r["families"][m] == "Alpha"));
+    let a = args(&["--families", map.to_str().unwrap(), "--figures", fig.to_str().unwrap()]);
+    let (code, _, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(fig.join("agreement.svg")).unwrap();
+    let first_alpha = svg.find(&format!("{} (Alpha)", rest[0])).expect("labelled with the family");
+    let zeta = svg.find(&format!("{small} (Zeta)")).expect("labelled with the family");
+    assert!(first_alpha < zeta, "Alpha's models come before Zeta's");
+    std::fs::write(&map, "{\"families\": 3}").unwrap();
+    let a = args(&["--families", map.to_str().unwrap(), "--json"]);
+    let (code, _, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(code != 0 && err.contains("families.json") && err.contains("not a model family mapping"), "{err}");
+}

@@ -330,3 +330,48 @@ fn data_root_resolves_the_official_layout_and_a_case_without_its_data_is_skipped
         );
     }
 }
+
+/// `bench run --reasoning-effort` against an OpenAI-compatible endpoint (a scripted loopback server whose
+/// model answers nonsense): every request carries the effort, the result file records it for the target, and
+/// `bench report` keeps the run apart under "model [effort]" and in its reasoning-effort table.
+#[test]
+fn reasoning_effort_is_sent_recorded_and_grouped_by_the_report() {
+    use common::fake_openai::{Reply, fake, ok_body};
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let f = fake(vec![Reply::Ok(ok_body("I am not sure.")); 400]);
+    let out = d.path().join("effort.json");
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        s.to_str().unwrap(),
+        "--base-url",
+        &f.url,
+        "--model",
+        "fake-reasoner",
+        "--reasoning-effort",
+        "High",
+        "--limit",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let requests = f.requests.lock().unwrap();
+    assert!(!requests.is_empty());
+    assert!(requests.iter().all(|(_, body)| body["reasoning_effort"] == "high"), "every request carries it");
+    drop(requests);
+    let r = ResultFile::load(&out).unwrap();
+    assert_eq!(r.experiment["models"]["target"]["reasoning_effort"], "high");
+    assert_eq!(r.target_reasoning_effort().as_deref(), Some("high"));
+    let report = common::json(&["bench", "report", out.to_str().unwrap(), "--json"]);
+    assert_eq!(report["models"], json!(["openai:fake-reasoner [high]"]));
+    let overall: Vec<&serde_json::Value> =
+        report["reasoning_effort"].as_array().unwrap().iter().filter(|c| c["key"] == "Overall").collect();
+    assert_eq!(overall.len(), 1);
+    assert_eq!(
+        (&overall[0]["model"], &overall[0]["reasoning_effort"], &overall[0]["n"]),
+        (&json!("openai:fake-reasoner"), &json!("high"), &json!(1))
+    );
+}

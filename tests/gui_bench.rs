@@ -136,6 +136,23 @@ fn the_difficulty_chart_shows_table_2_per_subset() {
     h.get_by_label(&format!("{dai:+.2}"));
 }
 
+/// The agreement chart labels models with their family; the reasoning-effort chart says how to get one when no
+/// run recorded an effort (the demo's).
+#[test]
+fn the_agreement_chart_names_families_and_the_effort_chart_explains_itself() {
+    let mut h = harness();
+    h.get_by_label("Charts").click();
+    h.run_steps(2);
+    h.get_by_label("Agreement").click();
+    h.run_steps(3);
+    let report = &h.state().bench.data.as_ref().unwrap().report;
+    let (labels, _) = brainlens::bench::aggregate::figures::agreement_grid(report);
+    assert!(labels.contains(&"simulated-small (Simulated)".to_string()), "{labels:?}");
+    h.get_by_label("Reasoning effort").click();
+    h.run_steps(3);
+    h.get_by_label_contains("No run recorded a reasoning effort");
+}
+
 /// The Bench room's "Paper output…" (a folder dialog, so its writer is called here on the loaded report): the
 /// LaTeX tables and the figures land under the folder, as `bench report --latex/--figures` writes them.
 #[test]

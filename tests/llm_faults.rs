@@ -3,96 +3,18 @@
 //! specified, counting attempts; schema-invalid replies get one corrective retry; the key never leaks; and
 //! record/replay reproduce a call. No internet, no model.
 
+mod common;
+
 use brainlens::llm::config::{ProviderConfig, ProviderKind, Secret};
 use brainlens::llm::openai::OpenAiClient;
 use brainlens::llm::replay::{Recorder, Replay, request_hash};
 use brainlens::llm::{ChatModel, ChatRequest, ErrorClass};
+use common::fake_openai::{Reply, fake, ok_body};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const KEY: &str = "sk-test-SECRET-4242";
-
-#[derive(Clone)]
-enum Reply {
-    Status(u16, &'static str, String),
-    Ok(String),
-    Sse(Vec<String>),
-    Slow(Duration),
-    Close,
-}
-
-fn ok_body(content: &str) -> String {
-    json!({"model": "fake", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-           "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
-    .to_string()
-}
-
-struct Fake {
-    url: String,
-    requests: Arc<Mutex<Vec<(String, Value)>>>,
-}
-
-/// Serves the scripted replies in order, one per connection (each on its own thread); records (headers, body) of each request.
-fn fake(script: Vec<Reply>) -> Fake {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let seen = requests.clone();
-    std::thread::spawn(move || {
-        for reply in script {
-            let Ok((stream, _)) = listener.accept() else { return };
-            let seen = seen.clone();
-            std::thread::spawn(move || serve_one(stream, reply, &seen));
-        }
-    });
-    Fake { url, requests }
-}
-
-fn serve_one(mut stream: TcpStream, reply: Reply, seen: &Arc<Mutex<Vec<(String, Value)>>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut headers = String::new();
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-        headers.push_str(&line);
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    seen.lock().unwrap().push((headers, serde_json::from_slice(&body).unwrap_or(Value::Null)));
-    let respond = |stream: &mut TcpStream, status: u16, extra: &str, ctype: &str, body: &str| {
-        let _ = write!(
-            stream,
-            "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
-            body.len()
-        );
-    };
-    match reply {
-        Reply::Status(status, extra, body) => respond(&mut stream, status, extra, "application/json", &body),
-        Reply::Ok(body) => respond(&mut stream, 200, "", "application/json", &body),
-        Reply::Sse(chunks) => {
-            let body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
-            respond(&mut stream, 200, "", "text/event-stream", &body)
-        }
-        Reply::Slow(wait) => {
-            std::thread::sleep(wait);
-            respond(&mut stream, 200, "", "application/json", &ok_body("late"))
-        }
-        Reply::Close => {}
-    }
-    let _ = stream.flush();
-}
 
 fn client(url: &str, retries: u32, timeout_s: f64) -> OpenAiClient {
     let config = ProviderConfig {
@@ -319,4 +241,31 @@ fn local_and_server_setup_errors_name_the_file_or_address() {
     assert!(code == Some(1) && err.contains("oneOf"), "{err}");
     let (code, err) = run(&["llm", "chat", "--provider", "replay", "hi"]);
     assert!(code == Some(1) && err.contains("--transcript"), "{err}");
+}
+
+/// `reasoning_effort` goes into every request body when set (and only then); the CLI takes it for an
+/// OpenAI-compatible endpoint only and refuses an unknown level.
+#[test]
+fn reasoning_effort_is_sent_when_set_and_refused_where_it_cannot_be() {
+    let f = fake(vec![Reply::Ok(ok_body("a")), Reply::Ok(ok_body("b"))]);
+    let mut config = ProviderConfig {
+        provider: ProviderKind::Openai,
+        base_url: f.url.clone(),
+        model: "fake".into(),
+        reasoning_effort: Some("high".into()),
+        ..Default::default()
+    };
+    let c = OpenAiClient::new(&config).unwrap();
+    assert_eq!(c.reasoning_effort().as_deref(), Some("high"));
+    c.chat(&ChatRequest::user("hi")).unwrap();
+    config.reasoning_effort = None;
+    OpenAiClient::new(&config).unwrap().chat(&ChatRequest::user("hi")).unwrap();
+    let seen = f.requests.lock().unwrap();
+    assert_eq!(seen[0].1["reasoning_effort"], "high");
+    assert!(seen[1].1.get("reasoning_effort").is_none());
+    drop(seen);
+    let (code, _, err) = common::run(&["llm", "chat", "hi", "--reasoning-effort", "high"]);
+    assert!(code != 0 && err.contains("--reasoning-effort") && err.contains("local"), "{err}");
+    let (code, _, err) = common::run(&["llm", "chat", "hi", "--base-url", &f.url, "--reasoning-effort", "extreme"]);
+    assert!(code != 0 && err.contains("unknown reasoning effort") && err.contains("medium"), "{err}");
 }

@@ -9,7 +9,13 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Run {
     pub path: PathBuf,
+    /// The target model, with its reasoning effort when the run recorded one (`openai:o3 [high]`), so runs
+    /// at different efforts stay apart in every table.
     pub model: String,
+    /// The target model alone.
+    pub base_model: String,
+    /// `experiment.models.target.reasoning_effort`.
+    pub reasoning_effort: Option<String>,
     /// `BrainAgent`, `CodeAct`, or the file's own `evaluation_mode`.
     pub paradigm: String,
     /// 1-based repeat index among files of the same model and paradigm.
@@ -79,12 +85,17 @@ impl Collection {
 
     /// Adds a loaded file; model and paradigm come from its experiment block (file stem when absent).
     pub fn add(&mut self, path: PathBuf, result: ResultFile) {
-        let model = result
+        let base_model = result
             .target_model()
             .unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default());
+        let reasoning_effort = result.target_reasoning_effort();
+        let model = match &reasoning_effort {
+            Some(e) => format!("{base_model} [{e}]"),
+            None => base_model.clone(),
+        };
         let paradigm = paradigm_of(result.experiment_str("evaluation_mode"));
         let simulated = result.experiment.get("simulated").and_then(Value::as_bool).unwrap_or(false);
-        self.runs.push(Run { path, model, paradigm, run: 0, simulated, result });
+        self.runs.push(Run { path, model, base_model, reasoning_effort, paradigm, run: 0, simulated, result });
     }
 
     /// Gives runs without an explicit `experiment.run` their repeat index by start time within (model, paradigm).

@@ -6,6 +6,7 @@ pub mod canon;
 pub mod case;
 pub mod collection;
 pub mod error;
+pub mod families;
 pub mod generate;
 pub mod json;
 pub mod rescore;

@@ -4,6 +4,7 @@ use super::write_json;
 use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html, write_latex_tables};
 use crate::bench::case::{CaseError, load_cases, load_cases_for_scoring};
 use crate::bench::collection::Collection;
+use crate::bench::families::Families;
 use crate::bench::rescore::{CaseIndex, Keep, Rescored, rescore_file};
 use crate::bench::scoring::ScoreContext;
 use anyhow::{Context, Result, bail};
@@ -109,11 +110,17 @@ pub struct ReportFiles<'a> {
     pub html: Option<&'a Path>,
     pub latex: Option<&'a Path>,
     pub figures: Option<&'a Path>,
+    /// The model family mapping (else the user's, else the bundled one).
+    pub families: Option<&'a Path>,
 }
 
 /// `bench report RESULTS... [--json | --csv DIR | --html OUT | --latex DIR | --figures DIR]`.
 pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFiles, out: &mut dyn Write) -> Result<()> {
-    let ReportFiles { csv, html, latex, figures } = *files;
+    let ReportFiles { csv, html, latex, figures, families } = *files;
+    let families = match families {
+        Some(p) => Families::load(p)?,
+        None => Families::user_or_builtin()?,
+    };
     let c = Collection::load(results);
     for p in &c.problems {
         eprintln!("brainlens: skipped: {p}");
@@ -127,7 +134,7 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
             results.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         );
     }
-    let r = Report::build(&c, levels);
+    let r = Report::build(&c, levels).with_families(&families);
     if let Some(dir) = csv {
         let files = write_csv_tables(&r, dir).with_context(|| format!("{}: cannot write CSV tables", dir.display()))?;
         eprintln!("wrote {} tables to {}", files.len(), dir.display());
@@ -197,6 +204,20 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
                 100.0 * c.changed_share,
                 c.mean_abs_diff,
                 c.aggregate_std.map_or("–".into(), |s| format!("{s:.2}"))
+            )?;
+        }
+    }
+    if !r.reasoning_effort.is_empty() {
+        writeln!(out, "\nOverall score by reasoning effort (mean over runs)")?;
+        for c in r.reasoning_effort.iter().filter(|c| c.key == crate::bench::aggregate::OVERALL) {
+            writeln!(
+                out,
+                "  {:<28} {:<11} {:<8} {:>7.2}  ({} run(s))",
+                trunc(&c.model, 28),
+                c.paradigm,
+                c.reasoning_effort,
+                c.value,
+                c.n
             )?;
         }
     }

@@ -38,6 +38,10 @@ pub struct ProviderArgs {
     /// Append every request/response to --transcript (keys redacted).
     #[arg(long)]
     pub record: bool,
+    /// OpenAI's reasoning_effort for an OpenAI-compatible endpoint (none, minimal, low, medium, high, xhigh):
+    /// sent with every request and recorded in result files.
+    #[arg(long, value_name = "LEVEL")]
+    pub reasoning_effort: Option<String>,
 }
 
 impl ProviderArgs {
@@ -66,6 +70,14 @@ impl ProviderArgs {
             c.transcript = t.display().to_string();
         }
         c.record = self.record;
+        if let Some(e) = &self.reasoning_effort {
+            c.reasoning_effort = Some(crate::llm::config::reasoning_effort(e).map_err(|e| anyhow!(e))?);
+        }
+        if c.reasoning_effort.is_some() && c.provider != ProviderKind::Openai {
+            return Err(anyhow!(
+                "--reasoning-effort is sent to an OpenAI-compatible endpoint (--base-url); the local model and replays have none"
+            ));
+        }
         if c.record && c.transcript.is_empty() {
             return Err(anyhow!("--record needs --transcript FILE"));
         }

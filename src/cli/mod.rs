@@ -459,6 +459,10 @@ pub enum BenchCommand {
         /// Write every chart (unit radars, mode gap, agreement) as SVG and 300-dpi PNG into this folder.
         #[arg(long, value_name = "DIR")]
         figures: Option<PathBuf>,
+        /// Model families for the agreement heatmap (JSON; default ~/.config/brainlens/model_families.json when
+        /// it exists, else assets/bench/model_families.json).
+        #[arg(long, value_name = "JSON")]
+        families: Option<PathBuf>,
     },
     /// Generate a local BrainBench suite: task templates bound to real recordings, reference answers computed
     /// with BrainLens's signal functions (deterministic: same inputs and seed, byte-identical files).

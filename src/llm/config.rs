@@ -88,8 +88,24 @@ pub struct ProviderConfig {
     /// Replay: the transcript to answer from. With `record`, the transcript every call is appended to.
     pub transcript: String,
     pub record: bool,
+    /// OpenAI's `reasoning_effort`, sent with every request to an OpenAI-compatible endpoint and recorded in
+    /// result files (one of [`REASONING_EFFORTS`]).
+    pub reasoning_effort: Option<String>,
     #[serde(skip)]
     pub api_key: Option<Secret>,
+}
+
+/// The `reasoning_effort` values OpenAI-compatible endpoints take, lowest first.
+pub const REASONING_EFFORTS: [&str; 6] = ["none", "minimal", "low", "medium", "high", "xhigh"];
+
+/// A `reasoning_effort` value, lower-cased, if it is one of [`REASONING_EFFORTS`].
+pub fn reasoning_effort(text: &str) -> Result<String, RequestError> {
+    let t = text.trim().to_ascii_lowercase();
+    if REASONING_EFFORTS.contains(&t.as_str()) {
+        Ok(t)
+    } else {
+        Err(format!("unknown reasoning effort \"{}\" ({})", text.trim(), REASONING_EFFORTS.join(", ")).into())
+    }
 }
 
 impl Default for ProviderConfig {
@@ -103,6 +119,7 @@ impl Default for ProviderConfig {
             max_retries: 4,
             transcript: String::new(),
             record: false,
+            reasoning_effort: None,
             api_key: None,
         }
     }
@@ -114,7 +131,7 @@ fn env(name: &str) -> Option<String> {
 
 impl ProviderConfig {
     /// Settings from the environment (`BRAINLENS_PROVIDER`, `BRAINLENS_BASE_URL`, `BRAINLENS_MODEL`,
-    /// `BRAINLENS_API_KEY`, `BRAINLENS_TRANSCRIPT` (for replay), then BrainBench's `BRAINBENCH_*` for the agent or `PARSER_*` for the parser). A
+    /// `BRAINLENS_API_KEY`, `BRAINLENS_TRANSCRIPT` (for replay), `BRAINLENS_REASONING_EFFORT`, then BrainBench's `BRAINBENCH_*` for the agent or `PARSER_*` for the parser). A
     /// base URL without a provider means `openai`; nothing set means the local default model.
     pub fn from_env(purpose: Purpose) -> ProviderConfig {
         let prefixes: &[&str] = match purpose {
@@ -136,6 +153,7 @@ impl ProviderConfig {
         if let Some(t) = lookup("TRANSCRIPT") {
             config.transcript = t;
         }
+        config.reasoning_effort = lookup("REASONING_EFFORT").and_then(|e| reasoning_effort(&e).ok());
         config.api_key = lookup("API_KEY").and_then(Secret::new);
         config
     }
@@ -159,6 +177,7 @@ impl ProviderConfig {
             ProviderKind::Openai => {
                 push("--base-url", &self.base_url);
                 push("--model", &self.model);
+                push("--reasoning-effort", self.reasoning_effort.as_deref().unwrap_or(""));
             }
             ProviderKind::Replay => push("--transcript", &self.transcript),
         }

@@ -75,6 +75,10 @@ impl ChatModel for Recorder {
         self.inner.name()
     }
 
+    fn reasoning_effort(&self) -> Option<String> {
+        self.inner.reasoning_effort()
+    }
+
     fn chat_with(
         &self,
         request: &ChatRequest,

@@ -193,6 +193,11 @@ pub trait ChatModel: Send + Sync {
     /// "provider:model", for logs and result files (never contains a key).
     fn name(&self) -> String;
 
+    /// The `reasoning_effort` every request carries, when the provider sends one.
+    fn reasoning_effort(&self) -> Option<String> {
+        None
+    }
+
     /// Runs one call; text deltas reach `on_delta` as they are produced when the provider can stream.
     fn chat_with(
         &self,

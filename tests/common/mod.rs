@@ -4,6 +4,7 @@
 pub mod brainvision;
 pub mod codeact_scripted;
 pub mod eeg_scripted;
+pub mod fake_openai;
 pub mod fif;
 #[cfg(feature = "gui")]
 pub mod gui;

@@ -98,7 +98,7 @@ fn gaps_csv(key_name: &str, gaps: &[Gap]) -> Table {
 
 /// Every table of the report as `(CSV file name, table)`.
 pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
-    vec![
+    let mut tables = vec![
         ("leaderboard.csv", cells_csv("subset", &r.leaderboard)),
         ("difficulty.csv", cells_csv("level", &r.difficulty)),
         ("difficulty_delta.csv", gaps_csv("level", &r.difficulty_delta)),
@@ -178,7 +178,27 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
         ("tokens.csv", cells_csv("role", &r.tokens)),
         ("timing.csv", cells_csv("role", &r.timing)),
         ("failures.csv", cells_csv("category", &r.failures)),
-    ]
+    ];
+    // Only when some run recorded a reasoning effort.
+    if !r.reasoning_effort.is_empty() {
+        tables.push((
+            "reasoning_effort.csv",
+            Table::new(
+                &["model", "paradigm", "reasoning_effort", "subset", "value", "runs"],
+                r.reasoning_effort.iter().map(|c| {
+                    vec![
+                        c.model.clone(),
+                        c.paradigm.clone(),
+                        c.reasoning_effort.clone(),
+                        c.key.clone(),
+                        c.value.to_string(),
+                        c.n.to_string(),
+                    ]
+                }),
+            ),
+        ));
+    }
+    tables
 }
 
 /// Every table of the report as `(file name, CSV text)`.

@@ -43,16 +43,46 @@ pub fn mode_gap_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>)
     (r.models.clone(), unit_labels(), vals)
 }
 
-/// Models and their pairwise agreement (Pearson r of per-task means), row-major.
+/// Models grouped by family (families in name order, "Other" last) and labelled "model (family)", and their
+/// pairwise agreement (Pearson r of per-task means), row-major: the BrainBench paper's Fig 13.
 pub fn agreement_grid(r: &Report) -> (Vec<String>, Vec<Option<f64>>) {
-    let vals = r
-        .models
+    let family = |m: &String| r.families.get(m).cloned().unwrap_or_else(|| crate::bench::families::OTHER.into());
+    let mut models: Vec<&String> = r.models.iter().collect();
+    models.sort_by_key(|m| (family(m) == crate::bench::families::OTHER, family(m), (*m).clone()));
+    let vals = models
         .iter()
         .flat_map(|a| {
-            r.models.iter().map(move |b| r.agreement.iter().find(|x| &x.a == a && &x.b == b).and_then(|x| x.r))
+            models.iter().map(move |b| r.agreement.iter().find(|x| &x.a == *a && &x.b == *b).and_then(|x| x.r))
         })
         .collect();
-    (r.models.clone(), vals)
+    (models.iter().map(|m| format!("{m} ({})", family(m))).collect(), vals)
+}
+
+/// Rows ("model · paradigm"), columns (reasoning efforts, lowest first) and overall scores, row-major: the
+/// BrainBench paper's Figs 6/12 as a grid.
+pub fn effort_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
+    let overall: Vec<&super::EffortCell> = r.reasoning_effort.iter().filter(|c| c.key == super::OVERALL).collect();
+    let mut rows: Vec<(String, String)> = overall.iter().map(|c| (c.model.clone(), c.paradigm.clone())).collect();
+    rows.sort();
+    rows.dedup();
+    let mut cols: Vec<String> = Vec::new();
+    for c in &overall {
+        if !cols.contains(&c.reasoning_effort) {
+            cols.push(c.reasoning_effort.clone());
+        }
+    }
+    let rank = |e: &String| crate::llm::config::REASONING_EFFORTS.iter().position(|x| x == e).unwrap_or(usize::MAX);
+    cols.sort_by_key(rank);
+    let vals = rows
+        .iter()
+        .flat_map(|(m, p)| {
+            let overall = &overall;
+            cols.iter().map(move |e| {
+                overall.iter().find(|c| &c.model == m && &c.paradigm == p && &c.reasoning_effort == e).map(|c| c.value)
+            })
+        })
+        .collect();
+    (rows.into_iter().map(|(m, p)| format!("{m} · {p}")).collect(), cols, vals)
 }
 
 /// Every chart as `(file stem, SVG)`: a radar per paradigm, the mode gap, the agreement; each captioned with
@@ -79,7 +109,15 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
     if r.models.len() > 1 {
         let (rows, vals) = agreement_grid(r);
         let svg = svg::heatmap(&rows, &rows, &vals, true, 2);
-        out.push(("agreement".into(), caption(svg, "Model agreement: Pearson r of per-task mean scores")));
+        out.push((
+            "agreement".into(),
+            caption(svg, "Model agreement: Pearson r of per-task mean scores, models grouped by family"),
+        ));
+    }
+    if !r.reasoning_effort.is_empty() {
+        let (rows, cols, vals) = effort_grid(r);
+        let svg = svg::heatmap(&rows, &cols, &vals, false, 1);
+        out.push(("reasoning_effort".into(), caption(svg, "Overall score by reasoning effort (mean over runs)")));
     }
     out
 }

@@ -10,6 +10,7 @@ pub mod stats;
 pub use export::{Table, csv, csv_tables, tables, write_csv_tables, write_html, write_latex_tables};
 
 use super::collection::{BRAINAGENT, CODEACT, Collection, Run};
+use super::families::Families;
 use super::results::Instance;
 use super::scoring::unit_of;
 use serde::Serialize;
@@ -49,7 +50,10 @@ impl Levels {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunInfo {
     pub path: String,
+    /// The model with its reasoning effort, as every table names it (`openai:o3 [high]`).
     pub model: String,
+    pub base_model: String,
+    pub reasoning_effort: Option<String>,
     pub paradigm: String,
     pub run: u32,
     pub simulated: bool,
@@ -74,6 +78,21 @@ pub struct Gap {
     pub key: String,
     /// BrainAgent − CodeAct.
     pub value: f64,
+}
+
+/// The BrainBench paper's Figs 6/12: a model's score at each reasoning effort it was run with.
+#[derive(Debug, Clone, Serialize)]
+pub struct EffortCell {
+    /// The model without its effort.
+    pub model: String,
+    pub paradigm: String,
+    pub reasoning_effort: String,
+    /// Subset, or `Overall`.
+    pub key: String,
+    /// Mean over runs of the difficulty-weighted score (0–100).
+    pub value: f64,
+    /// Runs.
+    pub n: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -173,6 +192,10 @@ pub struct Report {
     pub failures: Vec<Cell>,
     pub histograms: Vec<Histogram>,
     pub agreement: Vec<Agreement>,
+    /// Model → family ([`crate::bench::families`]; the bundled mapping until [`Report::assign_families`]).
+    pub families: BTreeMap<String, String>,
+    /// Runs that recorded a reasoning effort, grouped by model, paradigm and effort (efforts lowest first).
+    pub reasoning_effort: Vec<EffortCell>,
 }
 
 fn scored(run: &Run) -> impl Iterator<Item = &Instance> {
@@ -253,7 +276,6 @@ impl Report {
             models,
             paradigms,
             subsets,
-            runs,
             leaderboard,
             difficulty: pooled.cells,
             difficulty_delta: pooled.delta,
@@ -269,7 +291,17 @@ impl Report {
             failures: failures.into_iter().map(|((k, cat), n)| cell(k, cat, n as f64, n)).collect(),
             histograms: hist.into_iter().map(|((model, paradigm), bins)| Histogram { model, paradigm, bins }).collect(),
             agreement,
+            reasoning_effort: effort_table(&runs),
+            runs,
+            families: BTreeMap::new(),
         }
+        .with_families(&Families::builtin())
+    }
+
+    /// The report with every model's family from `families` (the user's mapping, or a file given).
+    pub fn with_families(mut self, families: &Families) -> Report {
+        self.families = self.models.iter().map(|m| (m.clone(), families.family_of(m))).collect();
+        self
     }
 
     /// The cell for (model, paradigm, key) of a table.
@@ -431,6 +463,32 @@ fn agreement(models: &[String], tasks: &[TaskRow]) -> Vec<Agreement> {
     out
 }
 
+/// Mean scores of the runs that recorded a reasoning effort, per (model, paradigm, effort, subset or Overall),
+/// efforts in [`crate::llm::config::REASONING_EFFORTS`] order.
+fn effort_table(runs: &[RunInfo]) -> Vec<EffortCell> {
+    use crate::llm::config::REASONING_EFFORTS;
+    let rank = |e: &str| REASONING_EFFORTS.iter().position(|x| *x == e).unwrap_or(REASONING_EFFORTS.len());
+    let mut groups: BTreeMap<(String, String, usize, String, String), Vec<f64>> = BTreeMap::new();
+    for r in runs {
+        let Some(e) = &r.reasoning_effort else { continue };
+        for (key, v) in &r.scores {
+            let k = (r.base_model.clone(), r.paradigm.clone(), rank(e), e.clone(), key.clone());
+            groups.entry(k).or_default().push(*v);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((model, paradigm, _, reasoning_effort, key), v)| EffortCell {
+            model,
+            paradigm,
+            reasoning_effort,
+            key,
+            value: stats::mean(&v).unwrap_or(0.0),
+            n: v.len(),
+        })
+        .collect()
+}
+
 /// Each run's scores per subset and overall, and the leaderboard: those means over a model's runs.
 fn leaderboard(c: &Collection, subsets: &[String]) -> (Vec<RunInfo>, Vec<Cell>) {
     let mut runs = Vec::new();
@@ -452,6 +510,8 @@ fn leaderboard(c: &Collection, subsets: &[String]) -> (Vec<RunInfo>, Vec<Cell>) 
         runs.push(RunInfo {
             path: r.path.display().to_string(),
             model: r.model.clone(),
+            base_model: r.base_model.clone(),
+            reasoning_effort: r.reasoning_effort.clone(),
             paradigm: r.paradigm.clone(),
             run: r.run,
             simulated: r.simulated,

@@ -199,6 +199,12 @@ impl ResultFile {
         (!name.trim().is_empty()).then_some(name)
     }
 
+    /// The target's `reasoning_effort` (`experiment.models.target.reasoning_effort`), when recorded.
+    pub fn target_reasoning_effort(&self) -> Option<String> {
+        let e = self.experiment.get("models")?.get("target")?.get("reasoning_effort")?.as_str()?.trim();
+        (!e.is_empty()).then(|| e.to_ascii_lowercase())
+    }
+
     /// Recomputes the summary block from the instances (wall clock kept from the stored summary).
     pub fn refresh_summary(&mut self) {
         let mut acc = Summarizer::default();

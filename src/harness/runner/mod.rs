@@ -183,7 +183,10 @@ struct Shared {
 }
 
 fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, Value> {
-    let m = |x: &Arc<dyn ChatModel>| json!({"model": x.name()});
+    let m = |x: &Arc<dyn ChatModel>| match x.reasoning_effort() {
+        Some(effort) => json!({"model": x.name(), "reasoning_effort": effort}),
+        None => json!({"model": x.name()}),
+    };
     let mut e = Map::new();
     e.insert("subset".into(), json!(opts.cases.file_name().map(|n| n.to_string_lossy().to_string())));
     e.insert("subset_root".into(), json!(opts.cases.display().to_string()));

@@ -39,6 +39,7 @@ pub struct OpenAiClient {
     key: Option<Secret>,
     agent: ureq::Agent,
     max_retries: u32,
+    reasoning_effort: Option<String>,
     pub backoff: Backoff,
     format_level: AtomicU8,
 }
@@ -70,6 +71,7 @@ impl OpenAiClient {
             key: config.api_key.clone(),
             agent,
             max_retries: config.max_retries,
+            reasoning_effort: config.reasoning_effort.clone(),
             backoff: Backoff::default(),
             format_level: AtomicU8::new(
                 learned_levels()
@@ -103,6 +105,9 @@ impl OpenAiClient {
         });
         if let Some(seed) = req.seed {
             body["seed"] = json!(seed);
+        }
+        if let Some(effort) = &self.reasoning_effort {
+            body["reasoning_effort"] = json!(effort);
         }
         if !req.stop.is_empty() {
             body["stop"] = json!(req.stop);
@@ -307,6 +312,10 @@ fn short(text: &str) -> &str {
 impl ChatModel for OpenAiClient {
     fn name(&self) -> String {
         format!("{PROVIDER}:{}", if self.model.is_empty() { "default" } else { &self.model })
+    }
+
+    fn reasoning_effort(&self) -> Option<String> {
+        self.reasoning_effort.clone()
     }
 
     fn chat_with(

@@ -3,7 +3,7 @@
 //! histograms and token usage. Each chart exports as PNG (and the radar and heatmaps as SVG).
 
 use super::Loaded;
-use crate::bench::aggregate::figures::{self, RadarOverlay, agreement_grid, mode_gap_grid, unit_labels};
+use crate::bench::aggregate::figures::{self, RadarOverlay, agreement_grid, effort_grid, mode_gap_grid, unit_labels};
 use crate::bench::aggregate::{Cell, Dai, Gap, LEVEL_NAMES, OVERALL, Report};
 use crate::bench::collection::{BRAINAGENT, CODEACT};
 use crate::ui::widgets::heatmap::{Heatmap, diverging, sequential};
@@ -23,6 +23,7 @@ pub enum Chart {
     Mpad,
     Histograms,
     Tokens,
+    Effort,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,7 +45,7 @@ pub struct State {
     png_result: Arc<Mutex<Option<String>>>,
 }
 
-const CHARTS: [(Chart, &str); 8] = [
+const CHARTS: [(Chart, &str); 9] = [
     (Chart::Radar, "Unit radar"),
     (Chart::ModeGap, "Mode gap"),
     (Chart::Tasks, "Tasks"),
@@ -53,6 +54,7 @@ const CHARTS: [(Chart, &str); 8] = [
     (Chart::Mpad, "MPAD"),
     (Chart::Histograms, "Histograms"),
     (Chart::Tokens, "Tokens"),
+    (Chart::Effort, "Reasoning effort"),
 ];
 
 pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Option<String>) {
@@ -99,6 +101,7 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
             Chart::Mpad => mpad(ui, r),
             Chart::Histograms => histograms(ui, r),
             Chart::Tokens => tokens(ui, r),
+            Chart::Effort => effort(ui, r),
         };
         st.chart_rect = Some(rect);
     });
@@ -114,6 +117,10 @@ fn svg_of(r: &Report, st: &State) -> Option<String> {
         Chart::Agreement => {
             let (rows, vals) = agreement_grid(r);
             Some(svg::heatmap(&rows, &rows, &vals, true, 2))
+        }
+        Chart::Effort if !r.reasoning_effort.is_empty() => {
+            let (rows, cols, vals) = effort_grid(r);
+            Some(svg::heatmap(&rows, &cols, &vals, false, 1))
         }
         _ => None,
     }
@@ -222,9 +229,36 @@ fn tasks(ui: &mut egui::Ui, r: &Report) -> Rect {
     .rect
 }
 
+/// The BrainBench paper's Figs 6/12: each model's overall score at each reasoning effort it was run with.
+fn effort(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        if r.reasoning_effort.is_empty() {
+            ui.label(
+                "No run recorded a reasoning effort (bench run --reasoning-effort LEVEL against an OpenAI-compatible \
+                 endpoint records it in experiment.models.target).",
+            );
+            return;
+        }
+        ui.label("Overall score (difficulty-weighted, mean over runs) by the target's reasoning effort");
+        let (rows, cols, vals) = effort_grid(r);
+        Heatmap {
+            rows: &rows,
+            cols: &cols,
+            values: &vals,
+            color: &|v| sequential(v, 0.0, 100.0),
+            decimals: 1,
+            cell_w: 90.0,
+            cell_h: 26.0,
+        }
+        .show(ui);
+    })
+    .response
+    .rect
+}
+
 fn agreement(ui: &mut egui::Ui, r: &Report) -> Rect {
     ui.vertical(|ui| {
-        ui.label("Model agreement: Pearson correlation of per-task mean scores (both paradigms pooled)");
+        ui.label("Model agreement: Pearson correlation of per-task mean scores (both paradigms pooled), models grouped by family (assets/bench/model_families.json, or your ~/.config/brainlens/model_families.json)");
         let (rows, vals) = agreement_grid(r);
         Heatmap {
             rows: &rows,

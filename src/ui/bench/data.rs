@@ -4,6 +4,7 @@
 use crate::bench::aggregate::{Levels, Report};
 use crate::bench::case::Case;
 use crate::bench::collection::Collection;
+use crate::bench::families::Families;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -37,11 +38,20 @@ fn find_case(source: &str, result_path: &Path, subset_root: Option<&str>) -> Opt
     candidates.into_iter().find(|c| c.is_file()).and_then(|c| Case::load(&c).ok())
 }
 
+/// The user's model family mapping; a broken one is listed with the collection's problems and the bundled
+/// mapping is used.
+fn families(c: &mut Collection) -> Families {
+    Families::user_or_builtin().unwrap_or_else(|e| {
+        c.problems.push(e.to_string());
+        Families::builtin()
+    })
+}
+
 impl Loaded {
     pub fn load(paths: Vec<PathBuf>, levels: Levels) -> Loaded {
         let t0 = std::time::Instant::now();
-        let collection = Collection::load(&paths);
-        let report = Report::build(&collection, levels);
+        let mut collection = Collection::load(&paths);
+        let report = Report::build(&collection, levels).with_families(&families(&mut collection));
         let mut cases: HashMap<String, Option<Case>> = HashMap::new();
         for run in &collection.runs {
             let root = run.result.experiment_str("subset_root");
@@ -66,7 +76,7 @@ impl Loaded {
 
     pub fn rebuild_report(&mut self, levels: Levels) {
         self.collection.renumber();
-        self.report = Report::build(&self.collection, levels);
+        self.report = Report::build(&self.collection, levels).with_families(&families(&mut self.collection));
     }
 
     pub fn case_of(&self, run: usize, inst: usize) -> Option<&Case> {
