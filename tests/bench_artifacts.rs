@@ -2,6 +2,8 @@
 //! paths, symbolic links) and the EEG artifact field checks on `.npy` and EDF files written here.
 //! Expected values are computed by hand from the synthetic signals written in each test (labelled synthetic).
 
+mod common;
+
 use brainlens::bench::scoring::{Metric, ScoreContext, score_metric};
 use brainlens::signal::edf::{EdfFormat, SignalHeader, StartTime, WriteSpec, write_edf};
 use ndarray::Array2;
@@ -153,4 +155,58 @@ fn edf_fields() {
                        "sfreq_hz": {"value": 100.0, "weight": 2}});
     let (raw, _, _) = score(ws.path(), true, "clean.edf", json!({"validator_config": wrong}));
     assert_eq!(raw, 0.5);
+}
+
+/// `image_file_match` with a weighted `vlm_prompt`: the image goes to the vision judge as an OpenAI image input
+/// (a PNG data URL beside the prompt) on a scripted loopback endpoint, and its `{"score"}` is the raw score;
+/// the judge's tokens and call are kept. Without a judge, or with `vlm_prompt` weight 0, the reference rules
+/// apply (0, and 1 for any non-empty image). A file that is not an image is an error naming it.
+#[test]
+fn image_artifacts_go_to_the_vision_judge_as_image_input() {
+    use brainlens::harness::runner::roles::LlmJudge;
+    use brainlens::llm::config::{ProviderConfig, ProviderKind};
+    use common::fake_openai::{Reply, fake, ok_body};
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join("file_check")).unwrap();
+    let img = image::RgbImage::from_fn(8, 8, |x, y| image::Rgb([(x * 30) as u8, (y * 30) as u8, 128]));
+    img.save(ws.path().join("file_check/topomap.png")).unwrap();
+    std::fs::write(ws.path().join("file_check/notes.txt"), b"not an image").unwrap();
+    let f = fake(vec![Reply::Ok(ok_body(r#"{"score": 0.75, "reason": "alpha over occipital sites"}"#)); 2]);
+    let config = ProviderConfig {
+        provider: ProviderKind::Openai,
+        base_url: f.url.clone(),
+        model: "vision".into(),
+        ..Default::default()
+    };
+    let client = brainlens::llm::openai::OpenAiClient::new(&config).unwrap();
+    let cancel = brainlens::util::cancel::Cancel::default();
+    let judge = LlmJudge::new(&client, &cancel);
+    let params = |w: f64| {
+        json!({"match_mode": "image_file_match",
+               "validator_config": {"vlm_prompt": {"value": "Does the map show posterior alpha?", "weight": w}}})
+    };
+    let ctx = ScoreContext {
+        workspace: Some(ws.path().to_path_buf()),
+        strict: true,
+        vlm_judge: Some(&judge),
+        ..Default::default()
+    };
+    let s = score_metric(&json!({"path": "file_check/topomap.png"}), "", &file_metric(params(1.0)), &ctx);
+    assert_eq!((s.raw_score, s.error.as_deref()), (0.75, None));
+    let requests = f.requests.lock().unwrap();
+    let messages = requests[0].1["messages"].as_array().unwrap();
+    assert!(messages[0]["content"].as_str().unwrap().starts_with("Does the map show posterior alpha?"));
+    let parts = messages[1]["content"].as_array().unwrap();
+    assert_eq!(parts[0]["type"], "text");
+    assert!(parts[1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,iVBOR"));
+    drop(requests);
+    assert_eq!(judge.calls.lock().unwrap().len(), 1);
+    assert!(judge.spent.lock().unwrap().tokens > 0);
+    // Not an image: an error naming the file, scored 0.
+    let s = score_metric(&json!({"path": "file_check/notes.txt"}), "", &file_metric(params(1.0)), &ctx);
+    assert_eq!(s.raw_score, 0.0);
+    assert!(s.error.as_deref().is_some_and(|e| e.contains("notes.txt") && e.contains("not an image")), "{:?}", s.error);
+    // The reference rules without a judge or without weight.
+    assert_eq!(score(ws.path(), true, "file_check/topomap.png", params(1.0)).0, 0.0);
+    assert_eq!(score(ws.path(), true, "file_check/topomap.png", params(0.0)).0, 1.0);
 }

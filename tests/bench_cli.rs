@@ -272,6 +272,28 @@ fn report_numbers_equal_a_hand_computed_example() {
     close(c["mean_abs_diff"].as_f64().unwrap(), 25.0);
     close(c["aggregate_std"].as_f64().unwrap(), 37.5 / 2f64.sqrt());
     close(cell("failures", "BrainAgent", "api_infrastructure_error"), 1.0);
+    // Failure cases: BA i3 infrastructure (endpoint rule), BA run 1 i2 partial (set match 0.5), CA i1 partial
+    // (sequence match 0.4); nothing else falls short.
+    let fc: Vec<(String, String, String, u64)> = r["failure_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap().to_string();
+            (s("paradigm"), s("unit"), s("class"), f["count"].as_u64().unwrap())
+        })
+        .collect();
+    let want = |p: &str, u: &str, c: &str| (p.to_string(), u.to_string(), c.to_string(), 1);
+    assert_eq!(
+        fc,
+        [
+            want("BrainAgent", "set_match_check", "partial"),
+            want("BrainAgent", "—", "infrastructure"),
+            want("CodeAct", "sequence_match_check", "partial")
+        ]
+    );
+    let infra = r["failure_cases"].as_array().unwrap().iter().find(|f| f["class"] == "infrastructure").unwrap();
+    assert!(infra["rule"].as_str().unwrap().contains("excluded") && infra["examples"] == json!(["i3"]));
     // A different level mapping: everything up to difficulty 3 is "easy" → one level, BA 350/400 = 87.5.
     let (code, out, err) = run(&["bench", "report", dir.to_str().unwrap(), "--easy-max", "3", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -395,6 +417,17 @@ fn report_has_the_papers_table_2_per_subset_computed_by_hand() {
         40.0,
     );
     close(&r["dai"][0]["dai"], -30.0);
+    // Units per subset (raw = total / 100): A BA (0.8 + 0.6)/2 = 0.7, CA (0.5 + 0.9)/2 = 0.7, gap 0;
+    // B BA (1.0 + 0.2)/2 = 0.6, CA (0.4 + 0.5)/2 = 0.45, gap 0.15.
+    let units = |subset: &str| -> Value {
+        r["units_by_subset"].as_array().unwrap().iter().find(|t| t["subset"] == subset).unwrap().clone()
+    };
+    let (ua, ub) = (units("A"), units("B"));
+    let unit = |t: &Value, p: &str| t["units"].as_array().unwrap().iter().find(|c| c["paradigm"] == p).unwrap().clone();
+    close(&unit(&ua, "BrainAgent")["value"], 0.7);
+    close(&unit(&ub, "CodeAct")["value"], 0.45);
+    close(&ua["mode_gap"][0]["value"], 0.0);
+    close(&ub["mode_gap"][0]["value"], 0.15);
     // The same rows as CSV.
     let csv = dir.join("csv");
     let (code, _, err) = run(&["bench", "report", dir.to_str().unwrap(), "--csv", csv.to_str().unwrap()]);

@@ -34,7 +34,8 @@ fn record(cases: &Path, out: &Path, transcript: &Path, limit: usize, model: Code
     let mut opts = Options::new(cases, out);
     opts.paradigm = Paradigm::CodeAct;
     opts.limit = Some(limit);
-    run(&opts, &Models { target: m.clone(), parser: m, judge: None }, &Cancel::default(), &Live::default()).unwrap()
+    run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
+        .unwrap()
 }
 
 #[test]

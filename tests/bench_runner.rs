@@ -22,7 +22,7 @@ fn suite(dir: &Path) -> PathBuf {
 }
 
 fn models(m: Arc<dyn ChatModel>) -> Models {
-    Models { target: m.clone(), parser: m, judge: None }
+    Models { target: m.clone(), parser: m, judge: None, vlm: None }
 }
 
 fn record(suite: &Path, transcript: &Path, out: &Path, model: EegScripted) -> ResultFile {
@@ -245,7 +245,7 @@ fn the_semantic_judge_scores_knowledge_questions_and_is_audited() {
     opts.limit = Some(4);
     let rec = run(
         &opts,
-        &Models { target: m.clone(), parser: m.clone(), judge: Some(m) },
+        &Models { target: m.clone(), parser: m.clone(), judge: Some(m), vlm: None },
         &Cancel::default(),
         &Live::default(),
     )
@@ -358,6 +358,11 @@ fn reasoning_effort_is_sent_recorded_and_grouped_by_the_report() {
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
+    // The local model cannot be the vision judge.
+    let refused = d.path().join("refused.json");
+    let (code, _, err) =
+        common::run(&["bench", "run", s.to_str().unwrap(), "--vlm-model", "local", "--out", refused.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("reads text only"), "{err}");
     let requests = f.requests.lock().unwrap();
     assert!(!requests.is_empty());
     assert!(requests.iter().all(|(_, body)| body["reasoning_effort"] == "high"), "every request carries it");

@@ -161,7 +161,8 @@ fn paper_output_writes_the_latex_tables_and_the_figures() {
     let dir = tempfile::tempdir().unwrap();
     let report = &h.state().bench.data.as_ref().expect("demo loaded").report;
     let message = brainlens::ui::bench::paper_output(report, dir.path());
-    assert!(message.starts_with("wrote 16 LaTeX files and 8 figure files"), "{message}");
+    // 18 tables and tables.tex; radars (2) and mode gap over all subsets and each of the 4, the agreement: SVG + PNG.
+    assert!(message.starts_with("wrote 19 LaTeX files and 32 figure files"), "{message}");
     assert!(dir.path().join("tables/tables.tex").is_file() && dir.path().join("figures/mode_gap.png").is_file());
     let blocked = dir.path().join("file");
     std::fs::write(&blocked, "").unwrap();

@@ -46,9 +46,13 @@ fn run_view_generates_runs_and_opens_the_result() {
         Arc::new(Recorder::new(Arc::new(EegScripted::default()), &transcript, vec![]).unwrap());
     let mut opts = Options::new(&suite, &d.path().join("recorded.json"));
     opts.limit = Some(12);
-    let recorded =
-        run(&opts, &Models { target: rec.clone(), parser: rec, judge: None }, &Cancel::default(), &Live::default())
-            .unwrap();
+    let recorded = run(
+        &opts,
+        &Models { target: rec.clone(), parser: rec, judge: None, vlm: None },
+        &Cancel::default(),
+        &Live::default(),
+    )
+    .unwrap();
     h.get_by_label("Start run").click();
     settle(&mut h, |a| !a.bench.run.busy());
     h.run_steps(3);

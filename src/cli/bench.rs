@@ -207,6 +207,21 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
             )?;
         }
     }
+    if !r.failure_cases.is_empty() {
+        writeln!(out, "\nFailure cases (instances short of full marks) by unit, class and rule")?;
+        for f in &r.failure_cases {
+            writeln!(
+                out,
+                "  {:<28} {:<11} {:<10} {:<14} {:>5}  {}",
+                trunc(&f.model, 28),
+                f.paradigm,
+                f.unit,
+                f.class,
+                f.count,
+                f.rule
+            )?;
+        }
+    }
     if !r.reasoning_effort.is_empty() {
         writeln!(out, "\nOverall score by reasoning effort (mean over runs)")?;
         for c in r.reasoning_effort.iter().filter(|c| c.key == crate::bench::aggregate::OVERALL) {
@@ -267,6 +282,11 @@ pub struct RunArgs {
     /// The semantic judge's model (same forms as --parser-model), or none (judged units then score 0).
     #[arg(long, default_value = "none")]
     pub judge_model: String,
+    /// The vision judge of image artifacts (`image_file_match` with a weighted `vlm_prompt`): openai:MODEL
+    /// (an OpenAI-compatible endpoint that takes image input), target, replay:TRANSCRIPT, or none (such checks
+    /// then score 0, as the reference without one).
+    #[arg(long, default_value = "none")]
+    pub vlm_model: String,
     /// Instances in flight.
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
@@ -372,7 +392,11 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let target = cfg.build()?;
     let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
     let judge = role_model(&a.judge_model, &cfg, &target)?;
-    let models = Models { target, parser, judge };
+    if a.vlm_model.trim().starts_with("local") {
+        bail!("--vlm-model {}: the local model reads text only; give an OpenAI-compatible vision model", a.vlm_model);
+    }
+    let vlm = role_model(&a.vlm_model, &cfg, &target)?;
+    let models = Models { target, parser, judge, vlm };
     let cancel = crate::util::cancel::Cancel::default();
     super::on_interrupt(cancel.clone());
     let mut summaries = Vec::new();

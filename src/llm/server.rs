@@ -106,7 +106,7 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, RequestError> {
                 "assistant" => super::types::Role::Assistant,
                 other => return Err(format!("messages[{i}].role \"{other}\" is not supported").into()),
             };
-            Ok(Message { role, content })
+            Ok(Message { role, content, images: Vec::new() })
         })
         .collect::<Result<_, RequestError>>()?;
     if messages.is_empty() {

@@ -17,17 +17,25 @@ pub enum Role {
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// Images shown with the text, as `data:image/png;base64,…` URLs (OpenAI's image input); only endpoints
+    /// that take images can answer such a message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<String>,
 }
 
 impl Message {
     pub fn system(content: impl Into<String>) -> Self {
-        Message { role: Role::System, content: content.into() }
+        Message { role: Role::System, content: content.into(), images: Vec::new() }
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Message { role: Role::User, content: content.into() }
+        Message { role: Role::User, content: content.into(), images: Vec::new() }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: content.into() }
+        Message { role: Role::Assistant, content: content.into(), images: Vec::new() }
+    }
+    /// A user message with images (data URLs).
+    pub fn user_with_images(content: impl Into<String>, images: Vec<String>) -> Self {
+        Message { role: Role::User, content: content.into(), images }
     }
 }
 

@@ -23,5 +23,6 @@ pub fn record(suite: &Path, transcript: &Path, out: &Path, limit: Option<usize>)
     let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(EegScripted::default()), transcript, vec![]).unwrap());
     let mut opts = Options::new(suite, out);
     opts.limit = limit;
-    run(&opts, &Models { target: m.clone(), parser: m, judge: None }, &Cancel::default(), &Live::default()).unwrap()
+    run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
+        .unwrap()
 }

@@ -142,6 +142,29 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
         ("units.csv", cells_csv("unit", &r.units)),
         ("mode_gap.csv", gaps_csv("unit", &r.mode_gap)),
         (
+            "units_by_subset.csv",
+            Table::new(
+                &["subset", "model", "paradigm", "unit", "value", "n"],
+                r.units_by_subset.iter().flat_map(|t| {
+                    t.units.iter().map(|c| {
+                        let (v, n) = (c.value.to_string(), c.n.to_string());
+                        vec![t.subset.clone(), c.model.clone(), c.paradigm.clone(), c.key.clone(), v, n]
+                    })
+                }),
+            ),
+        ),
+        (
+            "mode_gap_by_subset.csv",
+            Table::new(
+                &["subset", "model", "unit", "brainagent_minus_codeact"],
+                r.units_by_subset.iter().flat_map(|t| {
+                    t.mode_gap
+                        .iter()
+                        .map(|g| vec![t.subset.clone(), g.model.clone(), g.key.clone(), g.value.to_string()])
+                }),
+            ),
+        ),
+        (
             "tasks.csv",
             Table::new(
                 &["model", "paradigm", "task", "n", "mean", "mpad"],
@@ -178,6 +201,23 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
         ("tokens.csv", cells_csv("role", &r.tokens)),
         ("timing.csv", cells_csv("role", &r.timing)),
         ("failures.csv", cells_csv("category", &r.failures)),
+        (
+            "failure_cases.csv",
+            Table::new(
+                &["model", "paradigm", "unit", "class", "rule", "count", "examples"],
+                r.failure_cases.iter().map(|f| {
+                    vec![
+                        f.model.clone(),
+                        f.paradigm.clone(),
+                        f.unit.clone(),
+                        f.class.clone(),
+                        f.rule.clone(),
+                        f.count.to_string(),
+                        f.examples.join(" "),
+                    ]
+                }),
+            ),
+        ),
     ];
     // Only when some run recorded a reasoning effort.
     if !r.reasoning_effort.is_empty() {

@@ -2,7 +2,7 @@
 //! the unit radar (models overlaid for one paradigm, or paradigms for one model), the model × unit mode-gap
 //! heatmap and the model agreement heatmap. PNG copies are the SVG rasterised at 300 dpi.
 
-use super::Report;
+use super::{Cell, Gap, Report};
 use crate::bench::scoring::UNIT_TYPES;
 use crate::util::chart::svg;
 use std::path::{Path, PathBuf};
@@ -20,10 +20,19 @@ pub enum RadarOverlay<'a> {
     Paradigms { model: &'a str },
 }
 
-/// (series name, mean score per unit in [0, 1]).
-pub fn radar_series(r: &Report, overlay: RadarOverlay) -> Vec<(String, Vec<Option<f64>>)> {
+/// The unit table and mode gaps of one subset, or of all subsets pooled (`None`, or a subset not in the report).
+pub fn units_of<'a>(r: &'a Report, subset: Option<&str>) -> (&'a [Cell], &'a [Gap]) {
+    match subset.and_then(|s| r.units_by_subset.iter().find(|t| t.subset == s)) {
+        Some(t) => (&t.units, &t.mode_gap),
+        None => (&r.units, &r.mode_gap),
+    }
+}
+
+/// (series name, mean score per unit in [0, 1]), over one subset or all (`None`).
+pub fn radar_series(r: &Report, overlay: RadarOverlay, subset: Option<&str>) -> Vec<(String, Vec<Option<f64>>)> {
+    let (units, _) = units_of(r, subset);
     let values = |m: &str, p: &str| -> Vec<Option<f64>> {
-        UNIT_TYPES.iter().map(|u| Report::find(&r.units, m, p, u).map(|c| c.value)).collect()
+        UNIT_TYPES.iter().map(|u| Report::find(units, m, p, u).map(|c| c.value)).collect()
     };
     match overlay {
         RadarOverlay::Models { paradigm } => r.models.iter().map(|m| (m.clone(), values(m, paradigm))).collect(),
@@ -31,13 +40,14 @@ pub fn radar_series(r: &Report, overlay: RadarOverlay) -> Vec<(String, Vec<Optio
     }
 }
 
-/// Rows (models), columns (units) and BrainAgent − CodeAct gaps, row-major.
-pub fn mode_gap_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
+/// Rows (models), columns (units) and BrainAgent − CodeAct gaps, row-major, over one subset or all (`None`).
+pub fn mode_gap_grid(r: &Report, subset: Option<&str>) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
+    let (_, gaps) = units_of(r, subset);
     let vals = r
         .models
         .iter()
         .flat_map(|m| {
-            UNIT_TYPES.iter().map(move |u| r.mode_gap.iter().find(|g| &g.model == m && g.key == *u).map(|g| g.value))
+            UNIT_TYPES.iter().map(move |u| gaps.iter().find(|g| &g.model == m && g.key == *u).map(|g| g.value))
         })
         .collect();
     (r.models.clone(), unit_labels(), vals)
@@ -92,19 +102,27 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
         let sim = if r.simulated { " — SIMULATED results (seeded simulation, no model was run)" } else { "" };
         captioned(&svg, &format!("{what}{sim}"))
     };
-    let mut out: Vec<(String, String)> = r
-        .paradigms
-        .iter()
-        .map(|p| {
-            let stem = format!("radar_{}", p.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-            let svg = svg::radar(&radar_series(r, RadarOverlay::Models { paradigm: p }), &unit_labels());
-            (stem, caption(svg, &format!("Mean raw score per validation unit, {p}")))
-        })
-        .collect();
-    if !r.mode_gap.is_empty() {
-        let (rows, cols, vals) = mode_gap_grid(r);
-        let svg = svg::heatmap(&rows, &cols, &vals, true, 2);
-        out.push(("mode_gap".into(), caption(svg, "Mode gap: BrainAgent − CodeAct mean raw score per unit")));
+    let slug = |s: &str| s.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let mut out: Vec<(String, String)> = Vec::new();
+    // All subsets pooled, then each subset (the paper's Figs 4/10).
+    let scopes = std::iter::once(None).chain(r.units_by_subset.iter().map(|t| Some(t.subset.as_str())));
+    for subset in scopes {
+        let (stem_end, title_end) = match subset {
+            None => (String::new(), String::new()),
+            Some(s) => (format!("_{}", slug(s)), format!(", {s}")),
+        };
+        for p in &r.paradigms {
+            let series = radar_series(r, RadarOverlay::Models { paradigm: p }, subset);
+            let svg = svg::radar(&series, &unit_labels());
+            let what = format!("Mean raw score per validation unit, {p}{title_end}");
+            out.push((format!("radar_{}{stem_end}", slug(p)), caption(svg, &what)));
+        }
+        if !units_of(r, subset).1.is_empty() {
+            let (rows, cols, vals) = mode_gap_grid(r, subset);
+            let svg = svg::heatmap(&rows, &cols, &vals, true, 2);
+            let what = format!("Mode gap: BrainAgent − CodeAct mean raw score per unit{title_end}");
+            out.push((format!("mode_gap{stem_end}"), caption(svg, &what)));
+        }
     }
     if r.models.len() > 1 {
         let (rows, vals) = agreement_grid(r);

@@ -4,6 +4,7 @@
 //! Instances that failed for infrastructure reasons (`api_infrastructure_error`) are excluded from scores.
 
 mod export;
+pub mod failure_cases;
 pub mod figures;
 pub mod stats;
 
@@ -115,6 +116,16 @@ pub struct DifficultyTable {
     pub dai: Vec<Dai>,
 }
 
+/// The unit radar's and mode gap's numbers for one subset (the BrainBench paper's Figs 4/10 per subset).
+#[derive(Debug, Clone, Serialize)]
+pub struct SubsetUnits {
+    pub subset: String,
+    /// key = validation unit; value = mean raw score (0–1) over the subset's scored metrics.
+    pub units: Vec<Cell>,
+    /// key = validation unit; BrainAgent − CodeAct.
+    pub mode_gap: Vec<Gap>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskRow {
     pub model: String,
@@ -180,6 +191,8 @@ pub struct Report {
     pub units: Vec<Cell>,
     /// key = validation unit; BrainAgent − CodeAct mean raw score.
     pub mode_gap: Vec<Gap>,
+    /// The same per subset, subsets in name order.
+    pub units_by_subset: Vec<SubsetUnits>,
     pub tasks: Vec<TaskRow>,
     /// key = `mean_task_mpad`; value = mean over tasks of the task MPAD.
     pub mpad: Vec<Cell>,
@@ -190,6 +203,8 @@ pub struct Report {
     pub timing: Vec<Cell>,
     /// key = failure category; value = count.
     pub failures: Vec<Cell>,
+    /// Every instance short of full marks by unit, class and the rule that put it there (paper E.10, Table 11).
+    pub failure_cases: Vec<failure_cases::FailureRow>,
     pub histograms: Vec<Histogram>,
     pub agreement: Vec<Agreement>,
     /// Model → family ([`crate::bench::families`]; the bundled mapping until [`Report::assign_families`]).
@@ -229,6 +244,7 @@ impl Report {
 
         // Difficulty levels, units, failures, tokens, timing, histograms: pooled over runs.
         let mut units: BTreeMap<(Key, String), (f64, usize)> = BTreeMap::new();
+        let mut subset_units: BTreeMap<String, BTreeMap<(Key, String), (f64, usize)>> = BTreeMap::new();
         let mut failures: BTreeMap<(Key, String), usize> = BTreeMap::new();
         let mut tokens: BTreeMap<(Key, String), (f64, usize)> = BTreeMap::new();
         let mut timing: BTreeMap<(Key, String), (f64, usize)> = BTreeMap::new();
@@ -251,19 +267,31 @@ impl Report {
                 }
             }
             for i in scored(r) {
+                let in_subset = subset_units.entry(subset_of(i)).or_default();
                 for m in i.metric_details.values() {
-                    let u = units
-                        .entry((k.clone(), unit_of(m.metric_type.as_deref().unwrap_or("unknown")).to_string()))
-                        .or_default();
-                    u.0 += m.raw_score;
-                    u.1 += 1;
+                    let key = (k.clone(), unit_of(m.metric_type.as_deref().unwrap_or("unknown")).to_string());
+                    for table in [&mut units, &mut *in_subset] {
+                        let u = table.entry(key.clone()).or_default();
+                        u.0 += m.raw_score;
+                        u.1 += 1;
+                    }
                 }
                 let bin = ((i.normalised() * 10.0).floor() as usize).min(9);
                 hist.entry(k.clone()).or_insert_with(|| vec![0; 10])[bin] += 1;
             }
         }
         let cell = |(model, paradigm): Key, key: String, value: f64, n: usize| Cell { model, paradigm, key, value, n };
-        let units: Vec<Cell> = units.into_iter().map(|((k, u), (s, n))| cell(k, u, s / n.max(1) as f64, n)).collect();
+        let means = |t: BTreeMap<(Key, String), (f64, usize)>| -> Vec<Cell> {
+            t.into_iter().map(|((k, u), (s, n))| cell(k, u, s / n.max(1) as f64, n)).collect()
+        };
+        let units: Vec<Cell> = means(units);
+        let units_by_subset = subset_units
+            .into_iter()
+            .map(|(subset, t)| {
+                let units = means(t);
+                SubsetUnits { subset, mode_gap: gaps(&models, &units), units }
+            })
+            .collect();
         let pooled = difficulty_table(c, levels, &models, None);
         let difficulty_by_subset =
             subsets.iter().map(|s| difficulty_table(c, levels, &models, Some(s.as_str()))).collect();
@@ -283,12 +311,14 @@ impl Report {
             difficulty_by_subset,
             units,
             mode_gap,
+            units_by_subset,
             tasks,
             mpad,
             consistency: consistency(c),
             tokens: tokens.into_iter().map(|((k, role), (s, n))| cell(k, role, s / n.max(1) as f64, n)).collect(),
             timing: timing.into_iter().map(|((k, role), (s, n))| cell(k, role, s / n.max(1) as f64, n)).collect(),
             failures: failures.into_iter().map(|((k, cat), n)| cell(k, cat, n as f64, n)).collect(),
+            failure_cases: failure_cases::failure_cases(c),
             histograms: hist.into_iter().map(|((model, paradigm), bins)| Histogram { model, paradigm, bins }).collect(),
             agreement,
             reasoning_effort: effort_table(&runs),

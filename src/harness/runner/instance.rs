@@ -7,7 +7,7 @@ use crate::agent::eeg;
 use crate::bench::case::Case;
 use crate::bench::rescore::score_case;
 use crate::bench::results::Instance;
-use crate::bench::scoring::{Judge, ScoreContext};
+use crate::bench::scoring::{Judge, ScoreContext, VisionJudge};
 use crate::llm::ErrorClass;
 use crate::util::cancel::Cancel;
 use serde_json::{Map, Value, json};
@@ -67,19 +67,21 @@ pub(super) fn run_instance(
     // Scoring (judge calls happen here).
     let ts = Instant::now();
     let judge = models.judge.as_ref().map(|m| LlmJudge::new(m.as_ref(), cancel));
+    let vlm = models.vlm.as_ref().map(|m| LlmJudge::new(m.as_ref(), cancel));
     let ctx = ScoreContext {
         workspace: Some(workspace.to_path_buf()),
         strict: true,
         semantic_judge: judge.as_ref().map(|j| j as &dyn Judge),
-        vlm_judge: None,
+        vlm_judge: vlm.as_ref().map(|j| j as &dyn VisionJudge),
     };
     let score = score_case(case, &parsed, &report, &ctx);
     let scoring_s = ts.elapsed().as_secs_f64();
-    let (judge_spent, judge_calls) = match &judge {
+    // Each judge's tokens, time and calls; a retryable failure makes the instance an infrastructure failure.
+    let mut settle = |j: &Option<LlmJudge>, role: &str| match j {
         Some(j) => {
             if let Some(e) = j.infra.lock().unwrap_or_else(|p| p.into_inner()).take() {
                 infra = true;
-                errors.push(format!("api_infrastructure_error: judge: {}", e.message));
+                errors.push(format!("api_infrastructure_error: {role}: {}", e.message));
             }
             (
                 *j.spent.lock().unwrap_or_else(|p| p.into_inner()),
@@ -88,9 +90,11 @@ pub(super) fn run_instance(
         }
         None => (Spent::default(), Vec::new()),
     };
+    let (judge_spent, judge_calls) = settle(&judge, "judge");
+    let (vlm_spent, vlm_calls) = settle(&vlm, "vlm");
     errors.extend(score.errors.iter().cloned());
     let total_s = t0.elapsed().as_secs_f64();
-    let (timing, tokens) = accounting(&target, &parser, &judge_spent, scoring_s, total_s);
+    let (timing, tokens) = accounting(&target, &parser, &judge_spent, &vlm_spent, scoring_s, total_s);
     Instance {
         instance_id: case.instance_id(),
         recording_id: case.raw["agent_input"]["data_path"].clone(),
@@ -109,7 +113,7 @@ pub(super) fn run_instance(
             let mut sb = json!({"paradigm": opts.paradigm.name(), "workspace": workspace.display().to_string(),
                                 "inputs": inputs.display().to_string(), "trace": t.trace,
                                 "input_only": if opts.paradigm == Paradigm::CodeAct { json!(exposed_inputs(case, &inputs)) } else { Value::Null },
-                                "audit": {"parser": parser_audit, "judge": judge_calls}});
+                                "audit": {"parser": parser_audit, "judge": judge_calls, "vlm": vlm_calls}});
             if !t.rounds.is_null() {
                 sb["rounds"] = t.rounds;
                 sb["kernel"] = t.kernel;
@@ -130,16 +134,17 @@ fn accounting(
     target: &Spent,
     parser: &Spent,
     judge_spent: &Spent,
+    vlm: &Spent,
     scoring_s: f64,
     total_s: f64,
 ) -> (Map<String, Value>, Map<String, Value>) {
-    let model_total = target.seconds + parser.seconds + judge_spent.seconds;
+    let model_total = target.seconds + parser.seconds + judge_spent.seconds + vlm.seconds;
     let mut timing = Map::new();
     for (k, v) in [
         ("target", target.seconds),
         ("parser", parser.seconds),
         ("judge", judge_spent.seconds),
-        ("vlm", 0.0),
+        ("vlm", vlm.seconds),
         ("model_total", model_total),
         ("scoring", scoring_s),
         ("total", total_s),
@@ -147,10 +152,12 @@ fn accounting(
         timing.insert(k.into(), json!((v * 1e6).round() / 1e6));
     }
     let mut tokens = Map::new();
-    for (k, v) in [("target", target.tokens), ("parser", parser.tokens), ("semantic", judge_spent.tokens), ("vlm", 0)] {
+    for (k, v) in
+        [("target", target.tokens), ("parser", parser.tokens), ("semantic", judge_spent.tokens), ("vlm", vlm.tokens)]
+    {
         tokens.insert(k.into(), json!(v));
     }
-    tokens.insert("total".into(), json!(target.tokens + parser.tokens + judge_spent.tokens));
+    tokens.insert("total".into(), json!(target.tokens + parser.tokens + judge_spent.tokens + vlm.tokens));
     (timing, tokens)
 }
 

@@ -55,6 +55,9 @@ pub struct Models {
     pub target: Arc<dyn ChatModel>,
     pub parser: Arc<dyn ChatModel>,
     pub judge: Option<Arc<dyn ChatModel>>,
+    /// The vision judge of `image_file_match` artifacts whose `vlm_prompt` has weight (none: such a check
+    /// scores 0, as the reference does without one).
+    pub vlm: Option<Arc<dyn ChatModel>>,
 }
 
 #[derive(Debug, Clone)]
@@ -195,7 +198,7 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     e.insert(
         "models".into(),
         json!({"target": m(&models.target), "parser": m(&models.parser),
-        "semantic": models.judge.as_ref().map(m), "vlm": null}),
+        "semantic": models.judge.as_ref().map(m), "vlm": models.vlm.as_ref().map(m)}),
     );
     e.insert("max_workers".into(), json!(opts.concurrency));
     e.insert("evaluation_mode".into(), json!(opts.paradigm.name()));

@@ -2,12 +2,13 @@
 //! instance's audit with its tokens and time.
 
 use crate::bench::case::Case;
-use crate::bench::scoring::Judge;
+use crate::bench::scoring::{Judge, VisionJudge};
 use crate::harness::error::Result;
 use crate::llm::openai::extract_json;
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
 use crate::util::cancel::Cancel;
 use serde_json::{Map, Value, json};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// Tokens and seconds of one role in one instance.
@@ -109,22 +110,31 @@ impl<'a> LlmJudge<'a> {
     }
 }
 
+/// A judge call: the case's prompt as system message, `user` (the answer or the image), `{score, reason}` back.
+fn judge_request(prompt: &str, user: Message) -> ChatRequest {
+    let schema = json!({"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string", "maxLength": 200}},
+                        "required": ["score", "reason"]});
+    ChatRequest {
+        temperature: 0.0,
+        max_tokens: 96,
+        seed: Some(0),
+        format: ResponseFormat::JsonSchema { name: "judge".into(), schema },
+        ..ChatRequest::new(vec![Message::system(format!("{prompt}\nScores are between 0 and 1.")), user])
+    }
+}
+
 impl Judge for LlmJudge<'_> {
     fn judge(&self, input: &Value, prompt: &str) -> Result<Value, crate::bench::error::BenchError> {
-        let schema = json!({"type": "object", "properties": {"score": {"type": "number"}, "reason": {"type": "string", "maxLength": 200}},
-                            "required": ["score", "reason"]});
         let text = input.as_str().map_or_else(|| input.to_string(), str::to_string);
-        let req = ChatRequest {
-            temperature: 0.0,
-            max_tokens: 96,
-            seed: Some(0),
-            format: ResponseFormat::JsonSchema { name: "judge".into(), schema },
-            ..ChatRequest::new(vec![
-                Message::system(format!("{prompt}\nScores are between 0 and 1.")),
-                Message::user(format!("Answer to judge:\n{text}")),
-            ])
-        };
-        match self.model.chat_with(&req, self.cancel, &mut |_| {}) {
+        self.ask(&judge_request(prompt, Message::user(format!("Answer to judge:\n{text}"))), prompt)
+    }
+}
+
+impl LlmJudge<'_> {
+    /// One judge call: the answer's JSON, with tokens, time and the call kept for the audit; a retryable
+    /// failure is remembered as the instance's infrastructure failure.
+    fn ask(&self, req: &ChatRequest, prompt: &str) -> Result<Value, crate::bench::error::BenchError> {
+        match self.model.chat_with(req, self.cancel, &mut |_| {}) {
             Ok(r) => {
                 let mut s = self.spent.lock().unwrap_or_else(|p| p.into_inner());
                 s.tokens += r.usage.prompt_tokens + r.usage.completion_tokens;
@@ -147,5 +157,35 @@ impl Judge for LlmJudge<'_> {
                 Err(e.to_string().into())
             }
         }
+    }
+}
+
+/// The largest image a vision judge is sent (bytes).
+const MAX_IMAGE_BYTES: u64 = 20 << 20;
+
+impl VisionJudge for LlmJudge<'_> {
+    /// The image as an OpenAI image input (a data URL) with the case's `vlm_prompt`; the answer as the text
+    /// judge's (`{"score", "reason"}`).
+    fn judge_image(&self, image: &Path, prompt: &str) -> Result<Value, crate::bench::error::BenchError> {
+        use base64::Engine;
+        let ext = image.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let mime = match ext.as_str() {
+            "png" => "image/png",
+            "jpg" | "jpeg" => "image/jpeg",
+            "gif" => "image/gif",
+            "webp" => "image/webp",
+            other => return Err(format!("{}: not an image the judge can be shown (.{other})", image.display()).into()),
+        };
+        let size = std::fs::metadata(image).map_err(|e| format!("{}: {e}", image.display()))?.len();
+        if size > MAX_IMAGE_BYTES {
+            return Err(
+                format!("{}: {size} bytes, more than the judge is sent ({MAX_IMAGE_BYTES})", image.display()).into()
+            );
+        }
+        let bytes = std::fs::read(image).map_err(|e| format!("{}: {e}", image.display()))?;
+        let url = format!("data:{mime};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes));
+        let name = image.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let user = Message::user_with_images(format!("Image to judge: {name}"), vec![url]);
+        self.ask(&judge_request(prompt, user), prompt)
     }
 }

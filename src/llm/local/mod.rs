@@ -146,6 +146,12 @@ impl ChatModel for LocalModel {
         cancel: &Cancel,
         on_delta: &mut dyn FnMut(&str),
     ) -> Result<ChatResponse, LlmError> {
+        if request.messages.iter().any(|m| !m.images.is_empty()) {
+            return Err(LlmError::config(
+                PROVIDER,
+                "the local model reads text only and cannot see images: use an OpenAI-compatible vision endpoint",
+            ));
+        }
         generate::generate(self, request, cancel, on_delta)
     }
 }

@@ -96,6 +96,19 @@ impl OpenAiClient {
     }
 
     fn body(&self, req: &ChatRequest, messages: &[Message], level: u8) -> Value {
+        // Messages with images go out as OpenAI's content parts (text, then each image_url).
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                let mut v = json!({"role": m.role, "content": m.content});
+                if !m.images.is_empty() {
+                    let mut parts = vec![json!({"type": "text", "text": m.content})];
+                    parts.extend(m.images.iter().map(|url| json!({"type": "image_url", "image_url": {"url": url}})));
+                    v["content"] = Value::Array(parts);
+                }
+                v
+            })
+            .collect();
         let mut body = json!({
             "model": if self.model.is_empty() { "default" } else { &self.model },
             "messages": messages,

@@ -24,6 +24,7 @@ pub enum Chart {
     Histograms,
     Tokens,
     Effort,
+    Failures,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,12 +41,14 @@ pub struct State {
     /// Paradigm shown when overlaying models; model shown when overlaying paradigms.
     pub paradigm: String,
     pub model: String,
+    /// Subset the radar and mode gap show (empty: all subsets pooled).
+    pub subset: String,
     /// Screen rectangle of the chart last drawn (PNG export crops the window to it).
     chart_rect: Option<Rect>,
     png_result: Arc<Mutex<Option<String>>>,
 }
 
-const CHARTS: [(Chart, &str); 9] = [
+const CHARTS: [(Chart, &str); 10] = [
     (Chart::Radar, "Unit radar"),
     (Chart::ModeGap, "Mode gap"),
     (Chart::Tasks, "Tasks"),
@@ -55,6 +58,7 @@ const CHARTS: [(Chart, &str); 9] = [
     (Chart::Histograms, "Histograms"),
     (Chart::Tokens, "Tokens"),
     (Chart::Effort, "Reasoning effort"),
+    (Chart::Failures, "Failure cases"),
 ];
 
 pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Option<String>) {
@@ -94,7 +98,7 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
     egui::ScrollArea::both().id_salt("bench_chart").show(ui, |ui| {
         let rect = match st.chart {
             Chart::Radar => radar(ui, r, st),
-            Chart::ModeGap => mode_gap(ui, r),
+            Chart::ModeGap => mode_gap(ui, r, st),
             Chart::Tasks => tasks(ui, r),
             Chart::Agreement => agreement(ui, r),
             Chart::Difficulty => difficulty(ui, r),
@@ -102,6 +106,7 @@ pub fn show(ui: &mut egui::Ui, data: &Loaded, st: &mut State, message: &mut Opti
             Chart::Histograms => histograms(ui, r),
             Chart::Tokens => tokens(ui, r),
             Chart::Effort => effort(ui, r),
+            Chart::Failures => failure_cases(ui, r),
         };
         st.chart_rect = Some(rect);
     });
@@ -111,7 +116,7 @@ fn svg_of(r: &Report, st: &State) -> Option<String> {
     match st.chart {
         Chart::Radar => Some(svg::radar(&radar_series(r, st), &unit_labels())),
         Chart::ModeGap => {
-            let (rows, cols, vals) = mode_gap_grid(r);
+            let (rows, cols, vals) = mode_gap_grid(r, subset(st));
             Some(svg::heatmap(&rows, &cols, &vals, true, 2))
         }
         Chart::Agreement => {
@@ -126,7 +131,12 @@ fn svg_of(r: &Report, st: &State) -> Option<String> {
     }
 }
 
-/// The radar's series for the overlay chosen (bench::aggregate::figures builds them).
+/// The subset chosen for the radar and mode gap (`None`: all pooled).
+fn subset(st: &State) -> Option<&str> {
+    (!st.subset.is_empty()).then_some(st.subset.as_str())
+}
+
+/// The radar's series for the overlay and subset chosen (bench::aggregate::figures builds them).
 fn radar_series(r: &Report, st: &State) -> Vec<(String, Vec<Option<f64>>)> {
     figures::radar_series(
         r,
@@ -134,7 +144,20 @@ fn radar_series(r: &Report, st: &State) -> Vec<(String, Vec<Option<f64>>)> {
             Overlay::Models => RadarOverlay::Models { paradigm: &st.paradigm },
             Overlay::Paradigms => RadarOverlay::Paradigms { model: &st.model },
         },
+        subset(st),
     )
+}
+
+/// "All subsets" or one subset, for the radar and the mode gap.
+fn subset_picker(ui: &mut egui::Ui, r: &Report, st: &mut State) {
+    ui.label("subset:");
+    let shown = if st.subset.is_empty() { "All subsets".to_string() } else { st.subset.clone() };
+    egui::ComboBox::from_id_salt("units_subset").selected_text(shown).show_ui(ui, |ui| {
+        ui.selectable_value(&mut st.subset, String::new(), "All subsets");
+        for t in &r.units_by_subset {
+            ui.selectable_value(&mut st.subset, t.subset.clone(), &t.subset);
+        }
+    });
 }
 
 fn legend(ui: &mut egui::Ui, names: &[String]) {
@@ -161,6 +184,7 @@ fn radar(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
                 ui.selectable_value(&mut st.model, m.clone(), m);
             }
         });
+        subset_picker(ui, r, st);
     });
     let series = radar_series(r, st);
     crate::ui::widgets::radar::show(
@@ -171,16 +195,17 @@ fn radar(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
     )
 }
 
-/// Models × units, BrainAgent − CodeAct mean raw score.
-fn mode_gap(ui: &mut egui::Ui, r: &Report) -> Rect {
+/// Models × units, BrainAgent − CodeAct mean raw score, over all subsets or one.
+fn mode_gap(ui: &mut egui::Ui, r: &Report, st: &mut State) -> Rect {
     ui.vertical(|ui| {
+        ui.horizontal(|ui| subset_picker(ui, r, st));
         ui.label(format!(
             "Mode gap: {BRAINAGENT} − {CODEACT} mean raw score per unit (red: BrainAgent ahead, blue: CodeAct ahead)"
         ));
-        if r.mode_gap.is_empty() {
+        if figures::units_of(r, subset(st)).1.is_empty() {
             ui.weak("needs both paradigms for at least one model");
         }
-        let (rows, cols, vals) = mode_gap_grid(r);
+        let (rows, cols, vals) = mode_gap_grid(r, subset(st));
         let span = vals.iter().flatten().fold(0.05f64, |a, v| a.max(v.abs()));
         Heatmap {
             rows: &rows,
@@ -224,6 +249,39 @@ fn tasks(ui: &mut egui::Ui, r: &Report) -> Rect {
             cell_h: 22.0,
         }
         .show(ui);
+    })
+    .response
+    .rect
+}
+
+/// The failure-case table (paper E.10; classes as its Table 11): unit, class, the rule that applied, count and
+/// example instances, per model and paradigm.
+fn failure_cases(ui: &mut egui::Ui, r: &Report) -> Rect {
+    ui.vertical(|ui| {
+        ui.label(
+            "Instances short of full marks by validation unit and class, with the rule that put them there \
+             (infrastructure failures are rerun and excluded from scores; the rest are outcomes)",
+        );
+        if r.failure_cases.is_empty() {
+            ui.weak("every instance scored full marks");
+            return;
+        }
+        egui::Grid::new("failure_cases").striped(true).show(ui, |ui| {
+            for h in ["Model", "Paradigm", "Unit", "Class", "Count", "Rule", "Examples"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for f in &r.failure_cases {
+                ui.label(&f.model);
+                ui.label(&f.paradigm);
+                ui.label(&f.unit);
+                ui.label(&f.class);
+                ui.label(f.count.to_string());
+                ui.label(&f.rule);
+                ui.label(f.examples.join(", "));
+                ui.end_row();
+            }
+        });
     })
     .response
     .rect

@@ -80,7 +80,7 @@ impl RunPanel {
         let (cancel, live) = (self.cancel.clone(), self.live.clone());
         self.job = Some(Job::spawn_with("Bench run", 1, cancel.clone(), move |_, _| {
             let target = provider.build().map_err(|e| anyhow::anyhow!("{e}"))?;
-            let models = Models { parser: target.clone(), judge: judge.then(|| target.clone()), target };
+            let models = Models { parser: target.clone(), judge: judge.then(|| target.clone()), target, vlm: None };
             Ok(run(&opts, &models, &cancel, &live).map(Some)?)
         }));
     }

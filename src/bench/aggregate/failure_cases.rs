@@ -1,0 +1,166 @@
+//! The failure-case table (the BrainBench paper's E.10 and its Table 11 classes): every instance that did not
+//! score full marks, by validation unit and failure class, with the rule that put it there. Rules, first that
+//! applies:
+//!
+//! 1. `infrastructure` — an `api_infrastructure_error`: a sandbox or kernel that did not start, or an endpoint
+//!    that timed out, refused, rate-limited or answered 5xx. Rerun, excluded from scores; never an agent error.
+//! 2. `agent_error` — the target stopped at the instance deadline, or its model call failed as the model's
+//!    fault (a 4xx, a reply that is not usable).
+//! 3. `parser_error` — the parser's reply was not usable; the instance scores what it can.
+//! 4. `no_report` — the target returned no report (vrr 0) without a recorded error.
+//! 5. Per metric that scored below 1: `scoring_error` when the metric recorded an error (a path outside the
+//!    workspace, a missing file, …), else `wrong` (raw score 0) or `partial` (between 0 and 1).
+
+use super::Report;
+use crate::bench::collection::Collection;
+use crate::bench::results::Instance;
+use crate::bench::scoring::unit_of;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One row: how many instances of a model × paradigm a rule put in a class, for one unit.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FailureRow {
+    pub model: String,
+    pub paradigm: String,
+    /// Validation unit (`—` for failures of the whole instance).
+    pub unit: String,
+    /// infrastructure, agent_error, parser_error, no_report, scoring_error, wrong, partial.
+    pub class: String,
+    /// The rule that applied, in words.
+    pub rule: String,
+    pub count: usize,
+    /// Up to three instance ids.
+    pub examples: Vec<String>,
+}
+
+/// Instance-level classes carry no unit.
+const WHOLE: &str = "—";
+
+/// (unit, class, rule) for each way `i` fell short of full marks (none when it scored everything).
+pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
+    let msg = |e: &str| e.split_once(':').map_or("", |(_, m)| m).trim().to_string();
+    if let Some(e) = i.errors.iter().find(|e| e.starts_with("api_infrastructure_error")) {
+        let m = msg(e).to_lowercase();
+        let rule = if m.contains("kernel") || m.contains("sandbox") {
+            "the sandbox or kernel did not start: infrastructure, rerun and excluded from scores".to_string()
+        } else {
+            let role = m.split(':').next().filter(|r| ["target", "parser", "judge", "vlm"].contains(r));
+            format!(
+                "the {} endpoint timed out, refused, rate-limited or failed (5xx): infrastructure, rerun and excluded",
+                role.unwrap_or("model")
+            )
+        };
+        return vec![(WHOLE.into(), "infrastructure", rule)];
+    }
+    let mut out = Vec::new();
+    for e in &i.errors {
+        let (cat, m) = (e.split(':').next().unwrap_or("").trim(), msg(e));
+        match cat {
+            "agent_error" if m.contains("deadline") => {
+                out.push((WHOLE.into(), "agent_error", "the target stopped at the instance deadline".into()))
+            }
+            "agent_error" => out.push((
+                WHOLE.into(),
+                "agent_error",
+                "the target's model call failed as the model's fault (4xx, unusable reply)".into(),
+            )),
+            "parser_error" => out.push((
+                WHOLE.into(),
+                "parser_error",
+                "the parser's reply was not usable; scored what it could".into(),
+            )),
+            _ => {}
+        }
+    }
+    if i.vrr == 0.0 && out.is_empty() {
+        out.push((WHOLE.into(), "no_report", "the target returned no report".into()));
+    }
+    for d in i.metric_details.values().filter(|d| d.raw_score < 1.0) {
+        let unit = unit_of(d.metric_type.as_deref().unwrap_or("unknown")).to_string();
+        let (class, rule) = match &d.error {
+            Some(_) => ("scoring_error", "the metric recorded an error while scoring (file, path or value)".into()),
+            None if d.raw_score <= 0.0 => ("wrong", "raw score 0: the answer did not match".to_string()),
+            None => ("partial", "raw score between 0 and 1: partly matched".to_string()),
+        };
+        out.push((unit, class, rule));
+    }
+    out
+}
+
+/// The table over every instance of every run (infrastructure failures included: they are counted, not scored).
+pub fn failure_cases(c: &Collection) -> Vec<FailureRow> {
+    let mut rows: BTreeMap<(String, String, String, &'static str, String), (usize, Vec<String>)> = BTreeMap::new();
+    for r in &c.runs {
+        for i in &r.result.instances {
+            for (unit, class, rule) in classify(i) {
+                let e = rows.entry((r.model.clone(), r.paradigm.clone(), unit, class, rule)).or_default();
+                e.0 += 1;
+                if e.1.len() < 3 && !e.1.contains(&i.instance_id) {
+                    e.1.push(i.instance_id.clone());
+                }
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|((model, paradigm, unit, class, rule), (count, examples))| FailureRow {
+            model,
+            paradigm,
+            unit,
+            class: class.into(),
+            rule,
+            count,
+            examples,
+        })
+        .collect()
+}
+
+impl Report {
+    /// Rows of one class.
+    pub fn failures_of<'a>(&'a self, class: &'a str) -> impl Iterator<Item = &'a FailureRow> {
+        self.failure_cases.iter().filter(move |f| f.class == class)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::results::MetricDetail;
+
+    fn inst(errors: &[&str], vrr: f64, raws: &[(f64, Option<&str>)]) -> Instance {
+        let mut i = Instance { instance_id: "x".into(), vrr, ..Default::default() };
+        i.errors = errors.iter().map(|e| e.to_string()).collect();
+        for (k, (raw, err)) in raws.iter().enumerate() {
+            let d = MetricDetail {
+                raw_score: *raw,
+                metric_type: Some("numeric_match".into()),
+                error: err.map(String::from),
+                ..Default::default()
+            };
+            i.metric_details.insert(format!("m{k}"), d);
+        }
+        i
+    }
+
+    #[test]
+    fn each_rule_puts_its_instances_in_one_class() {
+        let classes = |i: &Instance| classify(i).into_iter().map(|(_, c, _)| c).collect::<Vec<_>>();
+        let kernel = inst(&["api_infrastructure_error: target: the sandboxed kernel did not start: bwrap"], 0.0, &[]);
+        let c = classify(&kernel);
+        assert_eq!((c.len(), c[0].1), (1, "infrastructure"));
+        assert!(c[0].2.contains("sandbox or kernel"));
+        let endpoint = classify(&inst(&["api_infrastructure_error: parser: HTTP 503"], 1.0, &[(0.0, None)]));
+        assert!(endpoint.len() == 1 && endpoint[0].2.contains("parser endpoint"), "{endpoint:?}");
+        assert_eq!(classes(&inst(&["agent_error: stopped at the instance deadline"], 0.0, &[])), ["agent_error"]);
+        assert_eq!(classes(&inst(&[], 0.0, &[])), ["no_report"]);
+        assert_eq!(
+            classes(&inst(
+                &["parser_error: not JSON"],
+                1.0,
+                &[(0.0, None), (0.5, None), (1.0, None), (0.0, Some("e"))]
+            )),
+            ["parser_error", "wrong", "partial", "scoring_error"]
+        );
+        assert!(classify(&inst(&[], 1.0, &[(1.0, None)])).is_empty());
+    }
+}
