@@ -105,6 +105,9 @@ fn main() -> ExitCode {
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
                 bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
             }
+            BenchCommand::AuditParser { results, cases, n, provider, json } => {
+                bench::audit_parser(&results, &cases, n, &provider, json, &mut stdout)
+            }
             BenchCommand::Report { results, easy_max, medium_max, json, csv, html, latex, figures, families } => {
                 let levels = Levels { easy_max, medium_max };
                 let files = bench::ReportFiles {

@@ -103,6 +103,55 @@ pub fn rescore(
     Ok(())
 }
 
+/// `bench audit-parser RESULTS... --cases DIR [--n N] [provider options] [--json]`.
+pub fn audit_parser(
+    results: &[PathBuf],
+    cases: &Path,
+    n: usize,
+    provider: &crate::cli::llm::ProviderArgs,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let c = Collection::load(results);
+    for p in &c.problems {
+        eprintln!("brainlens: skipped: {p}");
+    }
+    if c.runs.is_empty() {
+        bail!(
+            "no readable result files in {}",
+            results.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    let set = load_cases(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let model = provider.config(crate::llm::config::Purpose::Parser)?.build()?;
+    let cancel = crate::util::cancel::Cancel::default();
+    super::on_interrupt(cancel.clone());
+    let a = crate::harness::parser_audit::audit(&c, &set.cases, model.as_ref(), n, &cancel);
+    for s in &a.skipped {
+        eprintln!("brainlens: not audited: {s}");
+    }
+    if json {
+        return write_json(out, &a);
+    }
+    let line = |g: &crate::harness::parser_audit::Agreement| {
+        format!("{:<34} {:>5}/{:<5} {:>7.2} %", trunc(&g.key, 34), g.agree, g.fields, 100.0 * g.share)
+    };
+    writeln!(out, "Parser audit by {}: {} instance(s) re-parsed", a.parser, a.instances)?;
+    writeln!(out, "{}", line(&a.overall))?;
+    writeln!(out, "\nper unit")?;
+    for g in &a.by_unit {
+        writeln!(out, "  {}", line(g))?;
+    }
+    writeln!(out, "\nper target model")?;
+    for g in &a.by_model {
+        writeln!(out, "  {}", line(g))?;
+    }
+    for d in a.disagreements.iter().take(20) {
+        writeln!(out, "  differs: {} {}: stored {} vs audited {}", d.instance_id, d.target_key, d.stored, d.audited)?;
+    }
+    Ok(())
+}
+
 /// Where `bench report` writes its files (none: the text summary on stdout).
 #[derive(Default)]
 pub struct ReportFiles<'a> {

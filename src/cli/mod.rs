@@ -435,6 +435,23 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Parser audit: a second parser model re-parses N stored reports; agreement with the stored parser output
+    /// per field, overall, per unit and per target model (the BrainBench paper's E.9).
+    AuditParser {
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The cases the results were produced from (file, subset folder or suite).
+        #[arg(long)]
+        cases: PathBuf,
+        /// Instances to re-parse (spread evenly over the results).
+        #[arg(long, default_value_t = 50)]
+        n: usize,
+        /// The auditing parser (the same provider options as bench run).
+        #[command(flatten)]
+        provider: crate::cli::llm::ProviderArgs,
+        #[arg(long)]
+        json: bool,
+    },
     /// Leaderboard, difficulty/DAI, units and mode gap, MPAD, consistency, tokens of result files or folders.
     Report {
         #[arg(required = true)]
