@@ -537,6 +537,28 @@ mod eval_tests {
             text.starts_with("<svg") && text.contains("Region Insight") && text.contains("evidence-knn (none)"),
             "{text}"
         );
+        // Paper output: the metrics table as CSV and LaTeX, the figures as SVG and 300-dpi PNG.
+        let (tex, fig) = (dir.path().join("tex"), dir.path().join("fig"));
+        let (code, _, err) = common::run(&[
+            "agent",
+            "report",
+            out.to_str().unwrap(),
+            "--latex",
+            tex.to_str().unwrap(),
+            "--figures",
+            fig.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let csv = std::fs::read_to_string(tex.join("metrics.csv")).unwrap();
+        assert!(csv.starts_with("method,backbone,task,samples,runs,accuracy,recall (majority)"), "{csv}");
+        assert!(csv.contains(&format!(",{:.4},", m["accuracy"].as_f64().unwrap())), "{csv}");
+        assert!(std::fs::read_to_string(tex.join("metrics.tex")).unwrap().contains("\\toprule"));
+        assert!(tex.join("tables.tex").is_file());
+        for stem in ["precision_ranking", "interpretability_radar"] {
+            assert!(std::fs::read_to_string(fig.join(format!("{stem}.svg"))).unwrap().starts_with("<svg"));
+            assert!(fig.join(format!("{stem}.png")).is_file());
+        }
+        assert!(!fig.join("ablations.svg").exists(), "no ablation among the runs");
         // Labels outside the task's set are refused with the file named.
         let bad = dir.path().join("bad.csv");
         std::fs::write(&bad, "file,label\nsub-100206_REST1_t0.npy,UNCERTAIN\n").unwrap();

@@ -4,8 +4,8 @@
 use super::llm::ProviderArgs;
 use super::write_json;
 use crate::agent::graph::eval::{self, metrics, read_run};
-use crate::agent::graph::interpret;
 use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
+use crate::agent::graph::{interpret, paper};
 use crate::llm::ChatModel;
 use crate::llm::config::Purpose;
 use crate::util::cancel::Cancel;
@@ -148,6 +148,12 @@ pub enum AgentCommand {
         /// Write the radar as SVG.
         #[arg(long)]
         svg: Option<PathBuf>,
+        /// Write the metrics table as CSV and LaTeX (booktabs) into this folder, with tables.tex setting it.
+        #[arg(long, value_name = "DIR")]
+        latex: Option<PathBuf>,
+        /// Write the figures (precision ranking, ablations, interpretability radar) as SVG and 300-dpi PNG here.
+        #[arg(long, value_name = "DIR")]
+        figures: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -295,7 +301,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 (false, _) => print_metrics(out, &all),
             }
         }
-        AgentCommand::Report { runs, svg, json } => {
+        AgentCommand::Report { runs, svg, latex, figures, json } => {
             if runs.is_empty() {
                 bail!("give one or more run files");
             }
@@ -307,6 +313,15 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             }
             if let Some(p) = &svg {
                 std::fs::write(p, eval::radar_svg(&all)).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+            }
+            if let Some(dir) = &latex {
+                let files = paper::write_tables(&all, dir).map_err(|e| anyhow!(e))?;
+                eprintln!("wrote {} table files to {}", files.len(), dir.display());
+            }
+            if let Some(dir) = &figures {
+                let files =
+                    crate::util::chart::png::write_svg_and_png(&paper::figures(&all), dir).map_err(|e| anyhow!(e))?;
+                eprintln!("wrote {} figure files to {}", files.len(), dir.display());
             }
             if json { write_json(out, &all) } else { print_metrics(out, &all) }
         }

@@ -9,3 +9,4 @@ pub mod le;
 pub mod mat5;
 pub mod paths;
 pub mod rng;
+pub mod table;

@@ -309,7 +309,7 @@ fn one(
 }
 
 /// The metrics of one run file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Metrics {
     pub method: String,
     pub model: String,

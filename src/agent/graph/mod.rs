@@ -8,6 +8,7 @@ pub mod context;
 pub mod eval;
 pub mod interpret;
 pub mod method;
+pub mod paper;
 pub mod prompts;
 pub mod run;
 pub mod setup;

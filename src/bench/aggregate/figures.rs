@@ -100,7 +100,7 @@ pub fn effort_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
 pub fn figures(r: &Report) -> Vec<(String, String)> {
     let caption = |svg: String, what: &str| {
         let sim = if r.simulated { " — SIMULATED results (seeded simulation, no model was run)" } else { "" };
-        captioned(&svg, &format!("{what}{sim}"))
+        svg::captioned(&svg, &format!("{what}{sim}"))
     };
     let slug = |s: &str| s.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_");
     let mut out: Vec<(String, String)> = Vec::new();
@@ -140,34 +140,7 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
     out
 }
 
-/// `svg` with a caption line added below it (the canvas grows by 24 px).
-fn captioned(svg: &str, text: &str) -> String {
-    let attr = |name: &str| -> Option<f64> {
-        let tag = &svg[..svg.find('>')?];
-        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
-        tag[at..].split('"').next()?.trim_end_matches("px").parse().ok()
-    };
-    let (Some(w), Some(h)) = (attr("width"), attr("height")) else { return svg.to_string() };
-    let esc = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-    let grown = svg.replacen(&format!("height=\"{h}\""), &format!("height=\"{}\"", h + 24.0), 1);
-    let grown = match grown.find("viewBox=\"") {
-        Some(_) => grown.replacen(&format!("0 0 {w} {h}"), &format!("0 0 {w} {}", h + 24.0), 1),
-        None => grown,
-    };
-    grown.replacen("</svg>", &format!("<text x=\"8\" y=\"{}\" font-size=\"12\">{esc}</text></svg>", h + 16.0), 1)
-}
-
 /// Writes every chart as `<stem>.svg` and a 300-dpi `<stem>.png` into `dir`; returns the files.
 pub fn write_figures(r: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-    let mut written = Vec::new();
-    for (stem, text) in figures(r) {
-        let svg_path = dir.join(format!("{stem}.svg"));
-        std::fs::write(&svg_path, &text).map_err(|e| format!("{}: cannot write: {e}", svg_path.display()))?;
-        let png = crate::util::chart::png::render_svg(&text, 300.0 / 96.0).map_err(|e| format!("{stem}: {e}"))?;
-        let png_path = dir.join(format!("{stem}.png"));
-        std::fs::write(&png_path, png).map_err(|e| format!("{}: cannot write: {e}", png_path.display()))?;
-        written.extend([svg_path, png_path]);
-    }
-    Ok(written)
+    crate::util::chart::png::write_svg_and_png(&figures(r), dir)
 }

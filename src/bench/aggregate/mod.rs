@@ -8,7 +8,9 @@ pub mod failure_cases;
 pub mod figures;
 pub mod stats;
 
-pub use export::{Table, csv, csv_tables, tables, write_csv_tables, write_html, write_latex_tables};
+pub use export::{
+    Table, csv, csv_tables, tables, write_csv_tables, write_html, write_latex_document, write_latex_tables,
+};
 
 use super::collection::{BRAINAGENT, CODEACT, Collection, Run};
 use super::families::Families;

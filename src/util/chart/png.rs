@@ -96,3 +96,21 @@ mod tests {
         assert!(super::rasterize(&Scene::new(0.0, 10.0), 2.0).is_err());
     }
 }
+
+/// Writes each `(stem, SVG)` as `<stem>.svg` and a 300-dpi `<stem>.png` into `dir` (created); returns the files.
+pub fn write_svg_and_png(
+    figures: &[(String, String)],
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for (stem, text) in figures {
+        let svg_path = dir.join(format!("{stem}.svg"));
+        std::fs::write(&svg_path, text).map_err(|e| format!("{}: cannot write: {e}", svg_path.display()))?;
+        let png = render_svg(text, 300.0 / 96.0).map_err(|e| format!("{stem}: {e}"))?;
+        let png_path = dir.join(format!("{stem}.png"));
+        std::fs::write(&png_path, png).map_err(|e| format!("{}: cannot write: {e}", png_path.display()))?;
+        written.extend([svg_path, png_path]);
+    }
+    Ok(written)
+}

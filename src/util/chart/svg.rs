@@ -57,6 +57,93 @@ pub fn radar(series: &[(String, Vec<Option<f64>>)], axes: &[String]) -> String {
     s + "</svg>"
 }
 
+/// Horizontal bars, grouped: one group (a row label) per `groups` entry, one bar per series within it
+/// (`values[series][group]`, missing = no bar), on a 0…`max` axis with ticks at fifths, each bar labelled
+/// with its value to `decimals`, and a legend when there is more than one series. One series gives a plain
+/// bar chart (in the order given: sort the groups for a ranking).
+pub fn bars(groups: &[String], series: &[String], values: &[Vec<Option<f64>>], max: f64, decimals: usize) -> String {
+    let (bar_h, gap, plot_w) = (18.0, 10.0, 420.0);
+    let max = if max > 0.0 { max } else { 1.0 };
+    let lw = 14.0 + 7.2 * groups.iter().map(|g| g.chars().count()).max().unwrap_or(4) as f64;
+    let legend_h = if series.len() > 1 { 18.0 * series.len() as f64 + 8.0 } else { 0.0 };
+    let group_h = bar_h * series.len().max(1) as f64 + gap;
+    let top = 16.0 + legend_h;
+    let (w, h) = (lw + plot_w + 70.0, top + group_h * groups.len() as f64 + 30.0);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" font-family=\"sans-serif\" font-size=\"12\">"
+    );
+    s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>";
+    if series.len() > 1 {
+        for (i, name) in series.iter().enumerate() {
+            let c = super::colors::hex(super::colors::category(i));
+            let y = 10.0 + 18.0 * i as f64;
+            let _ = write!(
+                s,
+                "<rect x=\"{lw:.1}\" y=\"{y:.1}\" width=\"12\" height=\"12\" fill=\"{c}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                lw + 18.0,
+                y + 10.0,
+                esc(name)
+            );
+        }
+    }
+    let bottom = top + group_h * groups.len() as f64;
+    for t in 0..=5 {
+        let x = lw + plot_w * t as f64 / 5.0;
+        let _ = write!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{top:.1}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\" stroke=\"#dddddd\"/>\
+             <text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.prec$}</text>",
+            bottom + 16.0,
+            max * t as f64 / 5.0,
+            prec = decimals.min(2)
+        );
+    }
+    for (g, name) in groups.iter().enumerate() {
+        let y0 = top + group_h * g as f64;
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
+            lw - 6.0,
+            y0 + (group_h - gap) / 2.0,
+            esc(name)
+        );
+        for (k, vals) in values.iter().enumerate() {
+            let Some(v) = vals.get(g).copied().flatten() else { continue };
+            let y = y0 + bar_h * k as f64;
+            let bw = plot_w * (v / max).clamp(0.0, 1.0);
+            let c = super::colors::hex(super::colors::category(k));
+            let _ = write!(
+                s,
+                "<rect x=\"{lw:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{:.1}\" fill=\"{c}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"middle\">{v:.decimals$}</text>",
+                y + 1.0,
+                bar_h - 2.0,
+                lw + bw + 4.0,
+                y + bar_h / 2.0
+            );
+        }
+    }
+    let _ = write!(s, "<line x1=\"{lw:.1}\" y1=\"{top:.1}\" x2=\"{lw:.1}\" y2=\"{bottom:.1}\" stroke=\"#444444\"/>");
+    s + "</svg>"
+}
+
+/// `svg` with a caption line added below it (the canvas grows by 24 px).
+pub fn captioned(svg: &str, text: &str) -> String {
+    let attr = |name: &str| -> Option<f64> {
+        let tag = &svg[..svg.find('>')?];
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next()?.trim_end_matches("px").parse().ok()
+    };
+    let (Some(w), Some(h)) = (attr("width"), attr("height")) else { return svg.to_string() };
+    let esc = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let grown = svg.replacen(&format!("height=\"{h}\""), &format!("height=\"{}\"", h + 24.0), 1);
+    let grown = match grown.find("viewBox=\"") {
+        Some(_) => grown.replacen(&format!("0 0 {w} {h}"), &format!("0 0 {w} {}", h + 24.0), 1),
+        None => grown,
+    };
+    grown.replacen("</svg>", &format!("<text x=\"8\" y=\"{}\" font-size=\"12\">{esc}</text></svg>", h + 16.0), 1)
+}
+
 /// Heatmap with a value in each cell; `diverging` colours around 0 (blue–white–red), else white → blue.
 pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], diverging: bool, decimals: usize) -> String {
     let (cw, ch) = (100.0, 28.0);

@@ -282,6 +282,14 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
                     Err(e) => Err(format!("{}: cannot write: {e}", p.display())),
                 });
             }
+            if ui
+                .button("Paper output…")
+                .on_hover_text("the metrics table (CSV, LaTeX) and the figures (SVG, 300-dpi PNG)")
+                .clicked()
+                && let Some(dir) = rfd::FileDialog::new().pick_folder()
+            {
+                self.message = Some(crate::agent::graph::paper::write_paper_output(&all, &dir));
+            }
             crate::ui::widgets::outcome(ui, &self.message);
         });
         opened

@@ -1,0 +1,179 @@
+//! The BrainAgent paper's evaluation as tables and figures, from the metrics of run files: the metrics table
+//! (its Tables 2–3: accuracy, recall and precision by majority vote and Recall@k / Precision@k by its pass
+//! criterion, both labelled), Fig 3 (precision of every method × backbone, ranked), Fig 4 (the ablations of
+//! BrainAgent per backbone) and the interpretability radar with the backbone in each legend entry. One home for
+//! `agent report --latex/--figures` and the Networks room's batch view.
+
+use super::eval::{Metrics, radar_svg};
+use crate::util::chart::svg;
+use crate::util::table::{Table, write_latex_document};
+use std::path::{Path, PathBuf};
+
+/// The metrics table: header and rows (numbers as plain decimals; empty when undefined).
+pub fn metrics_table(all: &[Metrics]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "method",
+        "backbone",
+        "task",
+        "samples",
+        "runs",
+        "accuracy",
+        "recall (majority)",
+        "precision (majority)",
+        "recall@k (pass)",
+        "precision@k (pass)",
+        "pass@1",
+        "pass@k",
+        "tokens per sample",
+        "seconds per sample",
+    ];
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.4}"));
+    let rows = all
+        .iter()
+        .map(|m| {
+            vec![
+                m.method.clone(),
+                m.model.clone(),
+                m.task.clone(),
+                m.samples.to_string(),
+                m.runs.to_string(),
+                format!("{:.4}", m.accuracy),
+                opt(m.recall),
+                opt(m.precision),
+                opt(m.recall_at_k),
+                opt(m.precision_at_k),
+                format!("{:.4}", m.pass_at_1),
+                format!("{:.4}", m.pass_at_k),
+                format!("{:.1}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample),
+                format!("{:.2}", m.seconds_per_sample),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The metrics table as `metrics.csv`, `metrics.tex` and `tables.tex` (which sets it) in `dir`; returns the files.
+pub fn write_tables(all: &[Metrics], dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let (header, rows) = metrics_table(all);
+    let t = Table::new(&header, rows);
+    let fail = |e: std::io::Error| format!("{}: cannot write the tables: {e}", dir.display());
+    let mut files = write_latex_document(&[("metrics.csv", t.clone())], None, dir).map_err(fail)?;
+    let csv = dir.join("metrics.csv");
+    std::fs::write(&csv, t.csv()).map_err(fail)?;
+    files.push(csv);
+    Ok(files)
+}
+
+/// The tables under `dir/tables` and the figures under `dir/figures`: what the room's "Paper output…" writes.
+pub fn write_paper_output(all: &[Metrics], dir: &Path) -> Result<String, String> {
+    let tables = write_tables(all, &dir.join("tables"))?;
+    let figures = crate::util::chart::png::write_svg_and_png(&figures(all), &dir.join("figures"))?;
+    Ok(format!("wrote {} table files and {} figure files under {}", tables.len(), figures.len(), dir.display()))
+}
+
+/// Fig 3: "method (backbone)" and its precision, best first — Precision@k where the runs give it (k > 1),
+/// else the majority-vote precision; runs with neither are left out.
+pub fn precision_ranking(all: &[Metrics]) -> Vec<(String, f64)> {
+    let mut v: Vec<(String, f64)> = all
+        .iter()
+        .filter_map(|m| Some((format!("{} ({})", m.method, m.model), m.precision_at_k.or(m.precision)?)))
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Fig 4: backbones (groups), BrainAgent and its ablations (series: the full method first, then the ablations
+/// by name) and their accuracy, `values[series][group]`. Empty when no run is an ablation.
+pub fn ablation_bars(all: &[Metrics]) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
+    let ours: Vec<&Metrics> = all.iter().filter(|m| m.method.starts_with("brainagent")).collect();
+    if !ours.iter().any(|m| m.method != "brainagent") {
+        return (Vec::new(), Vec::new(), Vec::new());
+    }
+    let mut groups: Vec<String> = ours.iter().map(|m| m.model.clone()).collect();
+    groups.sort();
+    groups.dedup();
+    let mut series: Vec<String> = ours.iter().map(|m| m.method.clone()).collect();
+    series.sort_by_key(|s| (s != "brainagent", s.clone()));
+    series.dedup();
+    let values = series
+        .iter()
+        .map(|s| {
+            groups.iter().map(|g| ours.iter().find(|m| &m.method == s && &m.model == g).map(|m| m.accuracy)).collect()
+        })
+        .collect();
+    (groups, series, values)
+}
+
+/// Every figure as `(file stem, SVG)`, captioned: the precision ranking, the ablations (when there are any)
+/// and the interpretability radar.
+pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let ranking = precision_ranking(all);
+    if !ranking.is_empty() {
+        let (names, vals): (Vec<String>, Vec<f64>) = ranking.into_iter().unzip();
+        let chart = svg::bars(&names, &["precision".into()], &[vals.into_iter().map(Some).collect()], 1.0, 3);
+        let what = "Precision of each method and backbone, ranked (Precision@k by the pass criterion where k > 1)";
+        out.push(("precision_ranking".to_string(), svg::captioned(&chart, what)));
+    }
+    let (groups, series, values) = ablation_bars(all);
+    if !groups.is_empty() {
+        let chart = svg::bars(&groups, &series, &values, 1.0, 3);
+        out.push((
+            "ablations".to_string(),
+            svg::captioned(&chart, "Accuracy of BrainAgent and its ablations per backbone"),
+        ));
+    }
+    out.push((
+        "interpretability_radar".to_string(),
+        svg::captioned(&radar_svg(all), "Interpretability (rule-based checks, 0–1) per method (backbone)"),
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(method: &str, model: &str, accuracy: f64, precision: Option<f64>, at_k: Option<f64>) -> Metrics {
+        Metrics {
+            method: method.into(),
+            model: model.into(),
+            accuracy,
+            precision,
+            precision_at_k: at_k,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ranking_prefers_precision_at_k_and_ablations_group_by_backbone() {
+        let all = [
+            m("direct", "qwen", 0.5, Some(0.4), None),
+            m("brainagent", "qwen", 0.8, Some(0.7), Some(0.9)),
+            m("brainagent-no-hark", "qwen", 0.6, Some(0.6), None),
+            m("brainagent", "llama", 0.7, None, None),
+            m("brainagent-no-card", "llama", 0.65, Some(0.5), None),
+        ];
+        let r = precision_ranking(&all);
+        assert_eq!(r[0], ("brainagent (qwen)".to_string(), 0.9));
+        assert_eq!(r.iter().map(|x| x.1).collect::<Vec<_>>(), [0.9, 0.6, 0.5, 0.4]);
+        let (groups, series, values) = ablation_bars(&all);
+        assert_eq!(groups, ["llama", "qwen"]);
+        assert_eq!(series, ["brainagent", "brainagent-no-card", "brainagent-no-hark"]);
+        assert_eq!(values[0], [Some(0.7), Some(0.8)]);
+        assert_eq!(values[1], [Some(0.65), None]);
+        let stems: Vec<String> = figures(&all).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(stems, ["precision_ranking", "ablations", "interpretability_radar"]);
+        assert!(ablation_bars(&all[..2]).0.is_empty(), "no ablation run: no Fig 4");
+        // The room's "Paper output…": 3 table files under tables/, 3 figures × (SVG, PNG) under figures/.
+        let dir = tempfile::tempdir().unwrap();
+        let msg = write_paper_output(&all, dir.path()).unwrap();
+        assert!(msg.starts_with("wrote 3 table files and 6 figure files"), "{msg}");
+        let csv = std::fs::read_to_string(dir.path().join("tables/metrics.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 6);
+        assert!(dir.path().join("figures/ablations.png").is_file());
+        let blocked = dir.path().join("file");
+        std::fs::write(&blocked, "").unwrap();
+        assert!(write_paper_output(&all, &blocked).unwrap_err().contains("cannot write the tables"));
+    }
+}
