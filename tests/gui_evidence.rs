@@ -150,3 +150,40 @@ fn gfm_window_draws_the_loss_curve_of_a_training_log() {
     h.get_by_label_contains("2 epochs on 3 graphs");
     assert_eq!(h.state().networks.gfm.losses.lock().unwrap().len(), 2);
 }
+
+/// "Review cases…": a memory whose two reports are flagged (`if_manual`) lists them; rejecting one and
+/// approving the other with an edited conclusion rewrites the memory (as `cases review` does).
+#[test]
+fn case_review_rejects_and_approves_an_edited_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("memory.json")).unwrap()).unwrap();
+    for k in [0, 1] {
+        m["cases"][k]["report"]["if_manual"] = serde_json::json!(true);
+    }
+    let (a, b) = (m["cases"][0]["id"].as_str().unwrap().to_string(), m["cases"][1]["id"].as_str().unwrap().to_string());
+    std::fs::write(dir.path().join("memory.json"), m.to_string()).unwrap();
+    let mut app = BrainLensApp::new(None, false);
+    app.room = brainlens::ui::app::Room::Networks;
+    let mut h =
+        Harness::builder().with_size([1400.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(2);
+    h.get_by_label("Review cases…").click();
+    h.run_steps(2);
+    h.state_mut().networks.case_review.path = dir.path().display().to_string();
+    h.get_by_label("Load").click();
+    h.run_steps(2);
+    h.get_by_label_contains("2 case(s) to review");
+    h.get_by_label(&format!("reject {a}")).click();
+    h.get_by_label(&format!("approve {b}")).click();
+    h.state_mut().networks.case_review.rows[1].fields[4].1 = "Checked by a reviewer.".into();
+    h.run_steps(1);
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    h.get_by_label_contains("0 approved, 1 edited, 1 rejected");
+    let after = brainlens::retrieval::cases::CaseMemory::load(dir.path()).unwrap();
+    assert_eq!(after.cases.len(), 19);
+    let edited = after.cases.iter().find(|c| c.id == b).unwrap();
+    assert_eq!((edited.report["conclusion"].as_str(), edited.needs_review()), (Some("Checked by a reviewer."), false));
+}

@@ -5,7 +5,7 @@ mod common;
 
 use brainlens::retrieval::cases::{Case, CaseMemory};
 use brainlens::retrieval::graph::ENCODER;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn case(id: &str, label: &str, g: [f32; 2], t: [f32; 2]) -> Case {
     Case {
@@ -171,4 +171,55 @@ fn model_reports_are_drafted_then_refined() {
     assert!(case.report["facts"]["region_level"].as_str().unwrap().starts_with("Highest-degree regions"));
     assert_eq!(case.report_text, "Hubs as in the facts. Modules as in the facts. Efficiency as in the facts.");
     assert_eq!(memory.text_model, "bm25", "built without MiniLM, text similarity falls back to BM25");
+}
+
+/// Expert review of flagged case reports: a copy of the shipped memory with two reports flagged (`if_manual`)
+/// lists them, CARD leaves them out until reviewed, and `cases review` approves one and edits the other (its
+/// report text re-embedded with MiniLM when the model is in the cache), rewriting the memory.
+#[test]
+fn flagged_case_reports_wait_for_review_and_are_approved_or_edited() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::path::Path::new("assets/cases/hcp_fingerprint");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(src.join("memory.json")).unwrap()).unwrap();
+    let graphs = std::fs::canonicalize(src.join("graphs")).unwrap();
+    for c in m["cases"].as_array_mut().unwrap() {
+        let g = c["graph"].as_str().unwrap().trim_start_matches("graphs/").to_string();
+        c["graph"] = json!(graphs.join(g).display().to_string());
+    }
+    let (a, b) = (m["cases"][0]["id"].as_str().unwrap().to_string(), m["cases"][1]["id"].as_str().unwrap().to_string());
+    for k in [0, 1] {
+        m["cases"][k]["report"]["if_manual"] = json!(true);
+    }
+    std::fs::write(dir.path().join("memory.json"), m.to_string()).unwrap();
+    let mem = dir.path().to_str().unwrap();
+    let listed = common::json(&["cases", "review", "--memory", mem, "--json"]);
+    let ids: Vec<&str> = listed["flagged"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [a.as_str(), b.as_str()]);
+    let query = graphs.join("sub-100307_REST2_t400.npy");
+    let card = |mem: &str| {
+        let hits = common::json(&["card", query.to_str().unwrap(), "--memory", mem, "--json"]);
+        hits["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["case"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let before = card(mem);
+    assert_eq!(before.len(), 18, "the two flagged cases are left out");
+    assert!(!before.contains(&a) && !before.contains(&b));
+    let edit = format!("{b}:graph_level=Reviewed: the graph-level claims were checked against the metrics.");
+    let done = common::json(&["cases", "review", "--memory", mem, "--approve", &a, "--edit", &edit, "--json"]);
+    assert_eq!(done["reviewed"]["approved"], json!([a]));
+    assert_eq!(done["reviewed"]["edited"], json!([b]));
+    assert_eq!(done["flagged_left"], 0);
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("memory.json")).unwrap()).unwrap();
+    let case_b = &after["cases"][1];
+    assert_eq!(case_b["report"]["review"], "edited");
+    assert!(case_b["report_text"].as_str().unwrap().ends_with("checked against the metrics."));
+    assert_ne!(case_b["report_embedding"], m["cases"][1]["report_embedding"], "the edited text is embedded anew");
+    assert_eq!(card(mem).len(), 20);
+    // A verdict on a case that is not flagged is refused, naming the memory; nothing is written.
+    let (code, _, err) = common::run(&["cases", "review", "--memory", mem, "--reject", &a]);
+    assert!(code != 0 && err.contains("not waiting for review") && err.contains("memory.json"), "{err}");
 }

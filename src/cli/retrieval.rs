@@ -76,6 +76,39 @@ pub enum CasesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Expert review of the case reports the refining pass flagged (if_manual): without verdicts, lists them;
+    /// with them, approves, edits or rejects and rewrites the memory (atomically). Flagged cases are left out
+    /// of CARD until reviewed.
+    Review {
+        #[arg(long)]
+        memory: PathBuf,
+        /// Approve a flagged case (repeatable).
+        #[arg(long, value_name = "ID")]
+        approve: Vec<String>,
+        /// Reject a flagged case: it leaves the memory (repeatable).
+        #[arg(long, value_name = "ID")]
+        reject: Vec<String>,
+        /// Replace a report field of a flagged case and approve it: ID:FIELD=TEXT, FIELD one of region_level,
+        /// subgraph_level, graph_level, case_level, conclusion (repeatable).
+        #[arg(long, value_name = "ID:FIELD=TEXT")]
+        edit: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `ID:FIELD=TEXT` edits grouped by case, in the order given.
+fn parse_edits(edits: &[String]) -> Result<Vec<(String, Vec<(String, String)>)>> {
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for e in edits {
+        let (id, rest) = e.split_once(':').ok_or_else(|| anyhow!("--edit {e:?}: expected ID:FIELD=TEXT"))?;
+        let (field, text) = rest.split_once('=').ok_or_else(|| anyhow!("--edit {e:?}: expected ID:FIELD=TEXT"))?;
+        match out.iter_mut().find(|(i, _)| i == id) {
+            Some((_, f)) => f.push((field.to_string(), text.to_string())),
+            None => out.push((id.to_string(), vec![(field.to_string(), text.to_string())])),
+        }
+    }
+    Ok(out)
 }
 
 fn minilm_if_available() -> Option<std::sync::Arc<MiniLm>> {
@@ -117,6 +150,58 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
             eprintln!();
             let file = memory.save(&dir)?;
             writeln!(out, "wrote {} ({} cases, text model {})", file.display(), memory.cases.len(), memory.text_model)?;
+            Ok(())
+        }
+        CasesCommand::Review { memory, approve, reject, edit, json } => {
+            use crate::retrieval::case_review::Verdict;
+            let mut m = CaseMemory::load(&memory)?;
+            let mut verdicts: Vec<(String, Verdict)> = approve.into_iter().map(|id| (id, Verdict::Approve)).collect();
+            verdicts.extend(parse_edits(&edit)?.into_iter().map(|(id, f)| (id, Verdict::Edit(f))));
+            verdicts.extend(reject.into_iter().map(|id| (id, Verdict::Reject)));
+            if verdicts.is_empty() {
+                let flagged: Vec<_> = m.flagged().collect();
+                if json {
+                    return write_json(out, &json!({"memory": CaseMemory::file(&memory), "flagged": flagged}));
+                }
+                writeln!(
+                    out,
+                    "{} case(s) flagged for review in {}",
+                    flagged.len(),
+                    CaseMemory::file(&memory).display()
+                )?;
+                for c in flagged {
+                    writeln!(out, "\n{} ({}, written by {})", c.id, c.label, c.written_by)?;
+                    for f in crate::retrieval::case_review::EDITABLE {
+                        writeln!(out, "  {f}: {}", c.report[f].as_str().unwrap_or(""))?;
+                    }
+                }
+                return Ok(());
+            }
+            let needs_text = m.cases.iter().any(|c| !c.report_embedding.is_empty());
+            let text = if needs_text && verdicts.iter().any(|(_, v)| matches!(v, Verdict::Edit(_))) {
+                minilm_if_available()
+            } else {
+                None
+            };
+            let done = m
+                .review(&verdicts, text.as_deref())
+                .with_context(|| CaseMemory::file(&memory).display().to_string())?;
+            let file = m.save(&memory)?;
+            if json {
+                return write_json(
+                    out,
+                    &json!({"memory": file, "reviewed": done, "flagged_left": m.flagged().count()}),
+                );
+            }
+            writeln!(
+                out,
+                "{}: {} approved, {} edited, {} rejected; {} still flagged",
+                file.display(),
+                done.approved.len(),
+                done.edited.len(),
+                done.rejected.len(),
+                m.flagged().count()
+            )?;
             Ok(())
         }
         CasesCommand::Eval { memory, k, json } => {

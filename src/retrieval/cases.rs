@@ -212,11 +212,7 @@ pub fn model_report(
         .ok_or_else(|| RetrievalError::from(format!("the refiner returned no JSON report")))?;
     report["draft"] = draft;
     report["facts"] = facts;
-    let text = ["region_level", "subgraph_level", "graph_level"]
-        .iter()
-        .filter_map(|k| report[*k].as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = Case::embedded_text(&report);
     Ok((report, text))
 }
 
@@ -345,7 +341,8 @@ impl CaseMemory {
         Ok(s.iter().map(|x| if max > 0.0 { x / max } else { 0.0 }).collect())
     }
 
-    /// Every case ranked by β·graph + (1 − β)·text; the top `k` are `chosen`. Cases of `exclude_group` are left out.
+    /// Every case ranked by β·graph + (1 − β)·text; the top `k` are `chosen`. Cases of `exclude_group`, and cases
+    /// flagged for review and not yet reviewed ([`Case::needs_review`]), are left out.
     pub fn rank(
         &self,
         graph_embedding: &[f32],
@@ -368,7 +365,7 @@ impl CaseMemory {
             .cases
             .iter()
             .zip(text)
-            .filter(|(c, _)| exclude_group.is_none_or(|g| c.group != g))
+            .filter(|(c, _)| exclude_group.is_none_or(|g| c.group != g) && !c.needs_review())
             .map(|(c, &t)| {
                 let g = dot(graph_embedding, &c.graph_embedding);
                 Hit {

@@ -2,6 +2,7 @@
 //! disk by model and content; graph embeddings; the case memory and CARD. Nothing here imports `ui`.
 
 pub mod aliases;
+pub mod case_review;
 pub mod cases;
 pub mod error;
 pub mod gfm;

@@ -86,6 +86,7 @@ pub struct NetworksRoom {
     pub hark: evidence::HarkPanel,
     pub card: evidence::CardPanel,
     pub review: evidence::ReviewPanel,
+    pub case_review: evidence::CaseReviewPanel,
     pub gfm: evidence::GfmPanel,
     pub agent: agent::AgentPanel,
     /// The lower view: the glass brain or the 3-D view.
@@ -191,6 +192,10 @@ impl NetworksRoom {
             if ui.button("Review knowledge…").clicked() {
                 self.review.open = true;
             }
+            if ui.button("Review cases…").on_hover_text("case reports the refining pass flagged for review").clicked()
+            {
+                self.case_review.open = true;
+            }
             if ui.button("Graph encoder…").clicked() {
                 self.gfm.open = true;
             }
@@ -206,6 +211,7 @@ impl NetworksRoom {
             ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
         }
         self.review.show(ui.ctx());
+        self.case_review.show(ui.ctx());
         self.gfm.show(ui.ctx());
         let Some(o) = &mut self.current else {
             ui.vertical_centered(|ui| {

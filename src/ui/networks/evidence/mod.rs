@@ -3,11 +3,13 @@
 //! winners.
 
 pub mod card;
+pub mod case_review;
 pub mod gfm;
 pub mod hark;
 pub mod review;
 
 pub use card::CardPanel;
+pub use case_review::CaseReviewPanel;
 pub use gfm::GfmPanel;
 pub use hark::HarkPanel;
 pub use review::ReviewPanel;
