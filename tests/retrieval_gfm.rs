@@ -118,3 +118,79 @@ fn cli_trains_and_refuses_bad_input() {
         common::run(&["gfm", "train", "--graphs", dir.path().to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(code == 1 && err.contains("no graph files"), "{err}");
 }
+
+/// The paper's Table 5 settings as options: several heads, a chosen feed-forward width, a 2-layer decoder, a
+/// learned mask token, seeded dropout and shuffled minibatches train (small here: width 16, 1 layer), the
+/// same seed gives the same losses, the log records every setting, and the model loads and embeds. `--paper`
+/// starts from Table 5 and the options override it.
+#[test]
+fn table_5_settings_train_deterministically_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = graphs();
+    let o = TrainOptions {
+        epochs: 2,
+        dim: 16,
+        layers: 1,
+        heads: 4,
+        ffn: 24,
+        decoder_layers: 2,
+        mask_token: true,
+        mask_fraction: 0.7,
+        dropout: 0.3,
+        temperature: 1.0,
+        batch: 2,
+        ..Default::default()
+    };
+    let a = train(&g, &dir.path().join("a.safetensors"), &o, &mut |_| {}, &Cancel::default()).unwrap();
+    let b = train(&g, &dir.path().join("b.safetensors"), &o, &mut |_| {}, &Cancel::default()).unwrap();
+    assert_eq!(a.losses, b.losses, "seeded: dropout masks and batches repeat");
+    assert!(a.losses.iter().all(|e| e.total.is_finite()));
+    assert_eq!((a.config.heads, a.config.ffn, a.config.decoder_layers, a.config.mask_token), (4, 24, 2, true));
+    let t = a.training.unwrap();
+    assert_eq!((t.dropout, t.mask_ratio, t.tau, t.batch), (0.3, 0.7, 1.0, 2));
+    let model = GfmModel::load(&dir.path().join("a.safetensors")).unwrap();
+    assert_eq!(model.embed(&g[1]).unwrap().len(), 16);
+    let bad = TrainOptions { heads: 3, ..o };
+    let e = train(&g, &dir.path().join("c.safetensors"), &bad, &mut |_| {}, &Cancel::default()).unwrap_err();
+    assert!(e.to_string().contains("does not divide into 3 heads"), "{e}");
+    let p = TrainOptions::paper();
+    assert_eq!(
+        (
+            p.layers,
+            p.dim,
+            p.ffn,
+            p.heads,
+            p.dropout,
+            p.mask_fraction,
+            p.decoder_layers,
+            p.temperature,
+            p.batch,
+            p.epochs
+        ),
+        (6, 128, 256, 8, 0.3, 0.7, 2, 1.0, 128, 500)
+    );
+    let out = dir.path().join("cli.safetensors");
+    let log = common::json(&[
+        "gfm",
+        "train",
+        "--graphs",
+        "fixtures/networks/fc",
+        "--out",
+        out.to_str().unwrap(),
+        "--paper",
+        "--epochs",
+        "1",
+        "--layers",
+        "1",
+        "--width",
+        "16",
+        "--ffn",
+        "32",
+        "--json",
+    ]);
+    assert_eq!(log["epochs_done"], 1);
+    let c = &log["config"];
+    assert_eq!((&c["dim"], &c["layers"], &c["heads"], &c["ffn"]), (&16.into(), &1.into(), &8.into(), &32.into()));
+    assert_eq!((&c["decoder_layers"], &c["mask_token"]), (&2.into(), &true.into()));
+    assert_eq!((&log["training"]["dropout"], &log["training"]["batch"]), (&0.3.into(), &128.into()));
+}

@@ -404,8 +404,13 @@ pub enum GfmCommand {
         graphs: PathBuf,
         #[arg(long, value_name = "MODEL.safetensors")]
         out: PathBuf,
-        #[arg(long, default_value_t = 150)]
-        epochs: usize,
+        /// Start from the BrainAgent paper's settings (its Table 5: 6 layers, width 128, feed-forward 256, 8
+        /// heads, dropout 0.3, mask ratio 0.7 with a learned token, 2-layer decoder, τ 1, batch 128, 500
+        /// epochs); the options below override any of them.
+        #[arg(long)]
+        paper: bool,
+        #[command(flatten)]
+        settings: GfmSettings,
         #[arg(long, default_value_t = 0)]
         seed: u64,
         #[arg(long)]
@@ -415,12 +420,78 @@ pub enum GfmCommand {
     },
 }
 
+/// The GFM's settings (the paper's Table 5); each unset one comes from the defaults or `--paper`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GfmSettings {
+    /// Training epochs (default 150).
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Transformer layers (default 2).
+    #[arg(long)]
+    pub layers: Option<usize>,
+    /// Width of the node states (default 64).
+    #[arg(long)]
+    pub width: Option<usize>,
+    /// Attention heads; the width must divide by them (default 1).
+    #[arg(long)]
+    pub heads: Option<usize>,
+    /// Feed-forward width (default 2 × width).
+    #[arg(long)]
+    pub ffn: Option<usize>,
+    /// Masked-node decoder depth (default 1).
+    #[arg(long)]
+    pub decoder_layers: Option<usize>,
+    /// Dropout on attention and feed-forward outputs while training (default 0).
+    #[arg(long)]
+    pub dropout: Option<f64>,
+    /// Share of nodes masked for reconstruction (default 0.15).
+    #[arg(long)]
+    pub mask_ratio: Option<f64>,
+    /// Masked nodes take a learned token instead of zeros (true/false; default false).
+    #[arg(long)]
+    pub mask_token: Option<bool>,
+    /// InfoNCE temperature τ (default 0.2).
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Graphs per optimiser step, shuffled each epoch; 0 = all in one step (default 0).
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// AdamW learning rate (default 0.001).
+    #[arg(long)]
+    pub lr: Option<f64>,
+}
+
+impl GfmSettings {
+    /// `base` with every option given here.
+    pub fn apply(
+        &self,
+        mut o: crate::retrieval::gfm::train::TrainOptions,
+    ) -> crate::retrieval::gfm::train::TrainOptions {
+        let s = self.clone();
+        o.epochs = s.epochs.unwrap_or(o.epochs);
+        o.layers = s.layers.unwrap_or(o.layers);
+        o.dim = s.width.unwrap_or(o.dim);
+        o.heads = s.heads.unwrap_or(o.heads);
+        o.ffn = s.ffn.unwrap_or(o.ffn);
+        o.decoder_layers = s.decoder_layers.unwrap_or(o.decoder_layers);
+        o.dropout = s.dropout.unwrap_or(o.dropout);
+        o.mask_fraction = s.mask_ratio.unwrap_or(o.mask_fraction);
+        o.mask_token = s.mask_token.unwrap_or(o.mask_token);
+        o.temperature = s.tau.unwrap_or(o.temperature);
+        o.batch = s.batch.unwrap_or(o.batch);
+        o.lr = s.lr.unwrap_or(o.lr);
+        o
+    }
+}
+
 pub fn gfm(command: GfmCommand, out: &mut dyn Write) -> Result<()> {
     use crate::retrieval::gfm::train::{TrainOptions, train};
     match command {
-        GfmCommand::Train { graphs, out: model, epochs, seed, resume, json } => {
+        GfmCommand::Train { graphs, out: model, paper, settings, seed, resume, json } => {
             let connectomes = crate::retrieval::gfm::load_graphs(&graphs)?;
-            let o = TrainOptions { epochs, seed, resume, ..Default::default() };
+            let base = if paper { TrainOptions::paper() } else { TrainOptions::default() };
+            let o = TrainOptions { seed, resume, ..settings.apply(base) };
+            let epochs = o.epochs;
             let cancel = crate::util::cancel::Cancel::default();
             let log = train(
                 &connectomes,

@@ -14,6 +14,8 @@ pub struct GfmPanel {
     pub out: String,
     pub epochs: usize,
     pub resume: bool,
+    /// The BrainAgent paper's settings (its Table 5) instead of the small defaults; the epochs stay as set.
+    pub paper: bool,
     pub losses: Arc<Mutex<Vec<EpochLoss>>>,
     pub(crate) job: Option<Job<TrainLog>>,
     pub message: Option<Result<String, String>>,
@@ -27,6 +29,7 @@ impl Default for GfmPanel {
             out: crate::util::paths::cache_dir().join("gfm").join("model.safetensors").display().to_string(),
             epochs: 150,
             resume: false,
+            paper: false,
             losses: Default::default(),
             job: None,
             message: None,
@@ -41,7 +44,8 @@ impl GfmPanel {
 
     fn start(&mut self) {
         let (graphs, out) = (std::path::PathBuf::from(self.graphs.trim()), std::path::PathBuf::from(self.out.trim()));
-        let o = TrainOptions { epochs: self.epochs, resume: self.resume, ..Default::default() };
+        let base = if self.paper { TrainOptions::paper() } else { TrainOptions::default() };
+        let o = TrainOptions { epochs: self.epochs, resume: self.resume, ..base };
         let losses = self.losses.clone();
         losses.lock().map(|mut l| l.clear()).ok();
         self.message = None;
@@ -106,6 +110,10 @@ impl GfmPanel {
                 ui.horizontal(|ui| {
                     ui.add(egui::DragValue::new(&mut self.epochs).range(1..=5000));
                     ui.checkbox(&mut self.resume, "Resume from the model's checkpoint");
+                    ui.checkbox(&mut self.paper, "Paper settings (Table 5)").on_hover_text(
+                        "6 layers, width 128, feed-forward 256, 8 heads, dropout 0.3, mask ratio 0.7 with a learned \
+                         token, 2-layer decoder, τ 1, batch 128 (slow on a CPU)",
+                    );
                 });
                 ui.end_row();
             });
