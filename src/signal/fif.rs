@@ -122,6 +122,7 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
     let mut blocks = Vec::new();
     let mut pos = 0u64;
     let mut head = [0u8; 16];
+    let mut prefetched = 0u64;
     loop {
         // A truncated last tag: MNE warns and stops there too.
         if pos + 16 > len {
@@ -154,6 +155,9 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
         if out.len() > MAX_TAGS {
             return Err(err(path, "tag", format!("more than {MAX_TAGS} tags")));
         }
+        if next == 0 && size as u64 >= PREFETCH_MIN_TAG {
+            prefetched = prefetch_headers(file, pos, 16 + size as u64, prefetched, len);
+        }
         pos = match next {
             0 => pos + 16 + size as u64,
             -1 => break,
@@ -162,6 +166,36 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
         };
     }
     Ok(out)
+}
+
+/// Tags at least this large (data buffers) are taken to repeat at their stride for prefetching.
+const PREFETCH_MIN_TAG: u64 = 16 << 10;
+/// How many headers ahead are requested.
+const PREFETCH_AHEAD: u64 = 1024;
+
+/// A file that MNE's `raw.save` wrote has no tag directory, so its tags are found one header at a time, and
+/// each header is a separate read from disk when the file is not in the page cache. Data buffers are
+/// usually of one size: the headers that follow at that stride are asked for ahead of time
+/// (`posix_fadvise(WILLNEED)`, which starts the reads without waiting), so the disk serves many at once.
+/// A wrong guess only costs a wasted read. Returns how far headers have been requested.
+fn prefetch_headers(file: &File, pos: u64, stride: u64, done: u64, len: u64) -> u64 {
+    use std::os::fd::AsRawFd;
+    // Continue where the last request stopped when it followed this stride; else start afresh.
+    let aligned = done > pos && (done - pos) % stride == 0;
+    // Keep half a window ahead before asking again.
+    if aligned && done > pos + stride * PREFETCH_AHEAD / 2 {
+        return done;
+    }
+    let mut at = if aligned { done } else { pos + stride };
+    let end = (pos + stride * PREFETCH_AHEAD).min(len);
+    while at + 16 <= end {
+        // SAFETY: posix_fadvise only advises the kernel about this open descriptor's pages; no memory is shared.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), at as libc::off_t, 16, libc::POSIX_FADV_WILLNEED);
+        }
+        at += stride;
+    }
+    at
 }
 
 fn data(path: &Path, file: &File, t: &Tag) -> Result<Vec<u8>, EdfError> {
