@@ -386,8 +386,11 @@ impl Case {
 
     fn load_as(file: &Path, scoring_only: bool) -> Result<Case, Vec<CaseError>> {
         let fail = |message: String| vec![CaseError { file: file.to_path_buf(), json_path: String::new(), message }];
-        let text = std::fs::read_to_string(file).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let raw: Value = super::json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
+        let raw: Value = CASE_BUFFER.with_borrow_mut(|buf| -> Result<Value, Vec<CaseError>> {
+            let text = read_into(file, buf).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let text = std::str::from_utf8(text).map_err(|e| fail(format!("cannot read: not UTF-8: {e}")))?;
+            super::json::from_str(text).map_err(|e| fail(format!("not valid JSON: {e}")))
+        })?;
         Case::build(raw, file, scoring_only)
     }
 
@@ -449,6 +452,34 @@ pub fn is_case_file(path: &Path) -> bool {
 /// The case files under `root` (a case file, a subset folder, or a suite of subsets), sorted by path.
 pub fn find_case_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     super::files_under(root, is_case_file)
+}
+
+thread_local! {
+    /// One read buffer per loading thread, reused for every case file (a suite is thousands of small files).
+    static CASE_BUFFER: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; 64 << 10]);
+}
+
+/// The whole of `file` in `buf` (grown when the file is larger): open and read, without asking the file's
+/// size first — a read shorter than the room left is the end of a regular file.
+fn read_into<'a>(file: &Path, buf: &'a mut Vec<u8>) -> std::io::Result<&'a [u8]> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    let mut len = 0;
+    loop {
+        if len == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match f.read(&mut buf[len..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        len += n;
+        if n == 0 || len < buf.len() {
+            break;
+        }
+    }
+    Ok(&buf[..len])
 }
 
 /// Cases of a file, subset or suite; a bad case is reported and skipped, never aborting the rest.
