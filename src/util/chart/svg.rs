@@ -136,9 +136,12 @@ pub fn captioned(svg: &str, text: &str) -> String {
     };
     let (Some(w), Some(h)) = (attr("width"), attr("height")) else { return svg.to_string() };
     let esc = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    // Wide enough for the caption too (about 6.6 px a character at 12 px).
+    let w2 = w.max((16.0 + 6.6 * text.chars().count() as f64).ceil());
     let grown = svg.replacen(&format!("height=\"{h}\""), &format!("height=\"{}\"", h + 24.0), 1);
+    let grown = grown.replacen(&format!("width=\"{w}\""), &format!("width=\"{w2}\""), 1);
     let grown = match grown.find("viewBox=\"") {
-        Some(_) => grown.replacen(&format!("0 0 {w} {h}"), &format!("0 0 {w} {}", h + 24.0), 1),
+        Some(_) => grown.replacen(&format!("0 0 {w} {h}"), &format!("0 0 {w2} {}", h + 24.0), 1),
         None => grown,
     };
     grown.replacen("</svg>", &format!("<text x=\"8\" y=\"{}\" font-size=\"12\">{esc}</text></svg>", h + 16.0), 1)
@@ -148,7 +151,12 @@ pub fn captioned(svg: &str, text: &str) -> String {
 pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], diverging: bool, decimals: usize) -> String {
     let (cw, ch) = (100.0, 28.0);
     let lw = 10.0 + 7.5 * rows.iter().map(|r| r.chars().count()).max().unwrap_or(4) as f64;
-    let (w, h) = (lw + cw * cols.len() as f64 + 10.0, 40.0 + ch * rows.len() as f64 + 10.0);
+    // Column labels wider than a cell are set at 35° so they never run into each other.
+    let col_px = 7.0 * cols.iter().map(|c| c.chars().count()).max().unwrap_or(0) as f64;
+    let slanted = col_px > cw - 6.0;
+    let top = if slanted { 24.0 + 0.58 * col_px } else { 40.0 };
+    let right = if slanted { 0.82 * col_px } else { 0.0 };
+    let (w, h) = (lw + cw * cols.len() as f64 + 10.0 + right, top + ch * rows.len() as f64 + 10.0);
     let span = values.iter().flatten().fold(1e-12f64, |a, v| a.max(v.abs()));
     let (lo, hi) = values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
     let color = |v: f64| {
@@ -163,15 +171,16 @@ pub fn heatmap(rows: &[String], cols: &[String], values: &[Option<f64>], divergi
     );
     s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>";
     for (j, c) in cols.iter().enumerate() {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"32\" text-anchor=\"middle\">{}</text>",
-            lw + cw * (j as f64 + 0.5),
-            esc(c)
-        );
+        let x = lw + cw * (j as f64 + 0.5);
+        let _ = if slanted {
+            let y = top - 8.0;
+            write!(s, "<text x=\"{x:.1}\" y=\"{y:.1}\" transform=\"rotate(-35 {x:.1} {y:.1})\">{}</text>", esc(c))
+        } else {
+            write!(s, "<text x=\"{x:.1}\" y=\"32\" text-anchor=\"middle\">{}</text>", esc(c))
+        };
     }
     for (i, r) in rows.iter().enumerate() {
-        let y = 40.0 + ch * i as f64;
+        let y = top + ch * i as f64;
         let _ = write!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
