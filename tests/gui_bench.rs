@@ -2,6 +2,8 @@
 //! leaderboard sorts, an instance opens with its metrics, the browser filters by metric type.
 #![cfg(feature = "gui")]
 
+mod common;
+
 use brainlens::ui::app::{BrainLensApp, Room};
 use brainlens::ui::bench::View;
 use egui_kittest::Harness;
@@ -167,4 +169,33 @@ fn paper_output_writes_the_latex_tables_and_the_figures() {
     let blocked = dir.path().join("file");
     std::fs::write(&blocked, "").unwrap();
     assert!(brainlens::ui::bench::paper_output(report, &blocked).contains("cannot write the tables"));
+}
+
+/// The Parser audit view: the Model window's provider (a scripted OpenAI-compatible endpoint that reads the
+/// first report as the stored parser did) re-parses one instance; the agreement shows.
+#[test]
+fn the_parser_audit_view_runs_the_chosen_model_and_shows_agreement() {
+    use common::fake_openai::{Reply, fake, ok_body};
+    let f = fake(vec![Reply::Ok(ok_body(r#"{"alpha_rel_mean": 19.42836671351745}"#)); 2]);
+    let mut h = harness();
+    h.state_mut().settings.llm = brainlens::llm::config::ProviderConfig {
+        provider: brainlens::llm::config::ProviderKind::Openai,
+        base_url: f.url.clone(),
+        ..Default::default()
+    };
+    h.get_by_label("Parser audit").click();
+    h.run_steps(2);
+    h.state_mut().bench.audit.n = 1;
+    h.get_by_label("Audit parser").click();
+    for _ in 0..200 {
+        h.run_steps(1);
+        if h.state().bench.audit.result.is_some() || h.state().bench.audit.error.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    let a = h.state().bench.audit.result.as_ref().expect("the audit finished");
+    assert_eq!((a.instances, a.overall.fields, a.overall.agree), (1, 1, 1));
+    h.get_by_label_contains("1/1 fields agree (100.00 %)");
 }

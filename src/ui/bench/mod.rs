@@ -3,6 +3,7 @@
 //! histograms, tokens), and browse instances down to each metric's ground truth and prediction.
 
 mod agent_trace;
+pub mod audit;
 mod charts;
 mod data;
 mod files;
@@ -27,6 +28,7 @@ pub enum View {
     Instances,
     Files,
     Run,
+    Audit,
 }
 
 /// State of the Bench room.
@@ -43,6 +45,7 @@ pub struct BenchRoom {
     pub instances: instances::State,
     pub files: files::State,
     pub run: run::RunPanel,
+    pub audit: audit::AuditPanel,
     /// `instance:N` from `--bench-view`: select instance N of the first run once loaded.
     pending_instance: Option<usize>,
     /// The demo collection is opened the first time the room is shown with nothing loaded.
@@ -77,6 +80,7 @@ impl Default for BenchRoom {
             instances: Default::default(),
             files: Default::default(),
             run: Default::default(),
+            audit: Default::default(),
             pending_instance: None,
             demo_offered: false,
             cycle: 0,
@@ -273,6 +277,7 @@ impl BenchRoom {
                     self.commands.push(Cmd::RebuildReport);
                 }
             }
+            View::Audit => self.audit.show(ui, data, provider),
             View::Run => {}
         }
     }
@@ -333,6 +338,7 @@ impl BenchRoom {
                 (View::Charts, "Charts"),
                 (View::Instances, "Instances"),
                 (View::Files, "Files"),
+                (View::Audit, "Parser audit"),
                 (View::Run, "Run"),
             ] {
                 ui.selectable_value(&mut self.view, v, name);
@@ -383,15 +389,20 @@ impl Room for BenchRoom {
     }
 
     fn jobs(&self) -> Vec<JobStatus> {
-        running(&[&self.job, &self.run.job, &self.run.generating])
+        let mut jobs = running(&[&self.job, &self.run.job, &self.run.generating]);
+        jobs.extend(self.audit.job.iter().map(|j| (j.name.clone(), j.fraction())));
+        jobs
     }
 
     fn cancel(&mut self) {
         cancel_all(&[&self.job, &self.run.job, &self.run.generating]);
+        if let Some(j) = &self.audit.job {
+            j.cancel();
+        }
     }
 
     fn settled(&self) -> bool {
-        !self.loading() && !self.run.busy() && self.commands.is_empty()
+        !self.loading() && !self.run.busy() && self.audit.job.is_none() && self.commands.is_empty()
     }
 }
 
