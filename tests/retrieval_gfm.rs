@@ -150,6 +150,9 @@ fn table_5_settings_train_deterministically_and_are_recorded() {
     assert_eq!((t.dropout, t.mask_ratio, t.tau, t.batch), (0.3, 0.7, 1.0, 2));
     let model = GfmModel::load(&dir.path().join("a.safetensors")).unwrap();
     assert_eq!(model.embed(&g[1]).unwrap().len(), 16);
+    let one = TrainOptions { batch: 1, ..o };
+    let e = train(&g, &dir.path().join("d.safetensors"), &one, &mut |_| {}, &Cancel::default()).unwrap_err();
+    assert!(e.to_string().contains("batch 1"), "{e}");
     let bad = TrainOptions { heads: 3, ..o };
     let e = train(&g, &dir.path().join("c.safetensors"), &bad, &mut |_| {}, &Cancel::default()).unwrap_err();
     assert!(e.to_string().contains("does not divide into 3 heads"), "{e}");

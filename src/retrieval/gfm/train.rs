@@ -209,6 +209,11 @@ pub fn train(
             o.dropout, o.mask_fraction, o.temperature
         )));
     }
+    if o.batch == 1 {
+        return Err(RetrievalError::from(format!(
+            "batch 1: InfoNCE contrasts graphs within a batch; use 2 or more (0: all)"
+        )));
+    }
     let config = o.config(n);
     let model = Gfm::new(config, vb)?;
     let training = TrainingSettings {
