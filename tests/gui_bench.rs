@@ -187,7 +187,7 @@ fn the_parser_audit_view_runs_the_chosen_model_and_shows_agreement() {
     h.run_steps(2);
     h.state_mut().bench.audit.n = 1;
     h.get_by_label("Audit parser").click();
-    for _ in 0..200 {
+    for _ in 0..1000 {
         h.run_steps(1);
         if h.state().bench.audit.result.is_some() || h.state().bench.audit.error.is_some() {
             break;
