@@ -16,7 +16,7 @@ pub struct Recording {
     source: Source,
     channels: Vec<Channel>,
     /// A BIDS data file's `_events.tsv` and `_channels.tsv` bad channels, which replace the file's own (its
-    /// `_channels.tsv` types are applied to `channels` when it opens).
+    /// `_channels.tsv` types are applied to `channels` when it opens: [`Recording::apply_bids_sidecars`]).
     sidecar: Option<Sidecar>,
 }
 
@@ -66,23 +66,26 @@ impl Recording {
             Some(g) => Recording { channels: g.channels.clone(), source: Source::Grid(g), sidecar: None },
             None => Self::open_edf(path)?,
         };
-        rec.sidecar = Self::bids_sidecar(path)?;
-        if let Some(p) = super::bids::dataset::sidecar(path, "channels") {
-            for (name, kind) in super::bids::dataset::channel_kinds(&p)? {
-                if let Some(c) = rec.channels.iter_mut().find(|c| c.label == name) {
-                    c.kind = kind;
-                }
-            }
-        }
+        rec.apply_bids_sidecars(path)?;
         Ok(rec)
     }
 
-    /// A BIDS data file's events and bad channels (`…_eeg.<ext>` beside `…_events.tsv`/`…_channels.tsv`).
-    fn bids_sidecar(path: &Path) -> Result<Option<Sidecar>, EdfError> {
-        use super::bids::dataset::{bad_channels, events, sidecar};
+    /// A BIDS data file's events, bad channels and channel types (`…_eeg.<ext>` beside `…_events.tsv` /
+    /// `…_channels.tsv`): the types go onto the channels, events and bads into the sidecar.
+    fn apply_bids_sidecars(&mut self, path: &Path) -> Result<(), EdfError> {
+        use super::bids::dataset::{channels_tsv, events, sidecar};
         let annotations = sidecar(path, "events").map(|p| events(&p)).transpose()?;
-        let bads = sidecar(path, "channels").map(|p| bad_channels(&p)).transpose()?;
-        Ok((annotations.is_some() || bads.is_some()).then_some(Sidecar { annotations, bads }))
+        let channels = sidecar(path, "channels").map(|p| channels_tsv(&p)).transpose()?;
+        let bads = channels.map(|t| {
+            for (name, kind) in t.kinds {
+                if let Some(c) = self.channels.iter_mut().find(|c| c.label == name) {
+                    c.kind = kind;
+                }
+            }
+            t.bads
+        });
+        self.sidecar = (annotations.is_some() || bads.is_some()).then_some(Sidecar { annotations, bads });
+        Ok(())
     }
 
     fn open_edf(path: &Path) -> Result<Recording, EdfError> {

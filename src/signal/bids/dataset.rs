@@ -113,22 +113,32 @@ pub fn events(path: &Path) -> Result<Vec<Annotation>, EdfError> {
     Ok(out)
 }
 
-/// `_channels.tsv` → the names whose `status` is `bad`.
-/// The channel types a `_channels.tsv` gives (name, type), for the types we model.
-pub fn channel_kinds(path: &Path) -> Result<Vec<(String, ChannelKind)>, EdfError> {
-    let (head, rows) = table(path)?;
-    let name = head.iter().position(|h| h == "name").ok_or_else(|| EdfError::file(path, "header", "no name column"))?;
-    let Some(ty) = head.iter().position(|h| h == "type") else { return Ok(Vec::new()) };
-    Ok(rows.iter().filter_map(|r| Some((r.get(name)?.clone(), ChannelKind::from_bids(r.get(ty)?)?))).collect())
+/// What a `_channels.tsv` says of the channels: the names whose `status` is `bad`, and (name, type) for the
+/// types we model.
+#[derive(Debug, Default)]
+pub struct ChannelsTsv {
+    pub bads: Vec<String>,
+    pub kinds: Vec<(String, ChannelKind)>,
 }
 
-pub fn bad_channels(path: &Path) -> Result<Vec<String>, EdfError> {
+/// Reads a `_channels.tsv` once (`name` column required; `status` and `type` used when present).
+pub fn channels_tsv(path: &Path) -> Result<ChannelsTsv, EdfError> {
     let (head, rows) = table(path)?;
-    let name = head.iter().position(|h| h == "name").ok_or_else(|| EdfError::file(path, "header", "no name column"))?;
-    let Some(status) = head.iter().position(|h| h == "status") else { return Ok(Vec::new()) };
-    Ok(rows
-        .iter()
-        .filter(|r| r.get(status).is_some_and(|s| s.eq_ignore_ascii_case("bad")))
-        .filter_map(|r| r.get(name).cloned())
-        .collect())
+    let col = |name: &str| head.iter().position(|h| h == name);
+    let name = col("name").ok_or_else(|| EdfError::file(path, "header", "no name column"))?;
+    let bads = match col("status") {
+        Some(status) => rows
+            .iter()
+            .filter(|r| r.get(status).is_some_and(|s| s.eq_ignore_ascii_case("bad")))
+            .filter_map(|r| r.get(name).cloned())
+            .collect(),
+        None => Vec::new(),
+    };
+    let kinds = match col("type") {
+        Some(ty) => {
+            rows.iter().filter_map(|r| Some((r.get(name)?.clone(), ChannelKind::from_bids(r.get(ty)?)?))).collect()
+        }
+        None => Vec::new(),
+    };
+    Ok(ChannelsTsv { bads, kinds })
 }
