@@ -145,8 +145,8 @@ impl ChannelKind {
     }
 }
 
-/// True when a channel is probably not scalp EEG (by label), so it stays out of the average reference.
-pub fn is_non_eeg(label: &str) -> bool {
+/// True when a label names a channel that is probably not scalp EEG (the label rule's last step).
+fn is_non_eeg(label: &str) -> bool {
     let l = label.to_ascii_uppercase();
     [
         "EOG", "ECG", "EKG", "EMG", "RESP", "SAO2", "SPO2", "PULSE", "TEMP", "STI", "EVENT", "STATUS", "TRIG", "PLETH",

@@ -2,7 +2,7 @@
 //! (with the classic longitudinal "double banana" preset when 10-20 labels are present).
 
 use super::Channel;
-use super::channel_kind::is_non_eeg;
+use super::channel_kind::ChannelKind;
 use crate::signal::error::{SignalError, invalid};
 use serde::{Deserialize, Serialize};
 
@@ -19,8 +19,8 @@ pub enum Montage {
     /// Each channel as it was recorded.
     #[default]
     AsRecorded,
-    /// Each EEG channel minus the mean of all EEG channels of the same sample rate (EOG/ECG/EMG and other
-    /// non-EEG channels are left as recorded).
+    /// Each EEG channel minus the mean of all EEG channels of the same sample rate (by `Channel::kind`: the
+    /// file's own types where it stores them; EOG/ECG/EMG and other non-EEG channels are left as recorded).
     AverageReference,
     /// User pairs of labels "A-B", drawn as A minus B.
     Bipolar(Vec<(String, String)>),
@@ -118,11 +118,13 @@ impl Montage {
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        if is_non_eeg(&c.label) {
+                        if c.kind != ChannelKind::Eeg {
                             return Derivation { label: c.label.clone(), terms: vec![(i, 1.0)] };
                         }
                         let group: Vec<usize> = (0..channels.len())
-                            .filter(|&k| !is_non_eeg(&channels[k].label) && channels[k].sample_rate == c.sample_rate)
+                            .filter(|&k| {
+                                channels[k].kind == ChannelKind::Eeg && channels[k].sample_rate == c.sample_rate
+                            })
                             .collect();
                         let w = 1.0 / group.len() as f64;
                         let mut terms: Vec<(usize, f64)> = group.iter().map(|&k| (k, -w)).collect();
@@ -185,7 +187,7 @@ mod tests {
             label: label.into(),
             sample_rate: fs,
             physical_dimension: "uV".into(),
-            kind: super::super::channel_kind::ChannelKind::from_label(label),
+            kind: ChannelKind::from_label(label),
         }
     }
 
