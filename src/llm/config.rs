@@ -98,6 +98,11 @@ pub struct ProviderConfig {
 /// The `reasoning_effort` values OpenAI-compatible endpoints take, lowest first.
 pub const REASONING_EFFORTS: [&str; 6] = ["none", "minimal", "low", "medium", "high", "xhigh"];
 
+/// Where an effort sorts: lowest first, unknown values last.
+pub fn reasoning_effort_rank(effort: &str) -> usize {
+    REASONING_EFFORTS.iter().position(|x| *x == effort).unwrap_or(REASONING_EFFORTS.len())
+}
+
 /// A `reasoning_effort` value, lower-cased, if it is one of [`REASONING_EFFORTS`].
 pub fn reasoning_effort(text: &str) -> Result<String, RequestError> {
     let t = text.trim().to_ascii_lowercase();

@@ -75,14 +75,9 @@ pub fn effort_grid(r: &Report) -> (Vec<String>, Vec<String>, Vec<Option<f64>>) {
     let mut rows: Vec<(String, String)> = overall.iter().map(|c| (c.model.clone(), c.paradigm.clone())).collect();
     rows.sort();
     rows.dedup();
-    let mut cols: Vec<String> = Vec::new();
-    for c in &overall {
-        if !cols.contains(&c.reasoning_effort) {
-            cols.push(c.reasoning_effort.clone());
-        }
-    }
-    let rank = |e: &String| crate::llm::config::REASONING_EFFORTS.iter().position(|x| x == e).unwrap_or(usize::MAX);
-    cols.sort_by_key(rank);
+    let mut cols: Vec<String> = overall.iter().map(|c| c.reasoning_effort.clone()).collect();
+    cols.sort_by_key(|e| (crate::llm::config::reasoning_effort_rank(e), e.clone()));
+    cols.dedup();
     let vals = rows
         .iter()
         .flat_map(|(m, p)| {

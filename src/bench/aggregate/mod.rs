@@ -209,7 +209,7 @@ pub struct Report {
     pub failure_cases: Vec<failure_cases::FailureRow>,
     pub histograms: Vec<Histogram>,
     pub agreement: Vec<Agreement>,
-    /// Model → family ([`crate::bench::families`]; the bundled mapping until [`Report::assign_families`]).
+    /// Model → family ([`crate::bench::families`]; the bundled mapping until [`Report::with_families`]).
     pub families: BTreeMap<String, String>,
     /// Runs that recorded a reasoning effort, grouped by model, paradigm and effort (efforts lowest first).
     pub reasoning_effort: Vec<EffortCell>,
@@ -498,8 +498,7 @@ fn agreement(models: &[String], tasks: &[TaskRow]) -> Vec<Agreement> {
 /// Mean scores of the runs that recorded a reasoning effort, per (model, paradigm, effort, subset or Overall),
 /// efforts in [`crate::llm::config::REASONING_EFFORTS`] order.
 fn effort_table(runs: &[RunInfo]) -> Vec<EffortCell> {
-    use crate::llm::config::REASONING_EFFORTS;
-    let rank = |e: &str| REASONING_EFFORTS.iter().position(|x| *x == e).unwrap_or(REASONING_EFFORTS.len());
+    use crate::llm::config::reasoning_effort_rank as rank;
     let mut groups: BTreeMap<(String, String, usize, String, String), Vec<f64>> = BTreeMap::new();
     for r in runs {
         let Some(e) = &r.reasoning_effort else { continue };
