@@ -177,15 +177,7 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 }
                 return Ok(());
             }
-            let needs_text = m.cases.iter().any(|c| !c.report_embedding.is_empty());
-            let text = if needs_text && verdicts.iter().any(|(_, v)| matches!(v, Verdict::Edit(_))) {
-                minilm_if_available()
-            } else {
-                None
-            };
-            let done = m
-                .review(&verdicts, text.as_deref())
-                .with_context(|| CaseMemory::file(&memory).display().to_string())?;
+            let done = m.review(&verdicts).with_context(|| CaseMemory::file(&memory).display().to_string())?;
             let file = m.save(&memory)?;
             if json {
                 return write_json(
@@ -467,7 +459,7 @@ impl GfmSettings {
         &self,
         mut o: crate::retrieval::gfm::train::TrainOptions,
     ) -> crate::retrieval::gfm::train::TrainOptions {
-        let s = self.clone();
+        let s = self;
         o.epochs = s.epochs.unwrap_or(o.epochs);
         o.layers = s.layers.unwrap_or(o.layers);
         o.dim = s.width.unwrap_or(o.dim);

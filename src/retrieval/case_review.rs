@@ -47,9 +47,9 @@ impl CaseMemory {
         self.cases.iter().filter(|c| c.needs_review())
     }
 
-    /// Applies `(case id, verdict)` pairs; each id must name a flagged case. An edit needs `text` when the
-    /// memory embeds report text (else the stored embedding would describe the old text).
-    pub fn review(&mut self, verdicts: &[(String, Verdict)], text: Option<&MiniLm>) -> Result<Reviewed> {
+    /// Applies `(case id, verdict)` pairs; each id must name a flagged case. An edit of a memory that embeds
+    /// report text re-embeds it with MiniLM (loaded only then; an error when it is not in the model cache).
+    pub fn review(&mut self, verdicts: &[(String, Verdict)]) -> Result<Reviewed> {
         let mut done = Reviewed::default();
         for (id, verdict) in verdicts {
             let Some(i) = self.cases.iter().position(|c| &c.id == id) else {
@@ -80,9 +80,9 @@ impl CaseMemory {
                     }
                     case.report_text = Case::embedded_text(&case.report);
                     if !case.report_embedding.is_empty() {
-                        let model = text.ok_or_else(|| {
+                        let model = MiniLm::shared().map_err(|e| {
                             RetrievalError::from(format!(
-                                "case {id}: the memory embeds report text with {}; it is needed to re-embed the edit",
+                                "case {id}: the memory embeds report text with {}, needed to re-embed the edit: {e}",
                                 self.text_model
                             ))
                         })?;
@@ -127,20 +127,19 @@ mod tests {
         };
         assert_eq!(m.flagged().count(), 3);
         let edit = Verdict::Edit(vec![("graph_level".into(), "edited".into())]);
-        let done = m
-            .review(&[("a".into(), Verdict::Approve), ("b".into(), edit), ("c".into(), Verdict::Reject)], None)
-            .unwrap();
+        let done =
+            m.review(&[("a".into(), Verdict::Approve), ("b".into(), edit), ("c".into(), Verdict::Reject)]).unwrap();
         assert_eq!((done.approved, done.edited, done.rejected), (vec!["a".into()], vec!["b".into()], vec!["c".into()]));
         assert_eq!(m.flagged().count(), 0);
         assert_eq!(m.cases.len(), 3);
         assert_eq!(m.cases[1].report_text, "r s edited");
         assert_eq!(m.cases[1].report["review"], "edited");
-        let e = m.review(&[("d".into(), Verdict::Approve)], None).unwrap_err().to_string();
+        let e = m.review(&[("d".into(), Verdict::Approve)]).unwrap_err().to_string();
         assert!(e.contains("not waiting for review"), "{e}");
-        let e = m.review(&[("zz".into(), Verdict::Reject)], None).unwrap_err().to_string();
+        let e = m.review(&[("zz".into(), Verdict::Reject)]).unwrap_err().to_string();
         assert!(e.contains("no case"), "{e}");
         m.cases.push(case("e", true));
         let bad = Verdict::Edit(vec![("label".into(), "b".into())]);
-        assert!(m.review(&[("e".into(), bad)], None).unwrap_err().to_string().contains("not an editable field"));
+        assert!(m.review(&[("e".into(), bad)]).unwrap_err().to_string().contains("not an editable field"));
     }
 }

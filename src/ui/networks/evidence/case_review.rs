@@ -82,8 +82,7 @@ impl CaseReviewPanel {
         let verdicts = self.verdicts();
         let result = (|| -> Result<String, String> {
             let mut m = CaseMemory::load(&path).map_err(|e| e.to_string())?;
-            let text = crate::retrieval::text::MiniLm::shared().ok();
-            let done = m.review(&verdicts, text.as_deref()).map_err(|e| format!("{}: {e}", path.display()))?;
+            let done = m.review(&verdicts).map_err(|e| format!("{}: {e}", path.display()))?;
             let file = m.save(&path).map_err(|e| e.to_string())?;
             Ok(format!(
                 "saved {}: {} approved, {} edited, {} rejected",
