@@ -10,6 +10,7 @@ use crate::bench::canon::number;
 use crate::bench::case::Case;
 use crate::bench::collection::Collection;
 use crate::bench::rescore::CaseIndex;
+use crate::bench::results::Instance;
 use crate::bench::scoring::unit_of;
 use crate::llm::ChatModel;
 use crate::util::cancel::Cancel;
@@ -81,29 +82,44 @@ pub fn same_value(a: &Value, b: &Value, as_set: bool) -> bool {
     }
 }
 
-/// Re-parses up to `n` answered, non-infrastructure instances of `c` (an even spread over the collection, in
-/// file and instance order, the same for the same inputs) with `model`, and compares field by field.
-pub fn audit(c: &Collection, cases: &[Case], model: &dyn ChatModel, n: usize, cancel: &Cancel) -> ParserAudit {
-    let index = CaseIndex::new(cases);
-    let candidates: Vec<(&str, &crate::bench::results::Instance)> = c
+/// Up to `n` answered, non-infrastructure instances of `c` with their target model: an even spread over the
+/// collection, in file and instance order (the same for the same inputs). Only these are copied.
+pub fn pick(c: &Collection, n: usize) -> Vec<(String, Instance)> {
+    let candidates: Vec<(&str, &Instance)> = c
         .runs
         .iter()
         .flat_map(|r| r.result.instances.iter().map(move |i| (r.model.as_str(), i)))
         .filter(|(_, i)| !i.is_infrastructure_failure() && !i.report().trim().is_empty() && i.parser_output.is_object())
         .collect();
     let step = (candidates.len() as f64 / n.max(1) as f64).max(1.0);
-    let picked: Vec<usize> =
-        (0..n.min(candidates.len())).map(|k| ((k as f64 * step) as usize).min(candidates.len() - 1)).collect();
+    (0..n.min(candidates.len()))
+        .map(|k| candidates[((k as f64 * step) as usize).min(candidates.len() - 1)])
+        .map(|(m, i)| (m.to_string(), i.clone()))
+        .collect()
+}
+
+/// Re-parses the [`pick`] of `n` instances of `c` with `model` and compares field by field.
+pub fn audit(c: &Collection, cases: &[Case], model: &dyn ChatModel, n: usize, cancel: &Cancel) -> ParserAudit {
+    audit_picked(&pick(c, n), cases, model, cancel)
+}
+
+/// Re-parses `picked` (target model, instance) with `model` and compares field by field.
+pub fn audit_picked(
+    picked: &[(String, Instance)],
+    cases: &[Case],
+    model: &dyn ChatModel,
+    cancel: &Cancel,
+) -> ParserAudit {
+    let index = CaseIndex::new(cases);
     let mut groups: BTreeMap<(u8, String), (usize, usize)> = BTreeMap::new();
     let mut disagreements = Vec::new();
     let mut skipped = Vec::new();
     let mut instances = 0;
-    for k in picked {
+    for (target, inst) in picked {
         if cancel.is_cancelled() {
             skipped.push("cancelled".into());
             break;
         }
-        let (target, inst) = candidates[k];
         let Some(case) = index.find(inst) else {
             skipped.push(format!("{}: no case file matches it", inst.instance_id));
             continue;

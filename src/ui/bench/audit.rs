@@ -5,7 +5,7 @@
 
 use super::Loaded;
 use crate::bench::case::Case;
-use crate::harness::parser_audit::{Agreement, ParserAudit, audit};
+use crate::harness::parser_audit::{Agreement, ParserAudit, audit_picked, pick};
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
 use crate::util::cancel::Cancel;
@@ -25,15 +25,19 @@ impl Default for AuditPanel {
 }
 
 impl AuditPanel {
-    /// Starts the audit of `data` with `provider` in the background.
+    /// Starts the audit of `data` with `provider` in the background; only the picked instances and their
+    /// cases are copied to it.
     pub fn start(&mut self, data: &Loaded, provider: &ProviderConfig) {
-        let collection = data.collection.clone();
-        let cases: Vec<Case> = data.cases.values().flatten().cloned().collect();
-        let (provider, n) = (provider.clone(), self.n.max(1));
+        let picked = pick(&data.collection, self.n.max(1));
+        let mut sources: Vec<&String> = picked.iter().filter_map(|(_, i)| i.source_json.as_ref()).collect();
+        sources.sort();
+        sources.dedup();
+        let cases: Vec<Case> = sources.into_iter().filter_map(|s| data.cases.get(s)?.clone()).collect();
+        let provider = provider.clone();
         self.error = None;
         self.job = Some(Job::spawn_with("Parser audit", 1, Cancel::default(), move |_, cancel| {
             let model = provider.build().map_err(|e| anyhow::anyhow!("{e}"))?;
-            Ok(Some(audit(&collection, &cases, model.as_ref(), n, cancel)))
+            Ok(Some(audit_picked(&picked, &cases, model.as_ref(), cancel)))
         }));
     }
 
