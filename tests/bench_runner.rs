@@ -379,4 +379,10 @@ fn reasoning_effort_is_sent_recorded_and_grouped_by_the_report() {
         (&overall[0]["model"], &overall[0]["reasoning_effort"], &overall[0]["n"]),
         (&json!("openai:fake-reasoner"), &json!("high"), &json!(1))
     );
+    // The Figs 6/12 grid: one row (model · paradigm), one column per effort.
+    let fig = d.path().join("fig");
+    let (code, _, err) = common::run(&["bench", "report", out.to_str().unwrap(), "--figures", fig.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(fig.join("reasoning_effort.svg")).unwrap();
+    assert!(svg.contains("openai:fake-reasoner · BrainAgent") && svg.contains(">high<"), "{svg}");
 }

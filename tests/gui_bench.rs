@@ -153,6 +153,14 @@ fn the_agreement_chart_names_families_and_the_effort_chart_explains_itself() {
     h.get_by_label("Reasoning effort").click();
     h.run_steps(3);
     h.get_by_label_contains("No run recorded a reasoning effort");
+    // The failure-case table: one row per (model, paradigm, unit, class, rule), as the report has them.
+    h.get_by_label("Failure cases").click();
+    h.run_steps(3);
+    h.get_by_label("Rule");
+    let rows = h.state().bench.data.as_ref().unwrap().report.failure_cases.len();
+    assert!(rows > 0);
+    let first = h.state().bench.data.as_ref().unwrap().report.failure_cases[0].rule.clone();
+    assert!(h.query_all_by_label(&first).count() >= 1, "{first}");
 }
 
 /// The Bench room's "Paper output…" (a folder dialog, so its writer is called here on the loaded report): the
