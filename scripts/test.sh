@@ -89,6 +89,7 @@ scripts/bids_validate.sh target/debug/brainlens
 # The generated local BrainBench suite's reference answers, recomputed with MNE/scipy/YASA/neurokit2.
 rm -rf target/bench-suite && target/debug/brainlens bench generate --out target/bench-suite >/dev/null
 "$VENV/bin/python" -W ignore::FutureWarning scripts/reference/bench_suite_reference.py target/bench-suite
+"$VENV/bin/python" -W ignore::FutureWarning scripts/reference/bench_knowledge_reference.py target/bench-suite ../shared/data
 # The committed MiniLM reference vectors are what an independent numpy forward pass gives.
 "$VENV/bin/python" scripts/reference/minilm_reference.py "${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models/all-MiniLM-L6-v2" target/minilm_vectors.json
 cmp target/minilm_vectors.json tests/expected/minilm_vectors.json

@@ -20,7 +20,8 @@ reference tools, independently of BrainLens, and checks every case's gt_value wi
   minutes of N1+N2 (Light), N3 (Deep) and REM. Artifact shapes (filtered/re-referenced EDF, resampled NPY):
   MNE's EEG channel count and rate, `scipy.signal.resample_poly`'s length. Invalid requests: the data file
   named is absent from the suite and the expected answer is "not available". Knowledge questions have no
-  computed answer (judged semantically); they are counted, not recomputed.
+  computed answer (judged semantically): they are counted here, and the claims of their reference texts are
+  measured by bench_knowledge_reference.py.
 
 Usage: python bench_suite_reference.py SUITE   (exit 1 when any checked answer disagrees)
 """
