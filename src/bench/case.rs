@@ -75,6 +75,11 @@ pub const WARNING_CATEGORY: &str = "case_warning";
 
 type Problems = Vec<(String, String)>;
 
+/// `v[section][key]` (a JSON pointer without parsing one: this runs for every case of a suite).
+fn field<'a>(v: &'a Value, section: &str, key: &str) -> Option<&'a Value> {
+    v.get(section)?.get(key)
+}
+
 fn push(errs: &mut Problems, path: &str, msg: String) {
     errs.push((path.to_string(), msg));
 }
@@ -123,7 +128,7 @@ pub fn validate(v: &Value) -> Problems {
 /// Everything odd in a case that the reference still scores, each message saying how it is scored.
 fn warnings(v: &Value) -> Problems {
     let mut errs = Problems::new();
-    if let Some(d) = v.pointer("/meta_info/difficult").filter(|d| !d.is_null()) {
+    if let Some(d) = field(v, "meta_info", "difficult").filter(|d| !d.is_null()) {
         match number(d).filter(|_| d.is_number()) {
             Some(x) if x > 0.0 => {}
             Some(x) if x < 0.0 => {
@@ -140,10 +145,10 @@ fn warnings(v: &Value) -> Problems {
             ),
         }
     }
-    if let Some(other) = v.pointer("/agent_input/instruction").filter(|i| !i.is_string()) {
+    if let Some(other) = field(v, "agent_input", "instruction").filter(|i| !i.is_string()) {
         push(&mut errs, "agent_input.instruction", format!("expected a string, got {}: used as text", describe(other)));
     }
-    let Some(metrics) = v.pointer("/eval_config/metrics").and_then(Value::as_array) else { return errs };
+    let Some(metrics) = field(v, "eval_config", "metrics").and_then(Value::as_array) else { return errs };
     let mut ids = std::collections::HashSet::new();
     for (i, m) in metrics.iter().enumerate() {
         let at = |k: &str| format!("eval_config.metrics[{i}]{}{k}", if k.is_empty() { "" } else { "." });
@@ -339,10 +344,10 @@ impl Case {
             return Err(refused.into_iter().map(at).collect());
         }
         let warnings = warnings(&raw).into_iter().map(at).collect();
-        let s = |ptr: &str| raw.pointer(ptr).and_then(Value::as_str).unwrap_or("").to_string();
-        let (case_id, bench_subset) = (s("/meta_info/case_id"), s("/meta_info/bench_subset"));
+        let s = |section: &str, key: &str| field(&raw, section, key).and_then(Value::as_str).unwrap_or("").to_string();
+        let (case_id, bench_subset) = (s("meta_info", "case_id"), s("meta_info", "bench_subset"));
         // float(difficult or 1.0), as the reference's summary reads it.
-        let difficulty = raw.pointer("/meta_info/difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0);
+        let difficulty = field(&raw, "meta_info", "difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0);
         let (instruction, parser_prompt) = if scoring_only {
             (String::new(), String::new())
         } else {
@@ -350,11 +355,11 @@ impl Case {
                 Value::String(t) => t.clone(),
                 other => other.to_string(),
             };
-            (instruction, s("/eval_config/parser_prompt"))
+            (instruction, s("eval_config", "parser_prompt"))
         };
         // Metrics that are not objects are skipped, as the reference skips them.
         let metrics = if scoring_only {
-            let list = raw.pointer_mut("/eval_config/metrics").map(Value::take);
+            let list = raw.get_mut("eval_config").and_then(|e| e.get_mut("metrics")).map(Value::take);
             list.and_then(|l| match l {
                 Value::Array(items) => {
                     Some(items.into_iter().filter(Value::is_object).map(Metric::from_owned).collect())
@@ -442,8 +447,9 @@ fn digits_after(name: &str, prefix: &str) -> bool {
 
 /// `case<d>_<d>.json` inside a `case<d>` folder.
 pub fn is_case_file(path: &Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let folder = path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    // Names that are not UTF-8 cannot match the ASCII pattern.
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let folder = path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or_default();
     let Some(stem) = name.strip_suffix(".json") else { return false };
     let Some((a, b)) = stem.split_once('_') else { return false };
     digits_after(a, "case") && !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()) && digits_after(&folder, "case")

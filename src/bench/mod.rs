@@ -22,19 +22,24 @@ pub fn files_under(root: &Path, keep: impl Fn(&Path) -> bool) -> std::io::Result
         return Ok(vec![root.to_path_buf()]);
     }
     let mut found = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let path = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() {
-                stack.push(path);
-            } else if kind.is_file() && keep(&path) {
-                found.push(path);
-            }
+    walk_sorted(root, &keep, &mut found)?;
+    Ok(found)
+}
+
+/// Depth first, each folder's entries in name order: the order a path sort gives, without comparing whole
+/// paths component by component (a suite is tens of thousands of files).
+fn walk_sorted(dir: &Path, keep: &impl Fn(&Path) -> bool, found: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries = std::fs::read_dir(dir)?
+        .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?))))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in entries {
+        let path = dir.join(&name);
+        if kind.is_dir() {
+            walk_sorted(&path, keep, found)?;
+        } else if kind.is_file() && keep(&path) {
+            found.push(path);
         }
     }
-    found.sort();
-    Ok(found)
+    Ok(())
 }
