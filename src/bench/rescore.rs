@@ -1,8 +1,11 @@
 //! Scoring a case's metrics for one instance, and re-applying the rules to a stored result file.
 
 use super::case::{Case, WARNING_CATEGORY};
-use super::results::{Instance, MetricDetail, ResultError, ResultFile, StreamWriter, Summarizer, refreshed_summary};
+use super::results::{
+    Instance, MetricDetail, RawResults, ResultError, ResultFile, StreamWriter, Summarizer, refreshed_summary,
+};
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
+use crate::util::par::map_in_order;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -87,14 +90,22 @@ fn tail(path: &str) -> Option<String> {
 
 impl<'a> CaseIndex<'a> {
     pub fn new(cases: &'a [Case]) -> CaseIndex<'a> {
-        let mut by_instance_id = HashMap::new();
-        let mut by_tail = HashMap::new();
-        for c in cases {
-            by_instance_id.insert(c.instance_id(), c);
-            if let Some(t) = c.path.as_ref().and_then(|p| tail(&p.to_string_lossy())) {
+        let mut by_instance_id = HashMap::with_capacity(cases.len());
+        let mut by_tail = HashMap::with_capacity(cases.len());
+        // The keys are formatted on every core; inserted in order, so a later duplicate wins as before.
+        let keys = |i: usize| {
+            let c = &cases[i];
+            (i, (c.instance_id(), c.path.as_ref().and_then(|p| tail(&p.to_string_lossy()))))
+        };
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let _ = map_in_order(cases.len(), threads, 512, keys, |(i, (id, t))| -> Result<(), ()> {
+            let c = &cases[i];
+            by_instance_id.insert(id, c);
+            if let Some(t) = t {
                 by_tail.insert((c.bench_subset.clone(), t), c);
             }
-        }
+            Ok(())
+        });
         CaseIndex { by_instance_id, by_tail }
     }
 
@@ -132,6 +143,35 @@ fn is_judged(kind: &str) -> bool {
     matches!(kind, "semantic_consistency" | "safety_compliance" | "factual_qa_check")
 }
 
+/// What rescoring did to one instance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Outcome {
+    /// No case matches it: left as stored.
+    Unmatched,
+    /// The target never answered (no metrics were scored): left as stored.
+    NotAnswered,
+    Rescored {
+        changed: bool,
+    },
+}
+
+impl RescoreStats {
+    /// Counts one instance's outcome (in file order).
+    pub fn count(&mut self, inst: &Instance, outcome: Outcome) {
+        self.instances += 1;
+        match outcome {
+            Outcome::Unmatched => self.unmatched.push(inst.instance_id.clone()),
+            Outcome::NotAnswered => self.not_answered += 1,
+            Outcome::Rescored { changed } => {
+                self.rescored += 1;
+                if changed {
+                    self.changed.push(inst.instance_id.clone());
+                }
+            }
+        }
+    }
+}
+
 /// Re-applies the rules to one instance's stored `parser_output` (instances without a case or never answered
 /// are left as stored), counting what happened in `stats`.
 pub fn rescore_instance(
@@ -141,14 +181,15 @@ pub fn rescore_instance(
     keep: Keep,
     stats: &mut RescoreStats,
 ) {
-    stats.instances += 1;
-    let Some(case) = index.find(inst) else {
-        stats.unmatched.push(inst.instance_id.clone());
-        return;
-    };
+    let outcome = rescore_one(inst, index, ctx, keep);
+    stats.count(inst, outcome);
+}
+
+/// Re-applies the rules to one instance, saying what it did.
+pub fn rescore_one(inst: &mut Instance, index: &CaseIndex, ctx: &ScoreContext, keep: Keep) -> Outcome {
+    let Some(case) = index.find(inst) else { return Outcome::Unmatched };
     if inst.vrr <= 0.0 && inst.metric_details.is_empty() {
-        stats.not_answered += 1;
-        return;
+        return Outcome::NotAnswered;
     }
     let scored = score_case(case, &inst.parser_output, inst.report(), ctx);
     let kept = |kind: &str| (keep.judged && is_judged(kind)) || (keep.files && kind == "file_status_check");
@@ -190,14 +231,12 @@ pub fn rescore_instance(
     } else {
         errors.extend(inst.errors.iter().filter(|e| e.starts_with("artifact_path_violation:")).cloned());
     }
-    if (total - inst.total_score).abs() > 1e-9 {
-        stats.changed.push(inst.instance_id.clone());
-    }
+    let changed = (total - inst.total_score).abs() > 1e-9;
     inst.total_score = total;
     inst.max_score = scored.max_score;
     inst.metric_details = details;
     inst.errors = errors;
-    stats.rescored += 1;
+    Outcome::Rescored { changed }
 }
 
 /// A rescored result file: what happened and the recomputed summary.
@@ -207,11 +246,24 @@ pub struct Rescored {
     pub summary: Map<String, Value>,
 }
 
-/// Rescores the result file at `path` as a stream — each instance read, rescored, counted into the summary and
-/// (with `out`) written, then dropped, so memory does not grow with the file — and, with `out`, writes the
-/// rescored file there atomically (it may be `path` itself).
+/// Rescores the result file at `path` — each instance parsed, rescored, counted into the summary and (with
+/// `out`) written, then dropped, so memory does not grow with the file — and, with `out`, writes the rescored
+/// file there atomically (it may be `path` itself).
 pub fn rescore_file(
     path: &Path,
+    out: Option<&Path>,
+    index: &CaseIndex,
+    ctx: &ScoreContext,
+    keep: Keep,
+) -> Result<Rescored, ResultError> {
+    rescore_raw(&ResultFile::read_raw(path)?, out, index, ctx, keep)
+}
+
+/// As [`rescore_file`] on a file already read ([`ResultFile::read_raw`]): the instances are parsed and
+/// rescored on every core, a batch at a time, and counted, summarised and written in file order (so the sums
+/// are the reference's).
+pub fn rescore_raw(
+    raw: &RawResults,
     out: Option<&Path>,
     index: &CaseIndex,
     ctx: &ScoreContext,
@@ -220,17 +272,24 @@ pub fn rescore_file(
     let mut stats = RescoreStats::default();
     let mut summary = Summarizer::default();
     let mut writer = out.map(StreamWriter::create).transpose()?;
-    let head = ResultFile::stream(path, &mut |mut inst| {
-        rescore_instance(&mut inst, index, ctx, keep, &mut stats);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let rescore = |i: usize| {
+        let mut inst = raw.instance(i)?;
+        let outcome = rescore_one(&mut inst, index, ctx, keep);
+        Ok((inst, outcome))
+    };
+    map_in_order(raw.len(), threads, 64, rescore, |parsed: Result<(Instance, Outcome), ResultError>| {
+        let (inst, outcome) = parsed?;
+        stats.count(&inst, outcome);
         summary.add(&inst);
         match writer.as_mut() {
-            Some(w) => w.push(&inst).map_err(|e| e.message),
+            Some(w) => w.push(&inst),
             None => Ok(()),
         }
     })?;
-    let summary = refreshed_summary(&head.summary, summary);
+    let summary = refreshed_summary(&raw.head.summary, summary);
     if let Some(w) = writer {
-        w.finish(&ResultFile { summary: summary.clone(), ..head })?;
+        w.finish(&ResultFile { summary: summary.clone(), ..raw.head.clone() })?;
     }
     Ok(Rescored { stats, summary })
 }

@@ -5,7 +5,8 @@ use crate::bench::aggregate::{Levels, Report, write_csv_tables, write_html, writ
 use crate::bench::case::{CaseError, load_cases, load_cases_for_scoring};
 use crate::bench::collection::Collection;
 use crate::bench::families::Families;
-use crate::bench::rescore::{CaseIndex, Keep, Rescored, rescore_file};
+use crate::bench::rescore::{CaseIndex, Keep, Rescored, rescore_raw};
+use crate::bench::results::ResultFile;
 use crate::bench::scoring::ScoreContext;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
@@ -70,7 +71,14 @@ pub fn rescore(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let set = load_cases_for_scoring(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The result file is read and checked while the cases load.
+    let (raw, set) = std::thread::scope(|s| {
+        let raw = s.spawn(|| ResultFile::read_raw(result));
+        let set = load_cases_for_scoring(cases);
+        (raw.join().expect("reading a result file does not panic"), set)
+    });
+    let set = set.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let raw = raw?;
     for p in &set.problems {
         eprintln!("brainlens: skipped a case the reference cannot run: {p}");
     }
@@ -78,7 +86,7 @@ pub fn rescore(
     let ctx = ScoreContext { workspace: workspace.map(Path::to_path_buf), strict, ..Default::default() };
     // No judge is wired to the CLI yet: judged units keep their stored scores.
     let keep = Keep { judged: true, files: workspace.is_none() };
-    let Rescored { stats, summary } = rescore_file(result, out_path, &index, &ctx, keep)?;
+    let Rescored { stats, summary } = rescore_raw(&raw, out_path, &index, &ctx, keep)?;
     if json {
         write_json(out, &json!({"stats": stats, "summary": summary, "written": out_path}))?;
     } else {
@@ -100,6 +108,9 @@ pub fn rescore(
         }
         writeln!(out, "judged units kept as stored (no judge configured)")?;
     }
+    // The process ends next: freeing tens of thousands of cases one by one would only delay it.
+    std::mem::forget(index);
+    std::mem::forget(set);
     Ok(())
 }
 

@@ -160,20 +160,52 @@ impl<'de> Deserialize<'de> for Instance {
 /// Where a streamed read hands each instance as it is read; an `Err` stops the read with that message.
 pub type Sink<'s> = &'s mut dyn FnMut(Instance) -> Result<(), String>;
 
-/// Reads a result object, handing each instance to the sink instead of keeping it: the returned file's
-/// `instances` is empty.
-pub struct Streamed<'s>(pub Sink<'s>);
+/// What a result object's `instances` list is given to, element by element.
+pub trait InstanceList<'de> {
+    fn read<A: SeqAccess<'de>>(&mut self, seq: A) -> Result<(), A::Error>;
+}
 
-impl<'de> de::DeserializeSeed<'de> for Streamed<'_> {
-    type Value = super::ResultFile;
+/// Each instance parsed and handed to the sink as soon as it is read.
+impl<'de> InstanceList<'de> for Sink<'_> {
+    fn read<A: SeqAccess<'de>>(&mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(inst) = seq.next_element::<Instance>()? {
+            (self)(inst).map_err(de::Error::custom)?;
+        }
+        Ok(())
+    }
+}
+
+/// Each instance located (its byte range in the text, which starts at `base`) but not parsed, so that the
+/// instances can be parsed later on several threads.
+pub struct Located {
+    pub base: usize,
+    pub spans: Vec<std::ops::Range<usize>>,
+}
+
+impl<'de> InstanceList<'de> for Located {
+    fn read<A: SeqAccess<'de>>(&mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(raw) = seq.next_element::<&'de serde_json::value::RawValue>()? {
+            let start = raw.get().as_ptr() as usize - self.base;
+            self.spans.push(start..start + raw.get().len());
+        }
+        Ok(())
+    }
+}
+
+/// Reads a result object, giving the instances to `L` instead of keeping them: the returned file's
+/// `instances` is empty.
+pub struct Streamed<L>(pub L);
+
+impl<'de, L: InstanceList<'de>> de::DeserializeSeed<'de> for Streamed<L> {
+    type Value = (super::ResultFile, L);
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        struct V<'s>(Sink<'s>);
-        impl<'de> Visitor<'de> for V<'_> {
-            type Value = super::ResultFile;
+        struct V<L>(L);
+        impl<'de, L: InstanceList<'de>> Visitor<'de> for V<L> {
+            type Value = (super::ResultFile, L);
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a result object (experiment, instances, summary)")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<super::ResultFile, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut r = super::ResultFile::default();
                 let mut has_instances = false;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
@@ -182,7 +214,7 @@ impl<'de> de::DeserializeSeed<'de> for Streamed<'_> {
                         "summary" => r.summary = object(map.next_value()?),
                         "instances" => {
                             has_instances = true;
-                            map.next_value_seed(Instances(&mut *self.0))?;
+                            map.next_value_seed(Instances(&mut self.0))?;
                         }
                         _ => {
                             r.extra.insert(key.into_owned(), map.next_value()?);
@@ -192,30 +224,27 @@ impl<'de> de::DeserializeSeed<'de> for Streamed<'_> {
                 if !has_instances {
                     return Err(de::Error::custom("no 'instances' list"));
                 }
-                Ok(r)
+                Ok((r, self.0))
             }
         }
         d.deserialize_map(V(self.0))
     }
 }
 
-/// The `instances` list, each element handed to the sink as soon as it is read.
-struct Instances<'s>(Sink<'s>);
+/// The `instances` list, given to the `InstanceList`.
+struct Instances<'l, L>(&'l mut L);
 
-impl<'de> de::DeserializeSeed<'de> for Instances<'_> {
+impl<'de, L: InstanceList<'de>> de::DeserializeSeed<'de> for Instances<'_, L> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        struct V<'s>(Sink<'s>);
-        impl<'de> Visitor<'de> for V<'_> {
+        struct V<'l, L>(&'l mut L);
+        impl<'de, L: InstanceList<'de>> Visitor<'de> for V<'_, L> {
             type Value = ();
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a list of instances")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-                while let Some(inst) = seq.next_element::<Instance>()? {
-                    (self.0)(inst).map_err(de::Error::custom)?;
-                }
-                Ok(())
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+                self.0.read(seq)
             }
         }
         d.deserialize_seq(V(self.0))
@@ -225,13 +254,11 @@ impl<'de> de::DeserializeSeed<'de> for Instances<'_> {
 impl<'de> Deserialize<'de> for super::ResultFile {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut instances = Vec::new();
-        let mut file = de::DeserializeSeed::deserialize(
-            Streamed(&mut |i| {
-                instances.push(i);
-                Ok(())
-            }),
-            d,
-        )?;
+        let sink: Sink = &mut |i| {
+            instances.push(i);
+            Ok(())
+        };
+        let (mut file, _) = de::DeserializeSeed::deserialize(Streamed(sink), d)?;
         file.instances = instances;
         Ok(file)
     }

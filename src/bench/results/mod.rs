@@ -158,17 +158,46 @@ impl ResultFile {
         }
         let text = crate::bench::json::python_text(&text);
         let mut reader = serde_json::Deserializer::from_str(&text);
-        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(sink), &mut reader).and_then(|f| {
+        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(sink), &mut reader).and_then(|(f, _)| {
             reader.end()?;
             Ok(f)
         });
-        read.map_err(|e| {
-            if e.is_syntax() || e.is_eof() {
-                fail(format!("not valid JSON: {e}"))
-            } else {
-                fail(format!("not a BrainBench result file (an object with an 'instances' list expected): {e}"))
+        read.map_err(|e| fail(head_error(e)))
+    }
+
+    /// Reads a result file (or JSONL stream) whole and locates its instances without parsing them: they are
+    /// parsed later, one at a time or on several threads ([`RawResults::instance`]). Syntax errors anywhere
+    /// and a file that is not a result object are reported here.
+    pub fn read_raw(path: &Path) -> Result<RawResults, ResultError> {
+        let fail = |message: String| ResultError { path: path.to_path_buf(), message };
+        let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let fixed = match crate::bench::json::python_text(&text) {
+            std::borrow::Cow::Borrowed(t) => (t.len() != text.len()).then(|| t.to_string()),
+            std::borrow::Cow::Owned(t) => Some(t),
+        };
+        let text = fixed.unwrap_or(text);
+        let base = text.as_ptr() as usize;
+        if is_jsonl(path) {
+            let mut spans = Vec::new();
+            let mut lines = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let trimmed = line.trim();
+                if !trimmed.is_empty() {
+                    let start = trimmed.as_ptr() as usize - base;
+                    spans.push(start..start + trimmed.len());
+                    lines.push(i + 1);
+                }
             }
-        })
+            return Ok(RawResults { head: ResultFile::default(), spans, lines: Some(lines), path: path.into(), text });
+        }
+        let mut reader = serde_json::Deserializer::from_str(&text);
+        let located = de::Located { base, spans: Vec::new() };
+        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(located), &mut reader).and_then(|r| {
+            reader.end()?;
+            Ok(r)
+        });
+        let (head, located) = read.map_err(|e| fail(head_error(e)))?;
+        Ok(RawResults { head, spans: located.spans, lines: None, path: path.into(), text })
     }
 
     /// Writes the file atomically: a temporary file beside it, checked, then renamed over it.
@@ -230,6 +259,57 @@ pub fn refreshed_summary(stored: &Map<String, Value>, acc: Summarizer) -> Map<St
     }
     summary.insert("completed_instance_count".into(), json!(n));
     summary
+}
+
+/// The message for a result file that cannot be read as a whole.
+fn head_error(e: serde_json::Error) -> String {
+    if e.is_syntax() || e.is_eof() {
+        format!("not valid JSON: {e}")
+    } else {
+        format!("not a BrainBench result file (an object with an 'instances' list expected): {e}")
+    }
+}
+
+/// A result file read whole with its instances located but not parsed ([`ResultFile::read_raw`]).
+#[derive(Debug)]
+pub struct RawResults {
+    /// The file's other blocks (no instances; empty for JSONL).
+    pub head: ResultFile,
+    text: String,
+    spans: Vec<std::ops::Range<usize>>,
+    /// JSONL: each instance's line number.
+    lines: Option<Vec<usize>>,
+    path: PathBuf,
+}
+
+impl RawResults {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn is_jsonl(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// Parses instance `i` (0-based, in file order); the error names the file and where the instance is.
+    pub fn instance(&self, i: usize) -> Result<Instance, ResultError> {
+        let span = self.spans[i].clone();
+        crate::bench::json::from_str(&self.text[span.clone()]).map_err(|e| {
+            let line = match &self.lines {
+                Some(lines) => lines[i],
+                None => self.text[..span.start].bytes().filter(|b| *b == b'\n').count() + 1,
+            };
+            let message = match &self.lines {
+                Some(_) => format!("line {line}: not an instance: {e}"),
+                None => format!("instance {} (from line {line}): not an instance: {e}", i + 1),
+            };
+            ResultError { path: self.path.clone(), message }
+        })
+    }
 }
 
 fn is_jsonl(path: &Path) -> bool {
