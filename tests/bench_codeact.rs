@@ -154,3 +154,46 @@ fn replies_without_an_action_stop_the_loop() {
     let seen = seen.lock().unwrap();
     assert_eq!(*seen, [vec!["execute"], vec!["execute"], vec!["solution"]]);
 }
+
+/// A whole `bench run` with an image artifact: the CodeAct agent draws a PNG in the sandbox, and the vision
+/// judge (a scripted model, given as `Models::vlm`) receives it as an image input with the case's
+/// `vlm_prompt`; its score is the metric's raw score and its tokens and call are recorded.
+#[test]
+fn a_run_sends_image_artifacts_to_the_vision_judge() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let case = d.path().join("Vision/cases/case1/case1_1.json");
+    std::fs::create_dir_all(case.parent().unwrap()).unwrap();
+    let metric = json!({"metric_id": "topomap", "type": "file_status_check", "target_key": "artifact_path",
+        "weight": 100, "params": {"match_mode": "image_file_match",
+            "validator_config": {"vlm_prompt": {"value": "Is this a red square?", "weight": 1}}}});
+    let body = json!({"meta_info": {"case_id": "vision_1", "bench_subset": "Vision", "difficult": 1},
+        "agent_input": {"instruction": "Draw the topomap and save it as /workspace/file_check/topomap.png."},
+        "eval_config": {"parser_prompt": "Return the artifact path.", "metrics": [metric]}});
+    std::fs::write(&case, body.to_string()).unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let images = seen.clone();
+    let vlm = CodeActScripted {
+        over: Some(Box::new(move |r| {
+            let m = r.messages.iter().find(|m| !m.images.is_empty())?;
+            images.lock().unwrap().push((r.messages[0].content.clone(), m.images[0].clone()));
+            Some(Ok(json!({"score": 0.75, "reason": "a red square"})))
+        })),
+    };
+    let mut opts = Options::new(&case, &d.path().join("vision.json"));
+    opts.paradigm = Paradigm::CodeAct;
+    let m: Arc<dyn ChatModel> = Arc::new(CodeActScripted::default());
+    let models = Models { target: m.clone(), parser: m, judge: None, vlm: Some(Arc::new(vlm)) };
+    let f = run(&opts, &models, &Cancel::default(), &Live::default()).unwrap();
+    let i = &f.instances[0];
+    let detail = &i.metric_details["topomap"];
+    assert_eq!((detail.raw_score, detail.weighted_score), (0.75, 75.0), "{detail:?} {:?}", i.errors);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1, "one image, judged once");
+    assert!(seen[0].0.contains("Is this a red square?"), "{}", seen[0].0);
+    assert!(seen[0].1.starts_with("data:image/png;base64,iVBOR"), "the PNG drawn in the sandbox");
+    assert!(i.tokens("vlm") > 0.0, "{:?}", i.token_usage);
+    assert_eq!(i.sandbox["audit"]["vlm"].as_array().map(Vec::len), Some(1), "{}", i.sandbox["audit"]);
+}

@@ -52,6 +52,9 @@ pub fn code_for(task: &str) -> String {
             "import mne, numpy as np, os\nfrom scipy.signal import resample_poly\nraw = mne.io.read_raw_edf({p:?}, preload=True, verbose='error')\nx = raw.get_data(picks=[c for c in raw.ch_names if 'EOG' not in c])\nos.makedirs('/workspace/file_check', exist_ok=True)\nnp.save('/workspace/file_check/resampled.npy', resample_poly(x, 1, 2, axis=1))\nprint('artifact_path', '/workspace/file_check/resampled.npy')"
         );
     }
+    if task.contains("topomap.png") {
+        return "from PIL import Image\nimport os\nos.makedirs('/workspace/file_check', exist_ok=True)\nImage.new('RGB', (32, 32), (200, 40, 40)).save('/workspace/file_check/topomap.png')\nprint('artifact_path', '/workspace/file_check/topomap.png')".into();
+    }
     format!("import os\nprint('exists', os.path.exists({p:?}))")
 }
 
