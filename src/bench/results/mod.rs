@@ -424,3 +424,38 @@ impl Summarizer {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_results_locate_instances_and_name_the_one_that_is_bad() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        let text = "{\"experiment\": {\"x\": 1},\n \"instances\": [{\"instance_id\": \"a\", \"total_score\": NaN},\n  {\"instance_id\": \"b\", \"metric_details\": 5}],\n \"summary\": {\"total_score\": 3}}";
+        std::fs::write(&p, text).unwrap();
+        let raw = ResultFile::read_raw(&p).unwrap();
+        assert_eq!(
+            (raw.len(), raw.head.experiment["x"].as_i64(), raw.head.summary["total_score"].as_i64()),
+            (2, Some(1), Some(3))
+        );
+        assert_eq!(raw.instance(0).unwrap().instance_id, "a");
+        let e = raw.instance(1).unwrap_err().to_string();
+        assert!(e.contains("r.json") && e.contains("instance 2 (from line 3)") && e.contains("metric_details"), "{e}");
+        // JSONL: blank lines skipped, lines counted.
+        let p = d.path().join("r.jsonl");
+        std::fs::write(&p, "{\"instance_id\": \"a\"}\n\n[1, 2]\n").unwrap();
+        let raw = ResultFile::read_raw(&p).unwrap();
+        assert!(raw.is_jsonl() && raw.len() == 2);
+        let e = raw.instance(1).unwrap_err().to_string();
+        assert!(e.contains("r.jsonl") && e.contains("line 3: not an instance"), "{e}");
+        // Not JSON, or not a result object: the whole file is refused.
+        std::fs::write(d.path().join("bad.json"), "{\"instances\": [1,").unwrap();
+        let e = ResultFile::read_raw(&d.path().join("bad.json")).unwrap_err().to_string();
+        assert!(e.contains("bad.json") && e.contains("not valid JSON"), "{e}");
+        std::fs::write(d.path().join("list.json"), "[1]").unwrap();
+        let e = ResultFile::read_raw(&d.path().join("list.json")).unwrap_err().to_string();
+        assert!(e.contains("not a BrainBench result file"), "{e}");
+    }
+}
