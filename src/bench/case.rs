@@ -505,24 +505,17 @@ pub fn load_cases_for_scoring(root: &Path) -> Result<CaseSet, CaseError> {
     load(root, true)
 }
 
-/// Loads the case files on every core (order kept).
+/// Loads the case files on every core (order kept; a thread that is done takes the next batch).
 fn load(root: &Path, scoring_only: bool) -> Result<CaseSet, CaseError> {
     let files = find_case_files(root).map_err(|e| CaseError {
         file: root.to_path_buf(),
         json_path: String::new(),
         message: format!("cannot list: {e}"),
     })?;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
-    let chunk = files.len().div_ceil(threads).max(1);
-    let loaded: Vec<Vec<Result<Case, Vec<CaseError>>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|f| Case::load_as(f, scoring_only)).collect()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
-    });
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let loaded = crate::util::par::map_collect(files.len(), threads, 64, |i| Case::load_as(&files[i], scoring_only));
     let mut set = CaseSet::default();
-    for result in loaded.into_iter().flatten() {
+    for result in loaded {
         match result {
             Ok(case) => set.cases.push(case),
             Err(problems) => set.problems.extend(problems),

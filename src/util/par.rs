@@ -1,11 +1,15 @@
-//! Mapping a slice on several threads while consuming the results in order, with bounded memory.
+//! Mapping an index range on several threads while consuming the results in order, with bounded memory.
 
-use std::sync::mpsc;
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, mpsc};
+
+/// Batches handed out but not yet consumed, per thread: the bound on memory.
+const WINDOW_PER_THREAD: usize = 4;
 
 /// Computes `map(0)`, …, `map(n - 1)` on up to `threads` threads, in batches of `batch`, and hands every result
-/// to `sink` in index order. Worker `w` takes batches `w`, `w + threads`, … and keeps at most one finished
-/// batch waiting, so memory holds a few batches whatever `n` is. An `Err` from `sink` stops the work and is
-/// returned.
+/// to `sink` in index order. A thread that is done takes the next batch (a slow or preempted thread does not
+/// hold the others up), but no more than a few batches per thread are ever waiting to be consumed, so memory
+/// holds a few batches whatever `n` is. An `Err` from `sink` stops the work and is returned.
 pub fn map_in_order<R: Send, E>(
     n: usize,
     threads: usize,
@@ -19,32 +23,91 @@ pub fn map_in_order<R: Send, E>(
     if threads == 1 {
         return (0..n).try_for_each(|i| sink(map(i)));
     }
+    let window = threads * WINDOW_PER_THREAD;
+    // (next batch to hand out, batches consumed, stopped)
+    let state: State = Mutex::new((0, 0, false));
+    let moved = Condvar::new();
     std::thread::scope(|s| {
-        let map = &map;
-        let receivers: Vec<mpsc::Receiver<Vec<R>>> = (0..threads)
-            .map(|w| {
-                let (tx, rx) = mpsc::sync_channel(1);
-                s.spawn(move || {
-                    for b in (w..batches).step_by(threads) {
-                        let start = b * batch;
-                        let out = (start..(start + batch).min(n)).map(map).collect();
-                        if tx.send(out).is_err() {
-                            return; // the consumer stopped
+        let (tx, rx) = mpsc::channel::<(usize, Vec<R>)>();
+        for _ in 0..threads {
+            let (tx, map, state, moved) = (tx.clone(), &map, &state, &moved);
+            s.spawn(move || {
+                let _stop_all_if_this_panics = StopOnPanic(state, moved);
+                loop {
+                    let b = {
+                        let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                        while !st.2 && st.0 < batches && st.0 >= st.1 + window {
+                            st = moved.wait(st).unwrap_or_else(|p| p.into_inner());
                         }
+                        if st.2 || st.0 >= batches {
+                            return;
+                        }
+                        st.0 += 1;
+                        st.0 - 1
+                    };
+                    let start = b * batch;
+                    let out = (start..(start + batch).min(n)).map(map).collect();
+                    if tx.send((b, out)).is_err() {
+                        return; // the consumer stopped
                     }
-                });
-                rx
-            })
-            .collect();
+                }
+            });
+        }
+        drop(tx);
+        let stop = || {
+            state.lock().unwrap_or_else(|p| p.into_inner()).2 = true;
+            moved.notify_all();
+        };
+        let mut waiting = BTreeMap::new();
         for b in 0..batches {
-            // A worker only ends early when its receiver is gone, so every batch arrives.
-            let Ok(results) = receivers[b % threads].recv() else { break };
+            let results = loop {
+                if let Some(r) = waiting.remove(&b) {
+                    break r;
+                }
+                match rx.recv() {
+                    Ok((k, r)) => {
+                        waiting.insert(k, r);
+                    }
+                    // Every worker ended: one panicked (the scope re-raises it).
+                    Err(_) => return Ok(()),
+                }
+            };
             for r in results {
-                sink(r)?;
+                if let Err(e) = sink(r) {
+                    stop();
+                    return Err(e);
+                }
             }
+            state.lock().unwrap_or_else(|p| p.into_inner()).1 += 1;
+            moved.notify_all();
         }
         Ok(())
     })
+}
+
+type State = Mutex<(usize, usize, bool)>;
+
+/// Stops the other workers when a worker panics, so that none waits for a batch that will never be consumed
+/// (the scope then re-raises the panic).
+struct StopOnPanic<'a>(&'a State, &'a Condvar);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).2 = true;
+            self.1.notify_all();
+        }
+    }
+}
+
+/// `map(0)`, …, `map(n - 1)` computed on up to `threads` threads (batches of `batch`), in index order.
+pub fn map_collect<R: Send>(n: usize, threads: usize, batch: usize, map: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let mut out = Vec::with_capacity(n);
+    let _ = map_in_order(n, threads, batch, map, |r| -> Result<(), ()> {
+        out.push(r);
+        Ok(())
+    });
+    out
 }
 
 #[cfg(test)]
@@ -69,8 +132,21 @@ mod tests {
                 assert!(r.is_ok());
                 let want: Vec<(usize, usize)> = (0..1003).map(|x| (x, x * x)).collect();
                 assert_eq!(got, want, "threads {threads}, batch {batch}");
+                assert_eq!(map_collect(1003, threads, batch, |i| (i, i * i)), want);
             }
         }
+    }
+
+    #[test]
+    fn uneven_work_still_arrives_in_order() {
+        // Early items are slow: other threads run ahead, up to the window, and the order is kept.
+        let slow = |i: usize| {
+            if i < 40 {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            i
+        };
+        assert_eq!(map_collect(2000, 3, 4, slow), (0..2000).collect::<Vec<_>>());
     }
 
     #[test]
@@ -88,6 +164,12 @@ mod tests {
         );
         assert_eq!(r, Err("stop at 100".to_string()));
         assert_eq!(seen, 101);
+    }
+
+    #[test]
+    fn a_panicking_map_is_raised_not_a_hang() {
+        let r = std::panic::catch_unwind(|| map_collect(10_000, 3, 2, |i| if i == 7 { panic!("item 7") } else { i }));
+        assert!(r.is_err());
     }
 
     #[test]

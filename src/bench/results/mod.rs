@@ -339,6 +339,15 @@ pub fn summarize(instances: &[Instance], wall_clock_s: f64) -> Map<String, Value
     acc.finish(wall_clock_s)
 }
 
+/// The entry for `key`, inserted (default) on first use; a key already there is found without allocating.
+fn counter<'m, V: Default>(map: &'m mut indexmap::IndexMap<String, V>, key: &str) -> &'m mut V {
+    let at = match map.get_index_of(key) {
+        Some(at) => at,
+        None => map.insert_full(key.to_string(), V::default()).0,
+    };
+    &mut map[at]
+}
+
 /// The summary's sums, gathered one instance at a time (in file order, so the sums equal the reference's).
 #[derive(Debug, Default)]
 pub struct Summarizer {
@@ -366,10 +375,10 @@ impl Summarizer {
             *sum += i.seconds(role);
         }
         for c in i.errors.iter().map(|e| e.split(':').next().unwrap_or(e)) {
-            *self.failures.entry(c.to_string()).or_default() += 1;
+            *counter(&mut self.failures, c) += 1;
         }
         for d in i.metric_details.values() {
-            let g = self.groups.entry(d.metric_type.clone().unwrap_or_else(|| "unknown".into())).or_default();
+            let g = counter(&mut self.groups, d.metric_type.as_deref().unwrap_or("unknown"));
             g.0 += 1;
             g.1 += d.raw_score;
             g.2 += d.weighted_score;
