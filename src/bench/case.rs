@@ -3,6 +3,7 @@
 
 use super::canon::{int_coerced, number};
 use super::scoring::Metric;
+use crate::util::par;
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -512,8 +513,7 @@ fn load(root: &Path, scoring_only: bool) -> Result<CaseSet, CaseError> {
         json_path: String::new(),
         message: format!("cannot list: {e}"),
     })?;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let loaded = crate::util::par::map_collect(files.len(), threads, 64, |i| Case::load_as(&files[i], scoring_only));
+    let loaded = par::map_collect(files.len(), par::threads(), 64, |i| Case::load_as(&files[i], scoring_only));
     let mut set = CaseSet::default();
     for result in loaded {
         match result {

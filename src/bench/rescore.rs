@@ -5,7 +5,7 @@ use super::results::{
     Instance, MetricDetail, RawResults, ResultError, ResultFile, StreamWriter, Summarizer, refreshed_summary,
 };
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
-use crate::util::par::map_in_order;
+use crate::util::par;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -92,20 +92,16 @@ impl<'a> CaseIndex<'a> {
     pub fn new(cases: &'a [Case]) -> CaseIndex<'a> {
         let mut by_instance_id = HashMap::with_capacity(cases.len());
         let mut by_tail = HashMap::with_capacity(cases.len());
-        // The keys are formatted on every core; inserted in order, so a later duplicate wins as before.
-        let keys = |i: usize| {
-            let c = &cases[i];
-            (i, (c.instance_id(), c.path.as_ref().and_then(|p| tail(&p.to_string_lossy()))))
-        };
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let _ = map_in_order(cases.len(), threads, 512, keys, |(i, (id, t))| -> Result<(), ()> {
-            let c = &cases[i];
+        // The keys are formatted on every core, then inserted in order, so a later duplicate wins as before.
+        let keys = par::map_collect(cases.len(), par::threads(), 512, |i| {
+            (cases[i].instance_id(), cases[i].path.as_ref().and_then(|p| tail(&p.to_string_lossy())))
+        });
+        for (c, (id, t)) in cases.iter().zip(keys) {
             by_instance_id.insert(id, c);
             if let Some(t) = t {
                 by_tail.insert((c.bench_subset.clone(), t), c);
             }
-            Ok(())
-        });
+        }
         CaseIndex { by_instance_id, by_tail }
     }
 
@@ -246,22 +242,10 @@ pub struct Rescored {
     pub summary: Map<String, Value>,
 }
 
-/// Rescores the result file at `path` — each instance parsed, rescored, counted into the summary and (with
-/// `out`) written, then dropped, so memory does not grow with the file — and, with `out`, writes the rescored
-/// file there atomically (it may be `path` itself).
-pub fn rescore_file(
-    path: &Path,
-    out: Option<&Path>,
-    index: &CaseIndex,
-    ctx: &ScoreContext,
-    keep: Keep,
-) -> Result<Rescored, ResultError> {
-    rescore_raw(&ResultFile::read_raw(path)?, out, index, ctx, keep)
-}
-
-/// As [`rescore_file`] on a file already read ([`ResultFile::read_raw`]): the instances are parsed and
-/// rescored on every core, a batch at a time, and counted, summarised and written in file order (so the sums
-/// are the reference's).
+/// Rescores a result file read by [`ResultFile::read_raw`]: the instances are parsed and rescored on every
+/// core, a batch at a time, and counted, summarised and (with `out`) written in file order — so the sums are
+/// the reference's and only a few batches are in memory — then the rescored file is written to `out`
+/// atomically (it may be the file read).
 pub fn rescore_raw(
     raw: &RawResults,
     out: Option<&Path>,
@@ -272,13 +256,12 @@ pub fn rescore_raw(
     let mut stats = RescoreStats::default();
     let mut summary = Summarizer::default();
     let mut writer = out.map(StreamWriter::create).transpose()?;
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rescore = |i: usize| {
         let mut inst = raw.instance(i)?;
         let outcome = rescore_one(&mut inst, index, ctx, keep);
         Ok((inst, outcome))
     };
-    map_in_order(raw.len(), threads, 64, rescore, |parsed: Result<(Instance, Outcome), ResultError>| {
+    par::map_in_order(raw.len(), par::threads(), 64, rescore, |parsed: Result<(Instance, Outcome), ResultError>| {
         let (inst, outcome) = parsed?;
         stats.count(&inst, outcome);
         summary.add(&inst);

@@ -6,6 +6,11 @@ use std::sync::{Condvar, Mutex, mpsc};
 /// Batches handed out but not yet consumed, per thread: the bound on memory.
 const WINDOW_PER_THREAD: usize = 4;
 
+/// The threads to use: one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 /// Computes `map(0)`, …, `map(n - 1)` on up to `threads` threads, in batches of `batch`, and hands every result
 /// to `sink` in index order. A thread that is done takes the next batch (a slow or preempted thread does not
 /// hold the others up), but no more than a few batches per thread are ever waiting to be consumed, so memory

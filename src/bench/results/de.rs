@@ -158,7 +158,7 @@ impl<'de> Deserialize<'de> for Instance {
 }
 
 /// Where a streamed read hands each instance as it is read; an `Err` stops the read with that message.
-pub type Sink<'s> = &'s mut dyn FnMut(Instance) -> Result<(), String>;
+type Sink<'s> = &'s mut dyn FnMut(Instance) -> Result<(), String>;
 
 /// What a result object's `instances` list is given to, element by element.
 pub trait InstanceList<'de> {

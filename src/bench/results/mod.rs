@@ -4,7 +4,6 @@
 mod de;
 mod stream;
 
-pub use de::Sink;
 pub use stream::StreamWriter;
 
 use serde::Serialize;
@@ -128,41 +127,27 @@ pub struct ResultError {
 
 impl ResultFile {
     /// Reads a result file (`.json`) or a JSONL stream of instances (`.jsonl`, one instance per line; the
-    /// experiment block is then empty and the summary recomputed).
+    /// experiment block is then empty and the summary recomputed). The instances are parsed on every core.
     pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
-        let mut instances = Vec::new();
-        let mut file = ResultFile::stream(path, &mut |i| {
-            instances.push(i);
-            Ok(())
-        })?;
-        if is_jsonl(path) {
+        let raw = ResultFile::read_raw(path)?;
+        let mut instances = Vec::with_capacity(raw.len());
+        crate::util::par::map_in_order(
+            raw.len(),
+            crate::util::par::threads(),
+            64,
+            |i| raw.instance(i),
+            |inst| {
+                instances.push(inst?);
+                Ok(())
+            },
+        )?;
+        let jsonl = raw.is_jsonl();
+        let mut file = raw.head;
+        if jsonl {
             file.summary = summarize(&instances, 0.0);
         }
         file.instances = instances;
         Ok(file)
-    }
-
-    /// Reads a result file (or JSONL stream) handing each instance to `sink` as it is read, in file order, so
-    /// that memory does not grow with the instance count; the returned file holds the other blocks and no
-    /// instances. An error from the sink stops the read and is reported with the file's name.
-    pub fn stream(path: &Path, sink: Sink) -> Result<ResultFile, ResultError> {
-        let fail = |message: String| ResultError { path: path.to_path_buf(), message };
-        let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        if is_jsonl(path) {
-            for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-                let inst: Instance = crate::bench::json::from_str(line)
-                    .map_err(|e| fail(format!("line {}: not an instance: {e}", i + 1)))?;
-                sink(inst).map_err(|e| fail(format!("line {}: {e}", i + 1)))?;
-            }
-            return Ok(ResultFile::default());
-        }
-        let text = crate::bench::json::python_text(&text);
-        let mut reader = serde_json::Deserializer::from_str(&text);
-        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(sink), &mut reader).and_then(|(f, _)| {
-            reader.end()?;
-            Ok(f)
-        });
-        read.map_err(|e| fail(head_error(e)))
     }
 
     /// Reads a result file (or JSONL stream) whole and locates its instances without parsing them: they are
