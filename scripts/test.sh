@@ -10,8 +10,14 @@ if ! command -v cmake >/dev/null || ! ldconfig -p | grep -q libclang; then
     echo "The build compiles llama.cpp from source: apt-get install -y cmake clang libclang-dev (.ci/run does)" >&2
     exit 1
 fi
-# The model files (SmolLM2 GGUF, MiniLM) go to the model cache, not the repo; the LLM tests then require them.
-scripts/setup_models.sh >/dev/null
+# The model files go to the model cache, not the repo; the LLM tests then require them: SmolLM2 (the tests'
+# model), Qwen2.5-Coder-1.5B (the capable model: its tokenizer and one short smoke check) and Gemma 3 270M (a
+# SentencePiece tokenizer, checked, never run), MiniLM.
+scripts/setup_models.sh smollm2-135m qwen2.5-coder-1.5b gemma-3-270m >/dev/null
+MODELS="${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models"
+# Every test that does not name a model runs SmolLM2 (the agents' default would be the capable model).
+export BRAINLENS_MODEL_PATH="$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf"
+export BRAINLENS_REQUIRE_TOKENIZERS=smollm2-135m,qwen2.5-coder-1.5b,gemma-3-270m
 # The CodeAct Python environment (pinned: assets/python/codeact.lock) in the cache.
 scripts/setup_python.sh >/dev/null
 export BRAINLENS_REQUIRE_MODELS=1

@@ -12,7 +12,7 @@ if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
     # Native build as BrainLens's (.cargo/config.toml), without the AMX kernels (SIGILL in this VM).
     AMX="-U__AMX_INT8__ -U__AMX_TILE__ -U__AMX_BF16__"
     CMAKE_ARGS="-DGGML_NATIVE=ON -DCMAKE_C_FLAGS='$AMX' -DCMAKE_CXX_FLAGS='$AMX'" \
-        "$VENV/bin/pip" install --quiet --disable-pip-version-check "llama-cpp-python[server]==0.3.36"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements-llama.txt
 fi
 export RAYON_NUM_THREADS=2
 # The Q8_0 copy is made on first load.

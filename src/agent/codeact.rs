@@ -58,6 +58,9 @@ pub struct Round {
 pub struct CodeActTrace {
     pub paradigm: String,
     pub model: String,
+    /// How the model sampled free text, when the provider says (CodeAct's requests turn repetition off).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sampling: String,
     pub rounds: Vec<Round>,
     /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.
     pub outcome: String,
@@ -168,7 +171,8 @@ fn round_request(task: &str, history: &[(String, String)], s: &Settings, last: b
 /// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
 pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
     let mut trace =
-        CodeActTrace { paradigm: "codeact".into(), model: model.name(), outcome: "ok".into(), ..Default::default() };
+        CodeActTrace { paradigm: "codeact".into(), model: model.name(),
+        sampling: model.sampling().unwrap_or_default(), outcome: "ok".into(), ..Default::default() };
     let task = format!("{query}\n\n(Files: paths are relative to /input.)");
     let mut history: Vec<(String, String)> = Vec::new();
     let mut previous_error: Option<String> = None;

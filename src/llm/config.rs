@@ -7,14 +7,16 @@ use crate::util::paths::models_dir;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// File name of the default local model inside `util::paths::models_dir()`.
-pub const DEFAULT_GGUF: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
+/// The local model used when none is named: `BRAINLENS_MODEL_PATH` when set, else the catalogue's capable model
+/// (Qwen2.5-Coder-1.5B) when it is in the cache whole, else the fast one (SmolLM2-135M).
 pub fn default_model_path() -> PathBuf {
-    models_dir().join(DEFAULT_GGUF)
+    if let Some(p) = env("BRAINLENS_MODEL_PATH") {
+        return PathBuf::from(p);
+    }
+    crate::llm::catalogue::capable_path().unwrap_or_else(crate::llm::catalogue::fast_path)
 }
 
-/// GGUF files in the model cache (re-quantised copies included), sorted by name.
+/// GGUF files in the model cache, sorted by name.
 pub fn cached_models() -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(models_dir())
         .map(|entries| {

@@ -79,6 +79,10 @@ impl ChatModel for Recorder {
         self.inner.reasoning_effort()
     }
 
+    fn sampling(&self) -> Option<String> {
+        self.inner.sampling()
+    }
+
     fn chat_with(
         &self,
         request: &ChatRequest,

@@ -59,7 +59,7 @@ pub enum ResponseFormat {
 /// exempt), and a token that would repeat an
 /// n-gram of `no_repeat_ngram` tokens already in the reply is excluded (Hugging Face's
 /// `no_repeat_ngram_size`). Under a JSON schema, a string whose last 32 tokens average under 1.5 characters
-/// is closed (degenerate text). `None` in a request means the default.
+/// is closed (degenerate text). `None` in a request means the model's own setting.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Repetition {
     pub penalty: f32,
@@ -109,7 +109,8 @@ pub struct ChatRequest {
     pub stop: Vec<String>,
     #[serde(default, skip_serializing)]
     pub stream: bool,
-    /// Local sampling only; `None` = `Repetition::default()` for free text.
+    /// Local sampling only; `None` = the model's own setting (the catalogue's, measured per model; else
+    /// `Repetition::default()`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetition: Option<Repetition>,
 }
@@ -203,6 +204,11 @@ pub trait ChatModel: Send + Sync {
 
     /// The `reasoning_effort` every request carries, when the provider sends one.
     fn reasoning_effort(&self) -> Option<String> {
+        None
+    }
+
+    /// How free text is sampled when a request does not say (the local model's repetition control), for traces.
+    fn sampling(&self) -> Option<String> {
         None
     }
 

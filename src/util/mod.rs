@@ -11,3 +11,4 @@ pub mod par;
 pub mod paths;
 pub mod rng;
 pub mod table;
+pub mod time;

@@ -31,10 +31,10 @@ pub fn json(args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
-/// The default local model (SmolLM2) when the model cache has it. Without it the caller skips, unless
+/// The tests' local model (SmolLM2, the catalogue's fast model) when the model cache has it. Without it the caller skips, unless
 /// BRAINLENS_REQUIRE_MODELS=1 (set by scripts/test.sh after fetching the models), where a missing model fails.
 pub fn local_model() -> Option<std::path::PathBuf> {
-    let path = brainlens::llm::config::default_model_path();
+    let path = brainlens::llm::catalogue::fast_path();
     if path.is_file() {
         return Some(path);
     }
@@ -49,6 +49,7 @@ pub fn local_model() -> Option<std::path::PathBuf> {
 pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
     let mut trace = i.sandbox["trace"].clone();
     trace["model"] = Value::Null; // "scripted:eeg" recorded, "replay:scripted:eeg" replayed
+    trace["sampling"] = Value::Null; // a replay does not sample
     if let Some(calls) = trace.get_mut("calls").and_then(Value::as_array_mut) {
         for c in calls {
             c["latency_ms"] = json!(0);

@@ -60,6 +60,9 @@ pub struct CallRecord {
 pub struct EegTrace {
     pub paradigm: String,
     pub model: String,
+    /// How the model sampled free text (its repetition control), when the provider says.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sampling: String,
     pub route: Option<Route>,
     pub rounds: Vec<PlanRound>,
     /// The model-written part of the report.

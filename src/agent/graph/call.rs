@@ -99,6 +99,7 @@ impl Caller<'_> {
             call.completion_tokens += reply.usage.completion_tokens;
             call.ms += reply.latency_ms;
             call.raw = reply.text.clone();
+            call.model = self.model.name();
             call.choices = reply.choices.clone();
             let value = reply.json.clone().or_else(|| extract_json(&reply.text));
             let problem = match &value {

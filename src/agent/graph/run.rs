@@ -61,6 +61,12 @@ impl Agent {
                 .as_ref()
                 .filter(|_| self.settings.method.uses_model())
                 .map_or("none".into(), |m| m.name()),
+            sampling: self
+                .model
+                .as_ref()
+                .filter(|_| self.settings.method.uses_model())
+                .and_then(|m| m.sampling())
+                .unwrap_or_default(),
             seed,
             understanding: None,
             rounds: Vec::new(),

@@ -55,6 +55,9 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Call {
     pub step: String,
+    /// The model that answered (the provider's name for it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub model: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     /// Prompt tokens served from the provider's prefix cache.
@@ -169,6 +172,9 @@ pub struct Trace {
     pub task: String,
     pub method: String,
     pub model: String,
+    /// How the model sampled free text (its repetition control), when the provider says.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sampling: String,
     pub seed: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub understanding: Option<Value>,

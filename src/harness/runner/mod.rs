@@ -9,7 +9,6 @@ mod instance;
 mod live;
 pub mod roles;
 pub mod shards;
-pub mod time;
 
 use crate::agent::eeg;
 use crate::bench::case::{Case, load_cases};
@@ -25,7 +24,7 @@ use std::time::Instant;
 pub use instance::exposed_inputs;
 use instance::{attempts, kernel_spec};
 pub use live::{Live, Row, RowState};
-pub use time::utc_now;
+pub use crate::util::time::utc_now;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Paradigm {

@@ -7,7 +7,7 @@ use super::script::{SlurmOptions, check_run_args, write_scripts, write_scripts_i
 use super::status::status_of;
 use super::{Result, SlurmError};
 use crate::bench::results::ResultFile;
-use crate::harness::runner::time::utc_now;
+use crate::util::time::utc_now;
 use std::path::{Path, PathBuf};
 
 pub struct SubmitRequest<'a> {

@@ -4,7 +4,7 @@
 //! slot shares at least half of its tokens or `REUSE_TOKENS`), so an agent step prefills only the tokens that are new — as
 //! llama.cpp's own server does. Why llama.cpp and not candle: docs/architecture.md ("Local inference").
 
-use crate::llm::local::error::LocalError;
+use crate::llm::local::error::{FileProblem, LocalError};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -14,7 +14,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::token::LlamaToken;
 use std::num::NonZeroU32;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Recent calls whose key/value cache is kept.
 pub const SLOTS: usize = 2;
@@ -33,11 +33,45 @@ fn backend() -> Result<&'static LlamaBackend, LocalError> {
     static BACKEND: OnceLock<Result<LlamaBackend, LocalError>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
-            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default().with_logs_enabled(false));
+            // SAFETY: the callback is a plain function that only reads the C string it is given.
+            unsafe { llama_cpp_sys_2::llama_log_set(Some(keep_errors), std::ptr::null_mut()) };
             LlamaBackend::init().map_err(|e| format!("llama.cpp backend: {e}").into())
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// llama.cpp's recent error and warning lines (its logs are otherwise silent): a failed load is reported
+/// with llama.cpp's own reason ("unknown model architecture: 'x'", "tensor … data is not within the file
+/// bounds").
+static LOGGED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+const LOGGED_LINES: usize = 16;
+
+unsafe extern "C" fn keep_errors(
+    level: llama_cpp_sys_2::ggml_log_level,
+    text: *const std::os::raw::c_char,
+    _: *mut std::os::raw::c_void,
+) {
+    if text.is_null()
+        || !(level == llama_cpp_sys_2::GGML_LOG_LEVEL_ERROR || level == llama_cpp_sys_2::GGML_LOG_LEVEL_WARN)
+    {
+        return;
+    }
+    // SAFETY: llama.cpp passes a NUL-terminated string valid for the call.
+    let line = unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().trim().to_string();
+    if line.is_empty() {
+        return;
+    }
+    let mut logged = LOGGED.lock().unwrap_or_else(|p| p.into_inner());
+    if logged.len() >= LOGGED_LINES {
+        logged.remove(0);
+    }
+    logged.push(line);
+}
+
+/// The lines llama.cpp logged since the last call.
+fn take_logged() -> Vec<String> {
+    std::mem::take(&mut *LOGGED.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
 /// Threads for the forward pass: `RAYON_NUM_THREADS` when set (as for candle before), else every core.
@@ -56,6 +90,7 @@ struct Slot {
 
 /// One model with its context. Not `Sync`: the owner keeps it behind a mutex.
 pub struct Engine {
+    model: &'static LlamaModel,
     ctx: LlamaContext<'static>,
     slots: Vec<Slot>,
     active: usize,
@@ -76,13 +111,25 @@ pub fn common_prefix(a: &[u32], b: &[u32]) -> usize {
 }
 
 impl Engine {
-    /// Loads the GGUF (the model is leaked: it lives as long as the process, like the shared model cache that
-    /// holds it). `context` = positions one call may use.
-    pub fn load(path: &Path, context: usize) -> Result<Engine, LocalError> {
+    /// Loads the GGUF's weights and vocabulary (with `vocab_only`, the tokenizer alone). A file llama.cpp cannot
+    /// load is refused with its reason, classified.
+    pub fn load_model(path: &Path, vocab_only: bool) -> Result<LlamaModel, LocalError> {
         let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-            .map_err(|e| format!("llama.cpp could not load the model: {e}"))?;
-        let model: &'static LlamaModel = Box::leak(Box::new(model));
+        take_logged();
+        let params = LlamaModelParams::default().with_vocab_only(vocab_only);
+        let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {
+            let logged = take_logged();
+            let reason = logged.iter().rev().find(|l| !l.contains("failed to load model")).cloned();
+            let problem = FileProblem::classify(&logged.join("\n"));
+            LocalError::file(path, problem, reason.unwrap_or_else(|| format!("llama.cpp could not load it ({e})")))
+        })?;
+        Ok(model)
+    }
+
+    /// A context over a loaded model (leaked by the caller: it lives as long as the process, like the shared
+    /// model cache that holds it). `context` = positions one call may use.
+    pub fn new(model: &'static LlamaModel, context: usize) -> Result<Engine, LocalError> {
+        let backend = backend()?;
         let n_ctx = context.min(model.n_ctx_train() as usize).max(256);
         // One key/value stream per slot (not a unified cache): a sequence's tokens then sit in its own cells in
         // position order, so attention sums over them in the same order whatever the other slots hold.
@@ -100,6 +147,7 @@ impl Engine {
             .with_flash_attention_policy(0);
         let ctx = model.new_context(backend, params).map_err(|e| format!("llama.cpp context: {e}"))?;
         Ok(Engine {
+            model,
             ctx,
             slots: (0..SLOTS).map(|_| Slot { tokens: Vec::new(), used: 0 }).collect(),
             active: 0,
@@ -108,6 +156,10 @@ impl Engine {
             reused_tokens: 0,
             computed_tokens: 0,
         })
+    }
+
+    pub fn model(&self) -> &'static LlamaModel {
+        self.model
     }
 
     /// Positions one sequence may use.
@@ -139,7 +191,7 @@ impl Engine {
             return Err("empty prompt".into());
         }
         if ids.len() >= self.n_ctx {
-            return Err(format!("the prompt has {} tokens; the context holds {}", ids.len(), self.n_ctx).into());
+            return Err(LocalError::TooLong { tokens: ids.len(), context: self.n_ctx });
         }
         let (slot, common) = self.pick_slot(ids);
         // The last prompt token is always recomputed (its logits are needed), and reuse stops at a chunk start.
@@ -179,7 +231,7 @@ impl Engine {
     pub fn push_all(&mut self, ids: &[u32], every: bool) -> Result<Vec<Vec<f32>>, LocalError> {
         let seq = self.active as i32;
         if self.len() + ids.len() >= self.n_ctx {
-            return Err(format!("{} tokens exceed the context of {}", self.len() + ids.len(), self.n_ctx).into());
+            return Err(LocalError::TooLong { tokens: self.len() + ids.len(), context: self.n_ctx });
         }
         let mut out = Vec::new();
         let mut batch = LlamaBatch::new(BATCH, 1);

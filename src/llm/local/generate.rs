@@ -97,10 +97,7 @@ fn choose_enum(
     let mut options = Vec::with_capacity(remainders.len());
     for bytes in remainders {
         let Ok(text) = std::str::from_utf8(&bytes) else { return Ok(None) };
-        let ids = m.vocab.encode(text).map_err(fail)?;
-        if ids.is_empty() {
-            return Ok(None);
-        }
+        let Some(ids) = m.vocab.encode_exact(text) else { return Ok(None) };
         options.push((ids, bytes));
     }
     let mut order: Vec<usize> = (0..options.len()).collect();
@@ -187,12 +184,15 @@ fn decode(
     let mut generated = 0usize;
     let mut finish = "length";
     // Repetition control applies to free text: the whole reply without a schema, strings inside JSON.
-    let repetition = req.repetition.unwrap_or_default();
+    let repetition = req.repetition.unwrap_or(m.repetition);
     let mut tokens: Vec<u32> = Vec::new();
     let mut choices: Vec<EnumChoice> = Vec::new();
     // Characters of each token of the free string being written (see `degenerate`).
     let mut string_chars: Vec<usize> = Vec::new();
     let mut emit = |out: &[u8], sent: &mut usize, upto: usize| emit_text(out, sent, upto, on_delta);
+    // Prompt-lookup drafts waiting to be confirmed (see `lookup`).
+    let mut pending = super::lookup::Pending::default();
+    let speculate = m.lookup.load(std::sync::atomic::Ordering::Relaxed);
 
     if let Some(choice) = opening(m, &mut engine, req, &logits, &mut rng)? {
         out.extend(&choice.bytes);
@@ -213,11 +213,12 @@ fn decode(
             }
             let tail = c.grammar.completion(s);
             if generated + tail.len() >= max_new {
-                generated += m.vocab.encode(&String::from_utf8_lossy(&tail)).map_or(tail.len(), |t| t.len());
+                generated += m.vocab.encode(&String::from_utf8_lossy(&tail)).len();
                 out.extend(&tail);
                 break;
             }
             if let Some((ids, bytes)) = forced_tokens(m, &c.grammar, s, max_new - generated)? {
+                pending.discard(&mut engine).map_err(fail)?;
                 if !c.grammar.feed_all(s, &bytes) {
                     return Err(LlmError::model(PROVIDER, "forced text left the grammar"));
                 }
@@ -230,6 +231,9 @@ fn decode(
                 logits = engine.push(&ids).map_err(fail)?;
                 continue;
             }
+            if c.grammar.at_enum_choice(s) {
+                pending.discard(&mut engine).map_err(fail)?;
+            }
             if let Some((choice, record)) = enum_value(m, &mut engine, c, s, &logits, req.temperature, &mut rng)? {
                 choices.push(record);
                 out.extend(&choice.bytes);
@@ -238,12 +242,12 @@ fn decode(
                 emit(&out, &mut sent, out.len());
                 continue;
             }
-            constrain(m, c, s, &mut logits, &tokens, &repetition, &mut string_chars);
+            constrain(m, c, s, &mut logits, &tokens, &repetition, &mut string_chars, out.last().copied());
         } else {
             penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
         }
         let token = pick(&logits, req.temperature, &mut rng) as u32;
-        if token == m.vocab.eos || m.vocab.control[token as usize] {
+        if m.vocab.ends[token as usize] {
             finish = "stop";
             break;
         }
@@ -260,8 +264,14 @@ fn decode(
             break;
         }
         emit(&out, &mut sent, out.len().saturating_sub(holdback));
-        logits = engine.push(&[token]).map_err(fail)?;
+        logits = if speculate {
+            let history = [prompt_ids.as_slice(), tokens.as_slice()].concat();
+            pending.advance(&mut engine, token, &history, max_new.saturating_sub(generated)).map_err(fail)?
+        } else {
+            engine.push(&[token]).map_err(fail)?
+        };
     }
+    pending.discard(&mut engine).map_err(fail)?;
     emit(&out, &mut sent, out.len());
     drop(engine);
 
@@ -309,12 +319,9 @@ fn prompt_ids(m: &LocalModel, req: &ChatRequest, c: Option<&Constrainer>) -> Res
         .template
         .render(&with_schema_hint(&req.messages, &req.format, c.map(|c| c.grammar.schema())))
         .map_err(|e| LlmError::config(PROVIDER, e))?;
-    let ids = m.vocab.encode(&prompt).map_err(|e| LlmError::model(PROVIDER, e))?;
+    let ids = m.vocab.encode_prompt(&prompt);
     if ids.len() + 1 >= m.context {
-        return Err(LlmError::model(
-            PROVIDER,
-            format!("the prompt has {} tokens; the model's context holds {}", ids.len(), m.context),
-        ));
+        return Err(LlmError::model(PROVIDER, LocalError::TooLong { tokens: ids.len(), context: m.context }.to_string()));
     }
     let max_new = (req.max_tokens as usize).min(m.context - ids.len() - 1);
     Ok((ids, max_new))
@@ -382,8 +389,10 @@ fn checked_json(c: &Constrainer, text: &str) -> Result<serde_json::Value, LlmErr
 }
 
 /// Masks `logits` to the tokens the grammar allows at `s`. Inside a free string the repetition penalty
-/// applies, and a string gone to single characters (the way a small model degenerates) is closed: only
-/// tokens that end it stay allowed, when there are any.
+/// applies; a string gone to single characters (the way a small model degenerates) is closed — only tokens
+/// that end it stay allowed, when there are any; and within `WRAP_CHARS` of a `maxLength` no new word may
+/// start, so a bounded text ends after a whole word instead of mid-word at its last allowed character.
+#[allow(clippy::too_many_arguments)]
 fn constrain(
     m: &LocalModel,
     c: &mut Constrainer,
@@ -392,6 +401,7 @@ fn constrain(
     tokens: &[u32],
     repetition: &Repetition,
     string_chars: &mut Vec<usize>,
+    last: Option<u8>,
 ) {
     let in_string = c.grammar.in_string(s);
     if in_string {
@@ -400,16 +410,28 @@ fn constrain(
         string_chars.clear();
     }
     let mask = c.allowed(s);
+    // Near the bound no new word starts: the word being written may finish, then the string closes.
+    let wrap = in_string
+        && c.grammar.string_left(s).is_some_and(|left| left <= WRAP_CHARS)
+        && last.is_some_and(|b| b != b'"' && b != b' ');
     let close = in_string
         && repetition.is_on()
         && degenerate(string_chars)
         && (0..logits.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
     for (i, l) in logits.iter_mut().enumerate() {
-        if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
+        let first = m.vocab.bytes[i].first();
+        if !mask.allows(i as u32)
+            || (close && first != Some(&b'"'))
+            || (wrap && matches!(first, Some(b' ' | b'\n')))
+        {
             *l = f32::NEG_INFINITY;
         }
     }
 }
+
+/// Characters before a bounded string's end within which it is closed at the next word boundary (longer than
+/// almost every word, short beside the budgets of 120–400 characters the agents give their texts).
+const WRAP_CHARS: usize = 24;
 
 /// A free string whose last `DEGENERATE_WINDOW` tokens average fewer than `DEGENERATE_CHARS` characters each
 /// has degenerated (English runs at about four; SmolLM2's gibberish at one).
@@ -443,10 +465,8 @@ fn forced_tokens(
     if text.is_empty() {
         return Ok(None);
     }
-    let ids = m.vocab.encode(text).map_err(|e| LlmError::model(PROVIDER, e))?;
     // Tokens that do not spell the text back exactly are left to the model.
-    let spelled = ids.iter().flat_map(|&t| m.vocab.bytes[t as usize].iter().copied()).eq(text.bytes());
-    Ok((spelled && !ids.is_empty() && ids.len() < budget).then_some((ids, forced)))
+    Ok(m.vocab.encode_exact(text).filter(|ids| ids.len() < budget).map(|ids| (ids, forced)))
 }
 
 /// Repetition control on the next token's logits (see `Repetition`). The penalty falls on word tokens only:

@@ -1,22 +1,22 @@
-//! The in-process model: a GGUF llama-architecture model on the CPU through llama.cpp (`engine`), BrainLens's
-//! own tokenizer and chat template, and schema-constrained decoding. Default: SmolLM2-135M-Instruct from the model cache.
+//! The in-process model: any GGUF llama.cpp runs, on the CPU (`engine`), tokenized by llama.cpp's own
+//! tokenizer for that model (`vocab`), prompted through the GGUF's chat template (`template`), with
+//! schema-constrained decoding. Default: the capable model of the catalogue when it is in the cache, else SmolLM2.
 
 mod constrained;
 pub mod engine;
 pub mod error;
 mod generate;
-mod quantize;
+mod lookup;
 mod template;
-mod vocab;
+pub mod vocab;
 
 pub use constrained::{Constrainer, Mask, TokenTrie};
-pub use error::LocalError;
+pub use error::{FileProblem, LocalError};
 
 use crate::llm::error::LlmError;
 use crate::llm::schema::grammar::Grammar;
 use crate::llm::types::{ChatModel, ChatRequest, ChatResponse};
 use crate::util::cancel::Cancel;
-use candle_core::quantized::gguf_file;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -32,10 +32,14 @@ pub struct LocalModel {
     constrainers: Mutex<Vec<(String, Constrainer)>>,
     template: template::ChatTemplate,
     context: usize,
+    /// Repetition control when a request sets none: the catalogue's choice for this model, else the default.
+    pub repetition: crate::llm::Repetition,
+    /// Speculative decoding by prompt lookup (on unless BRAINLENS_LOOKUP=0; the text is the same either way).
+    pub lookup: std::sync::atomic::AtomicBool,
 }
 
-/// Positions one call may use (SmolLM2 was trained on 8,192; each of the engine's slots holds this many, so
-/// it bounds the key/value memory: 2 slots × 4,608 positions ≈ 210 MB at f16 for SmolLM2-135M).
+/// Positions one call may use (each of the engine's slots holds this many, so it bounds the key/value memory:
+/// 2 slots × 4,608 positions ≈ 210 MB at f16 for SmolLM2-135M, 264 MB for Qwen2.5-Coder-1.5B).
 const MAX_CONTEXT: usize = 4608;
 
 impl LocalModel {
@@ -54,42 +58,27 @@ impl LocalModel {
         Ok(m)
     }
 
-    /// Loads a GGUF; a Q4 file is re-quantised once to Q8_0 beside it in the model cache (candle has only
-    /// generic kernels for Q4_1: Q8_0 runs about twice as fast with near-identical text).
+    /// Loads a GGUF: any architecture llama.cpp runs, with the tokenizer and chat template it carries. A file
+    /// that cannot serve chat is refused with a classified reason before any context memory is taken.
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
-        let fail = |msg: String| LlmError::config(PROVIDER, format!("{}: {msg}", path.display()));
-        let failed = |e: super::local::LocalError| fail(e.to_string());
-        if !path.is_file() {
-            return Err(fail(
-                "no such model file (run scripts/setup_models.sh, or set the model path in Settings)".into(),
-            ));
-        }
-        let run_path = quantize::fast_copy(path).map_err(failed)?;
-        let mut file = std::fs::File::open(&run_path).map_err(|e| fail(e.to_string()))?;
-        let content =
-            gguf_file::Content::read(&mut file).map_err(|e| fail(format!("not a readable GGUF file: {e}")))?;
-        let arch =
-            content.metadata.get("general.architecture").and_then(|v| v.to_string().ok().cloned()).unwrap_or_default();
-        if arch != "llama" {
-            return Err(fail(format!("architecture \"{arch}\" is not supported (llama only)")));
-        }
-        let vocab = vocab::Vocab::from_gguf(&content).map_err(failed)?;
-        let source = content
-            .metadata
-            .get("tokenizer.chat_template")
-            .and_then(|v| v.to_string().ok().cloned())
-            .ok_or_else(|| fail("the GGUF has no tokenizer.chat_template".into()))?;
-        let token_text = |id: Option<u32>| id.and_then(|i| vocab.tokens.get(i as usize).cloned()).unwrap_or_default();
-        let template = template::ChatTemplate::new(&source, &token_text(vocab.bos), &token_text(Some(vocab.eos)))
-            .map_err(failed)?;
-        let context = (content.metadata.get("llama.context_length").and_then(|v| v.to_u32().ok()).unwrap_or(2048)
-            as usize)
-            .min(MAX_CONTEXT);
+        let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
+        check_file(path).map_err(failed)?;
+        let model = engine::Engine::load_model(path, false).map_err(failed)?;
+        let source = model.chat_template(None).ok().and_then(|t| t.to_string().ok()).ok_or_else(|| {
+            failed(LocalError::file(
+                path,
+                FileProblem::NoChatTemplate,
+                "the GGUF has no chat template (tokenizer.chat_template): a base model, not a chat model",
+            ))
+        })?;
+        let model: &'static llama_cpp_2::model::LlamaModel = Box::leak(Box::new(model));
+        let vocab = vocab::Vocab::new(model);
+        let template = template::ChatTemplate::new(&source, &vocab.token_text(vocab.bos), &vocab.token_text(vocab.eos))
+            .map_err(|e| failed(LocalError::file(path, FileProblem::Unreadable, e.to_string())))?;
+        let engine = engine::Engine::new(model, MAX_CONTEXT).map_err(failed)?;
+        let context = engine.n_ctx();
         let name =
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
-        drop(file);
-        let engine = engine::Engine::load(&run_path, context).map_err(failed)?;
-        let context = engine.n_ctx();
         let trie = std::sync::Arc::new(TokenTrie::new(&vocab.bytes));
         Ok(LocalModel {
             name,
@@ -99,9 +88,44 @@ impl LocalModel {
             constrainers: Mutex::new(Vec::new()),
             template,
             context,
+            repetition: crate::llm::catalogue::entry_for(path).map_or_else(Default::default, |e| e.repetition),
+            lookup: std::sync::atomic::AtomicBool::new(std::env::var("BRAINLENS_LOOKUP").as_deref() != Ok("0")),
         })
     }
 }
+
+/// A missing file or a folder is named before llama.cpp is asked.
+fn check_file(path: &Path) -> Result<(), LocalError> {
+    if !path.is_file() {
+        return Err(LocalError::file(
+            path,
+            FileProblem::Missing,
+            "no such model file (run `brainlens models fetch NAME` or scripts/setup_models.sh, or set the model path in Settings)",
+        ));
+    }
+    Ok(())
+}
+
+/// A GGUF's own tokenizer without its weights (llama.cpp's `vocab_only`): what `brainlens llm tokenize` and the
+/// tokenizer checks use, for any GGUF, chat template or not.
+/// Loaded once per file and process.
+pub fn tokenizer(path: &Path) -> Result<Arc<vocab::Vocab>, LlmError> {
+    static LOADED: Mutex<Option<HashMap<PathBuf, Arc<vocab::Vocab>>>> = Mutex::new(None);
+    let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
+    check_file(path).map_err(failed)?;
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
+    let map = loaded.get_or_insert_with(HashMap::new);
+    if let Some(v) = map.get(&key) {
+        return Ok(v.clone());
+    }
+    let model = engine::Engine::load_model(path, true).map_err(failed)?;
+    let v = Arc::new(vocab::Vocab::new(Box::leak(Box::new(model))));
+    map.insert(key, v.clone());
+    Ok(v)
+}
+
+pub use vocab::Vocab;
 
 impl LocalModel {
     /// Prompt tokens taken from the key/value cache and computed, since the model was loaded.
@@ -124,7 +148,7 @@ impl LocalModel {
         let mut kept = self.constrainers.lock().unwrap_or_else(|p| p.into_inner());
         match kept.iter().position(|(k, _)| k == key) {
             Some(i) => Ok(kept.remove(i).1),
-            None => Ok(Constrainer::new(make()?, self.trie.clone(), self.vocab.eos)),
+            None => Ok(Constrainer::new(make()?, self.trie.clone(), self.vocab.end)),
         }
     }
 
@@ -138,6 +162,13 @@ impl LocalModel {
 impl ChatModel for LocalModel {
     fn name(&self) -> String {
         format!("{PROVIDER}:{}", self.name)
+    }
+
+    fn sampling(&self) -> Option<String> {
+        Some(format!(
+            "{} (this model's setting; a request may override it)",
+            if self.repetition.is_on() { self.repetition.describe() } else { "no repetition control".to_string() }
+        ))
     }
 
     fn chat_with(

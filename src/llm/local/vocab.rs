@@ -1,104 +1,75 @@
-//! The GGUF's own vocabulary as a tokenizer (the `tokenizers` crate has no GGUF loader, and candle's
-//! `TokenizerFromGguf` adds a leading-space marker after special tokens for this model), plus each token's
-//! raw bytes for constrained decoding.
+//! The loaded model's own tokenizer, through llama.cpp: its per-model pre-tokenizer (`tokenizer.ggml.pre`),
+//! special tokens and byte fallback, for byte-level BPE and SentencePiece vocabularies alike. Each token's
+//! piece (its raw bytes, as llama.cpp detokenizes it) feeds constrained decoding.
 
-use crate::llm::local::error::LocalError;
-use candle_core::quantized::gguf_file::Content;
-use std::collections::HashMap;
-use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
-use tokenizers::models::bpe::BPE;
-use tokenizers::pre_tokenizers::byte_level::ByteLevel;
-use tokenizers::pre_tokenizers::digits::Digits;
-use tokenizers::pre_tokenizers::sequence::Sequence;
-use tokenizers::{AddedToken, Tokenizer};
-
-/// GGUF `token_type` of control tokens (<|im_start|>, <|im_end|>, …).
-const CONTROL: i32 = 3;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::token::LlamaToken;
 
 pub struct Vocab {
-    pub tokenizer: Tokenizer,
-    /// Raw bytes of every token (empty for control tokens).
+    model: &'static LlamaModel,
+    /// Raw bytes of every token (empty for control tokens such as `<|im_start|>`).
     pub bytes: Vec<Vec<u8>>,
-    pub control: Vec<bool>,
-    pub eos: u32,
+    /// Tokens that end a reply: end-of-generation tokens and every other control token.
+    pub ends: Vec<bool>,
+    /// The token a constrained value may end with (end of turn where the model has one, else end of text).
+    pub end: u32,
     pub bos: Option<u32>,
-    pub tokens: Vec<String>,
+    pub eos: Option<u32>,
 }
 
-/// GPT-2's byte ↔ printable-character table, inverted: the byte each vocabulary character stands for.
-fn unicode_to_byte() -> HashMap<char, u8> {
-    let mut printable: Vec<u32> = (b'!' as u32..=b'~' as u32).chain(0xA1..=0xAC).chain(0xAE..=0xFF).collect();
-    let mut map: HashMap<char, u8> = printable.iter().map(|&b| (char::from_u32(b).unwrap(), b as u8)).collect();
-    let mut extra = 0;
-    for b in 0u32..256 {
-        if !printable.contains(&b) {
-            map.insert(char::from_u32(256 + extra).unwrap(), b as u8);
-            extra += 1;
-            printable.push(b);
-        }
-    }
-    map
-}
-
-fn meta<'a>(content: &'a Content, key: &str) -> Result<&'a candle_core::quantized::gguf_file::Value, LocalError> {
-    content.metadata.get(key).ok_or_else(|| format!("the GGUF has no {key}").into())
+/// A token id of llama.cpp's (-1 = none) as an index into the vocabulary.
+fn known(t: LlamaToken, n: usize) -> Option<u32> {
+    u32::try_from(t.0).ok().filter(|&i| (i as usize) < n)
 }
 
 impl Vocab {
-    pub fn from_gguf(content: &Content) -> Result<Vocab, LocalError> {
-        let err = |e: candle_core::Error| e.to_string();
-        let model = meta(content, "tokenizer.ggml.model")?.to_string().map_err(err)?;
-        if model != "gpt2" {
-            return Err(format!("tokenizer model \"{model}\" is not supported (byte-level BPE \"gpt2\" only)").into());
+    pub fn new(model: &'static LlamaModel) -> Vocab {
+        let v = model.vocab();
+        let n = v.n_tokens().max(0) as usize;
+        let mut bytes = Vec::with_capacity(n);
+        let mut ends = Vec::with_capacity(n);
+        for t in v.tokens() {
+            let control = v.is_control(t);
+            ends.push(control || v.is_eog(t));
+            bytes.push(if control { Vec::new() } else { v.token_to_piece(t, false, None) });
         }
-        let tokens: Vec<String> = meta(content, "tokenizer.ggml.tokens")?
-            .to_vec()
-            .map_err(err)?
-            .iter()
-            .map(|v| v.to_string().cloned().map_err(err))
-            .collect::<Result<_, _>>()?;
-        let merges: Vec<(String, String)> = meta(content, "tokenizer.ggml.merges")?
-            .to_vec()
-            .map_err(err)?
-            .iter()
-            .map(|v| {
-                let m = v.to_string().map_err(err)?;
-                let (a, b) = m.split_once(' ').ok_or_else(|| format!("merge \"{m}\" has no space"))?;
-                Ok((a.to_string(), b.to_string()))
-            })
-            .collect::<Result<_, LocalError>>()?;
-        let types: Vec<i32> = match content.metadata.get("tokenizer.ggml.token_type") {
-            Some(v) => v.to_vec().map_err(err)?.iter().map(|t| t.to_i32().unwrap_or(1)).collect(),
-            None => vec![1; tokens.len()],
-        };
-        let control: Vec<bool> = (0..tokens.len()).map(|i| types.get(i) == Some(&CONTROL)).collect();
-        let eos = meta(content, "tokenizer.ggml.eos_token_id")?.to_u32().map_err(err)?;
-        let bos = content.metadata.get("tokenizer.ggml.bos_token_id").and_then(|v| v.to_u32().ok());
-
-        let vocab: tokenizers::models::bpe::Vocab =
-            tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        let bpe =
-            BPE::builder().vocab_and_merges(vocab, merges).build().map_err(|e| LocalError::from(e.to_string()))?;
-        let mut tokenizer = Tokenizer::new(bpe);
-        tokenizer.with_pre_tokenizer(Some(Sequence::new(vec![
-            Digits::new(true).into(),
-            ByteLevel::new(false, true, true).into(),
-        ])));
-        tokenizer.with_decoder(Some(ByteLevelDecoder::default()));
-        let specials: Vec<AddedToken> =
-            tokens.iter().zip(&control).filter(|(_, c)| **c).map(|(t, _)| AddedToken::from(t.clone(), true)).collect();
-        tokenizer.add_special_tokens(specials).map_err(|e| LocalError::from(e.to_string()))?;
-
-        let table = unicode_to_byte();
-        let bytes = tokens
-            .iter()
-            .zip(&control)
-            .map(|(t, &c)| if c { Vec::new() } else { t.chars().filter_map(|ch| table.get(&ch).copied()).collect() })
-            .collect();
-        Ok(Vocab { tokenizer, bytes, control, eos, bos, tokens })
+        let eos = known(v.eos(), n);
+        let end = known(v.eot(), n).or(eos).unwrap_or(0);
+        Vocab { model, bytes, ends, end, bos: known(v.bos(), n), eos }
     }
 
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>, LocalError> {
-        Ok(self.tokenizer.encode(text, false).map_err(|e| LocalError::from(e.to_string()))?.get_ids().to_vec())
+    /// Tokens of plain text (special-token names in it stay text).
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        self.tokenize(text, false)
+    }
+
+    /// Tokens of a rendered chat prompt: the special tokens the template wrote (`<|im_start|>`, `<bos>`) are
+    /// parsed as such. Nothing is added: the template writes the BOS where the model wants one, as
+    /// Hugging Face's `apply_chat_template` leaves it.
+    pub fn encode_prompt(&self, text: &str) -> Vec<u32> {
+        self.tokenize(text, true)
+    }
+
+    /// llama.cpp's `llama_tokenize` with `add_special` as given and `parse_special`.
+    pub fn tokenize_with(&self, text: &str, add_special: bool, parse_special: bool) -> Vec<u32> {
+        self.model.vocab().tokenize(text.as_bytes(), add_special, parse_special).iter().map(|t| t.0 as u32).collect()
+    }
+
+    fn tokenize(&self, text: &str, parse_special: bool) -> Vec<u32> {
+        self.tokenize_with(text, false, parse_special)
+    }
+
+    /// The text of a token as the chat template writes it (special tokens included): `bos_token`, `eos_token`.
+    pub fn token_text(&self, id: Option<u32>) -> String {
+        id.map(|i| String::from_utf8_lossy(&self.model.vocab().token_to_piece(LlamaToken(i as i32), true, None)).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Tokens of `text` that spell it back byte for byte, if llama.cpp's tokenization of it alone does (a
+    /// SentencePiece vocabulary that prefixes a space does not): for text continuing a reply.
+    pub fn encode_exact(&self, text: &str) -> Option<Vec<u32>> {
+        let ids = self.encode(text);
+        let spelled = ids.iter().flat_map(|&t| self.bytes[t as usize].iter().copied()).eq(text.bytes());
+        (spelled && !ids.is_empty()).then_some(ids)
     }
 }

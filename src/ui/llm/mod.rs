@@ -1,6 +1,8 @@
 //! The language-model window: provider settings (the key is held for the session only, never persisted),
-//! "Test connection" with measured latency and tokens/s, and a small chat for trying a model.
+//! "Test connection" with measured latency and tokens/s, the local model catalogue (fetch, use, remove), and a
+//! small chat for trying a model.
 
+mod catalogue;
 mod chat;
 mod settings;
 
@@ -25,6 +27,9 @@ pub struct LlmWindow {
     pub chat: chat::Chat,
     /// The local model path last checked, whether it exists, and how many GGUF files the cache holds.
     model_check: Option<(std::path::PathBuf, bool, usize)>,
+    /// A catalogue model being fetched, and the last fetch's or removal's outcome.
+    fetching: Option<catalogue::Fetching>,
+    pub fetch_result: Option<Result<String, String>>,
 }
 
 impl LlmWindow {
@@ -42,7 +47,7 @@ impl LlmWindow {
     }
 
     pub fn busy(&self) -> bool {
-        self.test.as_ref().is_some_and(|j| j.is_running()) || self.chat.busy()
+        self.test.as_ref().is_some_and(|j| j.is_running()) || self.chat.busy() || self.fetching.is_some()
     }
 
     pub fn show(&mut self, ctx: &egui::Context, settings: &mut ProviderConfig) {
@@ -50,6 +55,10 @@ impl LlmWindow {
         let mut open = self.open;
         egui::Window::new("Language model").open(&mut open).default_width(520.0).show(ctx, |ui| {
             self.settings_form(ui, settings);
+            if settings.provider == crate::llm::config::ProviderKind::Local {
+                ui.separator();
+                self.catalogue_section(ui, settings);
+            }
             ui.separator();
             let config = self.effective(settings);
             let cached = self.cached(&config);

@@ -218,6 +218,14 @@ impl Grammar {
         k
     }
 
+    /// Characters a bounded free string at `s` may still take (None: not in a string, or no bound).
+    pub fn string_left(&self, s: &State) -> Option<usize> {
+        match s.top() {
+            Some(Frame::Str { left, .. }) if left != UNBOUNDED_CHARS => Some(left as usize),
+            _ => None,
+        }
+    }
+
     /// Is `s` inside a free string (not a key or enum)?
     pub fn in_string(&self, s: &State) -> bool {
         matches!(s.top(), Some(Frame::Str { .. }))

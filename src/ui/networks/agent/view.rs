@@ -9,6 +9,9 @@ use crate::ui::networks::OpenNetwork;
 
 pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwork, intents: &mut Intents) {
     ui.label(format!("{} · task {} · method {} · model {} · seed {}", t.sample, t.task, t.method, t.model, t.seed));
+    if !t.sampling.is_empty() {
+        ui.weak(format!("Sampling: {}", t.sampling));
+    }
     if let Some(u) = &t.understanding {
         egui::CollapsingHeader::new("Understanding (written by the model)").id_salt("agent_understanding").show(
             ui,
@@ -65,6 +68,22 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
                 if ui.button(label).clicked() {
                     intents.show_round = Some(r.clone());
                 }
+            }
+        });
+    }
+    if !t.calls.is_empty() {
+        egui::CollapsingHeader::new(format!("Model calls ({})", t.calls.len())).id_salt("agent_calls").show(ui, |ui| {
+            for c in &t.calls {
+                let model = if c.model.is_empty() { &t.model } else { &c.model };
+                ui.label(format!(
+                    "{} · answered by {model} · {} prompt ({} cached) + {} completion tokens · {:.1} s{}",
+                    c.step,
+                    c.prompt_tokens,
+                    c.cached_tokens,
+                    c.completion_tokens,
+                    c.ms / 1000.0,
+                    c.error.as_deref().map(|e| format!(" · error: {e}")).unwrap_or_default()
+                ));
             }
         });
     }
