@@ -58,8 +58,32 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The system's trusted certificates (`SSL_CERT_FILE`, pip's `PIP_CERT`, else Debian's bundle), as pip and
+/// curl trust them — a site that inspects TLS with its own authority is trusted as it is for them; without a
+/// bundle, Mozilla's roots.
+fn root_certs() -> ureq::tls::RootCerts {
+    let bundle = ["SSL_CERT_FILE", "PIP_CERT"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .chain(["/etc/ssl/certs/ca-certificates.crt".to_string()])
+        .find_map(|p| std::fs::read(p).ok());
+    let certs: Vec<ureq::tls::Certificate<'static>> = bundle
+        .as_deref()
+        .map(|pem| {
+            ureq::tls::parse_pem(pem)
+                .filter_map(|item| match item {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => Some(c.to_owned()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if certs.is_empty() { ureq::tls::RootCerts::WebPki } else { ureq::tls::RootCerts::new_with_certs(&certs) }
+}
+
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
+        .tls_config(ureq::tls::TlsConfig::builder().root_certs(root_certs()).build())
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_recv_body(Some(Duration::from_secs(120)))
         .http_status_as_error(false)
@@ -85,12 +109,32 @@ fn wheel_url(agent: &ureq::Agent, index: &str, part: &crate::llm::catalogue::Par
         .and_then(|f| f.iter().find(|f| f["filename"].as_str() == Some(part.wheel.as_str())))
         .ok_or_else(|| format!("{url} does not list {}", part.wheel))?;
     let href = file["url"].as_str().ok_or_else(|| format!("{url}: {} has no url", part.wheel))?;
-    // Relative links resolve against the index page.
-    Ok(if href.starts_with("http://") || href.starts_with("https://") {
-        href.to_string()
-    } else {
-        format!("{url}{href}")
-    })
+    Ok(resolve(&url, href))
+}
+
+/// A link of an index page made absolute (PEP 503: it may be relative to the page).
+fn resolve(page: &str, href: &str) -> String {
+    if href.starts_with("http://") || href.starts_with("https://") {
+        return href.to_string();
+    }
+    if href.starts_with('/') {
+        // scheme://host[:port] of the page, then the absolute path.
+        let origin_end = page.find("://").map_or(0, |i| i + 3);
+        let host_end = page[origin_end..].find('/').map_or(page.len(), |i| origin_end + i);
+        return format!("{}{href}", &page[..host_end]);
+    }
+    format!("{}{href}", &page[..page.rfind('/').map_or(page.len(), |i| i + 1)])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn index_links_resolve_as_a_browser_would() {
+        let page = "http://127.0.0.1:9/simple/pkg/";
+        assert_eq!(super::resolve(page, "https://files.example/a.whl"), "https://files.example/a.whl");
+        assert_eq!(super::resolve(page, "/files/a.whl"), "http://127.0.0.1:9/files/a.whl");
+        assert_eq!(super::resolve(page, "../../packages/a.whl"), "http://127.0.0.1:9/simple/pkg/../../packages/a.whl");
+    }
 }
 
 /// Fetches `entry` into the model cache (nothing to do when it is already there whole) and returns its path.
