@@ -16,7 +16,7 @@ fn entry(request: &ChatRequest, text: &str) -> String {
     let response = ChatResponse {
         text: text.into(),
         json: None,
-        usage: Usage { prompt_tokens: 12, completion_tokens: 5, cached_tokens: 0 },
+        usage: Usage { prompt_tokens: 12, completion_tokens: 5, cached_tokens: 0, ..Default::default() },
         latency_ms: 40.0,
         model: "recorded".into(),
         finish_reason: "stop".into(),
@@ -121,4 +121,23 @@ fn a_typed_api_key_is_never_persisted() {
     assert!(!format!("{effective:?}").contains("SECRET-77"), "Debug output redacts the key");
     h.get_by_label("Test connection").click();
     wait_for(&mut h, "api_infrastructure_error");
+}
+
+/// The local provider shows the model catalogue: every model with its size, licence and purpose, its state in
+/// the cache (a temporary, empty one here: nothing fetched), and a Fetch button sized by its wheels.
+#[test]
+fn the_local_provider_lists_the_model_catalogue() {
+    let config = ProviderConfig { provider: ProviderKind::Local, ..Default::default() };
+    let mut h = harness(config);
+    for m in &brainlens::llm::catalogue::catalogue().models {
+        assert!(h.query_by_label(&m.name).is_some(), "{} listed", m.name);
+        assert!(h.query_by_label(&m.purpose).is_some(), "{}'s purpose shown", m.name);
+    }
+    assert!(h.query_by_label_contains("Apache-2.0").is_some());
+    let fetch = format!("Fetch {:.0} MB", brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap().download_bytes() as f64 / 1e6);
+    let cache = brainlens::util::paths::models_dir();
+    if !cache.join("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").is_file() {
+        assert!(h.query_by_label(&fetch).is_some(), "{fetch}");
+    }
+    h.run_steps(1);
 }

@@ -1,11 +1,11 @@
 # Sourced by the scripts that measure BrainLens against llama.cpp's own OpenAI server: the release binary, the
-# model files, the SmolLM2 Q8_0 GGUF both sides load, and llama-cpp-python[server] built here by pip into
+# model files, the GGUF both sides load ($GGUF: by default the capable model, Qwen2.5-Coder-1.5B-Instruct Q4_K_M;
+# GGUF=path/to/SmolLM2…q8_0.gguf for the small one), and llama-cpp-python[server] built here by pip into
 # target/llama-venv (llama.cpp compiled from source: ~10 min on 2 cores the first time).
 scripts/setup_models.sh >/dev/null
 cargo build --release --quiet --bin brainlens
 MODELS="${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models"
-Q41="$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf"
-Q80="$MODELS/SmolLM2-135M-Instruct.Q4_1.q8_0.gguf"
+GGUF="${GGUF:-$MODELS/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf}"
 VENV=target/llama-venv
 if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
     python3 -m venv "$VENV"
@@ -15,13 +15,11 @@ if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null; then
         "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/reference/requirements-llama.txt
 fi
 export RAYON_NUM_THREADS=2
-# The Q8_0 copy is made on first load.
-[ -f "$Q80" ] || target/release/brainlens llm chat --model-path "$Q41" --max-tokens 1 hi >/dev/null 2>&1
 
-# start_llama_cpp PORT LOG: llama.cpp's server on the Q8_0 GGUF, 2 threads; waits until it answers; sets LLAMA_PID.
+# start_llama_cpp PORT LOG: llama.cpp's server on $GGUF, 2 threads; waits until it answers; sets LLAMA_PID.
 start_llama_cpp() {
     port_free "$1"
-    "$VENV/bin/python" -m llama_cpp.server --model "$Q80" --port "$1" --n_threads 2 --n_threads_batch 2 \
+    "$VENV/bin/python" -m llama_cpp.server --model "$GGUF" --port "$1" --n_threads 2 --n_threads_batch 2 \
         --n_ctx 8192 --n_batch 512 >"$2" 2>&1 &
     LLAMA_PID=$!
     wait_for_port "$1"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prefill and decode tokens/s of the local provider (`brainlens llm serve`: llama.cpp in process, BrainLens's own
 # sampler and prefix cache) against llama-cpp-python's server (llama.cpp's OpenAI server, built from source here
-# by pip into target/llama-venv) on the same Q8_0 GGUF, 2 threads each, prompt lengths 512/2,048/4,000 tokens,
+# by pip into target/llama-venv) on the same GGUF ($GGUF, default Qwen2.5-Coder-1.5B Q4_K_M), 2 threads each, prompt lengths 512/2,048/4,000 tokens,
 # measured one server after the other (the other not running). Prints JSON: each server's figures and the
 # ratios BrainLens / llama.cpp; constrained decoding (a JSON schema) is measured beside plain decoding.
 set -euo pipefail
@@ -13,7 +13,7 @@ measure() { # NAME PORT
 }
 # One server at a time (an idle server must not share the cores with the one measured).
 port_free 18081
-target/release/brainlens llm serve --model "$Q80" --port 18081 >/dev/null 2>&1 &
+target/release/brainlens llm serve --model "$GGUF" --port 18081 >/dev/null 2>&1 &
 pid=$!
 wait_for_port 18081
 measure brainlens 18081

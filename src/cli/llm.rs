@@ -23,7 +23,7 @@ pub struct ProviderArgs {
     /// Model name sent to the endpoint.
     #[arg(long)]
     pub model: Option<String>,
-    /// GGUF file for the local provider (default: SmolLM2-135M-Instruct in the model cache).
+    /// GGUF file for the local provider (default: the capable catalogue model when fetched, else SmolLM2; BRAINLENS_MODEL_PATH overrides).
     #[arg(long, value_name = "GGUF")]
     pub model_path: Option<PathBuf>,
     /// Seconds before an HTTP call times out.
@@ -93,7 +93,7 @@ pub enum LlmCommand {
     /// Serve a GGUF model as an OpenAI-compatible API on loopback (/v1/chat/completions with tool calling,
     /// /v1/models, /health).
     Serve {
-        /// GGUF file (default: SmolLM2-135M-Instruct in the model cache).
+        /// GGUF file (default: the default local model, as for the agents).
         #[arg(long, value_name = "GGUF")]
         model: Option<PathBuf>,
         #[arg(long, default_value_t = 8080)]

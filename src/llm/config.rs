@@ -16,11 +16,17 @@ pub fn default_model_path() -> PathBuf {
     crate::llm::catalogue::capable_path().unwrap_or_else(crate::llm::catalogue::fast_path)
 }
 
-/// GGUF files in the model cache, sorted by name.
+/// GGUF files in the model cache (llama.cpp's Q8_0 copies of Q4_0/Q4_1 files left out: they are the same
+/// model), sorted by name.
 pub fn cached_models() -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(models_dir())
         .map(|entries| {
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "gguf")).collect()
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "gguf"))
+                .filter(|p| !p.to_string_lossy().ends_with(".q8_0.gguf"))
+                .collect()
         })
         .unwrap_or_default();
     found.sort();

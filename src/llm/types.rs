@@ -145,6 +145,16 @@ pub struct Usage {
     /// `prompt_tokens_details.cached_tokens`); 0 when the provider does not say.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Completion tokens proposed by speculative decoding (prompt lookup), and how many of them were the
+    /// tokens chosen (local model only; the text is the same either way).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drafted_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub accepted_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

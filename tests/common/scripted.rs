@@ -164,7 +164,7 @@ pub fn respond(v: Value) -> ChatResponse {
     ChatResponse {
         text,
         json,
-        usage: Usage { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 0 },
+        usage: Usage { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 0, ..Default::default() },
         latency_ms: 1.0,
         model: "scripted".into(),
         finish_reason: "stop".into(),

@@ -97,6 +97,8 @@ impl Caller<'_> {
             call.prompt_tokens += reply.usage.prompt_tokens;
             call.cached_tokens += reply.usage.cached_tokens;
             call.completion_tokens += reply.usage.completion_tokens;
+            call.drafted_tokens += reply.usage.drafted_tokens;
+            call.accepted_tokens += reply.usage.accepted_tokens;
             call.ms += reply.latency_ms;
             call.raw = reply.text.clone();
             call.model = self.model.name();

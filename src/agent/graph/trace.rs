@@ -51,6 +51,10 @@ pub struct Outcome {
     pub step: String,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// One model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Call {
@@ -63,6 +67,11 @@ pub struct Call {
     /// Prompt tokens served from the provider's prefix cache.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Speculative decoding: completion tokens drafted by prompt lookup, and those the model chose.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drafted_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub accepted_tokens: u64,
     pub ms: f64,
     /// 2 when a corrective retry was needed.
     pub attempts: u32,

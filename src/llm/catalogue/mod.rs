@@ -130,9 +130,10 @@ impl Entry {
         self.parts.iter().map(|p| p.wheel_bytes).sum()
     }
 
-    /// Deletes the model from the cache (a partial download of it too).
+    /// Deletes the model from the cache (a partial download of it and a Q8_0 copy made from it too).
     pub fn remove(&self) -> Result<bool, CatalogueError> {
         let _ = std::fs::remove_file(fetch::partial_path(self));
+        let _ = std::fs::remove_file(crate::llm::local::q8_copy_path(&self.path()));
         match std::fs::remove_file(self.path()) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),

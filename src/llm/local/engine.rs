@@ -75,7 +75,7 @@ fn take_logged() -> Vec<String> {
 }
 
 /// Threads for the forward pass: `RAYON_NUM_THREADS` when set (as for candle before), else every core.
-fn threads() -> i32 {
+pub fn threads() -> i32 {
     std::env::var("RAYON_NUM_THREADS")
         .ok()
         .and_then(|v| v.parse::<i32>().ok())

@@ -6,7 +6,7 @@ use super::engine::Engine;
 use super::error::LocalError;
 use super::{LocalModel, PROVIDER};
 use crate::llm::error::LlmError;
-use crate::llm::local::constrained::Constrainer;
+use crate::llm::local::constrained::{Constrainer, Mask};
 use crate::llm::schema::Schema;
 use crate::llm::schema::grammar::{Grammar, State};
 use crate::llm::types::{ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage};
@@ -242,7 +242,7 @@ fn decode(
                 emit(&out, &mut sent, out.len());
                 continue;
             }
-            constrain(m, c, s, &mut logits, &tokens, &repetition, &mut string_chars, out.last().copied());
+            constrain(m, c, s, &mut logits, &tokens, &repetition, &mut string_chars);
         } else {
             penalise(&mut logits, &tokens, &repetition, &m.vocab.bytes);
         }
@@ -287,6 +287,8 @@ fn decode(
             prompt_tokens: prompt_ids.len() as u64,
             completion_tokens: generated as u64,
             cached_tokens: cached as u64,
+            drafted_tokens: pending.drafted as u64,
+            accepted_tokens: pending.accepted as u64,
         },
         latency_ms: started.elapsed().as_secs_f64() * 1000.0,
         model: m.name.clone(),
@@ -390,9 +392,9 @@ fn checked_json(c: &Constrainer, text: &str) -> Result<serde_json::Value, LlmErr
 
 /// Masks `logits` to the tokens the grammar allows at `s`. Inside a free string the repetition penalty
 /// applies; a string gone to single characters (the way a small model degenerates) is closed — only tokens
-/// that end it stay allowed, when there are any; and within `WRAP_CHARS` of a `maxLength` no new word may
-/// start, so a bounded text ends after a whole word instead of mid-word at its last allowed character.
-#[allow(clippy::too_many_arguments)]
+/// that end it stay allowed, when there are any; and within `WRAP_CHARS` of a `maxLength`, where the model's
+/// best next token starts a new word the string closes instead, so a bounded text ends after a whole word
+/// rather than mid-word at its last allowed character.
 fn constrain(
     m: &LocalModel,
     c: &mut Constrainer,
@@ -401,7 +403,6 @@ fn constrain(
     tokens: &[u32],
     repetition: &Repetition,
     string_chars: &mut Vec<usize>,
-    last: Option<u8>,
 ) {
     let in_string = c.grammar.in_string(s);
     if in_string {
@@ -410,28 +411,30 @@ fn constrain(
         string_chars.clear();
     }
     let mask = c.allowed(s);
-    // Near the bound no new word starts: the word being written may finish, then the string closes.
-    let wrap = in_string
+    let can_close = |m: &LocalModel| (0..m.vocab.bytes.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
+    // Near the bound, the string closes where the model would start a new word: it ends after a whole word.
+    let new_word_near_end = in_string
         && c.grammar.string_left(s).is_some_and(|left| left <= WRAP_CHARS)
-        && last.is_some_and(|b| b != b'"' && b != b' ');
+        && !string_chars.is_empty()
+        && best_allowed(logits, &mask).is_some_and(|t| matches!(m.vocab.bytes[t].first(), Some(b' ' | b'\n')));
     let close = in_string
-        && repetition.is_on()
-        && degenerate(string_chars)
-        && (0..logits.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
+        && ((repetition.is_on() && degenerate(string_chars)) || new_word_near_end)
+        && can_close(m);
     for (i, l) in logits.iter_mut().enumerate() {
-        let first = m.vocab.bytes[i].first();
-        if !mask.allows(i as u32)
-            || (close && first != Some(&b'"'))
-            || (wrap && matches!(first, Some(b' ' | b'\n')))
-        {
+        if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
             *l = f32::NEG_INFINITY;
         }
     }
 }
 
-/// Characters before a bounded string's end within which it is closed at the next word boundary (longer than
-/// almost every word, short beside the budgets of 120–400 characters the agents give their texts).
-const WRAP_CHARS: usize = 24;
+/// The highest-scoring token the mask allows.
+fn best_allowed(logits: &[f32], mask: &Mask) -> Option<usize> {
+    (0..logits.len()).filter(|&i| mask.allows(i as u32)).max_by(|&a, &b| logits[a].total_cmp(&logits[b]))
+}
+
+/// Characters before a bounded string's end within which it closes at the next word boundary (longer than
+/// almost every word; the agents' budgets are 80–400 characters).
+const WRAP_CHARS: usize = 16;
 
 /// A free string whose last `DEGENERATE_WINDOW` tokens average fewer than `DEGENERATE_CHARS` characters each
 /// has degenerated (English runs at about four; SmolLM2's gibberish at one).

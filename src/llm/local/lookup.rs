@@ -1,10 +1,14 @@
-//! Speculative decoding by prompt lookup: when the last few tokens of the prompt and reply so far occurred
-//! earlier, the tokens that followed them then are proposed as a draft and computed in one batch with the
-//! token just chosen. The sampler then chooses each next token exactly as it would without a draft, from the
-//! logits llama.cpp computed for that position; a drafted token that matches the choice costs no forward pass
-//! of its own, the first that does not is dropped with the rest of the draft. The text is therefore the plain
-//! decoder's (at any temperature, with or without a grammar): only which forward passes compute the logits
-//! changes. Agents copy spans of their prompt constantly (region names, file paths, field names, numbers).
+//! Speculative decoding by prompt lookup (opt-in: BRAINLENS_LOOKUP=1): when the last few tokens of the prompt
+//! and reply so far occurred earlier, the tokens that followed them then are proposed as a draft and computed
+//! in one batch with the token just chosen. The sampler then chooses each next token exactly as it would
+//! without a draft, from the logits llama.cpp computed for that position; a drafted token that matches the
+//! choice costs no forward pass of its own, the first that does not is dropped with the rest of the draft.
+//! The decision rule is the plain decoder's; the logits are not bit-identical: llama.cpp's CPU kernels compute
+//! a position in a batch differently from the same position alone (repacked weights, GEMM vs GEMV; measured
+//! with llama-cpp-python: up to 0.7 logits apart on SmolLM2 and Qwen2.5-Coder-1.5B), so a near-tie can go the
+//! other way and the text differ. Measured on the fingerprint analysis (2 cores) it does not pay either: a
+//! 9-token verification batch costs several single steps on a compute-bound CPU while only 10–30 % of drafted
+//! tokens were chosen — hence off by default (docs/architecture.md).
 
 use super::engine::Engine;
 use super::error::LocalError;

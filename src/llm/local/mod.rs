@@ -7,6 +7,7 @@ pub mod engine;
 pub mod error;
 mod generate;
 mod lookup;
+mod quantize;
 mod template;
 pub mod vocab;
 
@@ -34,7 +35,8 @@ pub struct LocalModel {
     context: usize,
     /// Repetition control when a request sets none: the catalogue's choice for this model, else the default.
     pub repetition: crate::llm::Repetition,
-    /// Speculative decoding by prompt lookup (on unless BRAINLENS_LOOKUP=0; the text is the same either way).
+    /// Speculative decoding by prompt lookup: off unless BRAINLENS_LOOKUP=1 (measured here it does not pay on
+    /// 2 cores, and llama.cpp's batched logits differ from single-token ones: see `lookup`).
     pub lookup: std::sync::atomic::AtomicBool,
 }
 
@@ -63,7 +65,8 @@ impl LocalModel {
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
         let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
         check_file(path).map_err(failed)?;
-        let model = engine::Engine::load_model(path, false).map_err(failed)?;
+        let run_path = quantize::fast_copy(path).map_err(failed)?;
+        let model = engine::Engine::load_model(&run_path, false).map_err(failed)?;
         let source = model.chat_template(None).ok().and_then(|t| t.to_string().ok()).ok_or_else(|| {
             failed(LocalError::file(
                 path,
@@ -89,7 +92,7 @@ impl LocalModel {
             template,
             context,
             repetition: crate::llm::catalogue::entry_for(path).map_or_else(Default::default, |e| e.repetition),
-            lookup: std::sync::atomic::AtomicBool::new(std::env::var("BRAINLENS_LOOKUP").as_deref() != Ok("0")),
+            lookup: std::sync::atomic::AtomicBool::new(std::env::var("BRAINLENS_LOOKUP").as_deref() == Ok("1")),
         })
     }
 }
@@ -125,6 +128,7 @@ pub fn tokenizer(path: &Path) -> Result<Arc<vocab::Vocab>, LlmError> {
     Ok(v)
 }
 
+pub use quantize::copy_path as q8_copy_path;
 pub use vocab::Vocab;
 
 impl LocalModel {

@@ -312,6 +312,7 @@ fn usage(value: &Value) -> Usage {
         prompt_tokens: value["prompt_tokens"].as_u64().unwrap_or(0),
         completion_tokens: value["completion_tokens"].as_u64().unwrap_or(0),
         cached_tokens: value["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0),
+        ..Default::default()
     }
 }
 
