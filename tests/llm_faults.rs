@@ -234,9 +234,29 @@ fn local_and_server_setup_errors_name_the_file_or_address() {
     let fake = dir.path().join("notes.gguf");
     std::fs::write(&fake, "this is not a GGUF file").unwrap();
     let (code, err) = run(&["llm", "chat", "--model-path", fake.to_str().unwrap(), "hi"]);
-    assert!(code == Some(1) && err.contains("notes.gguf") && err.contains("not a readable GGUF file"), "{err}");
+    assert!(code == Some(1) && err.contains("notes.gguf") && err.contains("[not_gguf]"), "{err}");
+    assert!(err.contains("invalid magic"), "llama.cpp's own reason: {err}");
     let (code, err) = run(&["llm", "serve", "--model", fake.to_str().unwrap(), "--port", "0"]);
-    assert!(code == Some(1) && err.contains("not a readable GGUF file"), "{err}");
+    assert!(code == Some(1) && err.contains("[not_gguf]"), "{err}");
+    // A cut-short GGUF and one of an architecture llama.cpp lacks, made from SmolLM2 when the cache has it.
+    if let Some(model) = common::local_model() {
+        let bytes = std::fs::read(&model).unwrap();
+        let cut = dir.path().join("cut.gguf");
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let (code, err) = run(&["llm", "chat", "--model-path", cut.to_str().unwrap(), "hi"]);
+        assert!(code == Some(1) && err.contains("cut.gguf") && err.contains("[truncated]"), "{err}");
+        // general.architecture "llama" renamed "brain" (same length: the header stays valid).
+        let key = b"general.architecture";
+        let at = bytes.windows(key.len()).position(|w| w == key).unwrap() + key.len() + 4 + 8;
+        assert_eq!(&bytes[at..at + 5], b"llama");
+        let mut renamed = bytes.clone();
+        renamed[at..at + 5].copy_from_slice(b"brain");
+        let alien = dir.path().join("alien.gguf");
+        std::fs::write(&alien, &renamed).unwrap();
+        let (code, err) = run(&["llm", "chat", "--model-path", alien.to_str().unwrap(), "hi"]);
+        assert!(code == Some(1) && err.contains("[unsupported_architecture]") && err.contains("brain"), "{err}");
+        assert!(!dir.path().join("alien.q8_0.gguf").exists(), "nothing half-made is kept beside a refused file");
+    }
     let (code, err) = run(&["llm", "chat", "--base-url", "http://127.0.0.1:9/v1", "--schema", "{\"oneOf\": []}", "hi"]);
     assert!(code == Some(1) && err.contains("oneOf"), "{err}");
     let (code, err) = run(&["llm", "chat", "--provider", "replay", "hi"]);

@@ -198,3 +198,30 @@ fn openai_client_against_brainlens_llm_serve() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(["\"yes\"", "\"no\""].contains(&v["response"]["text"].as_str().unwrap()), "{v}");
 }
+
+/// The capable model (Qwen2.5-Coder-1.5B, its own tokenizer and per-model sampling) copies an identifier-laden
+/// path and a quoted formula exactly: the two failures of SmolLM2's tokenizer and of the repeat penalty. One
+/// short greedy call (the CI smoke check of the capable model); skipped when the model is not in the cache
+/// unless BRAINLENS_REQUIRE_CAPABLE=1 (scripts/test.sh fetches it and sets it).
+#[test]
+fn the_capable_model_copies_paths_and_formulas_exactly() {
+    let entry = brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap();
+    if !entry.path().is_file() {
+        assert!(
+            std::env::var("BRAINLENS_REQUIRE_CAPABLE").as_deref() != Ok("1"),
+            "{} is missing",
+            entry.path().display()
+        );
+        return;
+    }
+    let _one = one_model();
+    let model = LocalModel::shared(&entry.path()).unwrap();
+    assert!(model.sampling().unwrap().contains("no repetition control"), "{:?}", model.sampling());
+    let path = "data_path = os.path.join('data', 'eeg', 'mne_sample_eeg60.edf')";
+    let formula = "[Q1 - 1.5 IQR, Q3 + 1.5 IQR]";
+    let mut request = ChatRequest::user(format!("Repeat exactly, with nothing else: {path} and {formula}"));
+    request.max_tokens = 80;
+    let reply = model.chat(&request).unwrap();
+    assert!(reply.text.contains(path), "{}", reply.text);
+    assert!(reply.text.contains(formula), "{}", reply.text);
+}

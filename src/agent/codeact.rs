@@ -170,9 +170,13 @@ fn round_request(task: &str, history: &[(String, String)], s: &Settings, last: b
 
 /// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
 pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
-    let mut trace =
-        CodeActTrace { paradigm: "codeact".into(), model: model.name(),
-        sampling: model.sampling().unwrap_or_default(), outcome: "ok".into(), ..Default::default() };
+    let mut trace = CodeActTrace {
+        paradigm: "codeact".into(),
+        model: model.name(),
+        sampling: model.sampling().unwrap_or_default(),
+        outcome: "ok".into(),
+        ..Default::default()
+    };
     let task = format!("{query}\n\n(Files: paths are relative to /input.)");
     let mut history: Vec<(String, String)> = Vec::new();
     let mut previous_error: Option<String> = None;

@@ -37,7 +37,12 @@ pub fn run(command: ModelsCommand, out: &mut dyn Write) -> Result<()> {
         ModelsCommand::Remove { name } => {
             let entry = catalogue::find(&name)?;
             let removed = entry.remove()?;
-            writeln!(out, "{}: {}", entry.name, if removed { "removed from the cache" } else { "was not in the cache" })?;
+            writeln!(
+                out,
+                "{}: {}",
+                entry.name,
+                if removed { "removed from the cache" } else { "was not in the cache" }
+            )?;
             Ok(())
         }
         ModelsCommand::Verify { name } => {
@@ -136,6 +141,13 @@ fn fetch_model(name: &str, json: bool, out: &mut dyn Write) -> Result<()> {
                     "seconds": started.elapsed().as_secs_f64()}),
         );
     }
-    writeln!(out, "{}: {} (sha256 {} ok, {:.0} s)", entry.name, path.display(), entry.sha256, started.elapsed().as_secs_f64())?;
+    writeln!(
+        out,
+        "{}: {} (sha256 {} ok, {:.0} s)",
+        entry.name,
+        path.display(),
+        entry.sha256,
+        started.elapsed().as_secs_f64()
+    )?;
     Ok(())
 }

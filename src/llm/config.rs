@@ -19,16 +19,13 @@ pub fn default_model_path() -> PathBuf {
 /// GGUF files in the model cache (llama.cpp's Q8_0 copies of Q4_0/Q4_1 files left out: they are the same
 /// model), sorted by name.
 pub fn cached_models() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(models_dir())
+    let all: Vec<PathBuf> = std::fs::read_dir(models_dir())
         .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "gguf"))
-                .filter(|p| !p.to_string_lossy().ends_with(".q8_0.gguf"))
-                .collect()
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "gguf")).collect()
         })
         .unwrap_or_default();
+    let copies: Vec<PathBuf> = all.iter().map(|p| crate::llm::catalogue::q8_copy_path(p)).collect();
+    let mut found: Vec<PathBuf> = all.iter().filter(|p| !copies.contains(p)).cloned().collect();
     found.sort();
     found
 }

@@ -30,8 +30,20 @@ pub fn utc_now() -> String {
     format_utc(now_secs())
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 
 /// `secs` (UTC) formatted as C's `strftime` does for `%Y %m %d %b %B %H %M %S %%`; other directives are kept as
 /// written.

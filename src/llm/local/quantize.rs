@@ -5,18 +5,13 @@
 
 use super::engine::Engine;
 use super::error::LocalError;
+use crate::llm::catalogue::q8_copy_path as copy_path;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
 /// llama.cpp's `general.file_type` of mostly-Q4_0 and mostly-Q4_1 files.
 const MOSTLY_Q4_0: u32 = 2;
 const MOSTLY_Q4_1: u32 = 3;
-
-/// The copy's path for `path`.
-pub fn copy_path(path: &Path) -> PathBuf {
-    let stem = path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
-    path.with_file_name(format!("{stem}.q8_0.gguf"))
-}
 
 /// The file to run: `path` itself unless it is mostly Q4_0/Q4_1, then its Q8_0 copy (made now if missing; if
 /// it cannot be written — a read-only folder — the original runs).

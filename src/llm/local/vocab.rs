@@ -22,7 +22,16 @@ fn known(t: LlamaToken, n: usize) -> Option<u32> {
     u32::try_from(t.0).ok().filter(|&i| (i as usize) < n)
 }
 
+/// The GGUF's chat template (`tokenizer.chat_template`), if it has one.
+pub fn chat_template(model: &LlamaModel) -> Option<String> {
+    model.chat_template(None).ok().and_then(|t| t.to_string().ok())
+}
+
 impl Vocab {
+    pub fn chat_template(&self) -> Option<String> {
+        chat_template(self.model)
+    }
+
     pub fn new(model: &'static LlamaModel) -> Vocab {
         let v = model.vocab();
         let n = v.n_tokens().max(0) as usize;
@@ -61,8 +70,10 @@ impl Vocab {
 
     /// The text of a token as the chat template writes it (special tokens included): `bos_token`, `eos_token`.
     pub fn token_text(&self, id: Option<u32>) -> String {
-        id.map(|i| String::from_utf8_lossy(&self.model.vocab().token_to_piece(LlamaToken(i as i32), true, None)).into_owned())
-            .unwrap_or_default()
+        id.map(|i| {
+            String::from_utf8_lossy(&self.model.vocab().token_to_piece(LlamaToken(i as i32), true, None)).into_owned()
+        })
+        .unwrap_or_default()
     }
 
     /// Tokens of `text` that spell it back byte for byte, if llama.cpp's tokenization of it alone does (a

@@ -22,14 +22,17 @@ impl LlmWindow {
                 for m in &catalogue::catalogue().models {
                     let state = m.state();
                     ui.vertical(|ui| {
+                        ui.set_width(150.0);
                         ui.strong(&m.name);
                         ui.weak(&m.title);
                     });
                     ui.vertical(|ui| {
+                        ui.set_width(80.0);
                         ui.label(format!("{:.0} MB", m.bytes as f64 / 1e6));
                         ui.weak(&m.licence);
                     });
                     ui.vertical(|ui| {
+                        ui.set_width(230.0);
                         ui.label(&m.purpose);
                         if !m.speed.is_empty() {
                             ui.weak(format!("here: {}", m.speed));
@@ -68,11 +71,11 @@ impl LlmWindow {
             });
             if let Some(f) = &self.fetching {
                 ui.horizontal(|ui| {
-                    ui.add(
-                        egui::ProgressBar::new(f.job.fraction())
-                            .desired_width(300.0)
-                            .text(format!("fetching {} · {:.0} %", f.name, f.job.fraction() * 100.0)),
-                    );
+                    ui.add(egui::ProgressBar::new(f.job.fraction()).desired_width(300.0).text(format!(
+                        "fetching {} · {:.0} %",
+                        f.name,
+                        f.job.fraction() * 100.0
+                    )));
                     if ui.button("Cancel").clicked() {
                         f.job.cancel();
                     }

@@ -53,7 +53,7 @@ impl LlmWindow {
     pub fn show(&mut self, ctx: &egui::Context, settings: &mut ProviderConfig) {
         self.poll();
         let mut open = self.open;
-        egui::Window::new("Language model").open(&mut open).default_width(520.0).show(ctx, |ui| {
+        egui::Window::new("Language model").open(&mut open).default_width(760.0).vscroll(true).show(ctx, |ui| {
             self.settings_form(ui, settings);
             if settings.provider == crate::llm::config::ProviderKind::Local {
                 ui.separator();

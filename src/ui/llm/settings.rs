@@ -41,7 +41,10 @@ impl LlmWindow {
                     } else {
                         ui.colored_label(
                             ui.visuals().warn_fg_color,
-                            format!("{} is missing: fetch a model below, or run scripts/setup_models.sh", path.display()),
+                            format!(
+                                "{} is missing: fetch a model below, or run scripts/setup_models.sh",
+                                path.display()
+                            ),
                         );
                     }
                     ui.end_row();
