@@ -34,7 +34,8 @@ pub struct Entry {
     #[serde(default)]
     pub speed: String,
     /// Repetition control of free text when a request sets none, chosen by measurement per model: SmolLM2
-    /// loops without it; a capable model quotes, and the repeat penalty turns its second `IQR` into `Iqr`.
+    /// loops without the penalty; a capable model quotes, and the penalty turns its second `IQR` into `Iqr`,
+    /// while without any control Qwen2.5-Coder-1.5B repeated whole phrases (no repeated 8-grams stops that).
     pub repetition: crate::llm::types::Repetition,
     pub parts: Vec<Part>,
 }
