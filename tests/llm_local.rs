@@ -216,7 +216,8 @@ fn the_capable_model_copies_paths_and_formulas_exactly() {
     }
     let _one = one_model();
     let model = LocalModel::shared(&entry.path()).unwrap();
-    assert!(model.sampling().unwrap().contains("no repetition control"), "{:?}", model.sampling());
+    let sampling = model.sampling().unwrap();
+    assert!(!sampling.contains("repeat_penalty") && sampling.contains("no_repeat_ngram 8"), "{sampling}");
     let path = "data_path = os.path.join('data', 'eeg', 'mne_sample_eeg60.edf')";
     let formula = "[Q1 - 1.5 IQR, Q3 + 1.5 IQR]";
     let mut request = ChatRequest::user(format!("Repeat exactly, with nothing else: {path} and {formula}"));

@@ -83,14 +83,18 @@ impl Repetition {
         (self.penalty > 1.0 && self.last_n > 0) || self.no_repeat_ngram > 0
     }
     pub fn describe(&self) -> String {
-        let mut s = format!(
-            "repeat_penalty {} over the last {} tokens, no_repeat_ngram {}",
-            self.penalty, self.last_n, self.no_repeat_ngram
-        );
-        if self.is_on() {
-            s.push_str(", JSON strings closed when 32 tokens average under 1.5 characters");
+        let mut parts = Vec::new();
+        if self.penalty > 1.0 && self.last_n > 0 {
+            parts.push(format!("repeat_penalty {} over the last {} tokens", self.penalty, self.last_n));
         }
-        s
+        if self.no_repeat_ngram > 0 {
+            parts.push(format!("no_repeat_ngram {}", self.no_repeat_ngram));
+        }
+        if !self.is_on() {
+            return "no repetition control".into();
+        }
+        parts.push("JSON strings closed when 32 tokens average under 1.5 characters".into());
+        parts.join(", ")
     }
 }
 

@@ -190,10 +190,7 @@ impl ChatModel for LocalModel {
     }
 
     fn sampling(&self) -> Option<String> {
-        Some(format!(
-            "{} (this model's setting; a request may override it)",
-            if self.repetition.is_on() { self.repetition.describe() } else { "no repetition control".to_string() }
-        ))
+        Some(format!("{} (this model's setting; a request may override it)", self.repetition.describe()))
     }
 
     fn chat_with(
