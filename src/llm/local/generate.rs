@@ -414,15 +414,14 @@ fn constrain(
         string_chars.clear();
     }
     let mask = c.allowed(s);
-    let can_close = |m: &LocalModel| {
-        (0..m.vocab.bytes.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'))
-    };
+    let can_close =
+        || (0..m.vocab.bytes.len()).any(|i| mask.allows(i as u32) && m.vocab.bytes[i].first() == Some(&b'"'));
     // Near the bound, the string closes where the model would start a new word: it ends after a whole word.
     let new_word_near_end = in_string
         && c.grammar.string_left(s).is_some_and(|left| left <= WRAP_CHARS)
         && !string_chars.is_empty()
         && best_allowed(logits, &mask).is_some_and(|t| matches!(m.vocab.bytes[t].first(), Some(b' ' | b'\n')));
-    let close = in_string && ((repetition.is_on() && degenerate(string_chars)) || new_word_near_end) && can_close(m);
+    let close = in_string && ((repetition.is_on() && degenerate(string_chars)) || new_word_near_end) && can_close();
     for (i, l) in logits.iter_mut().enumerate() {
         if !mask.allows(i as u32) || (close && m.vocab.bytes[i].first() != Some(&b'"')) {
             *l = f32::NEG_INFINITY;

@@ -16,15 +16,16 @@ const MOSTLY_Q4_1: u32 = 3;
 /// The file to run: `path` itself unless it is mostly Q4_0/Q4_1, then its Q8_0 copy (made now if missing; if
 /// it cannot be written — a read-only folder — the original runs).
 pub fn fast_copy(path: &Path) -> Result<PathBuf, LocalError> {
+    // A copy made before is used as it is: the file's type is read (a vocabulary-only load) only when none is.
+    let copy = copy_path(path);
+    if std::fs::metadata(&copy).is_ok_and(|m| m.len() > 0) {
+        return Ok(copy);
+    }
     let vocab_only = Engine::load_model(path, true)?;
     let ftype = vocab_only.meta_val_str("general.file_type").ok().and_then(|v| v.trim().parse::<u32>().ok());
     drop(vocab_only);
     if !matches!(ftype, Some(MOSTLY_Q4_0 | MOSTLY_Q4_1)) {
         return Ok(path.to_path_buf());
-    }
-    let copy = copy_path(path);
-    if std::fs::metadata(&copy).is_ok_and(|m| m.len() > 0) {
-        return Ok(copy);
     }
     let partial = copy.with_extension("gguf.partial");
     let (Some(input), Some(output)) =

@@ -16,11 +16,19 @@ pub struct Fetching {
 impl LlmWindow {
     pub(super) fn catalogue_section(&mut self, ui: &mut egui::Ui, s: &mut ProviderConfig) {
         self.poll_fetch();
+        // The cache is looked at once, and again after a fetch or removal: not on every frame.
+        let states = self
+            .model_states
+            .get_or_insert_with(|| {
+                let default = crate::llm::config::default_model_path();
+                let states = catalogue::catalogue().models.iter().map(catalogue::Entry::state).collect();
+                (states, default.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+            })
+            .clone();
         egui::CollapsingHeader::new("Local models").default_open(true).show(ui, |ui| {
             let current = s.local_model_path();
             egui::Grid::new("model catalogue").num_columns(5).striped(true).spacing([10.0, 4.0]).show(ui, |ui| {
-                for m in &catalogue::catalogue().models {
-                    let state = m.state();
+                for (m, state) in catalogue::catalogue().models.iter().zip(states.0) {
                     ui.vertical(|ui| {
                         ui.set_width(150.0);
                         ui.strong(&m.name);
@@ -52,6 +60,7 @@ impl LlmWindow {
                                     s.model_path = m.path().display().to_string();
                                 }
                                 if ui.add_enabled(!busy, egui::Button::new("Remove")).clicked() {
+                                    self.model_states = None;
                                     self.fetch_result = Some(match m.remove() {
                                         Ok(_) => Ok(format!("{} removed from the cache", m.name)),
                                         Err(e) => Err(e.to_string()),
@@ -86,7 +95,7 @@ impl LlmWindow {
                 "Model cache: {} · wheels from {} · the agents use {} unless a model file is set above",
                 crate::util::paths::models_dir().display(),
                 fetch::index_url(),
-                crate::llm::config::default_model_path().file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                states.1
             ));
         });
     }
@@ -110,6 +119,7 @@ impl LlmWindow {
         if let Some(result) = f.job.poll() {
             let name = f.name.clone();
             self.fetching = None;
+            self.model_states = None;
             self.fetch_result = Some(match result {
                 Ok(Some(path)) => Ok(format!("{name}: {} (sha256 checked)", path.display())),
                 Ok(None) => Err(format!("{name}: cancelled; the partial download was removed")),

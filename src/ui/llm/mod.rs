@@ -30,6 +30,8 @@ pub struct LlmWindow {
     /// A catalogue model being fetched, and the last fetch's or removal's outcome.
     fetching: Option<catalogue::Fetching>,
     pub fetch_result: Option<Result<String, String>>,
+    /// Each catalogue model's state in the cache and the default model's file name, as last looked up.
+    model_states: Option<(Vec<crate::llm::catalogue::State>, String)>,
 }
 
 impl LlmWindow {
