@@ -135,6 +135,12 @@ fn a_tag_directory_reads_the_same_and_a_broken_one_falls_back_to_the_chain() {
     let mut bad_chain = with_dir.clone();
     bad_chain[12..16].copy_from_slice(&1i32.to_be_bytes());
     assert_eq!(read(&bad_chain, "bad_chain_raw.fif"), want);
+    // A directory closed by an entry of kind −1 (padding after the last tag) is read up to it.
+    let mut closed = bad_chain.clone();
+    closed.extend_from_slice(&[0xff; 16]);
+    let dir_size = (entries.len() + 16) as i32;
+    closed[dirpos as usize + 8..dirpos as usize + 12].copy_from_slice(&dir_size.to_be_bytes());
+    assert_eq!(read(&closed, "closed_dir_raw.fif"), want);
     let mut no_dir = bad_chain.clone();
     no_dir[52..56].copy_from_slice(&(-1i32).to_be_bytes());
     let p = dir.path().join("no_dir_raw.fif");
@@ -163,4 +169,98 @@ fn a_negative_next_pointer_is_refused_not_followed() {
     std::fs::write(&p, &f.0).unwrap();
     let e = Recording::open(&p).unwrap_err().to_string();
     assert!(e.contains("neg_raw.fif") && e.contains("-2"), "{e}");
+}
+
+/// The tags of a file written with `next` = 0 throughout: (position, whole length).
+fn tag_spans(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos + 16 <= b.len() {
+        let size = i32::from_be_bytes(b[pos + 8..pos + 12].try_into().unwrap()) as usize;
+        out.push((pos, 16 + size));
+        pos += 16 + size;
+    }
+    out
+}
+
+/// The same tags with those of `moved` (indices, in order) stored after the rest, as MNE's CTF conversion lays
+/// a file out: the tag before them jumps forward to the first, the last jumps back to the tag after them.
+/// `next` is 0 where the chain continues with the following bytes, the absolute position otherwise, and −1
+/// at the end.
+fn relocate(b: &[u8], moved: std::ops::RangeInclusive<usize>) -> Vec<u8> {
+    let spans = tag_spans(b);
+    let order: Vec<usize> = (0..spans.len()).filter(|i| !moved.contains(i)).chain(moved.clone()).collect();
+    let mut at = vec![0usize; spans.len()];
+    let mut pos = 0;
+    for &i in &order {
+        at[i] = pos;
+        pos += spans[i].1;
+    }
+    let mut out = Vec::with_capacity(b.len());
+    for &i in &order {
+        let (p, n) = spans[i];
+        let mut t = b[p..p + n].to_vec();
+        let next = match spans.get(i + 1) {
+            None => -1,
+            Some(_) if at[i + 1] == at[i] + n => 0,
+            Some(_) => at[i + 1] as i32,
+        };
+        t[12..16].copy_from_slice(&next.to_be_bytes());
+        out.extend_from_slice(&t);
+    }
+    out
+}
+
+/// The FIF specification's `next`: an absolute position, before or after the tag. A block stored after the
+/// data (reached by a forward jump, left by a backward one — a CTF recording converted by MNE has this
+/// layout) reads as the plain file; a chain that loops or leaves the file is refused, naming the tag.
+/// scripts/reference/formats_reference.py checks the same layout, written from a real recording, against MNE.
+#[test]
+fn a_block_stored_after_the_data_is_followed_there_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = Fif::new();
+    f.info("STI 014");
+    f.start(102);
+    f.buffer(&rows(0.0, 4));
+    f.buffer(&rows(10.0, 4));
+    f.end(102);
+    f.end(100);
+    let plain = f.0.clone();
+    let spans = tag_spans(&plain);
+    // The measurement info block (tags 3 ..= 13: its start, nchan, sfreq, two channels, the bads block, its end).
+    let info_start = spans
+        .iter()
+        .position(|&(p, _)| plain[p..p + 4] == 104i32.to_be_bytes() && plain[p + 16..p + 20] == 101i32.to_be_bytes());
+    let info_end = spans
+        .iter()
+        .position(|&(p, _)| plain[p..p + 4] == 105i32.to_be_bytes() && plain[p + 16..p + 20] == 101i32.to_be_bytes());
+    let (info_start, info_end) = (info_start.unwrap(), info_end.unwrap());
+    let moved = relocate(&plain, info_start..=info_end);
+    assert_ne!(moved, plain);
+    let read = |bytes: &[u8], name: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        Recording::open(&p).map(|rec| {
+            let d = rec.read(&[0, 1], 0.0, 1.0).unwrap();
+            let names: Vec<String> = rec.channels().iter().map(|c| c.label.clone()).collect();
+            (names, rec.bads().to_vec(), d.iter().map(|c| c.values.clone()).collect::<Vec<_>>())
+        })
+    };
+    let want = read(&plain, "plain_raw.fif").unwrap();
+    assert_eq!(want.0, ["EEG 001", "STI 014"]);
+    assert_eq!(read(&moved, "moved_raw.fif").unwrap(), want);
+
+    // The moved block's last tag jumps back to its first, read already: a loop.
+    let physical = tag_spans(&moved);
+    let last_moved = physical[physical.len() - 1];
+    let into = physical[physical.len() - (info_end - info_start + 1)].0 as i32;
+    let mut looped = moved.clone();
+    looped[last_moved.0 + 12..last_moved.0 + 16].copy_from_slice(&into.to_be_bytes());
+    let e = read(&looped, "loop_raw.fif").unwrap_err().to_string();
+    assert!(e.contains("loop_raw.fif") && e.contains("loops") && e.contains(&format!("byte {into}")), "{e}");
+    // … or out of the file.
+    let mut out = moved.clone();
+    out[last_moved.0 + 12..last_moved.0 + 16].copy_from_slice(&(moved.len() as i32 + 100).to_be_bytes());
+    let e = read(&out, "out_raw.fif").unwrap_err().to_string();
+    assert!(e.contains("out_raw.fif") && e.contains("past the end"), "{e}");
 }

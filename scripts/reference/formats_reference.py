@@ -104,6 +104,47 @@ def check_eeglab(binary, d, failures):
     recording_check.check(binary, f"{len(back)} epochs exported as EEGLAB, end to end", ep, ref, failures, 1e-6)
 
 
+def relocate_fif(src, dst, directory):
+    """Rewrites an MNE-saved FIF (every `next` 0) with the layout of a CTF recording converted by MNE: the
+    measurement info block stored after the data, reached from the tag before it by a forward jump and left
+    by a backward one (`next` = absolute positions), the chain ended by −1. With `directory`, a tag directory
+    (FIFF_DIR, entries kind/type/size/position in chain order, closed by a kind −1 entry) follows, and the
+    FIFF_DIR_POINTER (the second tag) points to it; without, the pointer is −1."""
+    b = open(src, "rb").read()
+    spans, pos = [], 0
+    while pos + 16 <= len(b):
+        kind, _, size, _ = np.frombuffer(b[pos:pos + 16], ">i4")
+        spans.append((pos, 16 + int(size), int(kind), b[pos + 16:pos + 20]))
+        pos += 16 + int(size)
+    info = int(101).to_bytes(4, "big", signed=True)
+    first = next(i for i, s in enumerate(spans) if s[2] == 104 and s[3] == info)
+    last = next(i for i, s in enumerate(spans) if s[2] == 105 and s[3] == info)
+    order = [i for i in range(len(spans)) if not first <= i <= last] + list(range(first, last + 1))
+    at, pos = {}, 0
+    for i in order:
+        at[i] = pos
+        pos += spans[i][1]
+    dirpos = pos
+    out = bytearray()
+    for i in order:
+        p, n = spans[i][0], spans[i][1]
+        t = bytearray(b[p:p + n])
+        nxt = -1 if i + 1 == len(spans) else (0 if at[i + 1] == at[i] + n else at[i + 1])
+        t[12:16] = int(nxt).to_bytes(4, "big", signed=True)
+        if i == 1:  # FIFF_DIR_POINTER
+            assert spans[1][2] == 101
+            t[16:20] = int(dirpos if directory else -1).to_bytes(4, "big", signed=True)
+        out += t
+    # Reached by a forward jump, left by a backward one.
+    assert at[first] > at[first - 1] + spans[first - 1][1] and at[last + 1] < at[last]
+    if directory:
+        entries = [(spans[i][2], int(np.frombuffer(b[spans[i][0] + 4:spans[i][0] + 8], ">i4")[0]),
+                    spans[i][1] - 16, at[i]) for i in range(len(spans))] + [(-1, -1, -1, -1)]
+        body = np.array(entries, ">i4").tobytes()
+        out += np.array([102, 32, len(body), -1], ">i4").tobytes() + body
+    open(dst, "wb").write(bytes(out))
+
+
 def check_fif(binary, d, failures):
     """FIF raw files written by MNE's `raw.save` from the MNE sample EEG: float32; int16 (`fmt="short"`);
     cropped (first sample 500, annotations from the measurement start); acquisition skips (BAD_ACQ_SKIP
@@ -136,6 +177,12 @@ def check_fif(binary, d, failures):
     long.save(p, split_size="10MB", overwrite=True, verbose="error")
     parts = sorted(f for f in os.listdir(d) if f.startswith("long_raw"))
     files.append((f"split into {len(parts)} files ({', '.join(parts)})", p))
+    p = os.path.join(d, "moved_raw.fif")
+    relocate_fif(os.path.join(d, "float_raw.fif"), p, directory=False)
+    files.append(("measurement info stored after the data (a forward and a backward `next`)", p))
+    p = os.path.join(d, "moved_dir_raw.fif")
+    relocate_fif(os.path.join(d, "float_raw.fif"), p, directory=True)
+    files.append(("measurement info stored after the data, with a tag directory", p))
     for label, path in files:
         ref_raw = mne.io.read_raw_fif(path, preload=True, verbose="error")
         ref = recording_check.from_mne(ref_raw, lambda name: 1e-6, types=True)

@@ -100,6 +100,10 @@ fn directory(path: &Path, file: &File, len: u64) -> Result<Option<Vec<Tag>>, Edf
     for e in entries.chunks_exact(16) {
         let w = |i: usize| i32::from_be_bytes(e[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
         let (kind, ty, size, pos) = (w(0), w(1) as u32, w(2), w(3));
+        // An entry of kind −1 closes the list (writers that size the directory ahead pad it so).
+        if kind == -1 {
+            break;
+        }
         if size < 0 || pos < 0 || pos as u64 + 16 + size as u64 > len {
             return Ok(None);
         }
@@ -116,9 +120,14 @@ fn directory(path: &Path, file: &File, len: u64) -> Result<Option<Vec<Tag>>, Edf
     Ok((out.first().map(|t| t.kind) == Some(FILE_ID)).then_some(out))
 }
 
-/// Every tag, following the `next` chain from the start.
+/// Every tag, following the `next` chain from the start as the FIF specification defines it: `next` is 0 for
+/// the bytes that follow the tag, −1 for the end, and otherwise the absolute position of the next tag, before
+/// or after this one (files converted from CTF keep a block after the data, reached by a forward jump and left
+/// by a backward one). A chain that returns to a tag it has read, or jumps out of the file, is refused.
 fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
     let mut out = Vec::new();
+    // Positions read so far, checked only when the chain jumps (a run of following tags only moves forward).
+    let mut seen = std::collections::HashSet::new();
     let mut blocks = Vec::new();
     let mut pos = 0u64;
     let mut head = [0u8; 16];
@@ -152,6 +161,7 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
             }
         }
         out.push(tag);
+        seen.insert(pos);
         if out.len() > MAX_TAGS {
             return Err(err(path, "tag", format!("more than {MAX_TAGS} tags")));
         }
@@ -161,8 +171,24 @@ fn chain(path: &Path, file: &File, len: u64) -> Result<Vec<Tag>, EdfError> {
         pos = match next {
             0 => pos + 16 + size as u64,
             -1 => break,
-            n if n > 0 && (n as u64) > pos => n as u64,
-            n => return Err(EdfError::at(path, pos, "tag", format!("next tag at byte {n} points backwards"))),
+            n if n > 0 && (n as u64) + 16 > len => {
+                return Err(EdfError::at(
+                    path,
+                    pos,
+                    "tag",
+                    format!("next tag at byte {n} is past the end of the file ({len} bytes)"),
+                ));
+            }
+            n if n > 0 && seen.contains(&(n as u64)) => {
+                return Err(EdfError::at(
+                    path,
+                    pos,
+                    "tag",
+                    format!("next tag at byte {n} was read before: the tag chain loops"),
+                ));
+            }
+            n if n > 0 => n as u64,
+            n => return Err(EdfError::at(path, pos, "tag", format!("next tag at byte {n} is not a position"))),
         };
     }
     Ok(out)
