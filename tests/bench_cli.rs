@@ -334,6 +334,43 @@ fn unreadable_results_fail_with_the_file_named() {
     assert!(err.contains("notes.json"), "{err}");
 }
 
+/// The demo folder holds its cases beside its results, as a user's folder will: the case files are counted in
+/// one line, not reported one by one; a broken file beside them is still named with its reason.
+#[test]
+fn case_files_beside_results_are_counted_once() {
+    let cases = walk_json(&demo().join("cases")).len();
+    assert!(cases > 10, "{cases}");
+    let (code, out, err) = run(&["bench", "report", demo().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("simulated-small"), "{out}");
+    assert_eq!(err.trim(), format!("brainlens: {cases} files not read as results: {cases} BrainBench case files"));
+    let d = tempfile::tempdir().unwrap();
+    std::fs::copy(demo().join("results/simulated-small_codeact_run1.json"), d.path().join("run.json")).unwrap();
+    let case = walk_json(&demo().join("cases"))[0].clone();
+    std::fs::copy(&case, d.path().join("case1_1.json")).unwrap();
+    std::fs::write(d.path().join("notes.json"), "{\"instances\": 3}").unwrap();
+    let (code, _, err) = run(&["bench", "report", d.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[0], "brainlens: 2 files not read as results: 1 BrainBench case file, 1 unreadable", "{err}");
+    assert!(lines[1].starts_with("brainlens: skipped: ") && lines[1].contains("notes.json"), "{err}");
+    assert_eq!(lines.len(), 2, "{err}");
+}
+
+fn walk_json(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk_json(&p));
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn result_files_round_trip_field_for_field() {
     let d = tempfile::tempdir().unwrap();

@@ -38,6 +38,10 @@ pub fn paradigm_of(mode: Option<&str>) -> String {
     }
 }
 
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
 /// Result files under `path`: the file itself, or every `.json`/`.jsonl` below a folder (sorted).
 pub fn result_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     super::files_under(path, |p| p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
@@ -48,6 +52,9 @@ pub fn result_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub struct Collection {
     pub runs: Vec<Run>,
     pub problems: Vec<String>,
+    /// BrainBench case files found among the results (a run's folder often holds its cases): not results,
+    /// not problems either; counted in [`Collection::not_read`].
+    pub case_files: Vec<PathBuf>,
 }
 
 impl Collection {
@@ -72,15 +79,30 @@ impl Collection {
                 .collect();
             handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
         });
-        let mut c = Collection { runs: Vec::new(), problems };
+        let mut c = Collection { runs: Vec::new(), problems, case_files: Vec::new() };
         for (path, r) in loaded {
             match r {
                 Ok(result) => c.add(path, result),
+                Err(e) if e.case_file => c.case_files.push(path),
                 Err(e) => c.problems.push(e.to_string()),
             }
         }
         c.renumber();
         c
+    }
+
+    /// One line on the files that were not read as results and why (`None` when every file was): case files
+    /// counted, unreadable files counted (each is listed in `problems`).
+    pub fn not_read(&self) -> Option<String> {
+        let (cases, bad) = (self.case_files.len(), self.problems.len());
+        let mut why = Vec::new();
+        if cases > 0 {
+            why.push(plural(cases, "BrainBench case file"));
+        }
+        if bad > 0 {
+            why.push(format!("{bad} unreadable"));
+        }
+        (!why.is_empty()).then(|| format!("{} not read as results: {}", plural(cases + bad, "file"), why.join(", ")))
     }
 
     /// Adds a loaded file; model and paradigm come from its experiment block (file stem when absent).

@@ -114,6 +114,16 @@ pub fn rescore(
     Ok(())
 }
 
+/// One line on the files of a collection not read as results, then each unreadable one with its reason.
+fn report_not_read(c: &Collection) {
+    if let Some(line) = c.not_read() {
+        eprintln!("brainlens: {line}");
+    }
+    for p in &c.problems {
+        eprintln!("brainlens: skipped: {p}");
+    }
+}
+
 /// `bench audit-parser RESULTS... --cases DIR [--n N] [provider options] [--json]`.
 pub fn audit_parser(
     results: &[PathBuf],
@@ -124,9 +134,7 @@ pub fn audit_parser(
     out: &mut dyn Write,
 ) -> Result<()> {
     let c = Collection::load(results);
-    for p in &c.problems {
-        eprintln!("brainlens: skipped: {p}");
-    }
+    report_not_read(&c);
     if c.runs.is_empty() {
         bail!(
             "no readable result files in {}",
@@ -182,9 +190,7 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
         None => Families::user_or_builtin()?,
     };
     let c = Collection::load(results);
-    for p in &c.problems {
-        eprintln!("brainlens: skipped: {p}");
-    }
+    report_not_read(&c);
     if let Some(w) = c.report_mode_warning() {
         eprintln!("brainlens: warning: {w}");
     }

@@ -123,6 +123,29 @@ pub struct ResultFile {
 pub struct ResultError {
     pub path: PathBuf,
     pub message: String,
+    /// The file is a BrainBench case (`agent_input`, `eval_config`), not a result file: a folder of results
+    /// often holds its cases too, and those are counted, not reported one by one.
+    pub case_file: bool,
+}
+
+impl ResultError {
+    pub fn new(path: &Path, message: String) -> ResultError {
+        ResultError { path: path.to_path_buf(), message, case_file: false }
+    }
+}
+
+/// The two blocks every BrainBench case has (../shared/BRAINBENCH.md); a result file has neither.
+#[derive(serde::Deserialize)]
+struct CaseShape {
+    #[allow(dead_code)]
+    agent_input: serde::de::IgnoredAny,
+    #[allow(dead_code)]
+    eval_config: serde::de::IgnoredAny,
+}
+
+/// Whether `text` is a BrainBench case document.
+fn is_case_text(text: &str) -> bool {
+    serde_json::from_str::<CaseShape>(text).is_ok()
 }
 
 impl ResultFile {
@@ -154,7 +177,7 @@ impl ResultFile {
     /// parsed later, one at a time or on several threads ([`RawResults::instance`]). Syntax errors anywhere
     /// and a file that is not a result object are reported here.
     pub fn read_raw(path: &Path) -> Result<RawResults, ResultError> {
-        let fail = |message: String| ResultError { path: path.to_path_buf(), message };
+        let fail = |message: String| ResultError::new(path, message);
         let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
         let fixed = match crate::bench::json::python_text(&text) {
             std::borrow::Cow::Borrowed(t) => (t.len() != text.len()).then(|| t.to_string()),
@@ -181,13 +204,22 @@ impl ResultFile {
             reader.end()?;
             Ok(r)
         });
-        let (head, located) = read.map_err(|e| fail(head_error(e)))?;
+        let (head, located) = read.map_err(|e| {
+            if !e.is_syntax() && !e.is_eof() && is_case_text(&text) {
+                ResultError {
+                    case_file: true,
+                    ..fail("a BrainBench case file (agent_input, eval_config), not a result file".into())
+                }
+            } else {
+                fail(head_error(e))
+            }
+        })?;
         Ok(RawResults { head, spans: located.spans, lines: None, path: path.into(), text })
     }
 
     /// Writes the file atomically: a temporary file beside it, checked, then renamed over it.
     pub fn save(&self, path: &Path) -> Result<(), ResultError> {
-        let fail = |message: String| ResultError { path: path.to_path_buf(), message };
+        let fail = |message: String| ResultError::new(path, message);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create folder: {e}")))?;
         }
@@ -292,7 +324,7 @@ impl RawResults {
                 Some(_) => format!("line {line}: not an instance: {e}"),
                 None => format!("instance {} (from line {line}): not an instance: {e}", i + 1),
             };
-            ResultError { path: self.path.clone(), message }
+            ResultError::new(&self.path, message)
         })
     }
 }

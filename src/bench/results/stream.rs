@@ -28,7 +28,7 @@ fn pretty_at(value: &impl Serialize, indent: usize) -> Result<String, serde_json
 
 impl StreamWriter {
     pub fn create(path: &Path) -> Result<StreamWriter, ResultError> {
-        let fail = |message: String| ResultError { path: path.to_path_buf(), message };
+        let fail = |message: String| ResultError::new(path, message);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(format!("cannot create folder: {e}")))?;
         }
@@ -38,17 +38,15 @@ impl StreamWriter {
     }
 
     fn fail(&self, message: String) -> ResultError {
-        ResultError { path: self.path.clone(), message }
+        ResultError::new(&self.path, message)
     }
 
     pub fn push(&mut self, inst: &Instance) -> Result<(), ResultError> {
         let text = pretty_at(inst, 4).map_err(|e| self.fail(e.to_string()))?;
         let sep = if self.count == 0 { "" } else { ",\n" };
         let out = self.out.as_mut().expect("open until finish");
-        write!(out, "{sep}    {text}").map_err(|e| ResultError {
-            path: self.path.clone(),
-            message: format!("cannot write {}: {e}", self.part.display()),
-        })?;
+        write!(out, "{sep}    {text}")
+            .map_err(|e| ResultError::new(&self.path, format!("cannot write {}: {e}", self.part.display())))?;
         self.count += 1;
         Ok(())
     }

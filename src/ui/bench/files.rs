@@ -11,6 +11,8 @@ pub struct State {
 
 /// Draws the file list; returns true when edits were applied (the report must be rebuilt).
 pub fn show(ui: &mut egui::Ui, data: &mut Loaded, st: &mut State) -> bool {
+    let not_read = data.collection.not_read();
+    let problems = data.collection.problems.clone();
     let runs = &mut data.collection.runs;
     if st.edits.len() != runs.len() {
         st.edits = runs.iter().map(|r| (r.model.clone(), r.paradigm.clone(), r.run.to_string())).collect();
@@ -44,7 +46,10 @@ pub fn show(ui: &mut egui::Ui, data: &mut Loaded, st: &mut State) -> bool {
                 ui.end_row();
             }
         });
-        for p in &data.collection.problems {
+        if let Some(line) = &not_read {
+            ui.label(line);
+        }
+        for p in &problems {
             ui.colored_label(egui::Color32::from_rgb(220, 60, 60), p);
         }
     });

@@ -190,7 +190,7 @@ impl BenchRoom {
                     self.error = Some(format!(
                         "no readable result files in {}{}",
                         loaded.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-                        loaded.collection.problems.first().map(|p| format!(" — {p}")).unwrap_or_default()
+                        loaded.collection.not_read().map(|l| format!(" — {l}")).unwrap_or_default()
                     ));
                     return;
                 }
@@ -199,14 +199,10 @@ impl BenchRoom {
                     loaded.collection.runs.len(),
                     loaded.collection.instance_count(),
                     loaded.load_seconds,
-                    if loaded.collection.problems.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            "; {} file(s) skipped: {}",
-                            loaded.collection.problems.len(),
-                            loaded.collection.problems.join("; ")
-                        )
+                    match loaded.collection.not_read() {
+                        None => String::new(),
+                        Some(line) if loaded.collection.problems.is_empty() => format!("; {line}"),
+                        Some(line) => format!("; {line}: {}", loaded.collection.problems.join("; ")),
                     }
                 ));
                 self.instances = Default::default();
