@@ -281,14 +281,10 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                     },
                 )?;
                 let job = plan.job(concurrency, judge, out_k);
-                let started = std::time::Instant::now();
-                let bar = |done: usize, total: usize| {
-                    let elapsed = started.elapsed().as_secs_f64();
-                    let eta = (done > 0 && done < total).then(|| elapsed / done as f64 * (total - done) as f64);
-                    super::progress_bar(done, total, "runs", elapsed, eta)
-                };
-                let run = eval::run(&job, &Cancel::default(), &bar)?;
-                eprintln!();
+                let progress = super::progress::Progress::new(0, "runs");
+                let run = eval::run(&job, &Cancel::default(), &|done, total| progress.set(done, total));
+                progress.finish();
+                let run = run?;
                 let mut m = metrics(&run, &task);
                 if sweep.len() > 1 {
                     m.method = format!("{} (CARD top-{cases})", m.method);

@@ -486,39 +486,34 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.data_root = a.data_root.clone();
         let live = Live::default();
         let done = std::sync::atomic::AtomicBool::new(false);
+        let progress = super::progress::Progress::new(0, "instances");
         let result = std::thread::scope(|s| {
             s.spawn(|| {
-                // On a terminal the bar is redrawn in place; in a log, a line per finished instance.
-                let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-                let mut last = usize::MAX;
+                // On a terminal the bar is redrawn in place; in a log, a line per tenth of the instances.
                 let mut said = 0;
                 while !done.load(std::sync::atomic::Ordering::SeqCst) {
                     for n in live.notices_from(said) {
-                        eprintln!("brainlens: {n}");
+                        progress.println(&format!("brainlens: {n}"));
                         said += 1;
                     }
-                    let (d, t, elapsed, eta) = live.progress();
-                    if t > 0 && (tty || d != last) {
-                        super::progress_bar(d, t, "instances", elapsed, eta);
-                        if !tty {
-                            eprintln!();
-                        }
-                        last = d;
+                    let (d, t, _, _) = live.progress();
+                    if t > 0 {
+                        progress.set(d, t);
                     }
                     std::thread::sleep(std::time::Duration::from_millis(500));
                 }
                 // What the run said after the last turn (a run can end within one sleep).
                 for n in live.notices_from(said) {
-                    eprintln!("brainlens: {n}");
+                    progress.println(&format!("brainlens: {n}"));
                 }
             });
             let r = run(&opts, &models, &cancel, &live);
             done.store(true, std::sync::atomic::Ordering::SeqCst);
             r
         });
-        let (d, t, elapsed, _) = live.progress();
-        super::progress_bar(d, t, "instances", elapsed, None);
-        eprintln!();
+        let (d, t, _, _) = live.progress();
+        progress.set(d, t);
+        progress.finish();
         let result = result?;
         if cancel.is_cancelled() {
             eprintln!(

@@ -13,6 +13,7 @@ pub mod models;
 pub mod network;
 pub mod network_plot;
 pub mod physio;
+pub mod progress;
 pub mod recording;
 pub mod reref;
 pub mod resample;
@@ -27,14 +28,6 @@ pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, va
     serde_json::to_writer_pretty(&mut *out, value)?;
     writeln!(out)?;
     Ok(())
-}
-
-/// `[#####     ] 12/54 runs · 80 s ETA 240 s` on stderr, rewritten in place.
-pub fn progress_bar(done: usize, total: usize, unit: &str, elapsed: f64, eta: Option<f64>) {
-    let width = 30;
-    let filled = if total == 0 { width } else { (done * width / total).min(width) };
-    let eta = eta.map_or(String::new(), |e| format!(" ETA {e:.0} s"));
-    eprint!("\r[{}{}] {done}/{total} {unit} · {elapsed:.0} s{eta}   ", "#".repeat(filled), " ".repeat(width - filled));
 }
 
 /// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model

@@ -134,6 +134,7 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 None => GraphEncoder::Baseline,
                 Some(path) => GraphEncoder::Gfm { model: std::sync::Arc::new(GfmModel::load(&path)?), path },
             };
+            let progress = super::progress::Progress::new(0, "cases");
             let memory = CaseMemory::build(
                 &graphs,
                 &rows,
@@ -143,11 +144,10 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
                 model.as_deref(),
                 &encoder,
                 &dir,
-                &mut |i, n| {
-                    eprint!("\rcases: {i}/{n}");
-                },
-            )?;
-            eprintln!();
+                &mut |i, n| progress.set(i, n),
+            );
+            progress.finish();
+            let memory = memory?;
             let file = memory.save(&dir)?;
             writeln!(out, "wrote {} ({} cases, text model {})", file.display(), memory.cases.len(), memory.text_model)?;
             Ok(())
@@ -359,9 +359,10 @@ pub fn kb(command: KbCommand, out: &mut dyn Write) -> Result<()> {
         KbCommand::Build { from, task, out: file, provider, json } => {
             let model = provider.config(crate::llm::config::Purpose::Agent)?.build().map_err(|e| anyhow!("{e}"))?;
             let existing = KnowledgeBase::load(&default_dir())?.items;
-            let (items, report) =
-                build(model.as_ref(), &from, &task, &existing, &mut |at| eprint!("\r{at}                "))?;
-            eprintln!();
+            let progress = super::progress::Progress::new(0, "passages");
+            let built = build(model.as_ref(), &from, &task, &existing, &mut |at| progress.note(at));
+            progress.finish();
+            let (items, report) = built?;
             append(&file, &items)?;
             if json {
                 return write_json(out, &json!({"out": file, "report": report, "items": items}));
@@ -485,19 +486,22 @@ pub fn gfm(command: GfmCommand, out: &mut dyn Write) -> Result<()> {
             let o = TrainOptions { seed, resume, ..settings.apply(base) };
             let epochs = o.epochs;
             let cancel = crate::util::cancel::Cancel::default();
+            let progress = super::progress::Progress::new(epochs, "epochs");
             let log = train(
                 &connectomes,
                 &model,
                 &o,
                 &mut |e| {
-                    eprint!(
-                        "\repoch {}/{epochs}: loss {:.4} (masked {:.4}, contrastive {:.4})   ",
-                        e.epoch, e.total, e.masked, e.contrastive
-                    );
+                    progress.set(e.epoch, epochs);
+                    progress.status(&format!(
+                        "loss {:.4} (masked {:.4}, contrastive {:.4})",
+                        e.total, e.masked, e.contrastive
+                    ));
                 },
                 &cancel,
-            )?;
-            eprintln!();
+            );
+            progress.finish();
+            let log = log?;
             if json {
                 return write_json(out, &log);
             }
