@@ -115,3 +115,6 @@ done
 "$VENV/bin/python" scripts/reference/openai_client_check.py "http://127.0.0.1:$PORT/v1" "$KEY"
 kill $SERVE_PID && wait $SERVE_PID 2>/dev/null || true
 trap - EXIT
+# `llm serve` under load and abuse (the real SmolLM2, loopback, ~1 min at this size; the full check is
+# --workers 8 --requests 25 --malformed 200): mixed requests, malformed ones, the queue limit, slow clients, SIGTERM.
+"$VENV/bin/python" scripts/serve_check.py target/debug/brainlens "$BRAINLENS_MODEL_PATH" --workers 4 --requests 3 --malformed 60

@@ -105,6 +105,21 @@ pub enum LlmCommand {
         /// BRAINLENS_SERVE_KEY. Never printed.
         #[arg(long, value_name = "KEY", env = "BRAINLENS_SERVE_KEY", hide_env_values = true)]
         api_key: Option<String>,
+        /// Requests that may wait for the model while one runs; past it, 429 with Retry-After.
+        #[arg(long, default_value_t = 32)]
+        max_waiting: usize,
+        /// Open connections at most; past it, 503 with Retry-After.
+        #[arg(long, default_value_t = 64)]
+        max_connections: usize,
+        /// Seconds a client has to send its request head (then 408).
+        #[arg(long, default_value_t = 10.0)]
+        head_timeout: f64,
+        /// Seconds a client has to send its request body after the head (then 408).
+        #[arg(long, default_value_t = 30.0)]
+        body_timeout: f64,
+        /// On Ctrl-C or SIGTERM, seconds the running request may go on before it is cancelled.
+        #[arg(long, default_value_t = 30.0)]
+        grace: f64,
     },
     /// One chat turn: prints the reply (streamed as it is generated), or the whole response with --json.
     Chat {
@@ -162,8 +177,33 @@ pub enum LlmCommand {
 
 pub fn run(command: LlmCommand, out: &mut dyn Write) -> Result<()> {
     match command {
-        LlmCommand::Serve { model, port, host, api_key } => {
-            serve(model, port, &host, api_key.and_then(crate::llm::config::Secret::new), out)
+        LlmCommand::Serve {
+            model,
+            port,
+            host,
+            api_key,
+            max_waiting,
+            max_connections,
+            head_timeout,
+            body_timeout,
+            grace,
+        } => {
+            let seconds = |s: f64, what: &str| {
+                if s.is_finite() && s > 0.0 {
+                    Ok(std::time::Duration::from_secs_f64(s))
+                } else {
+                    Err(anyhow!("--{what} must be a positive number of seconds"))
+                }
+            };
+            let mut options = crate::llm::server::Options {
+                max_waiting,
+                max_connections: max_connections.max(1),
+                grace: seconds(grace, "grace")?,
+                ..Default::default()
+            };
+            options.http.head_timeout = seconds(head_timeout, "head-timeout")?;
+            options.http.body_timeout = seconds(body_timeout, "body-timeout")?;
+            serve(model, port, &host, api_key.and_then(crate::llm::config::Secret::new), options, out)
         }
         LlmCommand::Chat { prompt, provider, system, schema, json_mode, temperature, max_tokens, seed, stop, json } => {
             let mut messages = Vec::new();
@@ -241,13 +281,14 @@ fn serve(
     port: u16,
     host: &str,
     key: Option<crate::llm::config::Secret>,
+    options: crate::llm::server::Options,
     out: &mut dyn Write,
 ) -> Result<()> {
     let config =
         ProviderConfig { model_path: model.map(|m| m.display().to_string()).unwrap_or_default(), ..Default::default() };
     let model = config.build().map_err(|e| anyhow!("{e}"))?;
     let keyed = key.is_some();
-    let server = Server::bind(model.clone(), &format!("{host}:{port}"), key).map_err(|e| anyhow!(e))?;
+    let server = Server::bind(model.clone(), &format!("{host}:{port}"), key, options).map_err(|e| anyhow!(e))?;
     writeln!(
         out,
         "serving {} on http://{}/v1{} (Ctrl-C to stop)",
@@ -256,7 +297,19 @@ fn serve(
         if keyed { " with an API key" } else { "" }
     )?;
     out.flush()?;
+    // Ctrl-C or SIGTERM: the handler only sets a flag; a watcher thread shuts the server down.
+    let stop = crate::util::cancel::Cancel::default();
+    super::on_signals(stop.clone());
+    let handle = server.shutdown_handle().map_err(|e| anyhow!(e))?;
+    std::thread::spawn(move || {
+        while !stop.is_cancelled() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        eprintln!("brainlens: shutting down: waiting requests refused, the running one finishes");
+        handle.shutdown();
+    });
     server.run();
+    eprintln!("brainlens: stopped");
     Ok(())
 }
 
