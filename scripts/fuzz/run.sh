@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs fuzz targets for a number of executions each and prints a table: target, executions, seconds, crashes.
+#   scripts/fuzz/run.sh [--runs N] [TARGET...]      (default: every target, 10,000,000 runs each)
+# On two cores, two invocations with half the targets each use both.
+# Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz). Seeds come from ../shared/data
+# (scripts/fuzz/seeds.py, into target/fuzz-seeds; never committed); the corpus grows in target/fuzz-corpus.
+# Built with debug assertions (overflow checks) and without a sanitizer: the readers are safe Rust, and the
+# sanitizer would cost most of the executions. A crash leaves its input in fuzz/artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+RUNS=10000000
+TARGETS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        *) TARGETS+=("$1"); shift ;;
+    esac
+done
+[ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(cd fuzz && cargo +nightly fuzz list)
+[ -d target/fuzz-seeds ] || target/ref-venv/bin/python scripts/fuzz/seeds.py target/fuzz-seeds >/dev/null
+(cd fuzz && cargo +nightly fuzz build -O -a -s none >/dev/null)
+# The targets write their input to a temporary file: in memory, not on disk.
+export TMPDIR=/dev/shm
+mkdir -p target/fuzz-logs
+printf '%-26s %12s %9s %8s\n' target executions seconds crashes
+for t in "${TARGETS[@]}"; do
+    mkdir -p "target/fuzz-corpus/$t"
+    seeds="target/fuzz-seeds/$t"
+    [ -d "$seeds" ] || seeds=""
+    start=$(date +%s)
+    rc=0
+    (cd fuzz && cargo +nightly fuzz run -O -a -s none "$t" "../target/fuzz-corpus/$t" ${seeds:+"../$seeds"} -- \
+        -runs="$RUNS" -max_len=65536 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1) \
+        >"target/fuzz-logs/$t.log" 2>&1 || rc=$?
+    secs=$(( $(date +%s) - start ))
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "target/fuzz-logs/$t.log" | awk '{s+=$2} END {print s+0}')
+    crashes=$(ls "fuzz/artifacts/$t" 2>/dev/null | grep -c -E '^(crash|oom|timeout|leak)-' || true)
+    printf '%-26s %12s %9s %8s%s\n' "$t" "$execs" "$secs" "$crashes" "$([ $rc = 0 ] || echo "  (exit $rc: target/fuzz-logs/$t.log)")"
+done
