@@ -236,3 +236,74 @@ fn every_listed_tool_runs_through_its_own_handler_and_refuses_empty_arguments() 
     }
     assert!(tools::run("no_such_tool", &Map::new(), &mut SharedState::new(&inputs, ws.path())).is_err());
 }
+
+/// A plan that is neither done nor has a step (the capable model's failure: a thought cut at its budget,
+/// then `"steps": [], "done": false`) is asked again with the reason, and the second plan runs; a route
+/// that lacks the subset's domain tools is corrected, and both are recorded in the trace.
+#[test]
+fn an_empty_plan_is_asked_again_and_a_wrong_route_is_corrected() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let d = tempfile::tempdir().unwrap();
+    let inputs = d.path().join("inputs");
+    std::fs::create_dir_all(inputs.join("data")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
+        inputs.join("data/rec.edf"),
+    )
+    .unwrap();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let model = EegScripted::with(move |name, r| {
+        let prompt = r.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n");
+        match name {
+            "route" => Some(Ok(json!({"agent": "SleepAgent", "reason": "EEG data"}))),
+            // The first plan only: a cut thought and nothing to run.
+            "plan" if seen.lock().unwrap().is_empty() => {
+                seen.lock().unwrap().push("empty".into());
+                Some(Ok(json!({"thought": "first load_channels, select_channels, ", "steps": [], "done": false})))
+            }
+            "plan" => {
+                let again = prompt.contains("Your plan had no steps but done was false");
+                seen.lock().unwrap().push(if again { "again" } else { "later" }.into());
+                None
+            }
+            _ => None,
+        }
+    });
+    let query =
+        "Load the data file: data/rec.edf\nReport the mean relative power of the 8-13 Hz band across EEG channels.";
+    let o = run(
+        query,
+        Some("Physiological Integration"),
+        &inputs,
+        &d.path().join("work"),
+        &model,
+        &Cancel::default(),
+        &Settings::default(),
+    );
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let route = o.trace.route.as_ref().unwrap();
+    assert_eq!(route.agent, "PhysiolAgent");
+    assert!(
+        route.check.as_deref().is_some_and(|c| c.contains("SleepAgent") && c.contains("PhysiolAgent")),
+        "{route:?}"
+    );
+    let first = &o.trace.rounds[0];
+    assert_eq!(first.replanned.as_deref(), Some("the plan had no steps but was not done"));
+    assert!(first.executed.iter().any(|s| s.tool == "band_power" && s.status == "ok"), "{:?}", first.executed);
+    assert_eq!(asked.lock().unwrap()[..2], ["empty".to_string(), "again".to_string()]);
+    assert!(o.trace.calls.iter().any(|c| c.step == "plan 1 (again)"));
+    // Foundational tasks need only the common tools: any route stands.
+    let o = run(
+        query,
+        Some("Foundational Analysis"),
+        &inputs,
+        &d.path().join("w2"),
+        &EegScripted::default(),
+        &Cancel::default(),
+        &Settings::default(),
+    );
+    assert!(o.trace.route.as_ref().unwrap().check.is_none());
+}

@@ -21,6 +21,12 @@ impl Default for EegScripted {
     }
 }
 
+impl EegScripted {
+    pub fn with(f: impl Fn(&str, &ChatRequest) -> Option<Result<Value, LlmError>> + Send + Sync + 'static) -> Self {
+        EegScripted { over: Box::new(f) }
+    }
+}
+
 fn last_text(r: &ChatRequest) -> String {
     r.messages.last().map(|m| m.content.clone()).unwrap_or_default()
 }

@@ -78,6 +78,26 @@ pub const AGENTS: [(&str, Domain, &str); 3] = [
     ),
 ];
 
+/// The sub-agent whose domain tools a BrainBench subset's tasks need; `None` for a subset the common tools
+/// serve (Foundational Analysis), where any sub-agent will do.
+pub fn agent_for_subset(subset: &str) -> Option<&'static str> {
+    let s = subset.to_lowercase();
+    if s.contains("sleep") {
+        Some("SleepAgent")
+    } else if s.contains("neurocog") {
+        Some("NeurocogAgent")
+    } else if s.contains("physiol") {
+        Some("PhysiolAgent")
+    } else {
+        None
+    }
+}
+
+/// What the planner is told when its plan gave nothing to run.
+const EMPTY_PLAN: &str = "Your plan had no steps but done was false, so nothing ran this round. Plan at \
+least one step with the tools above (inspecting or loading the task's data file comes first), or set done to \
+true with no steps if the task is complete or its data cannot be loaded.";
+
 /// The outcome of one instance for the runner.
 pub struct Outcome {
     /// The full report (model text + measured results), empty when the agent failed before writing one.
@@ -327,9 +347,11 @@ pub fn measured_section(state: &SharedState) -> String {
 }
 
 /// Runs the paradigm on one query. `inputs` is the read-only folder the task's paths are relative to;
-/// artifacts go to `workspace/file_check/`.
+/// artifacts go to `workspace/file_check/`; `subset` (the task's BrainBench subset, when known) checks the
+/// supervisor's route.
 pub fn run(
     query: &str,
+    subset: Option<&str>,
     inputs: &Path,
     workspace: &Path,
     model: &dyn ChatModel,
@@ -359,8 +381,18 @@ pub fn run(
         Ok(v) => v,
         Err(e) => return fail(trace, e, String::new()),
     };
-    let agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
-    trace.route = Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string() });
+    let mut agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
+    let mut check = None;
+    if let Some((subset, expected)) = subset.and_then(|s| Some((s, agent_for_subset(s)?))) {
+        if expected != agent {
+            check = Some(format!(
+                "the supervisor routed to {agent}, but {subset} tasks need {expected}'s tools: run by {expected}"
+            ));
+            agent = expected.to_string();
+        }
+    }
+    trace.route =
+        Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string(), check });
     let domain = AGENTS.iter().find(|a| a.0 == agent).map_or(Domain::Physiol, |a| a.1);
     let tools = tools::toolset(domain);
     // Planning rounds.
@@ -375,25 +407,45 @@ pub fn run(
         // named, and come on the menu once a step registers what they need.
         let offered = tools::offered(&tools, &state);
         let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
-        let plan = match ctx.ask(
-            &mut trace,
-            &format!("plan {round}"),
-            prompt,
-            "plan",
-            plan_schema(&offered, &state, s.max_steps),
-            Some(&loose_plan_schema(&tools)),
-            s.max_tokens,
-        ) {
-            Ok(v) => v,
-            // An unusable plan ends planning; the report is still written from what the state holds.
-            Err(e) if e.class == ErrorClass::ModelError => {
-                state.errors.push(format!("plan {round}: {}", e.message));
+        let mut replanned = None;
+        let mut plan = Value::Null;
+        // A plan with nothing to run that is not done is asked again once, with the reason.
+        for attempt in 1..=2 {
+            let (step, prompt) = match attempt {
+                1 => (format!("plan {round}"), prompt.clone()),
+                _ => (format!("plan {round} (again)"), format!("{prompt}\n\n{EMPTY_PLAN}")),
+            };
+            plan = match ctx.ask(
+                &mut trace,
+                &step,
+                prompt,
+                "plan",
+                plan_schema(&offered, &state, s.max_steps),
+                Some(&loose_plan_schema(&tools)),
+                s.max_tokens,
+            ) {
+                Ok(v) => v,
+                // An unusable plan ends planning; the report is still written from what the state holds.
+                Err(e) if e.class == ErrorClass::ModelError => {
+                    state.errors.push(format!("plan {round}: {}", e.message));
+                    Value::Null
+                }
+                Err(e) => return fail(trace, e, String::new()),
+            };
+            let empty = plan["steps"].as_array().is_none_or(Vec::is_empty);
+            if plan.is_null() || !empty || plan["done"].as_bool() == Some(true) || attempt == 2 {
                 break;
             }
-            Err(e) => return fail(trace, e, String::new()),
-        };
+            replanned = Some("the plan had no steps but was not done".to_string());
+        }
+        if plan.is_null() {
+            break;
+        }
         let steps: Vec<Value> = plan["steps"].as_array().cloned().unwrap_or_default();
         let done = plan["done"].as_bool().unwrap_or(false);
+        if steps.is_empty() && !done {
+            state.errors.push(format!("plan {round}: no steps twice, though not done: planning ended"));
+        }
         let before = state.changes.len();
         let executed = execute(&steps, &tools, &mut state, cancel);
         trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
@@ -404,6 +456,7 @@ pub fn run(
             plan: Value::Array(steps.clone()),
             done,
             executed: executed.clone(),
+            replanned,
         });
         last = executed;
         // "done" while the last steps put new tools on the menu is not final: the plan could not use them yet.

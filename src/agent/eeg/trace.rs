@@ -8,8 +8,13 @@ use serde_json::Value;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Route {
+    /// The sub-agent that planned (after the check below).
     pub agent: String,
     pub reason: String,
+    /// The routing checked against the task's subset: set when the supervisor chose a sub-agent without the
+    /// domain tools the subset's tasks need, and the run went to the one that has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -38,6 +43,10 @@ pub struct PlanRound {
     pub plan: Value,
     pub done: bool,
     pub executed: Vec<StepRecord>,
+    /// Why the round was planned again: the first plan gave nothing to run (no steps, yet not done); the
+    /// reason was shown to the model. `plan`, `thought` and `done` are the second plan's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replanned: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

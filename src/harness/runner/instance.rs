@@ -212,7 +212,15 @@ fn target_run(
 ) -> Target {
     match opts.paradigm {
         Paradigm::BrainAgent => {
-            let o = eeg::run(&case.query(), inputs, workspace, models.target.as_ref(), cancel, &opts.agent);
+            let o = eeg::run(
+                &case.query(),
+                Some(&case.bench_subset),
+                inputs,
+                workspace,
+                models.target.as_ref(),
+                cancel,
+                &opts.agent,
+            );
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
             Target::plain(o.report, json!(o.trace), spent, o.failure)
         }

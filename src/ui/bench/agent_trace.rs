@@ -27,6 +27,9 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
             text(&t["route"]["agent"]),
             text(&t["route"]["reason"])
         ));
+        if let Some(c) = t["route"]["check"].as_str() {
+            ui.colored_label(egui::Color32::from_rgb(200, 130, 0), format!("Route check: {c}"));
+        }
     }
     for r in t["rounds"].as_array().into_iter().flatten() {
         let steps = r["executed"].as_array().map_or(0, Vec::len);
@@ -40,6 +43,9 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
         egui::CollapsingHeader::new(header).id_salt(("eeg_round", text(&r["round"]))).default_open(true).show(
             ui,
             |ui| {
+                if let Some(why) = r["replanned"].as_str() {
+                    ui.colored_label(egui::Color32::from_rgb(200, 130, 0), format!("Planned again: {why}"));
+                }
                 ui.weak(format!("Thought (model): {}", text(&r["thought"])));
                 egui::CollapsingHeader::new("State the model planned from")
                     .id_salt(("eeg_state", text(&r["round"])))
