@@ -386,3 +386,40 @@ fn reasoning_effort_is_sent_recorded_and_grouped_by_the_report() {
     let svg = std::fs::read_to_string(fig.join("reasoning_effort.svg")).unwrap();
     assert!(svg.contains("openai:fake-reasoner · BrainAgent") && svg.contains(">high<"), "{svg}");
 }
+
+/// A report that claims a load, a filter and PSDs when no tool ran (the capable model's failure) is flagged
+/// in the instance's trace and in the failure-case table; a report of work that ran is not.
+#[test]
+fn reports_claiming_work_nothing_did_are_flagged() {
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let claims = "The EEG data file was successfully loaded. The EEG channels were filtered between 0.5 and 40 Hz. \
+                  Welch PSDs were computed for each channel.";
+    let model = EegScripted::with(move |name, _| match name {
+        "plan" => Some(Ok(json!({"thought": "nothing to do", "steps": [], "done": true}))),
+        "" => Some(Ok(json!(claims))),
+        _ => None,
+    });
+    let mut opts = Options::new(&s.join("Foundational_Analysis"), &d.path().join("r.json"));
+    opts.limit = Some(2);
+    let f = run(&opts, &models(Arc::new(model)), &Cancel::default(), &Live::default()).unwrap();
+    for i in &f.instances {
+        let works: Vec<&str> = i.sandbox["trace"]["ungrounded_claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["work"].as_str().unwrap())
+            .collect();
+        assert_eq!(works, ["load", "filter", "spectrum"], "{}", i.instance_id);
+    }
+    let rep = common::json(&["bench", "report", d.path().join("r.json").to_str().unwrap(), "--json"]);
+    let rows: Vec<&serde_json::Value> =
+        rep["failure_cases"].as_array().unwrap().iter().filter(|r| r["class"] == "ungrounded_report").collect();
+    assert_eq!(rows.len(), 1, "{rep}");
+    assert_eq!(rows[0]["count"], json!(2));
+    // The default scripted run loads and measures before its report: nothing to flag.
+    let mut opts = Options::new(&s.join("Foundational_Analysis"), &d.path().join("ok.json"));
+    opts.limit = Some(2);
+    let f = run(&opts, &models(Arc::new(EegScripted::default())), &Cancel::default(), &Live::default()).unwrap();
+    assert!(f.instances.iter().all(|i| i.sandbox["trace"]["ungrounded_claims"].is_null()));
+}

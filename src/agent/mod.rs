@@ -7,6 +7,7 @@ pub mod codeact;
 pub mod eeg;
 pub mod error;
 pub mod graph;
+pub mod grounding;
 pub mod tools;
 
 /// The outcome name of a model failure in a trace (a model error is the agent's failure).

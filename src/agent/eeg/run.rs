@@ -307,6 +307,24 @@ fn files_line(state: &SharedState) -> String {
     }
 }
 
+/// Every step that ran, in order, with its outcome: what the report may describe as done.
+fn steps_section(trace: &EegTrace) -> String {
+    let steps: Vec<String> = trace
+        .rounds
+        .iter()
+        .flat_map(|r| r.executed.iter().map(move |s| (r.round, s)))
+        .map(|(round, s)| match &s.error {
+            Some(e) => format!("- round {round}: {} → {}: {e}", s.tool, s.status),
+            None => format!("- round {round}: {} → {}", s.tool, s.status),
+        })
+        .collect();
+    if steps.is_empty() {
+        "Steps that ran: none (no tool ran; nothing was loaded, filtered or computed).\n".to_string()
+    } else {
+        format!("Steps that ran:\n{}\n", steps.join("\n"))
+    }
+}
+
 /// The measured part of the report, written by BrainLens from the shared state (not by the model).
 pub fn measured_section(state: &SharedState) -> String {
     let mut s = String::from("Measured results (tool outputs from BrainLens, by shared-state id):\n");
@@ -490,9 +508,11 @@ fn write_report(
     trace: &mut EegTrace,
 ) -> Result<(), LlmError> {
     let measured = measured_section(state);
+    let ran = steps_section(trace);
     let prompt = format!(
-        "Task:\n{query}\n\n{measured}\nWrite the final report for this task in a few sentences: state each requested value with the name the task gives it, \
-         taken from the measured results above; if the data could not be loaded, say so and give no values."
+        "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: state each requested value with the name the task gives it, \
+         taken from the measured results above; if the data could not be loaded, say so and give no values. \
+         Describe only the steps listed as ok above: nothing else was done."
     );
     let req = ChatRequest {
         temperature: s.temperature,

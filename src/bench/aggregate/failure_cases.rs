@@ -10,6 +10,9 @@
 //! 4. `no_report` — the target returned no report (vrr 0) without a recorded error.
 //! 5. Per metric that scored below 1: `scoring_error` when the metric recorded an error (a path outside the
 //!    workspace, a missing file, …), else `wrong` (raw score 0) or `partial` (between 0 and 1).
+//!
+//! Besides these, whatever the score: `ungrounded_report` — the report claims a load, filter or computation
+//! that no tool or code performed (the trace's `ungrounded_claims`, checked when the instance ran).
 
 use super::Report;
 use crate::bench::collection::Collection;
@@ -25,7 +28,7 @@ pub struct FailureRow {
     pub paradigm: String,
     /// Validation unit (`—` for failures of the whole instance).
     pub unit: String,
-    /// infrastructure, agent_error, parser_error, no_report, scoring_error, wrong, partial.
+    /// infrastructure, agent_error, parser_error, ungrounded_report, no_report, scoring_error, wrong, partial.
     pub class: String,
     /// The rule that applied, in words.
     pub rule: String,
@@ -72,6 +75,14 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
             )),
             _ => {}
         }
+    }
+    if let Some(claims) = i.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
+        let works: Vec<&str> = claims.iter().filter_map(|c| c["work"].as_str()).collect();
+        out.push((
+            WHOLE.into(),
+            "ungrounded_report",
+            format!("the report claims work that no tool or code performed: {}", works.join(", ")),
+        ));
     }
     if i.vrr == 0.0 && out.is_empty() {
         out.push((WHOLE.into(), "no_report", "the target returned no report".into()));
@@ -162,5 +173,15 @@ mod tests {
             ["parser_error", "wrong", "partial", "scoring_error"]
         );
         assert!(classify(&inst(&[], 1.0, &[(1.0, None)])).is_empty());
+        // A report claiming work nothing did is flagged even at full marks.
+        let mut claimed = inst(&[], 1.0, &[(1.0, None)]);
+        claimed.sandbox = serde_json::json!({"trace": {"ungrounded_claims": [
+            {"work": "filter", "sentence": "The channels were filtered"}, {"work": "spectrum", "sentence": "PSDs were computed"}]}});
+        let c = classify(&claimed);
+        assert_eq!(c.len(), 1);
+        assert_eq!(
+            (c[0].1, c[0].2.as_str()),
+            ("ungrounded_report", "the report claims work that no tool or code performed: filter, spectrum")
+        );
     }
 }

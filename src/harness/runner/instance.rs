@@ -3,7 +3,7 @@
 
 use super::roles::{LlmJudge, Spent, parse};
 use super::{Models, Options, Paradigm, default_python, inputs_root, utc_now};
-use crate::agent::eeg;
+use crate::agent::{eeg, grounding};
 use crate::bench::case::Case;
 use crate::bench::rescore::score_case;
 use crate::bench::results::Instance;
@@ -202,6 +202,14 @@ pub(super) fn kernel_spec(inputs: &Path, only: Vec<String>, workspace: &Path, op
     spec
 }
 
+/// The trace with the report's claims of work that nothing did (`ungrounded_claims`), when there are any.
+fn with_claims(mut trace: Value, claims: &[grounding::Claim]) -> Value {
+    if !claims.is_empty() {
+        trace["ungrounded_claims"] = json!(claims);
+    }
+    trace
+}
+
 fn target_run(
     case: &Case,
     inputs: &Path,
@@ -222,7 +230,9 @@ fn target_run(
                 &opts.agent,
             );
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
-            Target::plain(o.report, json!(o.trace), spent, o.failure)
+            // Only the model's own text is checked: the measured section is BrainLens's.
+            let claims = grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace));
+            Target::plain(o.report, with_claims(json!(o.trace), &claims), spent, o.failure)
         }
         Paradigm::CodeAct => {
             let python = opts.python.clone().unwrap_or_else(default_python);
@@ -253,9 +263,10 @@ fn target_run(
                 .map(|r| json!({"round": r.round, "code": r.code.clone().unwrap_or_else(|| r.reply.clone()), "observation": r.observation}))
                 .collect();
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
+            let claims = grounding::ungrounded(&o.report, &grounding::done_by_code(&o.trace));
             Target {
                 report: o.report,
-                trace: json!(o.trace),
+                trace: with_claims(json!(o.trace), &claims),
                 spent,
                 failure: o.failure,
                 rounds: json!(rounds),

@@ -274,6 +274,21 @@ fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
             ui.monospace(serde_json::to_string_pretty(&inst.artifact_manifest).unwrap_or_default());
         });
     }
+    if let Some(claims) = inst.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
+        egui::CollapsingHeader::new(format!("Report claims work nothing did ({})", claims.len()))
+            .default_open(true)
+            .show(ui, |ui| {
+                ui.weak(
+                    "Sentences of the report that state as done a step no tool or code performed (automatic check).",
+                );
+                for c in claims {
+                    ui.colored_label(
+                        egui::Color32::from_rgb(220, 60, 60),
+                        format!("{}: \"{}\"", json_text(&c["work"]), json_text(&c["sentence"])),
+                    );
+                }
+            });
+    }
     if !inst.sandbox.is_null() {
         if inst.sandbox["trace"]["paradigm"] == "brainagent" {
             egui::CollapsingHeader::new("BrainAgent trace")
