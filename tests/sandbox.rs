@@ -142,7 +142,7 @@ fn doctor_reports_the_sandbox_and_the_python_environment() {
         assert!(v["sandbox"]["bwrap"].as_str().unwrap().starts_with("bubblewrap"), "{v}");
         assert_eq!(v["sandbox"]["namespaces"], json!(true));
         assert_eq!(v["codeact_python"]["matches_lock"], json!(true), "{v}");
-        for p in ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyedflib", "edfio", "wfdb"]
+        for p in ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyEDFlib", "edfio", "wfdb"]
         {
             assert!(v["codeact_python"]["packages"][p].is_string(), "{p}: {v}");
         }

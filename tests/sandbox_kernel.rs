@@ -49,3 +49,32 @@ fn blocks_share_a_namespace_and_timeouts_interrupt_or_restart() {
     assert_eq!(std::fs::read_to_string(d.path().join("ws/file_check/r.txt")).unwrap(), "ok");
     assert_eq!(k.exec("1 + 1", 10.0).unwrap().result.as_deref(), Some("2"));
 }
+
+/// A CodeAct kernel starts in the read-only input folder, so a task's relative path opens as given and a
+/// write there fails; a traceback shows the failing line of the block.
+#[test]
+fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line() {
+    if brainlens::sandbox::bwrap_version().is_none() {
+        assert_ne!(std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(), Ok("1"), "bubblewrap is missing");
+        eprintln!("skipped: bubblewrap is not installed");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let input = d.path().join("in");
+    std::fs::create_dir_all(input.join("data/eeg")).unwrap();
+    std::fs::write(input.join("data/eeg/a.txt"), "42").unwrap();
+    let mut spec = Spec::new(&d.path().join("ws"));
+    spec.input = Some(input);
+    spec.cwd_input = true;
+    let mut k = Kernel::start(&spec, &python()).unwrap();
+    let e = k.exec("import os\nprint(os.getcwd(), open('data/eeg/a.txt').read())", 10.0).unwrap();
+    assert_eq!((e.stdout.as_str(), e.error.as_deref()), ("/input 42\n", None));
+    let e = k.exec("open('out.txt', 'w').write('x')", 10.0).unwrap();
+    assert!(e.error.as_deref().unwrap().contains("Read-only file system"), "{e:?}");
+    let e = k.exec("values = [1, 2]\nvalues[5]", 10.0).unwrap();
+    let err = e.error.unwrap();
+    assert!(err.contains("line 2") && err.contains("values[5]") && err.contains("IndexError"), "{err}");
+    let e = k.exec("def f(:\n    pass", 10.0).unwrap();
+    let err = e.error.unwrap();
+    assert!(err.contains("def f(:") && err.contains("SyntaxError") && !err.contains("ast.py"), "{err}");
+}

@@ -6,7 +6,7 @@ The value of a final expression statement is returned as its repr (as a notebook
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
 """
-import ast, contextlib, io, json, os, signal, sys, time, traceback
+import ast, contextlib, io, json, linecache, os, signal, sys, time, traceback
 
 proto = os.fdopen(os.dup(1), "w", buffering=1)
 requests = os.fdopen(os.dup(0), "r")
@@ -28,14 +28,16 @@ def on_alarm(signum, frame):
 signal.signal(signal.SIGALRM, on_alarm)
 
 
-def run(code):
-    tree = ast.parse(code, "<cell>", "exec")
+def run(code, name):
+    # The block's source is known to linecache, so a traceback shows the failing line itself.
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    tree = ast.parse(code, name, "exec")
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, "<cell>", "exec"), namespace)
+    exec(compile(tree, name, "exec"), namespace)
     if last is not None:
-        value = eval(compile(last, "<cell>", "eval"), namespace)
+        value = eval(compile(last, name, "eval"), namespace)
         if value is not None:
             return repr(value)
     return None
@@ -52,7 +54,7 @@ for line in requests:
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            reply["result"] = run(req.get("code", ""))
+            reply["result"] = run(req.get("code", ""), f"<block {req.get('id')}>")
     except BlockTimeout as e:
         reply["timed_out"] = True
         reply["error"] = str(e)
@@ -61,6 +63,9 @@ for line in requests:
         # Drop the driver's own frames from the traceback.
         while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
             tb = tb.tb_next
+        if isinstance(value, SyntaxError) and tb is not None and tb.tb_frame.f_code.co_filename == ast.__file__:
+            # Raised while parsing the block: the block's line and caret, not the parser's frames.
+            tb = None
         reply["error"] = "".join(traceback.format_exception(etype, value, tb))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

@@ -87,14 +87,59 @@ pub struct Outcome {
 
 const SYSTEM: &str = "You are a careful scientific programmer analysing EEG, sleep and physiological data in \
 BrainLens's CodeAct sandbox. Each turn, reply with exactly one of two things. To run Python code in a \
-persistent session (variables survive between turns; numpy, scipy, pandas, matplotlib, scikit-learn, mne, \
-yasa, pyedflib, edfio and wfdb are installed; there is no network), put the code between <execute> and \
+persistent session (variables survive between turns; there is no network), put the code between <execute> and \
 </execute>, for example:\n\
 <execute>\nimport os\nfor folder, _, names in os.walk(\"/input\"):\n    print(folder, names)\n</execute>\n\
-When you have the answer, put your final report between <solution> and </solution>. The task's files are under /input: a path given as data/x.edf is /input/data/x.edf. \
+When you have the answer, put your final report between <solution> and </solution>. The task's files are under /input, \
+which is also the working directory (read-only): a path given as data/x.edf opens as data/x.edf or /input/data/x.edf. \
 Write files you are asked for to /workspace/file_check/ and report them as /workspace/file_check/<name>. \
 Print the values you need to see; state every requested value with the name the task gives it in the report. \
 If the data file does not exist, say so in the solution and report no values.";
+
+/// How the current MNE does what older examples do with removed functions.
+const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=True); raw.filter(l_freq, h_freq); \
+raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
+then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
+fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq). mne.time_frequency.psd_welch and \
+mne.filter.bandpass_filter no longer exist.";
+
+/// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
+/// assets/python/codeact.lock) and the MNE calls that replaced removed ones.
+fn system() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let packages: Vec<String> = crate::sandbox::CODEACT_PACKAGES
+            .iter()
+            .map(|(pip, import)| {
+                let v = crate::sandbox::codeact_version(pip).unwrap_or("?");
+                if pip.eq_ignore_ascii_case(import) {
+                    format!("{import} {v}")
+                } else {
+                    format!("{import} {v} (pip {pip})")
+                }
+            })
+            .collect();
+        format!("{SYSTEM}\n\nPython 3.11; import names and versions: {}.\n{MNE_API}", packages.join(", "))
+    })
+}
+
+/// The code of an `<execute>` block: a Markdown fence inside it (```python … ```) is taken off, and anything
+/// after the closing fence (prose) left out.
+pub fn unfence(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let Some(open) = lines.iter().position(|l| l.trim_start().starts_with("```")) else {
+        return code.to_string();
+    };
+    // Text before an opening fence is prose only when the fence opens the block's code.
+    let before_is_code = lines[..open].iter().any(|l| !l.trim().is_empty());
+    if before_is_code {
+        // A closing fence after code: keep the code before it.
+        return lines[..open].join("\n");
+    }
+    let rest = &lines[open + 1..];
+    let close = rest.iter().position(|l| l.trim_start().starts_with("```")).unwrap_or(rest.len());
+    rest[..close].join("\n")
+}
 
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
 fn tagged(text: &str, tag: &str) -> Option<String> {
@@ -136,7 +181,7 @@ fn last_error_line(e: &crate::sandbox::kernel::Execution) -> Option<String> {
 /// One round's request: the task, the last `history_pairs` (reply, observation) pairs, and the actions the
 /// reply may open with (code first, a solution at the last turn).
 fn round_request(task: &str, history: &[(String, String)], s: &Settings, last: bool, no_code_yet: bool) -> ChatRequest {
-    let mut messages = vec![Message::system(SYSTEM), Message::user(task.to_string())];
+    let mut messages = vec![Message::system(system()), Message::user(task.to_string())];
     for (reply, obs) in history.iter().rev().take(s.history_pairs).rev() {
         messages.push(Message::assistant(reply.clone()));
         messages.push(Message::user(format!("Observation:\n{obs}")));
@@ -219,7 +264,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             trace.ended_by = if force { "repeated_failures".into() } else { "max_rounds".into() };
             break;
         }
-        match tagged(&reply, "execute") {
+        match tagged(&reply, "execute").map(|c| unfence(&c)) {
             Some(code) => {
                 let e = match kernel.exec(&code, s.exec_timeout_s) {
                     Ok(e) => e,
@@ -284,5 +329,28 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             trace.error = Some(msg.clone());
             Outcome { report: String::new(), trace, failure: Some(LlmError::model("codeact", msg)) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Markdown fence inside `<execute>` (the capable model writes one) is taken off; prose after a
+    /// closing fence is left out; plain code is kept as it is.
+    #[test]
+    fn fenced_code_runs_as_the_code_it_contains() {
+        assert_eq!(unfence("```python\nimport mne\nprint(1)\n```"), "import mne\nprint(1)");
+        assert_eq!(unfence("\n```\nx = 1\n```\nThis prints x."), "x = 1");
+        assert_eq!(unfence("x = 1\nprint(x)\n```"), "x = 1\nprint(x)");
+        assert_eq!(unfence("x = 1\nprint(x)"), "x = 1\nprint(x)");
+        assert_eq!(unfence("```python\nx = 1"), "x = 1");
+    }
+
+    #[test]
+    fn the_system_prompt_states_import_names_versions_and_mne_api() {
+        let s = system();
+        assert!(s.contains("sklearn 1.9.1 (pip scikit-learn)") && s.contains("mne 1.13.2"), "{s}");
+        assert!(s.contains("compute_psd") && s.contains("psd_welch") && s.contains("working directory"), "{s}");
     }
 }

@@ -7,16 +7,14 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::process::Command;
 
-const PACKAGES: [&str; 10] =
-    ["numpy", "scipy", "pandas", "matplotlib", "scikit-learn", "mne", "yasa", "pyedflib", "edfio", "wfdb"];
-
 fn python_env() -> Value {
     let python = crate::harness::runner::default_python();
     if !python.exists() {
         return json!({"python": python, "present": false, "fix": "scripts/setup_python.sh"});
     }
+    let packages: Vec<&str> = crate::sandbox::CODEACT_PACKAGES.iter().map(|p| p.0).collect();
     let code = format!(
-        "import json, importlib.metadata as m\nout = {{}}\nfor p in {PACKAGES:?}:\n    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
+        "import json, importlib.metadata as m\nout = {{}}\nfor p in {packages:?}:\n    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
     );
     let versions = Command::new(&python)
         .args(["-c", &code])
@@ -24,8 +22,7 @@ fn python_env() -> Value {
         .ok()
         .and_then(|o| serde_json::from_slice::<Value>(&o.stdout).ok())
         .unwrap_or(Value::Null);
-    let lock = include_str!("../../assets/python/codeact.lock");
-    let want = crate::util::hash::sha256_hex(lock.as_bytes());
+    let want = crate::util::hash::sha256_hex(crate::sandbox::CODEACT_LOCK.as_bytes());
     let stamp = std::fs::read_to_string(
         python.parent().and_then(|b| b.parent()).map(|v| v.join(".lock-sha256")).unwrap_or_default(),
     )

@@ -74,6 +74,7 @@ pub fn run(a: RunArgs) -> Result<i32> {
         read_only: Vec::new(),
         binds: Vec::new(),
         unsafe_no_sandbox,
+        cwd_input: false,
     };
     if let Some(which) = python {
         let python = if which == "codeact" { crate::sandbox::codeact_python() } else { PathBuf::from(which) };

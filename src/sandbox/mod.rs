@@ -32,6 +32,8 @@ pub struct Spec {
     pub binds: Vec<(PathBuf, String)>,
     /// Run without bubblewrap (machines without user namespaces); recorded loudly.
     pub unsafe_no_sandbox: bool,
+    /// Start in the (read-only) input folder, so the task's relative paths resolve; else in the workspace.
+    pub cwd_input: bool,
 }
 
 impl Spec {
@@ -46,6 +48,7 @@ impl Spec {
             read_only: Vec::new(),
             binds: Vec::new(),
             unsafe_no_sandbox: false,
+            cwd_input: false,
         }
     }
 }
@@ -91,6 +94,33 @@ pub fn rerun_command(inputs: &str, input_only: &[String], workspace: &str, code:
     )
 }
 
+/// The pinned CodeAct environment (`scripts/setup_python.sh` installs exactly this).
+pub const CODEACT_LOCK: &str = include_str!("../../assets/python/codeact.lock");
+
+/// The analysis packages of the CodeAct environment: (pip name, import name).
+pub const CODEACT_PACKAGES: [(&str, &str); 12] = [
+    ("numpy", "numpy"),
+    ("scipy", "scipy"),
+    ("pandas", "pandas"),
+    ("matplotlib", "matplotlib"),
+    ("scikit-learn", "sklearn"),
+    ("mne", "mne"),
+    ("yasa", "yasa"),
+    ("pyEDFlib", "pyedflib"),
+    ("edfio", "edfio"),
+    ("wfdb", "wfdb"),
+    ("antropy", "antropy"),
+    ("lightgbm", "lightgbm"),
+];
+
+/// The pinned version of `pip_name` in the lock.
+pub fn codeact_version(pip_name: &str) -> Option<&'static str> {
+    CODEACT_LOCK.lines().find_map(|l| {
+        let (name, version) = l.split_once("==")?;
+        name.trim().eq_ignore_ascii_case(pip_name).then_some(version.trim())
+    })
+}
+
 /// The CodeAct Python environment `scripts/setup_python.sh` makes (pinned: assets/python/codeact.lock).
 pub fn codeact_python() -> PathBuf {
     crate::util::paths::cache_dir().join("codeact-venv/bin/python")
@@ -130,7 +160,8 @@ pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, SandboxError> {
     };
     if spec.unsafe_no_sandbox {
         let mut command = Command::new(program);
-        command.args(args).current_dir(&workspace);
+        let cwd = input.as_ref().filter(|_| spec.cwd_input).unwrap_or(&workspace);
+        command.args(args).current_dir(cwd);
         let limit = ProcessLimit::none();
         limits::apply(&mut command, spec, &limit);
         let report = Report {
@@ -182,7 +213,8 @@ pub fn prepare(spec: &Spec, argv: &[String]) -> Result<Prepared, SandboxError> {
         c.args(["--dir", "/input"]);
     }
     c.arg("--bind").arg(&workspace).arg("/workspace");
-    c.args(["--remount-ro", "/", "--chdir", "/workspace", "--clearenv"]);
+    let cwd = if spec.cwd_input && input.is_some() { "/input" } else { "/workspace" };
+    c.args(["--remount-ro", "/", "--chdir", cwd, "--clearenv"]);
     for (k, v) in [
         ("HOME", "/workspace"),
         ("TMPDIR", "/tmp"),

@@ -199,6 +199,8 @@ pub(super) fn kernel_spec(inputs: &Path, only: Vec<String>, workspace: &Path, op
     spec.input = Some(inputs.to_path_buf());
     spec.input_only = only;
     spec.unsafe_no_sandbox = opts.unsafe_no_sandbox;
+    // The task's relative paths (data/eeg/x.edf) resolve where the code starts; inputs stay read-only.
+    spec.cwd_input = true;
     spec
 }
 
