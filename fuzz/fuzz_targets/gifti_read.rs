@@ -12,6 +12,6 @@ fuzz_target!(|data: &[u8]| {
     let path = dir.join("f.gii");
     let _ = std::fs::write(&path, data);
     if let Ok(s) = read_gifti(&path) {
-        let _ = s.join(s.clone());
+        let _ = s.clone().join(s);
     }
 });
