@@ -57,19 +57,28 @@ fn read_npy(path: &Path) -> Result<Array2<f64>> {
 /// Names tried, in order, when a MATLAB file holds several matrices (BCT and CONN conventions).
 const MAT_NAMES: [&str; 8] = ["W", "CIJ", "A", "conn", "connectivity", "corr", "Z", "M"];
 
-/// Reads a 2-D numeric array from a MATLAB v5 `.mat` file (v7.3 files are HDF5 and not supported).
+/// Reads a 2-D numeric array from a MATLAB v5 `.mat` file (v7.3 files are HDF5 and not supported), with
+/// util::mat5 (every length checked against the bytes present; the matfile crate's parser overflowed on
+/// crafted dimensions, found by cargo-fuzz).
 fn read_mat(path: &Path) -> Result<RawMatrix> {
     let name = path.display();
-    let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
-    let mat = matfile::MatFile::parse(f).map_err(|e| {
-        format(&name, format!("not a MATLAB v5 .mat file ({e:?}); v7.3 (HDF5) files are not supported"))
-    })?;
-    let matrices: Vec<&matfile::Array> = mat.arrays().iter().filter(|a| a.ndims() == 2).collect();
+    let bytes = std::fs::read(path).map_err(io(&name, "read"))?;
+    let vars = crate::util::mat5::parse(&bytes)
+        .map_err(|e| format(&name, format!("not a MATLAB v5 .mat file ({e}); v7.3 (HDF5) files are not supported")))?;
+    let matrices: Vec<(&str, usize, usize, &[f64])> = vars
+        .iter()
+        .filter_map(|(n, v)| match v {
+            crate::util::mat5::Value::Numeric { dims, data } if dims.len() == 2 => {
+                Some((n.as_str(), dims[0], dims[1], data.as_slice()))
+            }
+            _ => None,
+        })
+        .collect();
     let chosen = match matrices.as_slice() {
         [] => fail!(name, "no 2-D numeric array"),
         [one] => *one,
-        many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.name() == *n)).copied().ok_or_else(|| {
-            let names: Vec<&str> = many.iter().map(|a| a.name()).collect();
+        many => MAT_NAMES.iter().find_map(|n| many.iter().find(|a| a.0 == *n)).copied().ok_or_else(|| {
+            let names: Vec<&str> = many.iter().map(|a| a.0).collect();
             format(
                 &name,
                 format!(
@@ -80,8 +89,7 @@ fn read_mat(path: &Path) -> Result<RawMatrix> {
             )
         })?,
     };
-    let (rows, cols) = (chosen.size()[0], chosen.size()[1]);
-    let col_major = crate::util::arrays::mat_f64(chosen);
+    let (_, rows, cols, col_major) = chosen;
     let row_major = (0..rows * cols).map(|k| col_major[(k % cols) * rows + k / cols]).collect();
     Ok((rows, cols, row_major, None))
 }
@@ -216,5 +224,40 @@ mod tests {
         assert_eq!((r, c, l), (3, 3, None));
         let e = parse_text("t.csv", "0,1\n1,x\n").unwrap_err();
         assert!(e.to_string().contains("row 2, column 2: 'x' is not a number"), "{e}");
+    }
+
+    /// Found by cargo-fuzz (connectome_read): a connectome `.mat` whose dimensions multiply past i32 made the
+    /// matfile crate's parser overflow (a panic with overflow checks, a wrong size without). util::mat5 now
+    /// reads it: refused with the file named, and a real 2 × 2 matrix still reads, row-major.
+    #[test]
+    fn a_mat_file_with_overflowing_dimensions_is_refused() {
+        let tag = |kind: u32, data: &[u8]| {
+            let mut v = kind.to_le_bytes().to_vec();
+            v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            v.extend_from_slice(data);
+            while v.len() % 8 != 0 {
+                v.push(0);
+            }
+            v
+        };
+        let file = |dims: [i32; 2], values: &[f64]| {
+            let mut m = tag(6, &[6, 0, 0, 0, 0, 0, 0, 0]); // miUINT32 flags: class double
+            m.extend(tag(5, &dims.iter().flat_map(|d| d.to_le_bytes()).collect::<Vec<_>>())); // miINT32 dims
+            m.extend(tag(1, b"W")); // miINT8 name
+            m.extend(tag(9, &values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>())); // miDOUBLE
+            let mut h = vec![b' '; 128];
+            h[..10].copy_from_slice(b"MATLAB 5.0");
+            h[124..126].copy_from_slice(&0x0100u16.to_le_bytes());
+            h[126..128].copy_from_slice(b"IM");
+            h.extend(tag(14, &m)); // miMATRIX
+            h
+        };
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("w.mat");
+        std::fs::write(&p, file([65536, 65536], &[1.0])).unwrap();
+        let e = load_matrix(&p).unwrap_err().to_string();
+        assert!(e.contains("w.mat"), "{e}");
+        std::fs::write(&p, file([2, 2], &[1.0, 3.0, 2.0, 4.0])).unwrap();
+        assert_eq!(load_matrix(&p).unwrap(), (2, 2, vec![1.0, 2.0, 3.0, 4.0], None));
     }
 }

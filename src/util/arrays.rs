@@ -1,25 +1,8 @@
-//! Numeric arrays from container formats, as `f64`: a MATLAB v5 array's values and a `.npz` member of any
-//! numeric dtype. One home for the conversions the network and recording readers share.
+//! Numeric arrays from container formats, as `f64`: a `.npz` member of any numeric dtype. One home for the
+//! conversion the network and recording readers share (MATLAB files: util::mat5).
 
 use ndarray::ArrayD;
 use std::io::{Read, Seek};
-
-/// The values of a numeric MATLAB array, column-major as stored (the real part).
-pub fn mat_f64(a: &matfile::Array) -> Vec<f64> {
-    use matfile::NumericData as D;
-    match a.data() {
-        D::Double { real, .. } => real.clone(),
-        D::Single { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::UInt32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        D::Int64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-        D::UInt64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-    }
-}
 
 /// The member `key` of a `.npz` archive as `f64`, whatever its numeric dtype; the error is the last reader's.
 pub fn npz_f64<R: Read + Seek>(z: &mut ndarray_npy::NpzReader<R>, key: &str) -> Result<ArrayD<f64>, String> {
