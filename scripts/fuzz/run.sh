@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs fuzz targets for a number of executions each and prints a table: target, executions, seconds, crashes.
-#   scripts/fuzz/run.sh [--runs N] [TARGET...]      (default: every target, 10,000,000 runs each)
+#   scripts/fuzz/run.sh [--runs N] [--max-time S] [--max-len B] [TARGET...]
+# (default: every target, 10,000,000 runs each, no time limit, inputs up to 8 KB: long enough for every
+# header and a few records or tags, short enough for thousands of executions a second)
 # On two cores, two invocations with half the targets each use both.
 # Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz). Seeds come from ../shared/data
 # (scripts/fuzz/seeds.py, into target/fuzz-seeds; never committed); the corpus grows in target/fuzz-corpus.
@@ -9,10 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RUNS=10000000
+MAX_TIME=0
+MAX_LEN=8192
 TARGETS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
+        --max-time) MAX_TIME="$2"; shift 2 ;;
+        --max-len) MAX_LEN="$2"; shift 2 ;;
         *) TARGETS+=("$1"); shift ;;
     esac
 done
@@ -30,7 +36,8 @@ for t in "${TARGETS[@]}"; do
     start=$(date +%s)
     rc=0
     (cd fuzz && cargo +nightly fuzz run -O -a -s none "$t" "../target/fuzz-corpus/$t" ${seeds:+"../$seeds"} -- \
-        -runs="$RUNS" -max_len=65536 -rss_limit_mb=4096 -timeout=20 -print_final_stats=1) \
+        -runs="$RUNS" -max_total_time="$MAX_TIME" -max_len="$MAX_LEN" -rss_limit_mb=4096 -timeout=20 \
+        -print_final_stats=1) \
         >"target/fuzz-logs/$t.log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "target/fuzz-logs/$t.log" | awk '{s+=$2} END {print s+0}')
