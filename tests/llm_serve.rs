@@ -77,6 +77,12 @@ fn exchange(addr: &str, pieces: &[&[u8]], gap: Duration) -> String {
     text.split("\r\n\r\n").next().unwrap_or("").to_string()
 }
 
+/// A chat request sent from its own thread; the answer's head when joined.
+fn in_background(addr: &str) -> std::thread::JoinHandle<String> {
+    let addr = addr.to_string();
+    std::thread::spawn(move || exchange(&addr, &[post(BODY).as_bytes()], Duration::ZERO))
+}
+
 fn status(head: &str) -> u16 {
     head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
@@ -164,15 +170,9 @@ fn sizes_and_cut_bodies_are_refused_with_4xx() {
 #[test]
 fn shutdown_finishes_the_running_request_and_refuses_the_waiting_one() {
     let (addr, stop, run) = start(800, Options::default());
-    let running = {
-        let addr = addr.clone();
-        std::thread::spawn(move || exchange(&addr, &[post(BODY).as_bytes()], Duration::ZERO))
-    };
+    let running = in_background(&addr);
     std::thread::sleep(Duration::from_millis(150));
-    let waiting = {
-        let addr = addr.clone();
-        std::thread::spawn(move || exchange(&addr, &[post(BODY).as_bytes()], Duration::ZERO))
-    };
+    let waiting = in_background(&addr);
     std::thread::sleep(Duration::from_millis(150));
     let t = Instant::now();
     stop.shutdown();
@@ -186,10 +186,7 @@ fn shutdown_finishes_the_running_request_and_refuses_the_waiting_one() {
 #[test]
 fn past_the_grace_period_the_running_request_is_cancelled_with_503() {
     let (addr, stop, run) = start(30_000, Options { grace: Duration::from_millis(300), ..Default::default() });
-    let running = {
-        let addr = addr.clone();
-        std::thread::spawn(move || exchange(&addr, &[post(BODY).as_bytes()], Duration::ZERO))
-    };
+    let running = in_background(&addr);
     std::thread::sleep(Duration::from_millis(150));
     let t = Instant::now();
     stop.shutdown();

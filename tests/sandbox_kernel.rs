@@ -11,11 +11,19 @@ fn python() -> PathBuf {
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
-#[test]
-fn blocks_share_a_namespace_and_timeouts_interrupt_or_restart() {
+/// Whether bubblewrap is here (the tests skip without it, unless BRAINLENS_REQUIRE_SANDBOX=1).
+fn sandbox_here() -> bool {
     if brainlens::sandbox::bwrap_version().is_none() {
         assert_ne!(std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(), Ok("1"), "bubblewrap is missing");
         eprintln!("skipped: bubblewrap is not installed");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn blocks_share_a_namespace_and_timeouts_interrupt_or_restart() {
+    if !sandbox_here() {
         return;
     }
     let d = tempfile::tempdir().unwrap();
@@ -54,9 +62,7 @@ fn blocks_share_a_namespace_and_timeouts_interrupt_or_restart() {
 /// write there fails; a traceback shows the failing line of the block.
 #[test]
 fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line() {
-    if brainlens::sandbox::bwrap_version().is_none() {
-        assert_ne!(std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(), Ok("1"), "bubblewrap is missing");
-        eprintln!("skipped: bubblewrap is not installed");
+    if !sandbox_here() {
         return;
     }
     let d = tempfile::tempdir().unwrap();
