@@ -238,6 +238,26 @@ fn local_and_server_setup_errors_name_the_file_or_address() {
     assert!(err.contains("invalid magic"), "llama.cpp's own reason: {err}");
     let (code, err) = run(&["llm", "serve", "--model", fake.to_str().unwrap(), "--port", "0"]);
     assert!(code == Some(1) && err.contains("[not_gguf]"), "{err}");
+    // Found by cargo-fuzz (gguf_metadata): a tensor table llama.cpp's reader accepts but ggml then aborts the
+    // process on (an element count at ggml's boundary). Refused before llama.cpp sees it; the process lives.
+    let mut table = b"GGUF".to_vec();
+    table.extend(3u32.to_le_bytes());
+    table.extend(1u64.to_le_bytes()); // one tensor
+    table.extend(0u64.to_le_bytes()); // no key/value pairs
+    table.extend(0u64.to_le_bytes()); // an empty name
+    table.extend(4u32.to_le_bytes());
+    for n in [43264i64, 0, 5888, 11540474045136896] {
+        table.extend(n.to_le_bytes());
+    }
+    table.extend(0u32.to_le_bytes());
+    table.extend(0u64.to_le_bytes());
+    let bad = dir.path().join("table.gguf");
+    std::fs::write(&bad, &table).unwrap();
+    let (code, err) = run(&["llm", "chat", "--model-path", bad.to_str().unwrap(), "hi"]);
+    assert!(
+        code == Some(1) && err.contains("table.gguf") && err.contains("[malformed]") && err.contains("overflow"),
+        "{err}"
+    );
     // A cut-short GGUF and one of an architecture llama.cpp lacks, made from SmolLM2 when the cache has it.
     if let Some(model) = common::local_model() {
         let bytes = std::fs::read(&model).unwrap();

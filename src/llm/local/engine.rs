@@ -115,6 +115,19 @@ impl Engine {
     /// load is refused with its reason, classified.
     pub fn load_model(path: &Path, vocab_only: bool) -> Result<LlamaModel, LocalError> {
         let backend = backend()?;
+        // llama.cpp aborts the process on some malformed tensor tables: those are refused first.
+        if path.is_file() {
+            super::gguf_check::check(path).map_err(|why| {
+                let problem = if why.contains("magic") {
+                    FileProblem::NotGguf
+                } else if why.contains("ends inside") || why.contains("are left") {
+                    FileProblem::Truncated
+                } else {
+                    FileProblem::Malformed
+                };
+                LocalError::file(path, problem, why)
+            })?;
+        }
         take_logged();
         let params = LlamaModelParams::default().with_vocab_only(vocab_only);
         let model = LlamaModel::load_from_file(backend, path, &params).map_err(|e| {

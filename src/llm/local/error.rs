@@ -12,6 +12,8 @@ pub enum FileProblem {
     Truncated,
     UnsupportedArchitecture,
     NoChatTemplate,
+    /// The header or tensor table is inconsistent (checked before llama.cpp, which aborts on some).
+    Malformed,
     /// llama.cpp refused it for another reason (its own words follow).
     Unreadable,
 }
@@ -24,6 +26,7 @@ impl FileProblem {
             FileProblem::Truncated => "truncated",
             FileProblem::UnsupportedArchitecture => "unsupported_architecture",
             FileProblem::NoChatTemplate => "no_chat_template",
+            FileProblem::Malformed => "malformed",
             FileProblem::Unreadable => "unreadable",
         }
     }

@@ -6,6 +6,7 @@ mod constrained;
 pub mod engine;
 pub mod error;
 mod generate;
+mod gguf_check;
 mod lookup;
 mod quantize;
 mod template;
