@@ -30,25 +30,24 @@ pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, va
     Ok(())
 }
 
-/// Ctrl-C (SIGINT) or SIGTERM sets `cancel` (a server's shutdown).
-pub fn on_signals(cancel: crate::util::cancel::Cancel) {
-    #[cfg(unix)]
-    for signal in [libc::SIGINT, libc::SIGTERM] {
+/// Each of `signals` sets `cancel`.
+fn cancel_on(signals: &[i32], cancel: &crate::util::cancel::Cancel) {
+    for &signal in signals {
         let cancel = cancel.clone();
         // SAFETY: the handler only stores an atomic flag, which is async-signal-safe.
         let _ = unsafe { signal_hook_registry::register(signal, move || cancel.cancel()) };
     }
 }
 
+/// Ctrl-C (SIGINT) or SIGTERM sets `cancel` (a server's shutdown).
+pub fn on_signals(cancel: crate::util::cancel::Cancel) {
+    cancel_on(&[libc::SIGINT, libc::SIGTERM], &cancel);
+}
+
 /// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
 /// calls check the flag between tokens), after the result file's last atomic rewrite.
 pub fn on_interrupt(cancel: crate::util::cancel::Cancel) {
-    #[cfg(unix)]
-    {
-        const SIGINT: i32 = 2;
-        // SAFETY: the handler only stores an atomic flag, which is async-signal-safe.
-        let _ = unsafe { signal_hook_registry::register(SIGINT, move || cancel.cancel()) };
-    }
+    cancel_on(&[libc::SIGINT], &cancel);
 }
 
 use clap::{Parser, Subcommand};

@@ -90,10 +90,15 @@ impl Gate {
         Ok(Turn { gate: self, started: Instant::now() })
     }
 
-    /// Refuses every waiting and later request; the running one goes on.
-    pub fn close(&self) {
-        self.lock().closing = true;
+    /// Refuses every waiting and later request; the running one goes on. False when it was closed already.
+    pub fn close(&self) -> bool {
+        let was = std::mem::replace(&mut self.lock().closing, true);
         self.turn.notify_all();
+        !was
+    }
+
+    pub fn is_closing(&self) -> bool {
+        self.lock().closing
     }
 
     pub fn counts(&self) -> Counts {

@@ -80,7 +80,7 @@ impl Timed<'_> {
             Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
                 Err(Failure::new(408, format!("the {what} did not arrive in time")))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Ok(self.read(buf, what)?),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.read(buf, what),
             Err(_) => Err(Failure::gone()),
         }
     }

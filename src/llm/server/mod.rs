@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// What the server allows: requests waiting for the model, open connections, and the HTTP limits.
@@ -60,7 +60,6 @@ struct Shared {
     gate: Gate,
     options: Options,
     connections: AtomicUsize,
-    closing: AtomicBool,
     /// Cancels the running generation when the grace period after a shutdown has passed.
     stop: Cancel,
 }
@@ -75,10 +74,9 @@ pub struct Shutdown {
 
 impl Shutdown {
     pub fn shutdown(&self) {
-        if self.shared.closing.swap(true, Ordering::SeqCst) {
+        if !self.shared.gate.close() {
             return;
         }
-        self.shared.gate.close();
         // Wake the accept loop.
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
     }
@@ -131,7 +129,6 @@ impl Server {
             gate: Gate::new(options.max_waiting),
             options,
             connections: AtomicUsize::new(0),
-            closing: AtomicBool::new(false),
             stop: Cancel::default(),
         };
         Ok(Server { listener, shared: Arc::new(shared) })
@@ -152,7 +149,7 @@ impl Server {
     /// period; returns once every connection is answered (or 5 s after the cancellation).
     pub fn run(&self) {
         for stream in self.listener.incoming() {
-            if self.shared.closing.load(Ordering::SeqCst) {
+            if self.shared.gate.is_closing() {
                 break;
             }
             let Ok(stream) = stream else { continue };
@@ -209,7 +206,7 @@ fn connection(stream: &TcpStream, shared: &Shared) {
     match (request.method.as_str(), path) {
         ("GET", "/health" | "/v1/health") => {
             let c = shared.gate.counts();
-            let status = if shared.closing.load(Ordering::SeqCst) { "closing" } else { "ok" };
+            let status = if shared.gate.is_closing() { "closing" } else { "ok" };
             respond_json(
                 stream,
                 200,
