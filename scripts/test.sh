@@ -25,6 +25,10 @@ export BRAINLENS_REQUIRE_MODELS=1
 if command -v bwrap >/dev/null; then export BRAINLENS_REQUIRE_SANDBOX=1; fi
 # The LaTeX tables must compile where pdflatex is installed (.ci/run installs it).
 if command -v pdflatex >/dev/null; then export BRAINLENS_REQUIRE_LATEX=1; fi
+# The patient cohorts (ABIDE, ADHD-200; non-commercial licence): unpacked into a cache outside the repository.
+export BRAINLENS_COHORTS="${BRAINLENS_COHORTS:-${XDG_CACHE_HOME:-$HOME/.cache}/brainlens-cohorts}"
+../shared/data/cohorts/unpack.sh "$BRAINLENS_COHORTS" >/dev/null
+export BRAINLENS_REQUIRE_COHORTS=1
 cargo test --all-targets
 
 # bench slurm on a real one-node Slurm (munged, slurmdbd, slurmctld, slurmd from Debian's packages, installed

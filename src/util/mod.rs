@@ -6,6 +6,7 @@ pub mod chart;
 pub mod error;
 pub mod hash;
 pub mod le;
+pub mod linalg;
 pub mod mat5;
 pub mod par;
 pub mod paths;

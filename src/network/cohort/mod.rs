@@ -1,0 +1,359 @@
+//! Patient cohorts: subjects × (ROI time series → connectome) + a phenotype table, imported from the layouts
+//! the releases ship (ABIDE Preprocessed, ADHD-200) or any folder of time series, into one cohort file
+//! (`file`: an `.npz` numpy and nilearn users read). A subject that cannot be used as it is (a constant
+//! region, too few volumes, no row or no label in the phenotype table, another region count) is listed with
+//! the reason and left out, or kept by the user's choice — its undefined entries NaN, never zeroed.
+
+pub mod estimate;
+pub mod file;
+pub mod layout;
+pub mod phenotype;
+pub mod series;
+
+pub use estimate::Kind;
+
+use crate::network::error::{NetworkError, Result, fail, invalid};
+use crate::util::cancel::Cancel;
+use std::path::{Path, PathBuf};
+
+/// Which regions of the series become the connectome's nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regions {
+    /// Every column.
+    All,
+    /// The 90 cerebral regions of AAL-116 (atlas codes below 9000, or the first 90 columns when the file has
+    /// no header): the BrainAgent paper's AAL-90.
+    Aal90,
+}
+
+impl Regions {
+    pub fn parse(s: &str) -> Result<Regions> {
+        match s {
+            "all" => Ok(Regions::All),
+            "aal90" => Ok(Regions::Aal90),
+            other => invalid!("unknown region set '{other}': use all or aal90"),
+        }
+    }
+}
+
+/// How to import.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// `None`: AAL-90 for AAL-116 input, else every region.
+    pub regions: Option<Regions>,
+    pub kind: Kind,
+    /// A phenotype table other than the layout's own.
+    pub phenotype: Option<PathBuf>,
+    /// A column mapping other than the preset the table's header matches.
+    pub spec: Option<phenotype::Spec>,
+    /// Keep flagged subjects (their undefined entries NaN) instead of leaving them out.
+    pub keep_flagged: bool,
+    /// Fewer volumes than this flags a subject.
+    pub min_volumes: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            regions: None,
+            kind: Kind::Correlation,
+            phenotype: None,
+            spec: None,
+            keep_flagged: false,
+            min_volumes: 20,
+        }
+    }
+}
+
+/// A subject listed with why it is not a clean member of the cohort.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Flag {
+    pub subject: String,
+    pub file: String,
+    pub reason: String,
+    /// Kept in the cohort (by the user's choice) or left out.
+    pub kept: bool,
+}
+
+/// How the cohort was made.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Provenance {
+    pub source: String,
+    pub layout: String,
+    pub phenotype: String,
+    pub task: String,
+    pub kind: String,
+    pub method: String,
+    pub regions: String,
+    pub made_by: String,
+}
+
+/// An imported cohort: `n` subjects, `r` regions, one `r × r` connectome each (row-major, subject-major).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cohort {
+    pub ids: Vec<String>,
+    /// The task's label per subject (`""` for a kept subject without one).
+    pub labels: Vec<String>,
+    pub sex: Vec<String>,
+    /// Years; NaN when the table has none.
+    pub age: Vec<f64>,
+    pub site: Vec<String>,
+    pub volumes: Vec<i64>,
+    /// The reasons a kept subject is flagged (`""` for none).
+    pub flags: Vec<String>,
+    pub region_labels: Vec<String>,
+    pub region_codes: Vec<String>,
+    pub r: usize,
+    pub connectomes: Vec<f64>,
+    /// Every flagged subject, kept or left out.
+    pub flagged: Vec<Flag>,
+    pub provenance: Provenance,
+}
+
+impl Cohort {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Subject `i`'s connectome.
+    pub fn matrix(&self, i: usize) -> &[f64] {
+        &self.connectomes[i * self.r * self.r..(i + 1) * self.r * self.r]
+    }
+
+    /// Label → number of subjects, in the order labels first occur.
+    pub fn label_counts(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for l in &self.labels {
+            match out.iter_mut().find(|(k, _)| k == l) {
+                Some((_, n)) => *n += 1,
+                None => out.push((l.clone(), 1)),
+            }
+        }
+        out
+    }
+}
+
+/// A subject on its way in.
+struct Candidate {
+    id: String,
+    file: PathBuf,
+    row: Option<phenotype::Row>,
+    reasons: Vec<String>,
+}
+
+/// Imports the cohort in `dir`. `progress(done, total)` is called as subjects are read and as connectomes
+/// are computed; `cancel` stops it between subjects.
+pub fn import(
+    dir: &Path,
+    opts: &ImportOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    cancel: &Cancel,
+) -> Result<Cohort> {
+    let layout = layout::discover(dir, opts.phenotype.as_deref())?;
+    let Some(table_path) = layout.phenotype.clone() else {
+        fail!(dir.display(), "no phenotype table found: give one (--phenotype CSV) with its columns")
+    };
+    let Some(spec) = opts.spec.clone().or(layout.spec.clone()) else {
+        fail!(
+            table_path.display(),
+            "its columns match no known layout (ABIDE: FILE_ID, DX_GROUP; ADHD-200: ScanDir ID, DX): name the id and label columns and the label values"
+        )
+    };
+    let table = phenotype::read(&table_path, &spec)?;
+    let total = layout.subjects.len();
+    // Read every series (on every core); a file that cannot be read stops the import with its name.
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let read = crate::util::par::map_collect(total, crate::util::par::threads(), 8, |i| {
+        if cancel.is_cancelled() {
+            return Err(NetworkError::Cancelled);
+        }
+        let s = series::read(&layout.subjects[i].1);
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, 2 * total);
+        s
+    });
+    let all: Vec<series::Series> = read.into_iter().collect::<Result<_>>()?;
+    // The region count most subjects have; the region set.
+    let regions_in = most_common(all.iter().map(|s| s.regions));
+    let regions = opts.regions.unwrap_or(if regions_in == 116 { Regions::Aal90 } else { Regions::All });
+    let reference = all.iter().find(|s| s.regions == regions_in).expect("one subject has the common count");
+    let columns: Vec<usize> = match regions {
+        Regions::All => (0..regions_in).collect(),
+        Regions::Aal90 => {
+            if regions_in != 116 {
+                invalid!("--regions aal90 needs AAL-116 series (116 regions); these have {regions_in}");
+            }
+            match &reference.codes {
+                Some(codes) => (0..116).filter(|&j| codes[j].parse::<u32>().is_ok_and(|c| c < 9000)).collect(),
+                None => (0..90).collect(),
+            }
+        }
+    };
+    if regions == Regions::Aal90 && columns.len() != 90 {
+        invalid!("the header codes give {} cerebral regions (codes below 9000), not AAL-90's 90", columns.len());
+    }
+    let atlas_labels = (regions_in == 116).then(|| crate::network::atlas::Atlas::builtin("aal116").ok()).flatten();
+    let region_codes: Vec<String> = match &reference.codes {
+        Some(c) => columns.iter().map(|&j| c[j].clone()).collect(),
+        None => columns.iter().map(|&j| (j + 1).to_string()).collect(),
+    };
+    let region_labels: Vec<String> = match &atlas_labels {
+        Some(a) => columns.iter().map(|&j| a.labels[j].clone()).collect(),
+        None => reference.codes.clone().map_or_else(
+            || columns.iter().map(|&j| format!("R{}", j + 1)).collect(),
+            |c| columns.iter().map(|&j| c[j].clone()).collect(),
+        ),
+    };
+    // Who is in, who is flagged and why.
+    let mut candidates = Vec::new();
+    let mut selected = Vec::new();
+    for ((id, file), s) in layout.subjects.iter().zip(&all) {
+        let row = table.rows.get(&phenotype::key(id)).cloned();
+        let mut reasons = Vec::new();
+        match &row {
+            None => reasons.push(format!("not in the phenotype table {}", table.path)),
+            Some(r) if r.label.is_none() => reasons.push(format!("no {} value (line {})", spec.label, r.line)),
+            _ => {}
+        }
+        if let Some(lines) = table.duplicates.get(&phenotype::key(id)) {
+            reasons.push(format!("its id is on several lines of the phenotype table: {lines:?}"));
+        }
+        if s.regions != regions_in {
+            reasons.push(format!("{} regions where the cohort has {regions_in}", s.regions));
+            candidates.push(Candidate { id: id.clone(), file: file.clone(), row, reasons });
+            selected.push(None);
+            continue;
+        }
+        let sel = s.select(&columns);
+        if sel.volumes < opts.min_volumes {
+            reasons.push(format!("{} volumes: fewer than {}", sel.volumes, opts.min_volumes));
+        }
+        let constant = sel.constant_columns();
+        if !constant.is_empty() {
+            let named: Vec<String> =
+                constant.iter().take(3).map(|&j| format!("{} ({})", region_labels[j], region_codes[j])).collect();
+            let more = constant.len().saturating_sub(3);
+            reasons.push(match (constant.len(), more) {
+                (1, _) => format!("region {} is constant", named[0]),
+                (_, 0) => format!("regions {} are constant", named.join(", ")),
+                _ => format!("regions {} and {more} more are constant", named.join(", ")),
+            });
+        }
+        candidates.push(Candidate { id: id.clone(), file: file.clone(), row, reasons });
+        selected.push(Some(sel));
+    }
+    drop(all);
+    let mut flagged = Vec::new();
+    let mut members = Vec::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let usable = selected[i].is_some();
+        let kept = c.reasons.is_empty() || (opts.keep_flagged && usable);
+        if !c.reasons.is_empty() {
+            flagged.push(Flag {
+                subject: c.id.clone(),
+                file: c.file.display().to_string(),
+                reason: c.reasons.join("; "),
+                kept,
+            });
+        }
+        if kept {
+            members.push(i);
+        }
+    }
+    if members.is_empty() {
+        fail!(dir.display(), "no subject can be used ({} flagged)", flagged.len());
+    }
+    let mut labels_present: Vec<&str> = Vec::new();
+    for &i in &members {
+        if let Some(l) = candidates[i].row.as_ref().and_then(|r| r.label.as_deref())
+            && !labels_present.contains(&l)
+        {
+            labels_present.push(l);
+        }
+    }
+    if labels_present.len() < 2 {
+        fail!(
+            table_path.display(),
+            "every subject kept is labelled {}: a cohort for task {} needs both of its labels ({})",
+            labels_present.first().unwrap_or(&"nothing"),
+            spec.task,
+            spec.label_names().join(", ")
+        );
+    }
+    // Connectomes, on every core.
+    let r = columns.len();
+    let kind = opts.kind;
+    let offset = done.load(std::sync::atomic::Ordering::Relaxed);
+    let done = std::sync::atomic::AtomicUsize::new(offset);
+    let computed = crate::util::par::map_collect(members.len(), crate::util::par::threads(), 4, |k| {
+        if cancel.is_cancelled() {
+            return Err(NetworkError::Cancelled);
+        }
+        let s = selected[members[k]].as_ref().expect("members have series");
+        let mut m = estimate::subject(&s.values, s.volumes, r, kind)
+            .map_err(|e| crate::network::error::format(&candidates[members[k]].file.display(), e.to_string()))?;
+        mark_constant(&mut m, s, r);
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, offset + members.len());
+        Ok(m)
+    });
+    let mut matrices: Vec<Vec<f64>> = computed.into_iter().collect::<Result<_>>()?;
+    if kind == Kind::Tangent {
+        matrices = estimate::tangent(&matrices, r)?;
+        for (k, &i) in members.iter().enumerate() {
+            mark_constant(&mut matrices[k], selected[i].as_ref().expect("members have series"), r);
+        }
+    }
+    let get = |i: usize| candidates[i].row.clone().unwrap_or_default();
+    Ok(Cohort {
+        ids: members.iter().map(|&i| candidates[i].id.clone()).collect(),
+        labels: members.iter().map(|&i| get(i).label.unwrap_or_default()).collect(),
+        sex: members.iter().map(|&i| get(i).sex.unwrap_or_default()).collect(),
+        age: members.iter().map(|&i| get(i).age.unwrap_or(f64::NAN)).collect(),
+        site: members.iter().map(|&i| get(i).site.unwrap_or_default()).collect(),
+        volumes: members.iter().map(|&i| selected[i].as_ref().map_or(0, |s| s.volumes as i64)).collect(),
+        flags: members.iter().map(|&i| candidates[i].reasons.join("; ")).collect(),
+        region_labels,
+        region_codes,
+        r,
+        connectomes: matrices.concat(),
+        flagged,
+        provenance: Provenance {
+            source: dir.display().to_string(),
+            layout: layout.name.to_string(),
+            phenotype: table_path.display().to_string(),
+            task: spec.task.clone(),
+            kind: kind.name().to_string(),
+            method: kind.method().to_string(),
+            regions: match regions {
+                Regions::All => format!("all {r}"),
+                Regions::Aal90 => "AAL-90 (the cerebral 90 of AAL-116)".to_string(),
+            },
+            made_by: format!("brainlens {}", env!("CARGO_PKG_VERSION")),
+        },
+    })
+}
+
+/// A constant region's correlations are undefined: its row and column become NaN (its diagonal too), never
+/// a number the estimator happened to give.
+fn mark_constant(m: &mut [f64], s: &series::Series, r: usize) {
+    for j in s.constant_columns() {
+        for k in 0..r {
+            m[j * r + k] = f64::NAN;
+            m[k * r + j] = f64::NAN;
+        }
+    }
+}
+
+fn most_common(values: impl Iterator<Item = usize>) -> usize {
+    let mut counts: Vec<(usize, usize)> = Vec::new();
+    for v in values {
+        match counts.iter_mut().find(|(k, _)| *k == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    counts.iter().max_by_key(|(v, n)| (*n, *v)).map_or(0, |(v, _)| *v)
+}

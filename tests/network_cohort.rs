@@ -1,0 +1,268 @@
+//! Cohort import on the real cohorts of `../shared/data/cohorts/` (unpacked outside the repository by its
+//! `unpack.sh` into `BRAINLENS_COHORTS`, default `~/.cache/brainlens-cohorts`; `scripts/test.sh` does it and
+//! sets BRAINLENS_REQUIRE_COHORTS=1, without which a machine lacking them skips these tests).
+//!
+//! Expected values: the connectomes nilearn 0.14.1 made (`*/nilearn_correlation/*.npy`, `ConnectivityMeasure(
+//! kind="correlation", standardize=True)` on all 116 columns, see that folder's manifest.json), tolerance 1e-6;
+//! subject and label counts and the 8 ABIDE subjects with a constant AAL-90 region from the cohorts' README.
+
+use brainlens::network::cohort::{self, ImportOptions, Regions, file};
+use brainlens::util::cancel::Cancel;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cohorts() -> Option<PathBuf> {
+    let dir = std::env::var_os("BRAINLENS_COHORTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/brainlens-cohorts"));
+    if dir.join("adhd200_aal").is_dir() && dir.join("abide_pcp_aal").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("BRAINLENS_REQUIRE_COHORTS").is_none(),
+        "the cohorts are required but not unpacked in {}: ../shared/data/cohorts/unpack.sh",
+        dir.display()
+    );
+    eprintln!("skipped: cohorts not unpacked in {}", dir.display());
+    None
+}
+
+fn references(name: &str) -> Vec<(String, PathBuf)> {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/cohorts").join(name).join("nilearn_correlation");
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "npy"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().to_string(), p))
+        .collect();
+    out.sort();
+    assert_eq!(out.len(), 20, "{}", dir.display());
+    out
+}
+
+fn link(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(from, to).unwrap();
+}
+
+fn check_against_nilearn(c: &cohort::Cohort, refs: &[(String, PathBuf)]) {
+    assert_eq!(c.r, 116);
+    for (id, path) in refs {
+        let key = id.trim_start_matches('0');
+        let i =
+            c.ids.iter().position(|s| s == id || s.trim_start_matches('0') == key).unwrap_or_else(|| panic!("{id}"));
+        let want: ndarray::Array2<f64> = ndarray_npy::read_npy(path).unwrap();
+        // A region that is all zeros is flagged and its row NaN here; nilearn's epsilon guard gives it 0
+        // (1 on the diagonal), a number that is not a correlation.
+        let mut worst: f64 = 0.0;
+        for (k, (a, b)) in c.matrix(i).iter().zip(want.iter()).enumerate() {
+            if a.is_nan() {
+                assert!(
+                    c.flags[i].contains(" constant") && (*b == 0.0 || (*b == 1.0 && k / 116 == k % 116)),
+                    "{id}[{k}]"
+                );
+            } else {
+                worst = worst.max((a - b).abs());
+            }
+        }
+        assert!(worst <= 1e-6, "{id}: {worst} from nilearn");
+    }
+}
+
+#[test]
+fn twenty_subjects_of_each_cohort_equal_nilearn_in_their_own_layouts() {
+    let Some(root) = cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // ADHD-200: the files and the table side by side.
+    let adhd = tmp.path().join("adhd");
+    let refs = references("adhd200_aal");
+    for (id, _) in &refs {
+        let f = format!("{id}_rois_aal.1D");
+        link(&root.join("adhd200_aal").join(&f), &adhd.join(&f));
+    }
+    link(
+        &root.join("adhd200_aal/Phenotypic_V1_0b_preprocessed1.csv"),
+        &adhd.join("Phenotypic_V1_0b_preprocessed1.csv"),
+    );
+    let opts = ImportOptions { regions: Some(Regions::All), keep_flagged: true, ..Default::default() };
+    let c = cohort::import(&adhd, &opts, &|_, _| {}, &Cancel::default()).unwrap();
+    assert_eq!((c.len(), c.provenance.layout.as_str()), (20, "ADHD-200"));
+    check_against_nilearn(&c, &refs);
+    // ABIDE: ABIDE_pcp/cpac/filt_noglobal/ and the table in ABIDE_pcp/, as nilearn downloads them.
+    let abide = tmp.path().join("abide");
+    let pcp = root.join("abide_pcp_aal/ABIDE_pcp");
+    let refs = references("abide_pcp_aal");
+    for (id, _) in &refs {
+        let f = format!("cpac/filt_noglobal/{id}_rois_aal.1D");
+        link(&pcp.join(&f), &abide.join("ABIDE_pcp").join(&f));
+    }
+    link(&pcp.join("Phenotypic_V1_0b_preprocessed1.csv"), &abide.join("ABIDE_pcp/Phenotypic_V1_0b_preprocessed1.csv"));
+    let c = cohort::import(&abide, &opts, &|_, _| {}, &Cancel::default()).unwrap();
+    assert_eq!((c.len(), c.provenance.layout.as_str()), (20, "ABIDE Preprocessed"));
+    check_against_nilearn(&c, &refs);
+    // Written and read back whole.
+    let out = tmp.path().join("abide20.npz");
+    file::write(&out, &c).unwrap();
+    assert!(file::is_cohort(&out));
+    let back = file::read(&out).unwrap();
+    let bits = |c: &cohort::Cohort| c.connectomes.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&back), bits(&c), "NaN entries included");
+    let without = |c: &cohort::Cohort| cohort::Cohort { connectomes: Vec::new(), ..c.clone() };
+    assert_eq!(without(&back), without(&c));
+}
+
+fn brainlens(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_brainlens")).args(args).output().unwrap()
+}
+
+#[test]
+fn whole_cohorts_import_with_the_readme_counts() {
+    let Some(root) = cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("adhd.npz");
+    let o = brainlens(&[
+        "cohort",
+        "import",
+        root.join("adhd200_aal").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["n_subjects"].as_u64(), v["n_regions"].as_u64()), (Some(582), Some(90)));
+    assert_eq!((v["labels"]["HC"].as_u64(), v["labels"]["ADHD"].as_u64()), (Some(364), Some(218)));
+    assert_eq!(v["flagged"].as_array().unwrap().len(), 0);
+    // ABIDE, flagged subjects kept: all 871 with the README's label counts, the 8 constant-region subjects
+    // flagged and their undefined entries NaN.
+    let out = tmp.path().join("abide.npz");
+    let o = brainlens(&[
+        "cohort",
+        "import",
+        root.join("abide_pcp_aal").to_str().unwrap(),
+        "--keep-flagged",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["n_subjects"].as_u64(), Some(871));
+    assert_eq!((v["labels"]["ASD"].as_u64(), v["labels"]["HC"].as_u64()), (Some(403), Some(468)));
+    assert_eq!(v["sites"].as_object().unwrap().len(), 20);
+    let flagged: Vec<&str> = v["flagged"].as_array().unwrap().iter().map(|f| f["subject"].as_str().unwrap()).collect();
+    assert_eq!(
+        flagged,
+        [
+            "CMU_b_0050648",
+            "Caltech_0051464",
+            "NYU_0051020",
+            "NYU_0051118",
+            "SBL_0051558",
+            "SDSU_0050184",
+            "SDSU_0050195",
+            "Trinity_0050259"
+        ]
+    );
+    let c = file::read(&out).unwrap();
+    let i = c.ids.iter().position(|s| s == "NYU_0051020").unwrap();
+    assert!(c.flags[i].contains(" constant"));
+    assert!(c.matrix(i).iter().any(|v| v.is_nan()));
+    let clean = c.ids.iter().position(|s| s == "NYU_0050952").unwrap();
+    assert!(c.matrix(clean).iter().all(|v| v.is_finite()));
+    // Left out by default: the table says which and why.
+    let o = brainlens(&["cohort", "show", out.to_str().unwrap()]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("flagged: 8 (0 left out, 8 kept)"), "{text}");
+}
+
+#[test]
+fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
+    let Some(root) = cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = root.join("adhd200_aal");
+    let pheno = std::fs::read_to_string(src.join("Phenotypic_V1_0b_preprocessed1.csv")).unwrap();
+    let ids = ["0010001", "0010002", "0010003", "0010004", "0010005", "0010006"];
+    let make = |name: &str| -> PathBuf {
+        let d = tmp.path().join(name);
+        for id in ids {
+            let f = format!("{id}_rois_aal.1D");
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::copy(src.join(&f), d.join(&f)).unwrap();
+        }
+        std::fs::write(d.join("Phenotypic_V1_0b_preprocessed1.csv"), &pheno).unwrap();
+        d
+    };
+    let run = |dir: &Path| {
+        let out = dir.join("out.npz");
+        let o = brainlens(&["cohort", "import", dir.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert!(!out.exists() && !dir.join("out.npz.partial").exists());
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    // A ragged row.
+    let d = make("ragged");
+    let f = d.join("0010003_rois_aal.1D");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    let cut = text.match_indices('\n').nth(5).unwrap().0;
+    let body = text[..cut].trim_end().len();
+    let last_value = text[..body].rfind(char::is_whitespace).unwrap();
+    text.replace_range(last_value..body, "");
+    std::fs::write(&f, text).unwrap();
+    let e = run(&d);
+    assert!(e.contains("0010003_rois_aal.1D: line 6: 115 values, but line 2 has 116: a ragged row"), "{e}");
+    // A phenotype table without its id column (given explicitly: no preset matches it any more).
+    let d = make("no-id");
+    std::fs::write(d.join("Phenotypic_V1_0b_preprocessed1.csv"), pheno.replacen("ScanDir ID", "Scan", 1)).unwrap();
+    let out = d.join("out.npz");
+    let o = brainlens(&[
+        "cohort",
+        "import",
+        d.to_str().unwrap(),
+        "--phenotype",
+        d.join("Phenotypic_V1_0b_preprocessed1.csv").to_str().unwrap(),
+        "--id-column",
+        "ScanDir ID",
+        "--label-column",
+        "DX",
+        "--label-values",
+        "0=HC,1=ADHD,2=ADHD,3=ADHD",
+        "--task",
+        "adhd",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && !out.exists());
+    assert!(
+        e.contains("Phenotypic_V1_0b_preprocessed1.csv: no column 'ScanDir ID' (the header has: Scan, Site"),
+        "{e}"
+    );
+    // A label value the task does not know, on a named line.
+    let d = make("label");
+    let mut lines: Vec<String> = pheno.lines().map(str::to_string).collect();
+    let row = lines.iter().position(|l| l.starts_with("10001,")).unwrap();
+    let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
+    cells[5] = "pending".into();
+    lines[row] = cells.join(",");
+    std::fs::write(d.join("Phenotypic_V1_0b_preprocessed1.csv"), lines.join("\n")).unwrap();
+    let e = run(&d);
+    assert!(e.contains(&format!("line {}: DX = 'pending' is not a label of task adhd", row + 1)), "{e}");
+    // Only one label among the subjects.
+    let d = make("one-label");
+    let keep: Vec<&str> =
+        pheno.lines().filter(|l| l.starts_with("ScanDir") || l.split(',').nth(5) == Some("0")).collect();
+    std::fs::write(d.join("Phenotypic_V1_0b_preprocessed1.csv"), keep.join("\n")).unwrap();
+    for id in ids {
+        if !keep.iter().any(|l| l.starts_with(&format!("{},", id.trim_start_matches('0')))) {
+            std::fs::remove_file(d.join(format!("{id}_rois_aal.1D"))).unwrap();
+        }
+    }
+    let e = run(&d);
+    assert!(
+        e.contains("every subject kept is labelled HC: a cohort for task adhd needs both of its labels (HC, ADHD)"),
+        "{e}"
+    );
+}
