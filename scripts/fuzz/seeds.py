@@ -147,6 +147,39 @@ def timeseries(out):
     put(out, "timeseries_connectivity", "adhd200.mat", bytes([3]) + mat_bytes(ts=x))
 
 
+def cohort(out):
+    """What a cohort import reads: the heads of an ABIDE `.1D` (header of AAL codes) and an ADHD-200 one (a
+    line of spaces), the heads of both phenotype tables (CSV; ABIDE's also as TSV), and a 3-subject cohort
+    `.npz` laid out as `brainlens cohort import` writes it (SYNTHETIC values, real member names and dtypes)."""
+    heads = {}
+    for name in ("abide_pcp_aal", "adhd200_aal"):
+        with tarfile.open(os.path.join(DATA, f"cohorts/{name}.tar.xz")) as t:
+            for m in t:
+                if m.name.endswith(".1D") and "1D" not in heads.get(name, {}):
+                    heads.setdefault(name, {})["1D"] = t.extractfile(m).read().decode().splitlines()[:25]
+                elif m.name.endswith(".csv") and "csv" not in heads.get(name, {}):
+                    heads.setdefault(name, {})["csv"] = t.extractfile(m).read().decode().splitlines()[:20]
+                if len(heads.get(name, {})) == 2:
+                    break
+    for name, h in heads.items():
+        put(out, "cohort_inputs", f"{name}.1D", bytes([0]) + "\n".join(h["1D"]).encode())
+        put(out, "cohort_inputs", f"{name}.csv", bytes([1 if name.startswith("abide") else 2]) + "\n".join(h["csv"]).encode())
+    abide_csv = heads["abide_pcp_aal"]["csv"]
+    put(out, "cohort_inputs", "abide.tsv", bytes([3]) + "\n".join(l.replace(",", "\t") for l in abide_csv).encode())
+    rng = np.random.default_rng(0)
+    c = rng.uniform(-1, 1, (3, 4, 4))
+    buf = io.BytesIO()
+    np.savez(buf, connectomes=c, subject_ids=np.array(["a", "b", "c"]), labels=np.array(["ASD", "HC", "ASD"]),
+             sex=np.array(["male", "female", ""]), age=np.array([10.0, np.nan, 30.0]), site=np.array(["NYU"] * 3),
+             n_volumes=np.array([100, 120, 90]), flags=np.array(["", "", ""]), region_labels=np.array(list("wxyz")),
+             region_codes=np.array(["1", "2", "3", "4"]), flagged_ids=np.array([], dtype="<U1"),
+             flagged_files=np.array([], dtype="<U1"), flagged_reasons=np.array([], dtype="<U1"),
+             flagged_kept=np.array([], dtype=np.int64), provenance=np.array('{"source": "synthetic seed", '
+             '"layout": "folder", "phenotype": "", "task": "asd", "kind": "correlation", "method": "", '
+             '"regions": "all 4", "made_by": "seeds.py"}'))
+    put(out, "cohort_inputs", "synthetic_cohort.npz", bytes([4]) + buf.getvalue())
+
+
 def bench(out):
     demo = os.path.join(ROOT, "fixtures/bench/demo")
     for p in sorted(glob.glob(os.path.join(demo, "cases/**/*.json"), recursive=True))[::8]:
@@ -176,6 +209,7 @@ def main():
     surfaces(out)
     networks(out)
     timeseries(out)
+    cohort(out)
     bench(out)
     gguf(out)
     for d in sorted(os.listdir(out)):
