@@ -35,21 +35,17 @@ pub enum NpyArray<'a> {
     Str(Vec<usize>, &'a [String]),
 }
 
-/// The `.npy` bytes of one array (format 1.0, header padded to 64 bytes as numpy writes it).
-pub fn npy_bytes(a: &NpyArray) -> Vec<u8> {
-    let (shape, descr, body) = match a {
-        NpyArray::F64(s, d) => (s, "<f8".to_string(), d.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()),
-        NpyArray::I64(s, d) => (s, "<i8".to_string(), d.iter().flat_map(|v| v.to_le_bytes()).collect()),
-        NpyArray::Str(s, d) => {
-            let width = d.iter().map(|t| t.chars().count()).max().unwrap_or(0).max(1);
-            let mut body = Vec::with_capacity(d.len() * width * 4);
-            for t in d.iter() {
-                let n = t.chars().count();
-                body.extend(t.chars().flat_map(|c| (c as u32).to_le_bytes()));
-                body.extend(std::iter::repeat_n(0u8, (width - n) * 4));
-            }
-            (s, format!("<U{width}"), body)
-        }
+/// Writes one array as `.npy` (format 1.0, header padded to 64 bytes as numpy writes it) to `w`, its body
+/// streamed (no copy of the array is made).
+pub fn write_npy(w: &mut impl std::io::Write, a: &NpyArray) -> std::io::Result<()> {
+    let width = match a {
+        NpyArray::Str(_, d) => d.iter().map(|t| t.chars().count()).max().unwrap_or(0).max(1),
+        _ => 0,
+    };
+    let (shape, descr) = match a {
+        NpyArray::F64(s, _) => (s, "<f8".to_string()),
+        NpyArray::I64(s, _) => (s, "<i8".to_string()),
+        NpyArray::Str(s, _) => (s, format!("<U{width}")),
     };
     let dims = match shape.as_slice() {
         [] => "()".to_string(),
@@ -60,12 +56,33 @@ pub fn npy_bytes(a: &NpyArray) -> Vec<u8> {
     let total = 10 + header.len() + 1;
     header.extend(std::iter::repeat_n(' ', total.next_multiple_of(64) - total));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + body.len());
-    out.extend(b"\x93NUMPY\x01\x00");
-    out.extend((header.len() as u16).to_le_bytes());
-    out.extend(header.as_bytes());
-    out.extend(body);
-    out
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    w.write_all(&(header.len() as u16).to_le_bytes())?;
+    w.write_all(header.as_bytes())?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    macro_rules! chunks {
+        ($d:expr) => {
+            for chunk in $d.chunks(8192) {
+                buf.clear();
+                chunk.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+                w.write_all(&buf)?;
+            }
+        };
+    }
+    match a {
+        NpyArray::F64(_, d) => chunks!(d),
+        NpyArray::I64(_, d) => chunks!(d),
+        NpyArray::Str(_, d) => {
+            for t in d.iter() {
+                let n = t.chars().count();
+                buf.clear();
+                buf.extend(t.chars().flat_map(|c| (c as u32).to_le_bytes()));
+                buf.extend(std::iter::repeat_n(0u8, (width - n) * 4));
+                w.write_all(&buf)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes an uncompressed `.npz` (as `np.savez`) holding `members`; the file appears whole or not at all
@@ -79,7 +96,7 @@ pub fn write_npz(path: &std::path::Path, members: &[(&str, NpyArray)]) -> std::i
             .large_file(true);
         for (name, a) in members {
             zip.start_file(format!("{name}.npy"), options).map_err(std::io::Error::other)?;
-            std::io::Write::write_all(&mut zip, &npy_bytes(a))?;
+            write_npy(&mut zip, a)?;
         }
         let mut w = zip.finish().map_err(std::io::Error::other)?;
         std::io::Write::flush(&mut w)?;

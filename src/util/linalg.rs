@@ -60,7 +60,8 @@ pub fn product(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
 /// `XᵀX` (`cols × cols`, row-major) of a row-major `rows × cols` matrix.
 pub fn gram(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     let m = DMatrix::from_row_slice(rows, cols, x);
-    row_major(&m.tr_mul(&m))
+    // Through nalgebra's blocked product (matrixmultiply's dgemm): faster here than `tr_mul`'s dot products.
+    row_major(&(m.transpose() * &m))
 }
 
 #[cfg(test)]

@@ -137,16 +137,18 @@ impl Cohort {
     }
 }
 
-/// A subject on its way in.
-struct Candidate {
-    id: String,
-    file: PathBuf,
-    row: Option<phenotype::Row>,
+/// What the per-subject pass learns of one subject.
+struct Subject {
     reasons: Vec<String>,
+    volumes: usize,
+    /// Its connectome (its covariance for the tangent kind), when it is kept.
+    matrix: Option<Vec<f64>>,
+    constant: Vec<usize>,
 }
 
-/// Imports the cohort in `dir`. `progress(done, total)` is called as subjects are read and as connectomes
-/// are computed; `cancel` stops it between subjects.
+/// Imports the cohort in `dir`. `progress(done, total)` is called as subjects are done; `cancel` stops it
+/// between subjects. Each subject's series is read, checked and turned into its connectome in one pass on
+/// every core, so memory holds the connectomes, not the series.
 pub fn import(
     dir: &Path,
     opts: &ImportOptions,
@@ -165,28 +167,21 @@ pub fn import(
     };
     let table = phenotype::read(&table_path, &spec)?;
     let total = layout.subjects.len();
-    // Read every series (on every core); a file that cannot be read stops the import with its name.
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let read = crate::util::par::map_collect(total, crate::util::par::threads(), 8, |i| {
-        if cancel.is_cancelled() {
-            return Err(NetworkError::Cancelled);
-        }
-        let s = series::read(&layout.subjects[i].1);
-        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, 2 * total);
-        s
-    });
-    let all: Vec<series::Series> = read.into_iter().collect::<Result<_>>()?;
-    // The region count most subjects have; the region set.
-    let regions_in = most_common(all.iter().map(|s| s.regions));
+    // The region count most subjects have (from each file's first row) and the region set.
+    let shapes: Vec<(usize, Option<Vec<String>>)> =
+        crate::util::par::map_collect(total, crate::util::par::threads(), 16, |i| series::peek(&layout.subjects[i].1))
+            .into_iter()
+            .collect::<Result<_>>()?;
+    let regions_in = most_common(shapes.iter().map(|s| s.0));
+    let codes_in = shapes.iter().find(|s| s.0 == regions_in).and_then(|s| s.1.clone());
     let regions = opts.regions.unwrap_or(if regions_in == 116 { Regions::Aal90 } else { Regions::All });
-    let reference = all.iter().find(|s| s.regions == regions_in).expect("one subject has the common count");
     let columns: Vec<usize> = match regions {
         Regions::All => (0..regions_in).collect(),
         Regions::Aal90 => {
             if regions_in != 116 {
                 invalid!("--regions aal90 needs AAL-116 series (116 regions); these have {regions_in}");
             }
-            match &reference.codes {
+            match &codes_in {
                 Some(codes) => (0..116).filter(|&j| codes[j].parse::<u32>().is_ok_and(|c| c < 9000)).collect(),
                 None => (0..90).collect(),
             }
@@ -196,66 +191,76 @@ pub fn import(
         invalid!("the header codes give {} cerebral regions (codes below 9000), not AAL-90's 90", columns.len());
     }
     let atlas_labels = (regions_in == 116).then(|| crate::network::atlas::Atlas::builtin("aal116").ok()).flatten();
-    let region_codes: Vec<String> = match &reference.codes {
+    let region_codes: Vec<String> = match &codes_in {
         Some(c) => columns.iter().map(|&j| c[j].clone()).collect(),
         None => columns.iter().map(|&j| (j + 1).to_string()).collect(),
     };
     let region_labels: Vec<String> = match &atlas_labels {
         Some(a) => columns.iter().map(|&j| a.labels[j].clone()).collect(),
-        None => reference.codes.clone().map_or_else(
+        None => codes_in.clone().map_or_else(
             || columns.iter().map(|&j| format!("R{}", j + 1)).collect(),
             |c| columns.iter().map(|&j| c[j].clone()).collect(),
         ),
     };
-    // Who is in, who is flagged and why.
-    let mut candidates = Vec::new();
-    let mut selected = Vec::new();
-    for ((id, file), s) in layout.subjects.iter().zip(&all) {
-        let row = table.rows.get(&phenotype::key(id)).cloned();
+    let rows: Vec<Option<phenotype::Row>> =
+        layout.subjects.iter().map(|(id, _)| table.rows.get(&phenotype::key(id)).cloned()).collect();
+    // One pass per subject, on every core: read, check, compute.
+    let r = columns.len();
+    let kind = opts.kind;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let passed = crate::util::par::map_collect(total, crate::util::par::threads(), 4, |i| -> Result<Subject> {
+        if cancel.is_cancelled() {
+            return Err(NetworkError::Cancelled);
+        }
+        let (id, file) = &layout.subjects[i];
         let mut reasons = Vec::new();
-        match &row {
+        match &rows[i] {
             None => reasons.push(format!("not in the phenotype table {}", table.path)),
-            Some(r) if r.label.is_none() => reasons.push(format!("no {} value (line {})", spec.label, r.line)),
+            Some(row) if row.label.is_none() => reasons.push(format!("no {} value (line {})", spec.label, row.line)),
             _ => {}
         }
         if let Some(lines) = table.duplicates.get(&phenotype::key(id)) {
             reasons.push(format!("its id is on several lines of the phenotype table: {lines:?}"));
         }
-        if s.regions != regions_in {
+        let s = series::read(file)?;
+        let out = if s.regions != regions_in {
             reasons.push(format!("{} regions where the cohort has {regions_in}", s.regions));
-            candidates.push(Candidate { id: id.clone(), file: file.clone(), row, reasons });
-            selected.push(None);
-            continue;
-        }
-        let sel = s.select(&columns);
-        if sel.volumes < opts.min_volumes {
-            reasons.push(format!("{} volumes: fewer than {}", sel.volumes, opts.min_volumes));
-        }
-        let constant = sel.constant_columns();
-        if !constant.is_empty() {
-            let named: Vec<String> =
-                constant.iter().take(3).map(|&j| format!("{} ({})", region_labels[j], region_codes[j])).collect();
-            let more = constant.len().saturating_sub(3);
-            reasons.push(match (constant.len(), more) {
-                (1, _) => format!("region {} is constant", named[0]),
-                (_, 0) => format!("regions {} are constant", named.join(", ")),
-                _ => format!("regions {} and {more} more are constant", named.join(", ")),
-            });
-        }
-        candidates.push(Candidate { id: id.clone(), file: file.clone(), row, reasons });
-        selected.push(Some(sel));
-    }
-    drop(all);
+            Subject { reasons, volumes: s.volumes, matrix: None, constant: Vec::new() }
+        } else {
+            let sel = s.select(&columns);
+            drop(s);
+            if sel.volumes < opts.min_volumes {
+                reasons.push(format!("{} volumes: fewer than {}", sel.volumes, opts.min_volumes));
+            }
+            let constant = sel.constant_columns();
+            if !constant.is_empty() {
+                reasons.push(constant_reason(&constant, &region_labels, &region_codes));
+            }
+            let matrix = if reasons.is_empty() || opts.keep_flagged {
+                let mut m = estimate::subject(&sel.values, sel.volumes, r, kind)
+                    .map_err(|e| crate::network::error::format(&file.display(), e.to_string()))?;
+                if kind != Kind::Tangent {
+                    mark_constant(&mut m, &constant, r);
+                }
+                Some(m)
+            } else {
+                None
+            };
+            Subject { reasons, volumes: sel.volumes, matrix, constant }
+        };
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+        Ok(out)
+    });
+    let passed: Vec<Subject> = passed.into_iter().collect::<Result<_>>()?;
     let mut flagged = Vec::new();
     let mut members = Vec::new();
-    for (i, c) in candidates.iter().enumerate() {
-        let usable = selected[i].is_some();
-        let kept = c.reasons.is_empty() || (opts.keep_flagged && usable);
-        if !c.reasons.is_empty() {
+    for (i, s) in passed.iter().enumerate() {
+        let kept = s.matrix.is_some();
+        if !s.reasons.is_empty() {
             flagged.push(Flag {
-                subject: c.id.clone(),
-                file: c.file.display().to_string(),
-                reason: c.reasons.join("; "),
+                subject: layout.subjects[i].0.clone(),
+                file: layout.subjects[i].1.display().to_string(),
+                reason: s.reasons.join("; "),
                 kept,
             });
         }
@@ -268,7 +273,7 @@ pub fn import(
     }
     let mut labels_present: Vec<&str> = Vec::new();
     for &i in &members {
-        if let Some(l) = candidates[i].row.as_ref().and_then(|r| r.label.as_deref())
+        if let Some(l) = rows[i].as_ref().and_then(|r| r.label.as_deref())
             && !labels_present.contains(&l)
         {
             labels_present.push(l);
@@ -283,38 +288,26 @@ pub fn import(
             spec.label_names().join(", ")
         );
     }
-    // Connectomes, on every core.
-    let r = columns.len();
-    let kind = opts.kind;
-    let offset = done.load(std::sync::atomic::Ordering::Relaxed);
-    let done = std::sync::atomic::AtomicUsize::new(offset);
-    let computed = crate::util::par::map_collect(members.len(), crate::util::par::threads(), 4, |k| {
-        if cancel.is_cancelled() {
-            return Err(NetworkError::Cancelled);
-        }
-        let s = selected[members[k]].as_ref().expect("members have series");
-        let mut m = estimate::subject(&s.values, s.volumes, r, kind)
-            .map_err(|e| crate::network::error::format(&candidates[members[k]].file.display(), e.to_string()))?;
-        mark_constant(&mut m, s, r);
-        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, offset + members.len());
-        Ok(m)
-    });
-    let mut matrices: Vec<Vec<f64>> = computed.into_iter().collect::<Result<_>>()?;
+    let mut matrices: Vec<Vec<f64>> = Vec::with_capacity(members.len());
+    let mut passed = passed;
+    for &i in &members {
+        matrices.push(passed[i].matrix.take().expect("members have a matrix"));
+    }
     if kind == Kind::Tangent {
         matrices = estimate::tangent(&matrices, r)?;
         for (k, &i) in members.iter().enumerate() {
-            mark_constant(&mut matrices[k], selected[i].as_ref().expect("members have series"), r);
+            mark_constant(&mut matrices[k], &passed[i].constant, r);
         }
     }
-    let get = |i: usize| candidates[i].row.clone().unwrap_or_default();
+    let get = |i: usize| rows[i].clone().unwrap_or_default();
     Ok(Cohort {
-        ids: members.iter().map(|&i| candidates[i].id.clone()).collect(),
+        ids: members.iter().map(|&i| layout.subjects[i].0.clone()).collect(),
         labels: members.iter().map(|&i| get(i).label.unwrap_or_default()).collect(),
         sex: members.iter().map(|&i| get(i).sex.unwrap_or_default()).collect(),
         age: members.iter().map(|&i| get(i).age.unwrap_or(f64::NAN)).collect(),
         site: members.iter().map(|&i| get(i).site.unwrap_or_default()).collect(),
-        volumes: members.iter().map(|&i| selected[i].as_ref().map_or(0, |s| s.volumes as i64)).collect(),
-        flags: members.iter().map(|&i| candidates[i].reasons.join("; ")).collect(),
+        volumes: members.iter().map(|&i| passed[i].volumes as i64).collect(),
+        flags: members.iter().map(|&i| passed[i].reasons.join("; ")).collect(),
         region_labels,
         region_codes,
         r,
@@ -336,10 +329,20 @@ pub fn import(
     })
 }
 
+fn constant_reason(constant: &[usize], labels: &[String], codes: &[String]) -> String {
+    let named: Vec<String> = constant.iter().take(3).map(|&j| format!("{} ({})", labels[j], codes[j])).collect();
+    let more = constant.len().saturating_sub(3);
+    match (constant.len(), more) {
+        (1, _) => format!("region {} is constant", named[0]),
+        (_, 0) => format!("regions {} are constant", named.join(", ")),
+        _ => format!("regions {} and {more} more are constant", named.join(", ")),
+    }
+}
+
 /// A constant region's correlations are undefined: its row and column become NaN (its diagonal too), never
 /// a number the estimator happened to give.
-fn mark_constant(m: &mut [f64], s: &series::Series, r: usize) {
-    for j in s.constant_columns() {
+fn mark_constant(m: &mut [f64], constant: &[usize], r: usize) {
+    for &j in constant {
         for k in 0..r {
             m[j * r + k] = f64::NAN;
             m[k * r + j] = f64::NAN;
