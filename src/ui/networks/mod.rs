@@ -6,6 +6,7 @@ pub mod agent;
 mod brain;
 pub mod brain3d;
 mod circle;
+pub mod cohort;
 pub mod evidence;
 mod figure;
 mod matrix;
@@ -89,6 +90,7 @@ pub struct NetworksRoom {
     pub case_review: evidence::CaseReviewPanel,
     pub gfm: evidence::GfmPanel,
     pub agent: agent::AgentPanel,
+    pub cohort: cohort::CohortPanel,
     /// The lower view: the glass brain or the 3-D view.
     pub brain_view: BrainView,
     pub view3d: brain3d::View3d,
@@ -109,54 +111,16 @@ pub fn is_network_file(path: &Path) -> bool {
 impl NetworksRoom {
     /// Opens a connectome; errors are shown and the current network stays open. Returns success.
     pub fn open(&mut self, path: PathBuf) -> bool {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npz"))
+            && crate::network::cohort::file::is_cohort(&path)
+        {
+            self.cohort.open_file(path);
+            return self.cohort.error.is_none();
+        }
         match io::load(&path, Asymmetry::Directed) {
-            Ok(mut c) => {
-                let (atlas, note) = crate::network::atlas::infer(&path, c.n);
-                if let Some(a) = &atlas
-                    && c.labels.first().is_some_and(|l| l == "R1")
-                {
-                    c.labels = a.labels.clone();
-                }
-                let note = if c.directed {
-                    format!("{note}; directed (asymmetric matrix, row to column)")
-                } else {
-                    note.to_string()
-                };
-                let options =
-                    MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
-                let prepared = prepare(&c, &options);
-                let metrics = summarize_prepared(&c, &prepared, &options);
-                // Loading fixes (diagonal zeroed, …) are reported once, when the file opens.
-                self.message = (!c.fixes.is_empty()).then(|| format!("{}: {}", path.display(), c.fixes.join("; ")));
-                self.path_field = path.display().to_string();
-                self.opened = Some(path.clone());
-                self.current = Some(OpenNetwork {
-                    path,
-                    connectome: c,
-                    atlas,
-                    atlas_note: note,
-                    options,
-                    prepared,
-                    metrics,
-                    selected: None,
-                    highlight: Vec::new(),
-                    order: Order::Atlas,
-                    style: crate::network::plot::Style::default(),
-                    sort: table::SortKey::Index,
-                    color_limit: 1.0,
-                    matrix_texture: None,
-                    glass_cache: Default::default(),
-                    circle_cache: Default::default(),
-                    figure_note: None,
-                    atlas_field: String::new(),
-                    atlas_error: None,
-                    generation: 0,
-                    small_world: None,
-                    sw_job: None,
-                    metrics_job: None,
-                    commands: Vec::new(),
-                });
-                self.error = None;
+            Ok(c) => {
+                self.show_network(path.clone(), c);
+                self.opened = Some(path);
                 true
             }
             Err(e) => {
@@ -164,6 +128,51 @@ impl NetworksRoom {
                 false
             }
         }
+    }
+
+    /// Shows a loaded connectome (from a file or a cohort's subject) with its atlas and metrics.
+    fn show_network(&mut self, path: PathBuf, mut c: Connectome) {
+        let (atlas, note) = crate::network::atlas::infer(&path, c.n);
+        if let Some(a) = &atlas
+            && c.labels.first().is_some_and(|l| l == "R1")
+        {
+            c.labels = a.labels.clone();
+        }
+        let note =
+            if c.directed { format!("{note}; directed (asymmetric matrix, row to column)") } else { note.to_string() };
+        let options = MetricsOptions { proportional: Some(0.2), local_efficiency: c.n <= 300, ..Default::default() };
+        let prepared = prepare(&c, &options);
+        let metrics = summarize_prepared(&c, &prepared, &options);
+        // Loading fixes (diagonal zeroed, …) are reported once, when the file opens.
+        self.message = (!c.fixes.is_empty()).then(|| format!("{}: {}", path.display(), c.fixes.join("; ")));
+        self.path_field = path.display().to_string();
+        self.current = Some(OpenNetwork {
+            path,
+            connectome: c,
+            atlas,
+            atlas_note: note,
+            options,
+            prepared,
+            metrics,
+            selected: None,
+            highlight: Vec::new(),
+            order: Order::Atlas,
+            style: crate::network::plot::Style::default(),
+            sort: table::SortKey::Index,
+            color_limit: 1.0,
+            matrix_texture: None,
+            glass_cache: Default::default(),
+            circle_cache: Default::default(),
+            figure_note: None,
+            atlas_field: String::new(),
+            atlas_error: None,
+            generation: 0,
+            small_world: None,
+            sw_job: None,
+            metrics_job: None,
+            commands: Vec::new(),
+        });
+        self.error = None;
     }
 
     /// Draws the room.
@@ -203,7 +212,20 @@ impl NetworksRoom {
             {
                 self.agent.open = true;
             }
+            if ui
+                .button("Cohort…")
+                .on_hover_text("Import a cohort (ABIDE, ADHD-200, a folder of time series) or open one")
+                .clicked()
+            {
+                self.cohort.open = true;
+            }
         });
+        if let Some(i) = self.cohort.show(ui.ctx()) {
+            match self.cohort.subject_connectome(i) {
+                Ok((path, c)) => self.show_network(path, c),
+                Err(e) => self.cohort.error = Some(e),
+            }
+        }
         if let Some(p) = open_path {
             self.open(p);
         }
@@ -567,6 +589,7 @@ impl NetworksRoom {
             &self.hark.asking,
             &self.card.job,
             &self.gfm.job,
+            &self.cohort.job,
         ];
         if let Some(o) = &self.current {
             slots.push(&o.sw_job);
@@ -623,6 +646,7 @@ impl Room for NetworksRoom {
             && !c.busy()
             && !c.pending()
             && !self.agent.busy()
+            && !self.cohort.busy()
             && !self.current.as_ref().is_some_and(OpenNetwork::recomputing)
     }
 }

@@ -1,0 +1,83 @@
+//! The Networks room's Cohort window with egui_kittest, on real ADHD-200 files (unpacked outside the
+//! repository by ../shared/data/cohorts/unpack.sh into BRAINLENS_COHORTS; required when
+//! BRAINLENS_REQUIRE_COHORTS is set, as scripts/test.sh does): Cohort… opens it, Import runs in the background
+//! with a progress bar, the table lists the subjects with label, sex and site, and clicking a subject shows its
+//! connectome in the room.
+#![cfg(feature = "gui")]
+
+use brainlens::ui::app::BrainLensApp;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::path::{Path, PathBuf};
+
+fn cohorts() -> Option<PathBuf> {
+    let dir = std::env::var_os("BRAINLENS_COHORTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/brainlens-cohorts"));
+    if dir.join("adhd200_aal").is_dir() {
+        return Some(dir);
+    }
+    assert!(std::env::var_os("BRAINLENS_REQUIRE_COHORTS").is_none(), "cohorts required but not in {}", dir.display());
+    None
+}
+
+#[test]
+fn a_cohort_imports_in_the_window_and_a_subject_opens_in_the_room() {
+    let Some(root) = cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = root.join("adhd200_aal");
+    let folder = tmp.path().join("adhd12");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("_rois_aal.1D"))
+        .collect();
+    files.sort();
+    for f in files.iter().take(12) {
+        std::os::unix::fs::symlink(f, folder.join(f.file_name().unwrap())).unwrap();
+    }
+    let table = "Phenotypic_V1_0b_preprocessed1.csv";
+    std::os::unix::fs::symlink(src.join(table), folder.join(table)).unwrap();
+
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("Cohort…").click();
+    h.run_steps(2);
+    h.get_by_label("Folder").click();
+    h.get_by_label("Folder").type_text(&folder.display().to_string());
+    let out = tmp.path().join("adhd12.npz");
+    h.get_by_label("Cohort file").click();
+    h.get_by_label("Cohort file").type_text(&out.display().to_string());
+    h.run_steps(2);
+    h.get_by_label("Import").click();
+    h.run_steps(2);
+    for _ in 0..1000 {
+        h.run_steps(1);
+        if !h.state().networks.cohort.busy() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let panel = &h.state().networks.cohort;
+    assert!(panel.error.is_none(), "{:?}", panel.error);
+    let (path, c) = panel.cohort.clone().expect("imported");
+    assert_eq!((path.as_path(), c.len(), c.r), (out.as_path(), 12, 90));
+    assert!(out.is_file());
+    h.run_steps(2);
+    // The table shows the first subject with its label and site.
+    let first = c.ids[0].clone();
+    let (label, site) = (c.labels[0].clone(), c.site[0].clone());
+    assert!(["HC", "ADHD"].contains(&label.as_str()));
+    assert!(h.query_all_by_label(&site).count() >= 1, "site {site} shown");
+    assert!(h.query_by_label_contains("12 subjects, 90 regions").is_some());
+    // Clicking the subject shows its connectome in the room, labelled with AAL-90's regions.
+    h.get_by_label(&first).click();
+    h.run_steps(3);
+    let o = h.state().networks.current.as_ref().unwrap();
+    assert_eq!((o.connectome.n, o.connectome.labels[0].as_str()), (90, "Precentral_L"));
+    assert!(o.path.to_string_lossy().ends_with(&format!("adhd12.npz#{first}")), "{}", o.path.display());
+}
