@@ -24,7 +24,9 @@ while [ $# -gt 0 ]; do
 done
 [ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(cd fuzz && cargo +nightly fuzz list)
 [ -d target/fuzz-seeds ] || target/ref-venv/bin/python scripts/fuzz/seeds.py target/fuzz-seeds >/dev/null
-(cd fuzz && cargo +nightly fuzz build -O -a -s none >/dev/null)
+# Built once through `fuzz run` (its build settings differ from `fuzz build`'s, which made every run rebuild
+# the crate): the first target run for no input; the others then reuse it.
+(cd fuzz && cargo +nightly fuzz run -O -a -s none "${TARGETS[0]}" -- -runs=0 >/dev/null 2>&1)
 # The targets write their input to a temporary file: in memory, not on disk.
 export TMPDIR=/dev/shm
 mkdir -p target/fuzz-logs
