@@ -266,3 +266,62 @@ fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
         "{e}"
     );
 }
+
+/// `agent eval --cohort`: the agents' evaluation reads subjects, labels and connectomes from a cohort file —
+/// here evidence-knn on 40 ADHD-200 subjects: a label-stratified split of 8 test subjects, the case memory
+/// from the other 32, every test subject answered with a label, and no test subject in its own memory.
+#[test]
+fn the_agents_evaluate_straight_from_a_cohort_file() {
+    let Some(root) = cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = root.join("adhd200_aal");
+    let folder = tmp.path().join("adhd40");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("_rois_aal.1D"))
+        .collect();
+    files.sort();
+    for f in files.iter().step_by(14).take(40) {
+        link(f, &folder.join(f.file_name().unwrap()));
+    }
+    link(&src.join("Phenotypic_V1_0b_preprocessed1.csv"), &folder.join("Phenotypic_V1_0b_preprocessed1.csv"));
+    let cohort = tmp.path().join("adhd40.npz");
+    let o = brainlens(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = file::read(&cohort).unwrap();
+    let run = tmp.path().join("knn.jsonl");
+    let o = brainlens(&[
+        "agent",
+        "eval",
+        "--task",
+        "adhd",
+        "--cohort",
+        cohort.to_str().unwrap(),
+        "--method",
+        "evidence-knn",
+        "--out",
+        run.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().next().unwrap()).unwrap();
+    let test: Vec<&str> = header["test"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let expected_test: usize =
+        c.label_counts().iter().map(|(_, n)| ((*n as f64) * 0.2).round().max(1.0) as usize).sum();
+    assert_eq!((m["samples"].as_u64(), test.len()), (Some(expected_test as u64), expected_test));
+    assert_eq!(header["memory_cases"].as_u64(), Some((c.len() - expected_test) as u64));
+    assert!(test.iter().all(|t| c.ids.iter().any(|id| id == t)));
+    assert_eq!(m["failures"], serde_json::json!({}));
+    for line in std::fs::read_to_string(&run).unwrap().lines().skip(1) {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(["ADHD", "HC"].contains(&r["label"].as_str().unwrap()), "{r}");
+        let hits = r["trace"]["rounds"][0]["data"]["hits"].as_array().unwrap();
+        assert!(
+            !hits.is_empty() && hits.iter().all(|h| h["group"] != r["sample"]),
+            "no test subject in its own memory"
+        );
+    }
+}

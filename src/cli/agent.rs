@@ -116,11 +116,15 @@ pub enum AgentCommand {
         #[arg(long)]
         task: String,
         /// Folder of graph files.
-        #[arg(long)]
-        graphs: PathBuf,
+        #[arg(long, required_unless_present = "cohort")]
+        graphs: Option<PathBuf>,
         /// CSV: file,label[,group] (files relative to --graphs; a group is split as a whole).
-        #[arg(long)]
-        labels: PathBuf,
+        #[arg(long, required_unless_present = "cohort")]
+        labels: Option<PathBuf>,
+        /// A cohort file (`brainlens cohort import`) instead of --graphs and --labels: its subjects, their
+        /// labels and connectomes.
+        #[arg(long, conflicts_with_all = ["graphs", "labels"])]
+        cohort: Option<PathBuf>,
         /// Test fraction (per label, of its groups); the rest is the case memory.
         #[arg(long, default_value_t = 0.2)]
         split: f64,
@@ -239,6 +243,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             task,
             graphs,
             labels,
+            cohort,
             split: fraction,
             method,
             provider,
@@ -250,6 +255,12 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             json,
         } => {
             let task = Task::load(&task)?;
+            // A cohort file is both the folder of graphs (`cohort.npz/SUBJECT`) and the labels.
+            let (graphs, labels) = match (cohort, graphs, labels) {
+                (Some(c), _, _) => (c.clone(), c),
+                (None, Some(g), Some(l)) => (g, l),
+                _ => bail!("give --cohort FILE, or --graphs DIR and --labels CSV"),
+            };
             // The CARD top-k sweep: one evaluation per k, the same split, one table.
             let sweep = method.cases.clone();
             if sweep.is_empty() || sweep.contains(&0) {

@@ -99,7 +99,21 @@ fn networks_of(atlas: Option<&Atlas>, n: usize) -> Option<Vec<String>> {
 
 /// Loads a graph for the memory (labels from the atlas when it matches).
 pub fn load_graph(path: &Path, atlas: Option<&Atlas>) -> Result<Connectome> {
-    let mut c = crate::network::io::load(path, Asymmetry::Symmetrize)?;
+    let mut c = match crate::network::cohort::file::member(path) {
+        // A subject of a cohort file (`cohort.npz/SUBJECT`).
+        Some(m) => {
+            let (i, cohort) = m?;
+            Connectome::from_matrix(
+                &path.display().to_string(),
+                cohort.r,
+                cohort.r,
+                cohort.matrix(i).to_vec(),
+                Some(cohort.region_labels.clone()),
+                Asymmetry::Symmetrize,
+            )?
+        }
+        None => crate::network::io::load(path, Asymmetry::Symmetrize)?,
+    };
     if let Some(a) = atlas {
         if a.len() != c.n {
             return Err(RetrievalError::from(format!(

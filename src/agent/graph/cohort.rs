@@ -54,7 +54,24 @@ pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Ro
     Ok((test, train))
 }
 
+/// The rows of a cohort file (`brainlens cohort import`): its subjects, each its own group, with their labels.
+pub fn cohort_rows(path: &Path) -> Result<Vec<Row>> {
+    let c = crate::network::cohort::file::cached(path).map_err(|e| AgentError::from(e.to_string()))?;
+    if let Some(i) = c.labels.iter().position(String::is_empty) {
+        return Err(AgentError::from(format!("{}: subject {} has no label", path.display(), c.ids[i])));
+    }
+    Ok(c.ids
+        .iter()
+        .zip(&c.labels)
+        .map(|(id, l)| Row { file: id.clone(), label: l.clone(), group: id.clone() })
+        .collect())
+}
+
+/// The labelled rows of `labels`: a labels CSV (file,label[,group]) or a cohort file.
 pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
+    if crate::network::cohort::file::is_cohort(labels) {
+        return cohort_rows(labels);
+    }
     Ok(crate::retrieval::labels::read_labels(labels)?
         .into_iter()
         .map(|(file, label, group)| Row { group: if group.is_empty() { file.clone() } else { group }, file, label })

@@ -23,6 +23,38 @@ pub fn is_cohort(path: &Path) -> bool {
     names.contains(&"connectomes.npy") && names.contains(&"subject_ids.npy")
 }
 
+/// The cohort file at `path`, read once per process and shared (as long as the file is not rewritten): the
+/// agents load one subject at a time, and each subject must not cost a read of the whole file.
+pub fn cached(path: &Path) -> Result<std::sync::Arc<Cohort>> {
+    type Cache = std::sync::Mutex<Vec<(std::path::PathBuf, Option<std::time::SystemTime>, std::sync::Arc<Cohort>)>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let stamp = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((_, _, c)) =
+        cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(p, t, _)| p == path && *t == stamp)
+    {
+        return Ok(c.clone());
+    }
+    let c = std::sync::Arc::new(read(path)?);
+    let mut entries = cache.lock().unwrap_or_else(|e| e.into_inner());
+    entries.retain(|(p, _, _)| p != path);
+    entries.push((path.to_path_buf(), stamp, c.clone()));
+    Ok(c)
+}
+
+/// A cohort member addressed as a file inside the cohort file (`abide.npz/NYU_0051020`), as the agents'
+/// evaluation addresses graphs in a folder: `None` when `path` is not such an address.
+pub fn member(path: &Path) -> Option<Result<(usize, std::sync::Arc<Cohort>)>> {
+    let (parent, id) = (path.parent()?, path.file_name()?.to_str()?);
+    if path.exists() || !parent.is_file() || !is_cohort(parent) {
+        return None;
+    }
+    Some(cached(parent).and_then(|c| match c.ids.iter().position(|s| s == id) {
+        Some(i) => Ok((i, c)),
+        None => fail!(parent.display(), "no subject '{id}' in this cohort"),
+    }))
+}
+
 /// Writes `c` to `path` (whole or not at all).
 pub fn write(path: &Path, c: &Cohort) -> Result<()> {
     let n = c.len();
