@@ -324,4 +324,32 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
             "no test subject in its own memory"
         );
     }
+    // The majority baseline on the same split: every test subject gets the training split's commoner label
+    // (a tie goes to the task's first label, ADHD).
+    let run = tmp.path().join("majority.jsonl");
+    let o = brainlens(&[
+        "agent",
+        "eval",
+        "--task",
+        "adhd",
+        "--cohort",
+        cohort.to_str().unwrap(),
+        "--method",
+        "majority",
+        "--out",
+        run.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let train: Vec<&String> =
+        c.labels.iter().zip(&c.ids).filter(|(_, id)| !test.contains(&id.as_str())).map(|(l, _)| l).collect();
+    let adhd = train.iter().filter(|l| l.as_str() == "ADHD").count();
+    let expected = if adhd * 2 >= train.len() { "ADHD" } else { "HC" };
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(m["positive_rate"].as_f64(), Some(if expected == "ADHD" { 1.0 } else { 0.0 }), "{m}");
+    for line in std::fs::read_to_string(&run).unwrap().lines().skip(1) {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(r["label"].as_str(), Some(expected));
+        assert!(r["trace"]["decision"]["rationale"].as_str().unwrap().starts_with("Supervised baseline, not an agent"));
+    }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Method and its settings.
 #[derive(Debug, Clone, Args)]
 pub struct MethodArgs {
-    /// direct, cot, reflection, brainagent or evidence-knn.
+    /// direct, cot, reflection, brainagent, evidence-knn, or majority (a supervised baseline: the training split's most common label).
     #[arg(long, default_value = "brainagent")]
     pub method: String,
     #[arg(long)]

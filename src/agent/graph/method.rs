@@ -12,9 +12,11 @@ pub enum Method {
     Reflection,
     Brainagent,
     EvidenceKnn,
+    /// A supervised baseline, not an agent: the training split's most common label for every sample.
+    Majority,
 }
 
-pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn"];
+pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn", "majority"];
 
 impl Method {
     pub fn as_str(self) -> &'static str {
@@ -24,6 +26,7 @@ impl Method {
             Method::Reflection => "reflection",
             Method::Brainagent => "brainagent",
             Method::EvidenceKnn => "evidence-knn",
+            Method::Majority => "majority",
         }
     }
 
@@ -34,12 +37,13 @@ impl Method {
             "reflection" => Ok(Method::Reflection),
             "brainagent" => Ok(Method::Brainagent),
             "evidence-knn" => Ok(Method::EvidenceKnn),
+            "majority" => Ok(Method::Majority),
             other => Err(format!("unknown method \"{other}\" (one of {})", METHODS.join(", ")).into()),
         }
     }
 
     pub fn uses_model(self) -> bool {
-        self != Method::EvidenceKnn
+        !matches!(self, Method::EvidenceKnn | Method::Majority)
     }
 }
 
@@ -94,7 +98,8 @@ impl Settings {
 
     /// Whether this method retrieves similar cases (CARD) or knowledge (HARK).
     pub fn needs_card(&self) -> bool {
-        self.method == Method::EvidenceKnn || (self.method == Method::Brainagent && self.card)
+        matches!(self.method, Method::EvidenceKnn | Method::Majority)
+            || (self.method == Method::Brainagent && self.card)
     }
     pub fn needs_hark(&self) -> bool {
         self.method == Method::Brainagent && self.hark

@@ -210,7 +210,14 @@ impl AgentPanel {
             });
             let mut method = self.settings.method;
             egui::ComboBox::from_label("Method").selected_text(method.as_str()).show_ui(ui, |ui| {
-                for m in [Method::Direct, Method::Cot, Method::Reflection, Method::Brainagent, Method::EvidenceKnn] {
+                for m in [
+                    Method::Direct,
+                    Method::Cot,
+                    Method::Reflection,
+                    Method::Brainagent,
+                    Method::EvidenceKnn,
+                    Method::Majority,
+                ] {
                     ui.selectable_value(&mut method, m, m.as_str());
                 }
             });
