@@ -5,25 +5,16 @@
 //! connectome in the room.
 #![cfg(feature = "gui")]
 
+mod common;
+
 use brainlens::ui::app::BrainLensApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::path::{Path, PathBuf};
 
-fn cohorts() -> Option<PathBuf> {
-    let dir = std::env::var_os("BRAINLENS_COHORTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/brainlens-cohorts"));
-    if dir.join("adhd200_aal").is_dir() {
-        return Some(dir);
-    }
-    assert!(std::env::var_os("BRAINLENS_REQUIRE_COHORTS").is_none(), "cohorts required but not in {}", dir.display());
-    None
-}
-
 #[test]
 fn a_cohort_imports_in_the_window_and_a_subject_opens_in_the_room() {
-    let Some(root) = cohorts() else { return };
+    let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let src = root.join("adhd200_aal");
     let folder = tmp.path().join("adhd12");

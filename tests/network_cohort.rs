@@ -6,26 +6,12 @@
 //! kind="correlation", standardize=True)` on all 116 columns, see that folder's manifest.json), tolerance 1e-6;
 //! subject and label counts and the 8 ABIDE subjects with a constant AAL-90 region from the cohorts' README.
 
+mod common;
+
 use brainlens::network::cohort::{self, ImportOptions, Regions, file};
 use brainlens::util::cancel::Cancel;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn cohorts() -> Option<PathBuf> {
-    let dir = std::env::var_os("BRAINLENS_COHORTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/brainlens-cohorts"));
-    if dir.join("adhd200_aal").is_dir() && dir.join("abide_pcp_aal").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("BRAINLENS_REQUIRE_COHORTS").is_none(),
-        "the cohorts are required but not unpacked in {}: ../shared/data/cohorts/unpack.sh",
-        dir.display()
-    );
-    eprintln!("skipped: cohorts not unpacked in {}", dir.display());
-    None
-}
 
 fn references(name: &str) -> Vec<(String, PathBuf)> {
     let dir =
@@ -72,7 +58,7 @@ fn check_against_nilearn(c: &cohort::Cohort, refs: &[(String, PathBuf)]) {
 
 #[test]
 fn twenty_subjects_of_each_cohort_equal_nilearn_in_their_own_layouts() {
-    let Some(root) = cohorts() else { return };
+    let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
     // ADHD-200: the files and the table side by side.
     let adhd = tmp.path().join("adhd");
@@ -118,7 +104,7 @@ fn brainlens(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn whole_cohorts_import_with_the_readme_counts() {
-    let Some(root) = cohorts() else { return };
+    let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("adhd.npz");
     let o = brainlens(&[
@@ -180,7 +166,7 @@ fn whole_cohorts_import_with_the_readme_counts() {
 
 #[test]
 fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
-    let Some(root) = cohorts() else { return };
+    let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let src = root.join("adhd200_aal");
     let pheno = std::fs::read_to_string(src.join("Phenotypic_V1_0b_preprocessed1.csv")).unwrap();
@@ -272,7 +258,7 @@ fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
 /// from the other 32, every test subject answered with a label, and no test subject in its own memory.
 #[test]
 fn the_agents_evaluate_straight_from_a_cohort_file() {
-    let Some(root) = cohorts() else { return };
+    let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let src = root.join("adhd200_aal");
     let folder = tmp.path().join("adhd40");
@@ -290,22 +276,14 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     let o = brainlens(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = file::read(&cohort).unwrap();
+    let eval = |method: &str, run: &Path| {
+        let (cohort, run) = (cohort.to_str().unwrap(), run.to_str().unwrap());
+        common::json(&[
+            "agent", "eval", "--task", "adhd", "--cohort", cohort, "--method", method, "--out", run, "--json",
+        ])
+    };
     let run = tmp.path().join("knn.jsonl");
-    let o = brainlens(&[
-        "agent",
-        "eval",
-        "--task",
-        "adhd",
-        "--cohort",
-        cohort.to_str().unwrap(),
-        "--method",
-        "evidence-knn",
-        "--out",
-        run.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = eval("evidence-knn", &run);
     let header: serde_json::Value =
         serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().next().unwrap()).unwrap();
     let test: Vec<&str> = header["test"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
@@ -327,25 +305,11 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     // The majority baseline on the same split: every test subject gets the training split's commoner label
     // (a tie goes to the task's first label, ADHD).
     let run = tmp.path().join("majority.jsonl");
-    let o = brainlens(&[
-        "agent",
-        "eval",
-        "--task",
-        "adhd",
-        "--cohort",
-        cohort.to_str().unwrap(),
-        "--method",
-        "majority",
-        "--out",
-        run.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = eval("majority", &run);
     let train: Vec<&String> =
         c.labels.iter().zip(&c.ids).filter(|(_, id)| !test.contains(&id.as_str())).map(|(l, _)| l).collect();
     let adhd = train.iter().filter(|l| l.as_str() == "ADHD").count();
     let expected = if adhd * 2 >= train.len() { "ADHD" } else { "HC" };
-    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(m["positive_rate"].as_f64(), Some(if expected == "ADHD" { 1.0 } else { 0.0 }), "{m}");
     for line in std::fs::read_to_string(&run).unwrap().lines().skip(1) {
         let r: serde_json::Value = serde_json::from_str(line).unwrap();

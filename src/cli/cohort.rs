@@ -187,21 +187,10 @@ fn summary(c: &Cohort) -> Value {
         "n_subjects": c.len(),
         "labels": c.label_counts().into_iter().map(|(l, n)| (l, json!(n))).collect::<serde_json::Map<_, _>>(),
         "n_regions": c.r,
-        "sites": sites(c).into_iter().map(|(s, n)| (s, json!(n))).collect::<serde_json::Map<_, _>>(),
+        "sites": c.site_counts().into_iter().map(|(s, n)| (s, json!(n))).collect::<serde_json::Map<_, _>>(),
         "flagged": c.flagged,
         "provenance": c.provenance,
     })
-}
-
-fn sites(c: &Cohort) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    for s in &c.site {
-        match out.iter_mut().find(|(k, _)| k == s) {
-            Some((_, n)) => *n += 1,
-            None => out.push((s.clone(), 1)),
-        }
-    }
-    out
 }
 
 fn print_summary(c: &Cohort, path: &Path, out: &mut dyn Write) -> Result<()> {
@@ -209,7 +198,7 @@ fn print_summary(c: &Cohort, path: &Path, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "{}: {} subjects, {} regions ({}), task {}", path.display(), c.len(), c.r, p.regions, p.task)?;
     let counts: Vec<String> = c.label_counts().iter().map(|(l, n)| format!("{l} {n}")).collect();
     writeln!(out, "labels: {}", counts.join(", "))?;
-    writeln!(out, "sites: {}", sites(c).len())?;
+    writeln!(out, "sites: {}", c.site_counts().len())?;
     writeln!(out, "connectivity: {}", p.method)?;
     writeln!(out, "from: {} ({}), phenotype {}", p.source, p.layout, p.phenotype)?;
     let left_out = c.flagged.iter().filter(|f| !f.kept).count();

@@ -45,6 +45,25 @@ pub fn local_model() -> Option<std::path::PathBuf> {
     None
 }
 
+/// The unpacked patient cohorts (../shared/data/cohorts/unpack.sh into BRAINLENS_COHORTS, default
+/// ~/.cache/brainlens-cohorts). Without them the caller skips, unless BRAINLENS_REQUIRE_COHORTS is set (by
+/// scripts/test.sh after unpacking), where missing cohorts fail.
+pub fn cohorts() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("BRAINLENS_COHORTS").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/brainlens-cohorts")
+    });
+    if dir.join("adhd200_aal").is_dir() && dir.join("abide_pcp_aal").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("BRAINLENS_REQUIRE_COHORTS").is_none(),
+        "the cohorts are required but not unpacked in {}: ../shared/data/cohorts/unpack.sh",
+        dir.display()
+    );
+    eprintln!("skipped: cohorts not unpacked in {}", dir.display());
+    None
+}
+
 /// What must not depend on scheduling: everything but times, timestamps and workspace paths.
 pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
     let mut trace = i.sandbox["trace"].clone();

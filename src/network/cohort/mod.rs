@@ -126,15 +126,24 @@ impl Cohort {
 
     /// Label → number of subjects, in the order labels first occur.
     pub fn label_counts(&self) -> Vec<(String, usize)> {
-        let mut out: Vec<(String, usize)> = Vec::new();
-        for l in &self.labels {
-            match out.iter_mut().find(|(k, _)| k == l) {
-                Some((_, n)) => *n += 1,
-                None => out.push((l.clone(), 1)),
-            }
-        }
-        out
+        counts(&self.labels)
     }
+
+    /// Site → number of subjects, in the order sites first occur.
+    pub fn site_counts(&self) -> Vec<(String, usize)> {
+        counts(&self.site)
+    }
+}
+
+fn counts(values: &[String]) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for v in values {
+        match out.iter_mut().find(|(k, _)| k == v) {
+            Some((_, n)) => *n += 1,
+            None => out.push((v.clone(), 1)),
+        }
+    }
+    out
 }
 
 /// What the per-subject pass learns of one subject.

@@ -261,8 +261,8 @@ impl CohortPanel {
             p.task
         ));
         let counts: Vec<String> = c.label_counts().iter().map(|(l, n)| format!("{l} {n}")).collect();
-        let sites: std::collections::BTreeSet<&str> = c.site.iter().map(String::as_str).collect();
-        ui.label(format!("Labels: {} · {} sites · from {} ({})", counts.join(", "), sites.len(), p.source, p.layout));
+        let sites = c.site_counts().len();
+        ui.label(format!("Labels: {} · {sites} sites · from {} ({})", counts.join(", "), p.source, p.layout));
         ui.label(format!("Connectivity: {}", p.method));
         let left_out = c.flagged.iter().filter(|f| !f.kept).count();
         egui::CollapsingHeader::new(format!(
