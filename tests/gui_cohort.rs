@@ -10,26 +10,14 @@ mod common;
 use brainlens::ui::app::BrainLensApp;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[test]
 fn a_cohort_imports_in_the_window_and_a_subject_opens_in_the_room() {
     let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let src = root.join("adhd200_aal");
     let folder = tmp.path().join("adhd12");
-    std::fs::create_dir_all(&folder).unwrap();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with("_rois_aal.1D"))
-        .collect();
-    files.sort();
-    for f in files.iter().take(12) {
-        std::os::unix::fs::symlink(f, folder.join(f.file_name().unwrap())).unwrap();
-    }
-    let table = "Phenotypic_V1_0b_preprocessed1.csv";
-    std::os::unix::fs::symlink(src.join(table), folder.join(table)).unwrap();
+    common::adhd_subset(&root, &folder, 1, 12);
 
     let mut app = BrainLensApp::new(None, false);
     app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));

@@ -260,18 +260,8 @@ fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
 fn the_agents_evaluate_straight_from_a_cohort_file() {
     let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let src = root.join("adhd200_aal");
     let folder = tmp.path().join("adhd40");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with("_rois_aal.1D"))
-        .collect();
-    files.sort();
-    for f in files.iter().step_by(14).take(40) {
-        link(f, &folder.join(f.file_name().unwrap()));
-    }
-    link(&src.join("Phenotypic_V1_0b_preprocessed1.csv"), &folder.join("Phenotypic_V1_0b_preprocessed1.csv"));
+    common::adhd_subset(&root, &folder, 14, 40);
     let cohort = tmp.path().join("adhd40.npz");
     let o = brainlens(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -64,6 +64,24 @@ pub fn cohorts() -> Option<std::path::PathBuf> {
     None
 }
 
+/// A folder `dir` holding every `step`-th of the first ADHD-200 subjects (sorted file names; links, at most
+/// `count`) and the phenotypic table, laid out as the release: a small real cohort.
+pub fn adhd_subset(root: &std::path::Path, dir: &std::path::Path, step: usize, count: usize) {
+    let src = root.join("adhd200_aal");
+    std::fs::create_dir_all(dir).unwrap();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("_rois_aal.1D"))
+        .collect();
+    files.sort();
+    for f in files.iter().step_by(step).take(count) {
+        std::os::unix::fs::symlink(f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let table = "Phenotypic_V1_0b_preprocessed1.csv";
+    std::os::unix::fs::symlink(src.join(table), dir.join(table)).unwrap();
+}
+
 /// What must not depend on scheduling: everything but times, timestamps and workspace paths.
 pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
     let mut trace = i.sandbox["trace"].clone();
