@@ -24,7 +24,7 @@ apt_install() { # packages...
 # local model's engine) is compiled from source.
 missing=()
 for lib in libGL.so.1:libgl1 libEGL.so.1:libegl1 libX11.so.6:libx11-6 libxkbcommon-x11.so.0:libxkbcommon-x11-0 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 libXrandr.so.2:libxrandr2 libclang:libclang-dev; do
-    ldconfig -p | grep -q "${lib%%:*}" || missing+=("${lib##*:}")
+    ldconfig -p | grep "${lib%%:*}" >/dev/null || missing+=("${lib##*:}")
 done
 command -v cmake >/dev/null || missing+=(cmake)
 command -v c++ >/dev/null || missing+=(clang)

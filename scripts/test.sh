@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v cmake >/dev/null || ! ldconfig -p | grep -q libclang; then
+if ! command -v cmake >/dev/null || ! ldconfig -p | grep libclang >/dev/null; then
     echo "The build compiles llama.cpp from source: apt-get install -y cmake clang libclang-dev (.ci/run does)" >&2
     exit 1
 fi
