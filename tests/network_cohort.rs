@@ -96,6 +96,25 @@ fn twenty_subjects_of_each_cohort_equal_nilearn_in_their_own_layouts() {
     assert_eq!(bits(&back), bits(&c), "NaN entries included");
     let without = |c: &cohort::Cohort| cohort::Cohort { connectomes: Vec::new(), ..c.clone() };
     assert_eq!(without(&back), without(&c));
+    // `network metrics` over the cohort: each subject's global metrics are those of its matrix on its own (same
+    // options); a subject with undefined entries is skipped with its flags.
+    let o = brainlens(&["network", "metrics", out.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let all: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let subjects = all["subjects"].as_array().unwrap();
+    assert_eq!(subjects.len(), 20);
+    let first = c.flags.iter().position(String::is_empty).unwrap();
+    let single = tmp.path().join("one.npy");
+    ndarray_npy::write_npy(&single, &ndarray::Array2::from_shape_vec((116, 116), c.matrix(first).to_vec()).unwrap())
+        .unwrap();
+    let o = brainlens(&["network", "metrics", single.to_str().unwrap(), "--threshold-proportional", "0.2", "--json"]);
+    let one: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for key in ["density", "mean_clustering", "transitivity", "char_path_length", "global_efficiency", "modularity"] {
+        assert_eq!(subjects[first][key], one[key], "{key}");
+    }
+    for (i, s) in subjects.iter().enumerate() {
+        assert_eq!(s["skipped"].is_string(), c.flags[i].contains(" constant"), "{s}");
+    }
 }
 
 fn brainlens(args: &[&str]) -> std::process::Output {

@@ -16,6 +16,61 @@ use anyhow::{Result, bail};
 use std::io::Write;
 use std::sync::atomic::AtomicU64;
 
+/// `network metrics COHORT.npz`: every subject's global metrics (the same options as for one matrix), a line
+/// each, and the mean per label.
+fn cohort_metrics(file: &std::path::Path, o: &MetricsOptions, json: bool, out: &mut dyn Write) -> Result<()> {
+    let c = crate::network::cohort::file::read(file)?;
+    let all = crate::network::cohort::metrics::of_cohort(&c, o);
+    if json {
+        return super::write_json(out, &serde_json::json!({"cohort": file.display().to_string(), "subjects": all}));
+    }
+    let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.4}"));
+    writeln!(
+        out,
+        "{} subjects, {} regions, {} metrics",
+        c.len(),
+        c.r,
+        if o.binary { "binary" } else { "weighted (normalised to max 1)" }
+    )?;
+    writeln!(
+        out,
+        "{:<24} {:<6} {:<10} {:>8} {:>10} {:>8} {:>8} {:>8}",
+        "subject", "label", "site", "density", "clustering", "path", "effic.", "Q"
+    )?;
+    for s in &all {
+        writeln!(
+            out,
+            "{:<24} {:<6} {:<10} {:>8} {:>10} {:>8} {:>8} {:>8}{}",
+            s.id,
+            s.label,
+            s.site,
+            f(s.density),
+            f(s.mean_clustering),
+            f(s.char_path_length),
+            f(s.global_efficiency),
+            f(s.modularity),
+            s.skipped.as_deref().map(|r| format!("  skipped: {r}")).unwrap_or_default()
+        )?;
+    }
+    for (label, _) in c.label_counts() {
+        let of = |get: fn(&crate::network::cohort::metrics::SubjectMetrics) -> Option<f64>| {
+            let v: Vec<f64> = all.iter().filter(|s| s.label == label).filter_map(get).collect();
+            if v.is_empty() { None } else { Some(v.iter().sum::<f64>() / v.len() as f64) }
+        };
+        writeln!(
+            out,
+            "mean {label:<19} {:<17} {:>8} {:>10} {:>8} {:>8} {:>8}",
+            "",
+            f(of(|s| s.density)),
+            f(of(|s| s.mean_clustering)),
+            f(of(|s| s.char_path_length)),
+            f(of(|s| s.global_efficiency)),
+            f(of(|s| s.modularity))
+        )?;
+    }
+    Ok(())
+}
+
 /// Runs a network subcommand.
 pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
     match cmd {
@@ -54,13 +109,6 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 (_, true) => Asymmetry::Directed,
                 _ => Asymmetry::Error,
             };
-            let mut c = io::load(&file, asym)?;
-            if let Some(labels) = atlas.map(|a| atlas_labels(&a, c.n, &file)).transpose()?.flatten() {
-                c.labels = labels;
-            }
-            for f in &c.fixes {
-                eprintln!("brainlens: {}: {f}", file.display());
-            }
             let o = MetricsOptions {
                 negatives,
                 proportional: threshold_proportional,
@@ -71,6 +119,16 @@ pub fn run(cmd: NetworkCommand, out: &mut dyn Write) -> Result<()> {
                 local_efficiency,
                 consensus_runs: consensus,
             };
+            if crate::network::cohort::file::is_cohort(&file) {
+                return cohort_metrics(&file, &o, json, out);
+            }
+            let mut c = io::load(&file, asym)?;
+            if let Some(labels) = atlas.map(|a| atlas_labels(&a, c.n, &file)).transpose()?.flatten() {
+                c.labels = labels;
+            }
+            for f in &c.fixes {
+                eprintln!("brainlens: {}: {f}", file.display());
+            }
             let mut m = summarize(&c, &o);
             if smallworld || smallworld_weighted {
                 let p = SmallWorldParams { niter, nrand: nrand.max(1), seed, weighted: smallworld_weighted };

@@ -7,6 +7,7 @@
 pub mod estimate;
 pub mod file;
 pub mod layout;
+pub mod metrics;
 pub mod phenotype;
 pub mod series;
 
