@@ -313,6 +313,19 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     }
     // The majority baseline on the same split: every test subject gets the training split's commoner label
     // (a tie goes to the task's first label, ADHD).
+    // Leave-site-out: NYU's subjects are the test set, the other sites' the memory.
+    let run = tmp.path().join("nyu.jsonl");
+    let (path, out) = (cohort.to_str().unwrap(), run.to_str().unwrap());
+    let args = ["agent", "eval", "--task", "adhd", "--cohort", path, "--hold-out-site", "NYU"];
+    let m = common::json(&[&args[..], &["--method", "evidence-knn", "--out", out, "--json"]].concat());
+    let nyu: Vec<&String> = c.ids.iter().zip(&c.site).filter(|(_, s)| s.as_str() == "NYU").map(|(id, _)| id).collect();
+    assert_eq!(m["samples"].as_u64(), Some(nyu.len() as u64));
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(header["memory_cases"].as_u64(), Some((c.len() - nyu.len()) as u64));
+    let (code, _, err) =
+        common::run(&[&args[..6], &["--hold-out-site", "Mars", "--method", "majority", "--out", out]].concat());
+    assert!(code != 0 && err.contains("no subject of site 'Mars' (sites: "), "{err}");
     let run = tmp.path().join("majority.jsonl");
     let m = eval("majority", &run);
     let train: Vec<&String> =

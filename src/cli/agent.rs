@@ -125,6 +125,10 @@ pub enum AgentCommand {
         /// labels and connectomes.
         #[arg(long, conflicts_with_all = ["graphs", "labels"])]
         cohort: Option<PathBuf>,
+        /// With --cohort: test on this site's subjects, remember every other site's (leave-site-out),
+        /// instead of the seeded --split.
+        #[arg(long, requires = "cohort", value_name = "SITE")]
+        hold_out_site: Option<String>,
         /// Test fraction (per label, of its groups); the rest is the case memory.
         #[arg(long, default_value_t = 0.2)]
         split: f64,
@@ -244,6 +248,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             graphs,
             labels,
             cohort,
+            hold_out_site,
             split: fraction,
             method,
             provider,
@@ -289,6 +294,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                         seed,
                         runs: k,
                         memory: method.memory.clone(),
+                        hold_out_site: hold_out_site.clone(),
                     },
                 )?;
                 let job = plan.job(concurrency, judge, out_k);

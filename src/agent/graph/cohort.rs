@@ -67,6 +67,25 @@ pub fn cohort_rows(path: &Path) -> Result<Vec<Row>> {
         .collect())
 }
 
+/// Leave-site-out: the subjects of `site` (a cohort file's) to test, every other site's to remember; both
+/// must hold a subject, and the remembered ones more than one label.
+pub fn site_split(path: &Path, rows: &[Row], site: &str) -> Result<(Vec<Row>, Vec<Row>)> {
+    let c = crate::network::cohort::file::cached(path).map_err(|e| AgentError::from(e.to_string()))?;
+    let site_of = |r: &Row| c.ids.iter().position(|id| *id == r.file).map(|i| c.site[i].as_str());
+    let (test, train): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| site_of(r) == Some(site));
+    if test.is_empty() {
+        let sites = c.site_counts().into_iter().map(|(s, _)| s).collect::<Vec<_>>().join(", ");
+        return Err(AgentError::from(format!("{}: no subject of site '{site}' (sites: {sites})", path.display())));
+    }
+    if train.iter().map(|r| r.label.as_str()).collect::<BTreeSet<_>>().len() < 2 {
+        return Err(AgentError::from(format!(
+            "{}: without site '{site}' fewer than two labels remain",
+            path.display()
+        )));
+    }
+    Ok((test, train))
+}
+
 /// The labelled rows of `labels`: a labels CSV (file,label[,group]) or a cohort file.
 pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
     if crate::network::cohort::file::is_cohort(labels) {

@@ -49,6 +49,9 @@ pub struct Cohort {
     pub runs: usize,
     /// A prebuilt case memory (its test graphs are removed); None: built from the training split.
     pub memory: Option<PathBuf>,
+    /// A cohort file's site to hold out: its subjects are the test set, every other site's the training
+    /// split (leave-site-out), instead of the seeded fraction.
+    pub hold_out_site: Option<String>,
 }
 
 /// The agent, the test rows and the run header of an evaluation, ready to run.
@@ -81,7 +84,10 @@ impl Plan {
                 task.labels.join(", ")
             )));
         }
-        let (test, train) = split(&rows, c.fraction, c.seed)?;
+        let (test, train) = match &c.hold_out_site {
+            None => split(&rows, c.fraction, c.seed)?,
+            Some(site) => super::cohort::site_split(&c.labels, &rows, site)?,
+        };
         let memory = match (&c.memory, settings.needs_card()) {
             (_, false) => None,
             (Some(d), true) => {

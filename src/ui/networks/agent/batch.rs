@@ -59,13 +59,21 @@ impl BatchView {
     /// Starts an evaluation in the background; its run file is loaded when it finishes.
     fn start(&mut self, task: &str, settings: &Settings, provider: &ProviderConfig) {
         let (task, settings, provider) = (task.to_string(), settings.clone(), provider.clone());
+        let graphs = PathBuf::from(self.graphs.trim());
+        // A cohort file (`brainlens cohort import`) holds its labels too.
+        let labels = if self.labels.trim().is_empty() && crate::network::cohort::file::is_cohort(&graphs) {
+            graphs.clone()
+        } else {
+            PathBuf::from(self.labels.trim())
+        };
         let cohort = Cohort {
-            graphs: PathBuf::from(self.graphs.trim()),
-            labels: PathBuf::from(self.labels.trim()),
+            graphs,
+            labels,
             fraction: self.split,
             seed: 0,
             runs: self.runs_per_sample.max(1),
             memory: None,
+            hold_out_site: None,
         };
         let (out, concurrency) = (PathBuf::from(self.out.trim()), self.concurrency.max(1));
         self.cancel = Cancel::default();
@@ -107,13 +115,13 @@ impl BatchView {
     fn run_form(&mut self, ui: &mut egui::Ui, task: &str, settings: &Settings, provider: &ProviderConfig) {
         self.poll(ui);
         egui::Grid::new("agent_batch_form").num_columns(2).show(ui, |ui| {
-            for (name, field) in [
-                ("Graphs folder", &mut self.graphs),
-                ("Labels CSV", &mut self.labels),
-                ("Run file (JSONL)", &mut self.out),
+            for (name, field, hint) in [
+                ("Graphs folder", &mut self.graphs, "a folder of graphs, or a cohort file (.npz)"),
+                ("Labels CSV", &mut self.labels, "file,label[,group]; empty for a cohort file"),
+                ("Run file (JSONL)", &mut self.out, ""),
             ] {
                 let l = ui.label(name).id;
-                ui.add(egui::TextEdit::singleline(field).desired_width(420.0)).labelled_by(l);
+                ui.add(egui::TextEdit::singleline(field).hint_text(hint).desired_width(420.0)).labelled_by(l);
                 ui.end_row();
             }
         });
