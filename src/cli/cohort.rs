@@ -4,7 +4,7 @@
 use super::write_json;
 use crate::network::cohort::{self, Cohort, ImportOptions, Kind, Regions, file, phenotype::Spec};
 use crate::util::cancel::Cancel;
-use anyhow::{Result, anyhow, bail};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -73,35 +73,20 @@ pub struct Columns {
 
 impl Columns {
     fn spec(&self) -> Result<Option<Spec>> {
-        let Some(id) = &self.id_column else {
-            if self.label_column.is_some() || self.label_values.is_some() {
-                bail!("--label-column and --label-values need --id-column");
-            }
+        let given = [&self.id_column, &self.label_column, &self.label_values, &self.task];
+        if given.iter().all(|g| g.is_none()) {
             return Ok(None);
-        };
-        let (Some(label), Some(values), Some(task)) = (&self.label_column, &self.label_values, &self.task) else {
-            bail!("--id-column needs --label-column, --label-values and --task");
-        };
-        let labels = values
-            .split(',')
-            .map(|p| match p.split_once('=') {
-                Some((v, l)) if !v.trim().is_empty() && !l.trim().is_empty() => {
-                    Ok((v.trim().to_string(), l.trim().to_string()))
-                }
-                _ => Err(anyhow!("--label-values: '{p}' is not VALUE=LABEL")),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Some(Spec {
-            id: id.clone(),
-            label: label.clone(),
-            sex: self.sex_column.clone(),
-            age: self.age_column.clone(),
-            site: self.site_column.clone(),
-            task: task.clone(),
-            labels,
-            sex_values: vec![],
-            site_names: vec![],
-        }))
+        }
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        Ok(Some(Spec::custom(
+            &text(&self.id_column),
+            &text(&self.label_column),
+            &text(&self.label_values),
+            &text(&self.task),
+            &text(&self.sex_column),
+            &text(&self.age_column),
+            &text(&self.site_column),
+        )?))
     }
 }
 

@@ -2,7 +2,7 @@
 //! age, site) and the label values of the task. Presets for the two releases as they ship: ABIDE
 //! Preprocessed's `Phenotypic_V1_0b_preprocessed1.csv` and ADHD-200's phenotypic table.
 
-use crate::network::error::{Result, fail, format, io};
+use crate::network::error::{Result, fail, format, invalid, io};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -67,6 +67,35 @@ impl Spec {
                 ("8", "WashU"),
             ]),
         }
+    }
+
+    /// A mapping for any table: the id and label columns, the label values as `VALUE=LABEL` pairs
+    /// (`"1=ASD,2=HC"`), the task, and optional sex, age and site columns (blank: none).
+    pub fn custom(id: &str, label: &str, values: &str, task: &str, sex: &str, age: &str, site: &str) -> Result<Spec> {
+        let given = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_string());
+        let (Some(id), Some(label), Some(task)) = (given(id), given(label), given(task)) else {
+            invalid!("a column mapping needs the id column, the label column, the label values and the task")
+        };
+        let mut labels = Vec::new();
+        for pair in values.split(',') {
+            match pair.split_once('=') {
+                Some((v, l)) if !v.trim().is_empty() && !l.trim().is_empty() => {
+                    labels.push((v.trim().to_string(), l.trim().to_string()))
+                }
+                _ => invalid!("label values: '{pair}' is not VALUE=LABEL (e.g. 1=ASD,2=HC)"),
+            }
+        }
+        Ok(Spec {
+            id,
+            label,
+            sex: given(sex),
+            age: given(age),
+            site: given(site),
+            task,
+            labels,
+            sex_values: Vec::new(),
+            site_names: Vec::new(),
+        })
     }
 
     /// The task's labels, in the order the mapping first names them.
@@ -210,5 +239,15 @@ mod tests {
         std::fs::write(&p, "SUB_ID,DX_GROUP\n5,1\n").unwrap();
         let e = read(&p, &Spec::abide()).unwrap_err().to_string();
         assert!(e.ends_with("pheno.csv: no column 'FILE_ID' (the header has: SUB_ID, DX_GROUP)"), "{e}");
+        // A mapping of one's own: the same table read by SUB_ID.
+        let spec = Spec::custom("SUB_ID", "DX_GROUP", "1=ASD, 2=HC", "asd", "", "", "").unwrap();
+        assert_eq!(read(&p, &spec).unwrap().rows[&key("5")].label.as_deref(), Some("ASD"));
+        assert!(
+            Spec::custom("SUB_ID", "DX_GROUP", "1:ASD", "asd", "", "", "")
+                .unwrap_err()
+                .to_string()
+                .contains("VALUE=LABEL")
+        );
+        assert!(Spec::custom("", "DX_GROUP", "1=ASD", "asd", "", "", "").is_err());
     }
 }

@@ -19,6 +19,12 @@ pub struct CohortPanel {
     pub folder: String,
     /// Empty: the layout's own table.
     pub phenotype: String,
+    /// A column mapping for a table that is neither ABIDE's nor ADHD-200's (all blank: the preset).
+    pub id_column: String,
+    pub label_column: String,
+    /// `VALUE=LABEL` pairs, e.g. `1=ASD,2=HC`.
+    pub label_values: String,
+    pub task: String,
     /// `None`: AAL-90 for AAL-116 input, else every region.
     pub regions: Option<Regions>,
     pub kind: Kind,
@@ -38,6 +44,10 @@ impl Default for CohortPanel {
             open: false,
             folder: String::new(),
             phenotype: String::new(),
+            id_column: String::new(),
+            label_column: String::new(),
+            label_values: String::new(),
+            task: String::new(),
             regions: None,
             kind: Kind::Correlation,
             keep_flagged: false,
@@ -69,7 +79,28 @@ impl CohortPanel {
         } else {
             PathBuf::from(self.out.trim())
         };
+        let custom = [&self.id_column, &self.label_column, &self.label_values, &self.task];
+        let spec = if custom.iter().all(|f| f.trim().is_empty()) {
+            None
+        } else {
+            match cohort::phenotype::Spec::custom(
+                &self.id_column,
+                &self.label_column,
+                &self.label_values,
+                &self.task,
+                "",
+                "",
+                "",
+            ) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    return;
+                }
+            }
+        };
         let opts = ImportOptions {
+            spec,
             regions: self.regions,
             kind: self.kind,
             phenotype: (!self.phenotype.trim().is_empty()).then(|| PathBuf::from(self.phenotype.trim())),
@@ -187,6 +218,20 @@ impl CohortPanel {
                         .desired_width(420.0),
                 )
                 .labelled_by(l.id);
+                ui.end_row();
+                ui.label("Columns");
+                ui.horizontal(|ui| {
+                    for (name, field, width) in [
+                        ("id column", &mut self.id_column, 90.0),
+                        ("label column", &mut self.label_column, 90.0),
+                        ("label values", &mut self.label_values, 110.0),
+                        ("task", &mut self.task, 50.0),
+                    ] {
+                        ui.add(egui::TextEdit::singleline(field).hint_text(name).desired_width(width)).on_hover_text(
+                            "for a table that is neither ABIDE's nor ADHD-200's; label values as 1=ASD,2=HC",
+                        );
+                    }
+                });
                 ui.end_row();
                 ui.label("Regions");
                 egui::ComboBox::from_id_salt("cohort regions")
