@@ -66,7 +66,8 @@ impl Default for ImportOptions {
     }
 }
 
-/// A subject listed with why it is not a clean member of the cohort.
+/// A subject listed with why it is not a clean member of the cohort (one whose regions differ from the
+/// cohort's — another count, or header codes in another order — is always left out).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Flag {
     pub subject: String,
@@ -233,8 +234,13 @@ pub fn import(
             reasons.push(format!("its id is on several lines of the phenotype table: {lines:?}"));
         }
         let s = series::read(file)?;
-        let out = if s.regions != regions_in {
-            reasons.push(format!("{} regions where the cohort has {regions_in}", s.regions));
+        let other_codes = matches!((&s.codes, &codes_in), (Some(a), Some(b)) if a != b);
+        let out = if s.regions != regions_in || other_codes {
+            reasons.push(if other_codes {
+                "its header names other regions (or another order) than the cohort's".to_string()
+            } else {
+                format!("{} regions where the cohort has {regions_in}", s.regions)
+            });
             Subject { reasons, volumes: s.volumes, matrix: None, constant: Vec::new() }
         } else {
             let sel = s.select(&columns);
@@ -369,4 +375,46 @@ fn most_common(values: impl Iterator<Item = usize>) -> usize {
         }
     }
     counts.iter().max_by_key(|(v, n)| (*n, *v)).map_or(0, |(v, _)| *v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subject whose header names the regions in another order is left out with the reason, never read
+    /// with its columns misplaced.
+    #[test]
+    fn a_subject_with_other_header_codes_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = |seed: u64| -> String {
+            let mut x = seed;
+            (0..30)
+                .map(|_| {
+                    (0..3)
+                        .map(|_| {
+                            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                            format!("{:.4}", (x >> 33) as f64 / (1u64 << 31) as f64)
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\t")
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for (id, header, seed) in
+            [("a", "#1\t#2\t#3", 1), ("b", "#1\t#2\t#3", 2), ("c", "#1\t#2\t#3", 3), ("d", "#2\t#1\t#3", 4)]
+        {
+            std::fs::write(dir.path().join(format!("{id}_rois_x.1D")), format!("{header}\n{}\n", rows(seed))).unwrap();
+        }
+        std::fs::write(dir.path().join("p.csv"), "id,dx\na,1\nb,2\nc,1\nd,2\n").unwrap();
+        let opts = ImportOptions {
+            phenotype: Some(dir.path().join("p.csv")),
+            spec: Some(phenotype::Spec::custom("id", "dx", "1=ASD,2=HC", "asd", "", "", "").unwrap()),
+            ..Default::default()
+        };
+        let c = import(dir.path(), &opts, &|_, _| {}, &Cancel::default()).unwrap();
+        assert_eq!(c.ids, ["a", "b", "c"]);
+        assert_eq!(c.flagged.len(), 1);
+        assert!(c.flagged[0].reason.contains("other regions (or another order)") && !c.flagged[0].kept);
+    }
 }
