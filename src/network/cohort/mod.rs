@@ -128,21 +128,22 @@ impl Cohort {
 
     /// Label → number of subjects, in the order labels first occur.
     pub fn label_counts(&self) -> Vec<(String, usize)> {
-        counts(&self.labels)
+        counts(self.labels.iter().cloned())
     }
 
     /// Site → number of subjects, in the order sites first occur.
     pub fn site_counts(&self) -> Vec<(String, usize)> {
-        counts(&self.site)
+        counts(self.site.iter().cloned())
     }
 }
 
-fn counts(values: &[String]) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
+/// Value → number of occurrences, in the order values first occur.
+fn counts<T: Clone + PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<(T, usize)> {
+    let mut out: Vec<(T, usize)> = Vec::new();
     for v in values {
-        match out.iter_mut().find(|(k, _)| k == v) {
+        match out.iter_mut().find(|(k, _)| *k == v) {
             Some((_, n)) => *n += 1,
-            None => out.push((v.clone(), 1)),
+            None => out.push((v, 1)),
         }
     }
     out
@@ -366,15 +367,9 @@ fn mark_constant(m: &mut [f64], constant: &[usize], r: usize) {
     }
 }
 
+/// The value that occurs most often (the larger on a tie).
 fn most_common(values: impl Iterator<Item = usize>) -> usize {
-    let mut counts: Vec<(usize, usize)> = Vec::new();
-    for v in values {
-        match counts.iter_mut().find(|(k, _)| *k == v) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((v, 1)),
-        }
-    }
-    counts.iter().max_by_key(|(v, n)| (*n, *v)).map_or(0, |(v, _)| *v)
+    counts(values).into_iter().max_by_key(|&(v, n)| (n, v)).map_or(0, |(v, _)| v)
 }
 
 #[cfg(test)]
