@@ -124,17 +124,15 @@ impl CohortPanel {
         }));
     }
 
-    /// Opens a cohort file (errors are shown in the window).
+    /// Opens a cohort file in the background (errors are shown in the window).
     pub fn open_file(&mut self, path: PathBuf) {
         self.open = true;
-        match file::read(&path) {
-            Ok(c) => {
-                self.file_field = path.display().to_string();
-                self.cohort = Some((path, c));
-                self.error = None;
-            }
-            Err(e) => self.error = Some(e.to_string()),
-        }
+        self.error = None;
+        self.file_field = path.display().to_string();
+        self.job = Some(Job::spawn("Opening a cohort", 1, move |_, _| {
+            let c = file::read(&path)?;
+            Ok(Some((path, c)))
+        }));
     }
 
     /// Subject `i`'s connectome, labelled with the cohort's regions; a subject with undefined (NaN) entries

@@ -115,7 +115,7 @@ impl NetworksRoom {
             && crate::network::cohort::file::is_cohort(&path)
         {
             self.cohort.open_file(path);
-            return self.cohort.error.is_none();
+            return true;
         }
         match io::load(&path, Asymmetry::Directed) {
             Ok(c) => {
