@@ -29,6 +29,7 @@ fn resources(task: &Task) -> Resources {
     Resources {
         hark: Some(setup::hark().unwrap()),
         memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3, &[]).unwrap()),
+        training: None,
     }
 }
 
@@ -391,6 +392,7 @@ mod eval_tests {
             settings: agent.settings.clone(),
             test: test.iter().map(|r| sample_id(&r.file)).collect(),
             memory_cases: 0,
+            training_samples: 0,
             graphs: graphs.display().to_string(),
         };
         EvalJob { agent, graphs, test, header, concurrency, judge: true, out }

@@ -32,6 +32,7 @@ fn record(transcript: &Path) -> Trace {
     let res = Resources {
         hark: Some(setup::hark().unwrap()),
         memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3, &[]).unwrap()),
+        training: None,
     };
     let model: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(Scripted::default()), transcript, vec![]).unwrap());
     Agent::new(task, Some(model), res, Settings::for_method(Method::Brainagent)).analyze(

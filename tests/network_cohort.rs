@@ -338,4 +338,37 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
         assert_eq!(r["label"].as_str(), Some(expected));
         assert!(r["trace"]["decision"]["rationale"].as_str().unwrap().starts_with("Supervised baseline, not an agent"));
     }
+    // The logistic baseline on the same split learns from the training split alone (no case memory) and gives
+    // each test subject P(ADHD); its label is the likelier one. (Equality with scikit-learn's
+    // LogisticRegressionCV: scripts/reference/logistic_reference.py, in scripts/test.sh.)
+    let run = tmp.path().join("logistic.jsonl");
+    let m = eval("logistic", &run);
+    assert_eq!((m["samples"].as_u64(), &m["failures"]), (Some(expected_test as u64), &serde_json::json!({})), "{m}");
+    let text = std::fs::read_to_string(&run).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (header["memory_cases"].as_u64(), header["training_samples"].as_u64()),
+        (Some(0), Some(train.len() as u64))
+    );
+    for line in text.lines().skip(1) {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        let d = &r["trace"]["decision"];
+        let probs: Vec<(String, f64)> = serde_json::from_value(d["label_probabilities"].clone()).unwrap();
+        assert_eq!((probs[0].0.as_str(), probs[1].0.as_str()), ("HC", "ADHD"), "{d}");
+        let p = probs[1].1;
+        assert!((probs[0].1 + p - 1.0).abs() < 1e-12 && (0.0..=1.0).contains(&p), "{d}");
+        assert_eq!(r["label"].as_str(), Some(if p > 0.5 { "ADHD" } else { "HC" }), "{d}");
+        assert!((d["confidence"].as_f64().unwrap() - p.max(1.0 - p)).abs() < 1e-12, "{d}");
+        assert!(d["rationale"].as_str().unwrap().contains("logistic regression on the Fisher z of the 4005"), "{d}");
+    }
+    // Leave-site-out majority learns from the other sites' labels without building a case memory.
+    let run = tmp.path().join("nyu-majority.jsonl");
+    let m = common::json(&[&args[..], &["--method", "majority", "--out", run.to_str().unwrap(), "--json"]].concat());
+    assert_eq!(m["samples"].as_u64(), Some(nyu.len() as u64));
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (header["memory_cases"].as_u64(), header["training_samples"].as_u64()),
+        (Some(0), Some((c.len() - nyu.len()) as u64))
+    );
 }

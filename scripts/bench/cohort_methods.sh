@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The methods that need no language model on both cohorts, the paper's seeded 80/20 label-stratified split
-# (seed 0), release build: `--method majority` (supervised baseline: the training split's most common label)
-# and `--method evidence-knn` (CARD's five nearest training cases vote), via `agent eval --cohort`. Prints
+# (seed 0), release build: the supervised baselines `--method majority` (the training split's most common
+# label) and `--method logistic` (L2 logistic regression on the Fisher-z upper triangle, C by 5-fold CV on the
+# training split), and `--method evidence-knn` (CARD's five nearest training cases vote), via `agent eval --cohort`. Prints
 # each metrics table, CARD's retrieval precision@5 (share of the five retrieved training cases with the test
 # subject's label) beside the rate a random training case would reach (Σ p_label² over the training split),
 # and accuracy per site. ADHD-200 is the development cohort, ABIDE the evaluation cohort (nothing here is
@@ -17,7 +18,7 @@ for c in adhd:adhd200_aal abide:abide_pcp_aal; do
     name="${c%%:*}"; dir="${c#*:}"; task=$([ "$name" = abide ] && echo asd || echo adhd)
     target/release/brainlens cohort import "$COHORTS/$dir" --out "$OUT/$name.npz" >/dev/null 2>&1
     echo "== $name ($dir), task $task"
-    for m in majority evidence-knn; do
+    for m in majority logistic evidence-knn; do
         rm -f "$OUT/${name}_$m.jsonl"
         target/release/brainlens agent eval --task "$task" --cohort "$OUT/$name.npz" --method "$m" --cases 5 \
             --out "$OUT/${name}_$m.jsonl" 2>/dev/null | sed -n '1,2p;/confusion/,/^$/p'

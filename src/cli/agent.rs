@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Method and its settings.
 #[derive(Debug, Clone, Args)]
 pub struct MethodArgs {
-    /// direct, cot, reflection, brainagent, evidence-knn, or majority (a supervised baseline: the training split's most common label).
+    /// direct, cot, reflection, brainagent, evidence-knn, or a supervised baseline: majority (the training split's most common label) or logistic (an L2 logistic regression on the Fisher-z upper triangle, C by 5-fold CV on the training split).
     #[arg(long, default_value = "brainagent")]
     pub method: String,
     #[arg(long)]
@@ -206,7 +206,8 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             let settings = method.settings()?;
             let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
             let model = model_for(&settings, &provider)?;
-            let res = setup::resources(&settings, memory_dir.as_deref())?;
+            let stem = graph.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let res = setup::resources(&task, &settings, memory_dir.as_deref(), stem.as_deref())?;
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&graph, atlas.as_ref())?;
             let agent = Agent::new(task, model.clone(), res, settings);
@@ -365,12 +366,7 @@ fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpre
     match &t.decision {
         Some(d) => {
             writeln!(out, "label {} · confidence {:.2} (research use only — not a diagnosis)", d.label, d.confidence)?;
-            writeln!(
-                out,
-                "rationale ({}): {}",
-                if t.model == "none" { "measured retrieval, no model" } else { "written by the model" },
-                d.rationale
-            )?;
+            writeln!(out, "rationale ({}): {}", t.rationale_source(), d.rationale)?;
             writeln!(out, "evidence: {}", d.evidence.join(", "))?;
         }
         None => writeln!(out, "no label: {} in {}: {}", t.outcome.class.as_str(), t.outcome.step, t.outcome.message)?,

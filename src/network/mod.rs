@@ -7,6 +7,7 @@ pub mod community;
 pub mod connectome;
 pub mod describe;
 pub mod error;
+pub mod features;
 pub mod io;
 pub mod metrics;
 pub mod plot;

@@ -7,6 +7,7 @@ pub mod error;
 pub mod hash;
 pub mod le;
 pub mod linalg;
+pub mod logistic;
 pub mod mat5;
 pub mod par;
 pub mod paths;

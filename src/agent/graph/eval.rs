@@ -33,6 +33,9 @@ pub struct Header {
     pub settings: Settings,
     pub test: Vec<String>,
     pub memory_cases: usize,
+    /// Training samples a supervised baseline learned from (0 for the others).
+    #[serde(default)]
+    pub training_samples: usize,
     pub graphs: String,
 }
 
@@ -96,6 +99,12 @@ impl Plan {
             }
             (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, settings.beta, settings.k)?),
         };
+        let training = if settings.method.is_baseline() {
+            let samples: Vec<_> = train.iter().map(|r| (c.graphs.join(&r.file), r.label.clone())).collect();
+            Some(std::sync::Arc::new(super::baseline::Training::learn(settings.method, &task, &samples)?))
+        } else {
+            None
+        };
         let header = Header {
             kind: "run".into(),
             task: task.name.clone(),
@@ -107,9 +116,10 @@ impl Plan {
             settings: settings.clone(),
             test: test.iter().map(|r| sample_id(&r.file)).collect(),
             memory_cases: memory.as_ref().map_or(0, |m| m.memory.cases.len()),
+            training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
             graphs: c.graphs.display().to_string(),
         };
-        let resources = super::setup::with_memory(&settings, memory)?;
+        let resources = super::setup::assemble(&settings, memory, training)?;
         Ok(Plan { agent: Agent::new(task, model, resources, settings), graphs: c.graphs.clone(), test, header })
     }
 

@@ -14,9 +14,11 @@ pub enum Method {
     EvidenceKnn,
     /// A supervised baseline, not an agent: the training split's most common label for every sample.
     Majority,
+    /// A supervised baseline, not an agent: an L2 logistic regression on the Fisher-z upper triangle.
+    Logistic,
 }
 
-pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn", "majority"];
+pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn", "majority", "logistic"];
 
 impl Method {
     pub fn as_str(self) -> &'static str {
@@ -27,6 +29,7 @@ impl Method {
             Method::Brainagent => "brainagent",
             Method::EvidenceKnn => "evidence-knn",
             Method::Majority => "majority",
+            Method::Logistic => "logistic",
         }
     }
 
@@ -38,12 +41,18 @@ impl Method {
             "brainagent" => Ok(Method::Brainagent),
             "evidence-knn" => Ok(Method::EvidenceKnn),
             "majority" => Ok(Method::Majority),
+            "logistic" => Ok(Method::Logistic),
             other => Err(format!("unknown method \"{other}\" (one of {})", METHODS.join(", ")).into()),
         }
     }
 
     pub fn uses_model(self) -> bool {
-        !matches!(self, Method::EvidenceKnn | Method::Majority)
+        !matches!(self, Method::EvidenceKnn | Method::Majority | Method::Logistic)
+    }
+
+    /// A supervised baseline that learns from the training split's labels (and graphs), not from cases.
+    pub fn is_baseline(self) -> bool {
+        matches!(self, Method::Majority | Method::Logistic)
     }
 }
 
@@ -98,8 +107,7 @@ impl Settings {
 
     /// Whether this method retrieves similar cases (CARD) or knowledge (HARK).
     pub fn needs_card(&self) -> bool {
-        matches!(self.method, Method::EvidenceKnn | Method::Majority)
-            || (self.method == Method::Brainagent && self.card)
+        self.method == Method::EvidenceKnn || (self.method == Method::Brainagent && self.card)
     }
     pub fn needs_hark(&self) -> bool {
         self.method == Method::Brainagent && self.hark

@@ -2,6 +2,7 @@
 //! (HARK, CARD, analysis functions) with argument repair, the step pipeline and its trace, baselines, batch
 //! evaluation and interpretability scores.
 
+pub mod baseline;
 pub mod call;
 pub mod cohort;
 pub mod context;

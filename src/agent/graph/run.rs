@@ -103,8 +103,8 @@ impl Agent {
         if s.method == Method::EvidenceKnn {
             return self.knn(ctx, trace).map_err(|e| ("evidence-knn".to_string(), e));
         }
-        if s.method == Method::Majority {
-            return self.majority(trace).map_err(|e| ("majority".to_string(), e));
+        if s.method.is_baseline() {
+            return self.baseline(ctx, trace).map_err(|e| (s.method.as_str().to_string(), e));
         }
         let model = self.model.as_ref().ok_or_else(|| {
             (
@@ -126,7 +126,7 @@ impl Agent {
         let graph_only = match s.method {
             Method::Direct | Method::Cot | Method::Reflection => true,
             Method::Brainagent => !s.understanding,
-            Method::EvidenceKnn | Method::Majority => false,
+            Method::EvidenceKnn | Method::Majority | Method::Logistic => false,
         };
         let mut known = if graph_only {
             prompts::graph_block(&ctx.description.links_text(s.max_links))
@@ -393,26 +393,15 @@ impl Agent {
     /// evidence-knn: CARD's top-k cases vote, weighted by their similarity; no language model.
     /// The supervised majority baseline: the most common label of the case memory (the training split),
     /// its share as the confidence; ties go to the task's first label.
-    fn majority(&self, trace: &mut Trace) -> Result<(), StepError> {
+    fn baseline(&self, ctx: &GraphContext, trace: &mut Trace) -> Result<(), StepError> {
         let fail = |m: String| StepError { class: OutcomeClass::ConfigurationError, message: m };
-        let mem = self.resources.memory.as_ref().ok_or_else(|| fail("majority needs the training split".into()))?;
-        let cases = &mem.memory.cases;
-        let counts: Vec<(String, usize)> =
-            self.task.labels.iter().map(|l| (l.clone(), cases.iter().filter(|c| &c.label == l).count())).collect();
-        let (label, n) = counts
-            .iter()
-            .fold(None::<&(String, usize)>, |best, c| if best.is_none_or(|b| c.1 > b.1) { Some(c) } else { best })
-            .filter(|b| b.1 > 0)
-            .ok_or_else(|| fail("the training split has no case with a label of this task".into()))?;
-        let shares = counts.iter().map(|(l, c)| format!("{l} {c}")).collect::<Vec<_>>().join(", ");
-        let d = Decision {
-            label: label.clone(),
-            confidence: *n as f64 / cases.len().max(1) as f64,
-            rationale: format!(
-                "Supervised baseline, not an agent: the training split's most common label ({shares} of {} cases). The graph is not read.",
-                cases.len()
-            ),
-            ..Default::default()
+        let training = self.resources.training.as_ref().ok_or_else(|| {
+            fail(format!("{} is a supervised baseline: it needs a training split", self.settings.method.as_str()))
+        })?;
+        let d = match (self.settings.method, &training.logistic) {
+            (Method::Logistic, Some(l)) => l.decide(&ctx.name, &ctx.connectome).map_err(|e| fail(e.to_string()))?,
+            (Method::Logistic, None) => return Err(fail("logistic: the regression was not trained".into())),
+            _ => training.majority(&self.task),
         };
         trace.analysis = Some(d.clone());
         trace.decision = Some(d);

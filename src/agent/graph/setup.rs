@@ -1,7 +1,9 @@
 //! Building what an agent retrieves from: HARK over the shipped knowledge base, and a case memory — a
 //! prebuilt one (the task's default or a folder) or one built from the training split of a cohort
-//! (template-written reports, MiniLM report embeddings when the model is present, BM25 otherwise).
+//! (template-written reports, MiniLM report embeddings when the model is present, BM25 otherwise); what a
+//! supervised baseline learns.
 
+use super::baseline::Training;
 use super::cohort::Row;
 use super::method::Settings;
 use super::task::Task;
@@ -57,19 +59,52 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) 
     Ok(Arc::new(Memory { memory, encoder: GraphEncoder::Baseline, text_model: text, beta, k }))
 }
 
-/// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases.
-pub fn resources(settings: &Settings, memory_dir: Option<&Path>) -> Result<Resources> {
+/// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases;
+/// a supervised baseline learns from that memory's cases (their graphs and labels) instead.
+/// `analysed` names the graph to be analysed (its file stem): a baseline leaves its group out of what it
+/// learns from, as CARD leaves it out of what it retrieves.
+pub fn resources(
+    task: &Task,
+    settings: &Settings,
+    memory_dir: Option<&Path>,
+    analysed: Option<&str>,
+) -> Result<Resources> {
+    if settings.method.is_baseline() {
+        let dir = memory_dir.ok_or_else(|| {
+            AgentError::from(format!(
+                "{} is a supervised baseline: it learns from a case memory's labelled graphs (--memory DIR), and task {} has none",
+                settings.method.as_str(),
+                task.name
+            ))
+        })?;
+        let memory = CaseMemory::load(dir)?;
+        let base = CaseMemory::file(dir).parent().map(Path::to_path_buf).unwrap_or_default();
+        let group = |c: &crate::retrieval::cases::Case| if c.group.is_empty() { c.id.clone() } else { c.group.clone() };
+        let own = memory.cases.iter().find(|c| Some(c.id.as_str()) == analysed).map(group);
+        let samples: Vec<_> = memory
+            .cases
+            .iter()
+            .filter(|c| own.as_ref() != Some(&group(c)))
+            .map(|c| (base.join(&c.graph), c.label.clone()))
+            .collect();
+        return assemble(settings, None, Some(Arc::new(Training::learn(settings.method, task, &samples)?)));
+    }
     let memory = match memory_dir {
         Some(d) if settings.needs_card() => Some(memory_from(d, settings.beta, settings.k, &[])?),
         _ => None,
     };
-    with_memory(settings, memory)
+    assemble(settings, memory, None)
 }
 
-/// HARK when `settings` uses knowledge, and `memory` when it uses cases.
-pub fn with_memory(settings: &Settings, memory: Option<Arc<Memory>>) -> Result<Resources> {
+/// HARK when `settings` uses knowledge, `memory` when it uses cases, `training` when it is a baseline.
+pub fn assemble(
+    settings: &Settings,
+    memory: Option<Arc<Memory>>,
+    training: Option<Arc<Training>>,
+) -> Result<Resources> {
     Ok(Resources {
         hark: if settings.needs_hark() { Some(hark()?) } else { None },
         memory: memory.filter(|_| settings.needs_card()),
+        training: training.filter(|_| settings.method.is_baseline()),
     })
 }

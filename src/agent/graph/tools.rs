@@ -314,6 +314,8 @@ fn region_list(
 pub struct Resources {
     pub hark: Option<Arc<Hark>>,
     pub memory: Option<Arc<Memory>>,
+    /// What a supervised baseline (majority, logistic) learned from the training split.
+    pub training: Option<Arc<super::baseline::Training>>,
 }
 
 /// A case memory ready for queries.

@@ -205,6 +205,15 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Who wrote the decision, in the words the CLI and the room show.
+    pub fn rationale_source(&self) -> &'static str {
+        match super::method::Method::parse(&self.method) {
+            Ok(m) if m.is_baseline() => "a supervised baseline, no language model",
+            _ if self.model == "none" => "measured retrieval, no language model",
+            _ => "written by the model",
+        }
+    }
+
     pub fn prompt_tokens(&self) -> u64 {
         self.calls.iter().map(|c| c.prompt_tokens).sum()
     }

@@ -118,10 +118,17 @@ impl AgentPanel {
                 None
             };
             let memory_dir = task.memory_dir();
+            // A baseline learns without the analysed graph's group, so what it learned belongs to that graph.
+            let analysed = settings
+                .method
+                .is_baseline()
+                .then(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .flatten();
             let key = format!(
-                "{}|{}|{:?}|{}|{}",
+                "{}|{}|{:?}|{:?}|{}|{}",
                 settings.needs_hark(),
                 settings.needs_card(),
+                analysed.as_ref().map(|a| (settings.method.as_str(), a)),
                 memory_dir,
                 settings.beta,
                 settings.k
@@ -130,7 +137,7 @@ impl AgentPanel {
             let resources = match cached.as_ref().filter(|(k, _)| *k == key) {
                 Some((_, r)) => r.clone(),
                 None => {
-                    let r = setup::resources(&settings, memory_dir.as_deref())?;
+                    let r = setup::resources(&task, &settings, memory_dir.as_deref(), analysed.as_deref())?;
                     *cached = Some((key, r.clone()));
                     r
                 }
@@ -217,6 +224,7 @@ impl AgentPanel {
                     Method::Brainagent,
                     Method::EvidenceKnn,
                     Method::Majority,
+                    Method::Logistic,
                 ] {
                     ui.selectable_value(&mut method, m, m.as_str());
                 }

@@ -206,13 +206,21 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, t: &Trace, o: &OpenNetwork, inten
     });
     ui.add(
         egui::ProgressBar::new(d.confidence as f32)
-            .text(format!("confidence {:.2} (stated by the model)", d.confidence))
+            .text(if no_model {
+                format!("confidence {:.2}", d.confidence)
+            } else {
+                format!("confidence {:.2} (stated by the model)", d.confidence)
+            })
             .desired_width(320.0),
     );
     if let Some(p) = d.label_probability() {
         ui.add(
             egui::ProgressBar::new(p as f32)
-                .text(format!("label probability {p:.2} (the model's likelihood of this label among the labels)"))
+                .text(if no_model {
+                    format!("label probability {p:.2}")
+                } else {
+                    format!("label probability {p:.2} (the model's likelihood of this label among the labels)")
+                })
                 .desired_width(320.0),
         )
         .on_hover_text(
@@ -220,9 +228,9 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, t: &Trace, o: &OpenNetwork, inten
         );
     }
     ui.label(if no_model {
-        "Rationale (from measured retrieval, no language model):"
+        format!("Rationale ({}):", t.rationale_source())
     } else {
-        "Rationale (written by the model; region names select the region):"
+        "Rationale (written by the model; region names select the region):".to_string()
     });
     if d.claims.is_empty() {
         linked_words(ui, &d.rationale, o, intents);
