@@ -21,6 +21,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         evidence: cli.evidence,
         agent: cli.agent.clone(),
         agent_trace: cli.agent_trace.clone(),
+        agent_runs: cli.agent_runs.clone(),
     }
 }
 

@@ -60,3 +60,47 @@ fn a_cohort_imports_in_the_window_and_a_subject_opens_in_the_room() {
     assert_eq!((o.connectome.n, o.connectome.labels[0].as_str()), (90, "Precentral_L"));
     assert!(o.path.to_string_lossy().ends_with(&format!("adhd12.npz#{first}")), "{}", o.path.display());
 }
+
+#[test]
+fn a_cohort_evaluation_shows_its_confusion_and_accuracy_per_site() {
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("adhd40");
+    common::adhd_subset(&root, &folder, 14, 40);
+    let cohort = tmp.path().join("adhd40.npz");
+    let (code, _, err) =
+        common::run(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let run = tmp.path().join("logistic.jsonl");
+    let (cohort_arg, run_arg) = (cohort.to_str().unwrap(), run.to_str().unwrap());
+    let cli = common::json(&[
+        "agent", "eval", "--task", "adhd", "--cohort", cohort_arg, "--method", "logistic", "--out", run_arg, "--json",
+    ]);
+    let sites = cli["sites"].as_array().expect("per-site accuracy in the CLI's JSON");
+    let counted: u64 = sites.iter().map(|s| s["samples"].as_u64().unwrap()).sum();
+    assert_eq!(Some(counted), cli["samples"].as_u64(), "every test subject in one site");
+
+    let mut app = BrainLensApp::new(None, false);
+    app.open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/networks/group-train706_fc.npz"));
+    app.networks.agent.open = true;
+    app.networks.agent.batch.paths = run.display().to_string();
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("Batch results (run files of agent eval)").click();
+    h.run_steps(3);
+    h.get_by_label("Load runs").click();
+    h.run_steps(3);
+    let m = h.state().networks.agent.batch.runs[0].1.clone();
+    assert_eq!(serde_json::to_value(&m.sites).unwrap(), cli["sites"], "the room shows the CLI's sites");
+    h.get_by_label("Samples of logistic (none)").click();
+    h.run_steps(5);
+    assert!(h.query_by_label("Accuracy per site (test subjects)").is_some());
+    assert!(h.query_by_label("truth \\ predicted").is_some() && h.query_by_label("P(label)").is_some());
+    // Each subject's row shows the regression's probability of the label it chose.
+    let first =
+        serde_json::from_str::<serde_json::Value>(std::fs::read_to_string(&run).unwrap().lines().nth(1).unwrap())
+            .unwrap();
+    let p = first["trace"]["decision"]["confidence"].as_f64().unwrap();
+    assert!(h.query_all_by_label(&format!("{p:.2}")).count() >= 1, "P(label) {p:.2} shown");
+}

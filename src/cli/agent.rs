@@ -449,6 +449,11 @@ counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and p
         if !m.failures.is_empty() {
             writeln!(out, "failed runs: {:?}", m.failures)?;
         }
+        if !m.sites.is_empty() {
+            let line: Vec<String> =
+                m.sites.iter().map(|s| format!("{} {:.2} ({}/{})", s.site, s.accuracy, s.correct, s.samples)).collect();
+            writeln!(out, "accuracy per site: {}", line.join(", "))?;
+        }
         if m.missing > 0 {
             writeln!(out, "{} runs missing (unfinished; rerun eval with the same --out to resume)", m.missing)?;
         }

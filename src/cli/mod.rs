@@ -92,6 +92,9 @@ pub struct Cli {
     /// GUI: open the BrainAgent panel on a saved trace (JSON).
     #[arg(long, hide = true, value_name = "TRACE")]
     pub agent_trace: Option<PathBuf>,
+    /// GUI: open the BrainAgent panel's batch results on run files of `agent eval` (comma-separated).
+    #[arg(long, hide = true, value_name = "RUNS")]
+    pub agent_runs: Option<String>,
     /// Sampling rate in Hz for a recording file that records none (.npy, and .npz/.mat/.csv without one).
     #[arg(long, value_name = "HZ", global = true)]
     pub rate: Option<f64>,

@@ -67,6 +67,8 @@ pub struct RunOptions {
     pub agent: Option<String>,
     /// Open the BrainAgent panel on a saved trace.
     pub agent_trace: Option<PathBuf>,
+    /// Open the BrainAgent panel's batch results on these run files (comma-separated).
+    pub agent_runs: Option<String>,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
@@ -77,6 +79,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let evidence = opts.evidence;
     let agent = opts.agent.clone();
     let agent_trace = opts.agent_trace.clone();
+    let agent_runs = opts.agent_runs.clone();
     let room = opts.room.clone();
     let network_view = opts.network_view.clone();
     launch(opts, move |app| {
@@ -106,6 +109,12 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
         }
         if let Some(p) = &agent_trace {
             app.networks.agent.open_trace(p);
+        }
+        if let Some(runs) = &agent_runs {
+            app.room = app::Room::Networks;
+            app.networks.agent.open = true;
+            app.networks.agent.batch.paths = runs.clone();
+            app.networks.agent.batch.load();
         }
     })
 }

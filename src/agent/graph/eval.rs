@@ -360,6 +360,9 @@ pub struct Metrics {
     pub judge: Option<Scores>,
     /// Calibration of the stated confidence and of the model's own label probability against correctness.
     pub calibration: Calibration,
+    /// Accuracy per site, when the run is on a cohort file with sites.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<super::sites::SiteAccuracy>,
 }
 
 /// How well a per-run probability of "my label is right" matches correctness (runs with a decision).
@@ -421,6 +424,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
     let (mut pass1, mut passk) = (0.0, 0.0);
     let (mut tp_k, mut fp_k, mut fn_k) = (0usize, 0usize, 0usize);
     let mut samples = 0;
+    let mut outcomes: Vec<(String, bool)> = Vec::new();
     for sample in &h.test {
         let recs: Vec<&Record> = run.records.iter().filter(|r| &r.sample == sample).collect();
         let Some(truth) = recs.first().map(|r| r.truth.clone()) else { continue };
@@ -434,6 +438,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         let is_pos_pred = pred.as_deref() == Some(task.positive.as_str());
         pos_pred += is_pos_pred as usize;
         correct += (pred.as_deref() == Some(truth.as_str())) as usize;
+        outcomes.push((sample.clone(), pred.as_deref() == Some(truth.as_str())));
         match (truth == task.positive, is_pos_pred) {
             (true, true) => tp += 1,
             (false, true) => fp += 1,
@@ -484,6 +489,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         interpretability: Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>()),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
         calibration: Calibration::of(&run.records),
+        sites: super::sites::site_accuracy(Path::new(&h.graphs), &outcomes),
     }
 }
 

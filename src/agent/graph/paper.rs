@@ -104,8 +104,8 @@ pub fn ablation_bars(all: &[Metrics]) -> (Vec<String>, Vec<String>, Vec<Vec<Opti
     (groups, series, values)
 }
 
-/// Every figure as `(file stem, SVG)`, captioned: the precision ranking, the ablations (when there are any)
-/// and the interpretability radar.
+/// Every figure as `(file stem, SVG)`, captioned: the precision ranking, the ablations (when there are any),
+/// the interpretability radar, each run's confusion matrix and, for runs on a cohort, accuracy per site.
 pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let ranking = precision_ranking(all);
@@ -127,7 +127,46 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
         "interpretability_radar".to_string(),
         svg::captioned(&radar_svg(all), "Interpretability (rule-based checks, 0–1) per method (backbone)"),
     ));
+    for (i, m) in all.iter().enumerate().filter(|(_, m)| !m.labels.is_empty()) {
+        let mut cols = m.labels.clone();
+        cols.push("failed".into());
+        let values: Vec<Option<f64>> = m.confusion.iter().flatten().map(|&v| Some(v as f64)).collect();
+        let chart = svg::heatmap(&m.labels, &cols, &values, false, 0);
+        let what =
+            format!("Confusion of {} ({}): rows truth, columns predicted, {} samples", m.method, m.model, m.samples);
+        out.push((format!("confusion_{}_{}", i + 1, file_safe(&m.method)), svg::captioned(&chart, &what)));
+    }
+    let (sites, series, values) = site_bars(all);
+    if !sites.is_empty() {
+        let chart = svg::bars(&sites, &series, &values, 1.0, 2);
+        out.push((
+            "accuracy_per_site".to_string(),
+            svg::captioned(&chart, "Accuracy per acquisition site (test subjects of each site) per method (backbone)"),
+        ));
+    }
     out
+}
+
+/// Per-site accuracy bars of the runs on a cohort: the sites (in first-seen order), one series per run
+/// (`method (backbone)`), `values[series][site]`.
+pub fn site_bars(all: &[Metrics]) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
+    let on_sites: Vec<&Metrics> = all.iter().filter(|m| !m.sites.is_empty()).collect();
+    let mut sites: Vec<String> = Vec::new();
+    for s in on_sites.iter().flat_map(|m| &m.sites) {
+        if !sites.contains(&s.site) {
+            sites.push(s.site.clone());
+        }
+    }
+    let series = on_sites.iter().map(|m| format!("{} ({})", m.method, m.model)).collect();
+    let values = on_sites
+        .iter()
+        .map(|m| sites.iter().map(|site| m.sites.iter().find(|s| &s.site == site).map(|s| s.accuracy)).collect())
+        .collect();
+    (sites, series, values)
+}
+
+fn file_safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
 }
 
 #[cfg(test)]
@@ -175,5 +214,41 @@ mod tests {
         let blocked = dir.path().join("file");
         std::fs::write(&blocked, "").unwrap();
         assert!(write_paper_output(&all, &blocked).unwrap_err().contains("cannot write the tables"));
+    }
+
+    #[test]
+    fn runs_on_a_cohort_get_a_confusion_matrix_each_and_accuracy_per_site() {
+        use crate::agent::graph::sites::SiteAccuracy;
+        let site = |s: &str, n: usize, c: usize| SiteAccuracy {
+            site: s.into(),
+            samples: n,
+            correct: c,
+            accuracy: c as f64 / n as f64,
+        };
+        let with = |method: &str, sites: Vec<SiteAccuracy>| Metrics {
+            labels: vec!["ASD".into(), "HC".into()],
+            confusion: vec![vec![3, 1, 0], vec![2, 4, 0]],
+            sites,
+            ..m(method, "none", 0.7, None, None)
+        };
+        let all =
+            [with("logistic", vec![site("NYU", 4, 3), site("UCLA", 6, 4)]), with("majority", vec![site("UCLA", 6, 6)])];
+        let (sites, series, values) = site_bars(&all);
+        assert_eq!(
+            (sites, series),
+            (vec!["NYU".to_string(), "UCLA".into()], vec!["logistic (none)".to_string(), "majority (none)".into()])
+        );
+        assert_eq!(values, [vec![Some(0.75), Some(4.0 / 6.0)], vec![None, Some(1.0)]]);
+        let figs = figures(&all);
+        let stems: Vec<&str> = figs.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(
+            stems,
+            ["interpretability_radar", "confusion_1_logistic", "confusion_2_majority", "accuracy_per_site"]
+        );
+        let confusion = &figs[1].1;
+        assert!(
+            confusion.contains(">failed<") && confusion.contains(">4<") && confusion.contains("Confusion of logistic"),
+            "{confusion}"
+        );
     }
 }

@@ -241,11 +241,16 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
         );
         let mut opened = None;
         for (r, m) in &self.runs {
+            ui.strong(format!(
+                "{} ({}) — confusion (rows truth, columns predicted) and accuracy per site",
+                m.method, m.model
+            ));
+            confusion_and_sites(ui, m);
             egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
                 .id_salt(("agent_batch", &m.file))
                 .show(ui, |ui| {
                     egui::Grid::new(("agent_batch_samples", &m.file)).striped(true).show(ui, |ui| {
-                        for h in ["sample", "run", "truth", "label", "outcome", "s", ""] {
+                        for h in ["sample", "run", "truth", "label", "P(label)", "outcome", "s", ""] {
                             ui.strong(h);
                         }
                         ui.end_row();
@@ -254,6 +259,9 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
                             ui.label(rec.run.to_string());
                             ui.label(&rec.truth);
                             ui.label(rec.label.as_deref().unwrap_or("—"));
+                            let p = rec.trace.decision.as_ref().and_then(|d| d.label_probability());
+                            ui.label(p.map_or("—".to_string(), |p| format!("{p:.2}")))
+                                .on_hover_text("the probability of the chosen label: the regression's (logistic) or the model's own likelihood of it");
                             ui.label(rec.outcome.as_str());
                             ui.label(format!("{:.1}", rec.seconds));
                             if ui.small_button("trace").clicked() {
@@ -302,4 +310,67 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
         });
         opened
     }
+}
+
+/// A run's confusion matrix (rows truth) and, on a cohort, its accuracy per site as bars.
+fn confusion_and_sites(ui: &mut egui::Ui, m: &Metrics) {
+    ui.horizontal_top(|ui| {
+        egui::Grid::new(("agent_batch_confusion", &m.file)).striped(true).show(ui, |ui| {
+            ui.strong("truth \\ predicted");
+            for l in m.labels.iter().map(String::as_str).chain(["failed"]) {
+                ui.strong(l);
+            }
+            ui.end_row();
+            for (l, row) in m.labels.iter().zip(&m.confusion) {
+                ui.strong(l);
+                for v in row {
+                    ui.label(v.to_string());
+                }
+                ui.end_row();
+            }
+        });
+        if m.sites.is_empty() {
+            return;
+        }
+        ui.add_space(24.0);
+        ui.vertical(|ui| {
+            ui.strong("Accuracy per site (test subjects)");
+            let (row_h, label_w, bar_w) = (16.0, 90.0, 220.0);
+            let size = egui::vec2(label_w + bar_w + 70.0, row_h * m.sites.len() as f32);
+            let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+            let painter = ui.painter_at(rect);
+            let text = ui.visuals().text_color();
+            for (i, s) in m.sites.iter().enumerate() {
+                let y = rect.top() + row_h * i as f32;
+                let font = egui::FontId::proportional(11.0);
+                painter.text(
+                    egui::pos2(rect.left(), y + row_h / 2.0),
+                    egui::Align2::LEFT_CENTER,
+                    &s.site,
+                    font.clone(),
+                    text,
+                );
+                let x0 = rect.left() + label_w;
+                let bar = egui::Rect::from_min_size(
+                    egui::pos2(x0, y + 2.0),
+                    egui::vec2(bar_w * s.accuracy as f32, row_h - 4.0),
+                );
+                painter.rect_filled(bar, 1.0, crate::ui::widgets::palette::category(0));
+                painter.rect_stroke(
+                    egui::Rect::from_min_size(egui::pos2(x0, y + 2.0), egui::vec2(bar_w, row_h - 4.0)),
+                    1.0,
+                    egui::Stroke::new(0.5, ui.visuals().weak_text_color()),
+                    egui::StrokeKind::Inside,
+                );
+                let label = format!("{:.2} ({}/{})", s.accuracy, s.correct, s.samples);
+                painter.text(
+                    egui::pos2(x0 + bar_w + 6.0, y + row_h / 2.0),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    font,
+                    text,
+                );
+            }
+        });
+    });
 }

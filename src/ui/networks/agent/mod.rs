@@ -192,7 +192,9 @@ impl AgentPanel {
             self.controls(ui, o, provider);
             ui.separator();
             egui::ScrollArea::vertical().id_salt("agent_scroll").show(ui, |ui| {
-                ui.collapsing("Batch results (run files of agent eval)", |ui| {
+                let batch = egui::CollapsingHeader::new("Batch results (run files of agent eval)")
+                    .default_open(!self.batch.runs.is_empty());
+                batch.show(ui, |ui| {
                     if let Some(t) = self.batch.show(ui, &self.task, &self.settings, provider) {
                         self.trace = Some(t);
                         self.scores = None;
