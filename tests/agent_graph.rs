@@ -394,6 +394,7 @@ mod eval_tests {
             memory_cases: 0,
             training_samples: 0,
             graphs: graphs.display().to_string(),
+            shard: None,
         };
         EvalJob { agent, graphs, test, header, concurrency, judge: true, out }
     }

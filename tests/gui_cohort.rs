@@ -65,12 +65,7 @@ fn a_cohort_imports_in_the_window_and_a_subject_opens_in_the_room() {
 fn a_cohort_evaluation_shows_its_confusion_and_accuracy_per_site() {
     let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let folder = tmp.path().join("adhd40");
-    common::adhd_subset(&root, &folder, 14, 40);
-    let cohort = tmp.path().join("adhd40.npz");
-    let (code, _, err) =
-        common::run(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
     let run = tmp.path().join("logistic.jsonl");
     let (cohort_arg, run_arg) = (cohort.to_str().unwrap(), run.to_str().unwrap());
     let cli = common::json(&[

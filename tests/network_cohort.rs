@@ -279,11 +279,7 @@ fn bad_input_is_refused_by_file_and_line_and_nothing_is_written() {
 fn the_agents_evaluate_straight_from_a_cohort_file() {
     let Some(root) = common::cohorts() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let folder = tmp.path().join("adhd40");
-    common::adhd_subset(&root, &folder, 14, 40);
-    let cohort = tmp.path().join("adhd40.npz");
-    let o = brainlens(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
     let c = file::read(&cohort).unwrap();
     let eval = |method: &str, run: &Path| {
         let (cohort, run) = (cohort.to_str().unwrap(), run.to_str().unwrap());
@@ -371,4 +367,57 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
         (header["memory_cases"].as_u64(), header["training_samples"].as_u64()),
         (Some(0), Some((c.len() - nyu.len()) as u64))
     );
+}
+
+#[test]
+fn a_sharded_evaluation_merges_into_the_unsharded_run() {
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let eval = |out: &Path, shard: Option<&str>| {
+        let mut args =
+            vec!["agent", "eval", "--task", "adhd", "--cohort", cohort.to_str().unwrap(), "--method", "logistic"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let (code, _, err) = common::run(&args);
+        assert_eq!(code, 0, "{err}");
+    };
+    let whole = tmp.path().join("whole.jsonl");
+    eval(&whole, None);
+    let shards: Vec<std::path::PathBuf> = (1..=3).map(|i| tmp.path().join(format!("shard-{i}.jsonl"))).collect();
+    for (i, s) in shards.iter().enumerate() {
+        eval(s, Some(&format!("{}/3", i + 1)));
+    }
+    let essence = |p: &Path| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if v["kind"] == "sample" {
+                    v = serde_json::json!([v["sample"], v["run"], v["truth"], v["label"], v["trace"]["decision"]]);
+                }
+                v
+            })
+            .collect()
+    };
+    // Each shard holds every third test subject; together they are the whole evaluation.
+    let sizes: Vec<usize> = shards.iter().map(|s| essence(s).len() - 1).collect();
+    assert_eq!(sizes.iter().sum::<usize>(), essence(&whole).len() - 1, "{sizes:?}");
+    let merged = tmp.path().join("merged.jsonl");
+    let s: Vec<&str> = shards.iter().map(|p| p.to_str().unwrap()).collect();
+    let (code, _, err) = common::run(&[&["agent", "merge"], &s[..], &["--out", merged.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(essence(&merged), essence(&whole), "merged shards = the unsharded run (header and records)");
+    // A shard missing, or one cut short, is refused by name; nothing is written.
+    let bad = tmp.path().join("bad.jsonl");
+    let (code, _, err) = common::run(&["agent", "merge", s[0], s[2], "--out", bad.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("shard 2/3 is missing"), "{err}");
+    let text = std::fs::read_to_string(&shards[1]).unwrap();
+    std::fs::write(&shards[1], text.lines().take(2).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let (code, _, err) = common::run(&[&["agent", "merge"], &s[..], &["--out", bad.to_str().unwrap()]].concat());
+    assert!(code != 0 && err.contains("shard-2.jsonl: shard 2/3 has 1 of its"), "{err}");
+    assert!(!bad.exists());
 }

@@ -136,6 +136,10 @@ pub enum AgentCommand {
         method: MethodArgs,
         #[command(flatten)]
         provider: ProviderArgs,
+        /// Run only shard I of N of the test samples (positions i with i mod N = I − 1) into this --out;
+        /// `agent merge` joins the N shard files into the evaluation's run file.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
         /// Runs per sample (pass@k); run i uses seed + i.
         #[arg(long, default_value_t = 1)]
         k: usize,
@@ -145,6 +149,15 @@ pub enum AgentCommand {
         concurrency: usize,
         #[arg(long)]
         judge: bool,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Join the run files of shards 1…N of one evaluation (`agent eval --shard I/N`) into one run file:
+    /// the header and records an unsharded evaluation writes. Every shard must be complete.
+    Merge {
+        shards: Vec<PathBuf>,
         #[arg(long)]
         out: PathBuf,
         #[arg(long)]
@@ -250,6 +263,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             labels,
             cohort,
             hold_out_site,
+            shard,
             split: fraction,
             method,
             provider,
@@ -261,6 +275,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             json,
         } => {
             let task = Task::load(&task)?;
+            let shard = shard.as_deref().map(crate::agent::graph::shards::Shard::parse).transpose()?;
             // A cohort file is both the folder of graphs (`cohort.npz/SUBJECT`) and the labels.
             let (graphs, labels) = match (cohort, graphs, labels) {
                 (Some(c), _, _) => (c.clone(), c),
@@ -296,6 +311,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                         runs: k,
                         memory: method.memory.clone(),
                         hold_out_site: hold_out_site.clone(),
+                        shard,
                     },
                 )?;
                 let job = plan.job(concurrency, judge, out_k);
@@ -314,6 +330,13 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 (true, _) => write_json(out, &all),
                 (false, _) => print_metrics(out, &all),
             }
+        }
+        AgentCommand::Merge { shards, out: merged, json } => {
+            let run = crate::agent::graph::shards::merge(&shards, &merged)?;
+            let task = Task::load(&run.header.task)?;
+            let m = metrics(&run, &task);
+            eprintln!("merged {} shard files ({} runs) into {}", shards.len(), run.records.len(), merged.display());
+            if json { write_json(out, &m) } else { print_metrics(out, &[m]) }
         }
         AgentCommand::Report { runs, svg, latex, figures, json } => {
             if runs.is_empty() {

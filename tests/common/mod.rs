@@ -82,6 +82,23 @@ pub fn adhd_subset(root: &std::path::Path, dir: &std::path::Path, step: usize, c
     std::os::unix::fs::symlink(src.join(table), dir.join(table)).unwrap();
 }
 
+/// [`adhd_subset`] imported by `brainlens cohort import` (AAL-90, nilearn's default estimator) into
+/// `DIR/NAME.npz`, whose path is returned.
+pub fn adhd_cohort(
+    root: &std::path::Path,
+    dir: &std::path::Path,
+    name: &str,
+    step: usize,
+    count: usize,
+) -> std::path::PathBuf {
+    let folder = dir.join(name);
+    adhd_subset(root, &folder, step, count);
+    let cohort = dir.join(format!("{name}.npz"));
+    let (code, _, err) = run(&["cohort", "import", folder.to_str().unwrap(), "--out", cohort.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    cohort
+}
+
 /// What must not depend on scheduling: everything but times, timestamps and workspace paths.
 pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
     let mut trace = i.sandbox["trace"].clone();

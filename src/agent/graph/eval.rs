@@ -37,6 +37,9 @@ pub struct Header {
     #[serde(default)]
     pub training_samples: usize,
     pub graphs: String,
+    /// The shard of the test samples this file runs (`--shard I/N`); None: all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<super::shards::Shard>,
 }
 
 /// A labelled cohort to evaluate on.
@@ -55,6 +58,8 @@ pub struct Cohort {
     /// A cohort file's site to hold out: its subjects are the test set, every other site's the training
     /// split (leave-site-out), instead of the seeded fraction.
     pub hold_out_site: Option<String>,
+    /// Run only this shard of the test samples.
+    pub shard: Option<super::shards::Shard>,
 }
 
 /// The agent, the test rows and the run header of an evaluation, ready to run.
@@ -118,16 +123,18 @@ impl Plan {
             memory_cases: memory.as_ref().map_or(0, |m| m.memory.cases.len()),
             training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
             graphs: c.graphs.display().to_string(),
+            shard: c.shard,
         };
         let resources = super::setup::assemble(&settings, memory, training)?;
         Ok(Plan { agent: Agent::new(task, model, resources, settings), graphs: c.graphs.clone(), test, header })
     }
 
     pub fn job(&self, concurrency: usize, judge: bool, out: PathBuf) -> EvalJob<'_> {
+        let mine = |i: usize| self.header.shard.is_none_or(|s| s.holds(i));
         EvalJob {
             agent: &self.agent,
             graphs: self.graphs.clone(),
-            test: self.test.clone(),
+            test: self.test.iter().enumerate().filter(|(i, _)| mine(*i)).map(|(_, r)| r.clone()).collect(),
             header: self.header.clone(),
             concurrency,
             judge,
@@ -203,8 +210,8 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
     if job.out.exists() && std::fs::metadata(&job.out)?.len() > 0 {
         let old = read_run(&job.out)?;
         let (a, b) = (&old.header, &job.header);
-        if (&a.task, &a.method, &a.model, a.split, a.seed, a.runs, &a.test)
-            != (&b.task, &b.method, &b.model, b.split, b.seed, b.runs, &b.test)
+        if (&a.task, &a.method, &a.model, a.split, a.seed, a.runs, &a.test, a.shard)
+            != (&b.task, &b.method, &b.model, b.split, b.seed, b.runs, &b.test, b.shard)
         {
             return Err(AgentError::from(format!(
                 "{}: written by another evaluation ({} / {} / {} / split {} / seed {} / {} runs); use another --out",
@@ -457,6 +464,8 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         }
     }
     let n = samples.max(1) as f64;
+    // A shard's file is expected to hold its own samples only.
+    let expected = h.test.iter().enumerate().filter(|(i, _)| h.shard.is_none_or(|s| s.holds(*i))).count() * h.runs;
     let mut failures = BTreeMap::new();
     for r in run.records.iter().filter(|r| r.outcome != OutcomeClass::Ok) {
         *failures.entry(r.outcome.as_str().to_string()).or_insert(0) += 1;
@@ -469,7 +478,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         file: run.path.display().to_string(),
         samples,
         runs: h.runs,
-        missing: h.test.len() * h.runs - run.records.len().min(h.test.len() * h.runs),
+        missing: expected - run.records.len().min(expected),
         accuracy: correct as f64 / n,
         recall: (tp + fn_ > 0).then(|| tp as f64 / (tp + fn_) as f64),
         precision: (tp + fp > 0).then(|| tp as f64 / (tp + fp) as f64),

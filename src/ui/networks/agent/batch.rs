@@ -74,6 +74,7 @@ impl BatchView {
             runs: self.runs_per_sample.max(1),
             memory: None,
             hold_out_site: None,
+            shard: None,
         };
         let (out, concurrency) = (PathBuf::from(self.out.trim()), self.concurrency.max(1));
         self.cancel = Cancel::default();
