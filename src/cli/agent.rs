@@ -136,6 +136,10 @@ pub enum AgentCommand {
         method: MethodArgs,
         #[command(flatten)]
         provider: ProviderArgs,
+        /// Test a seeded, label-stratified subset of N of the test samples (the training split stays whole):
+        /// the fixed subset a slow method runs on, the same for every method with the same --seed.
+        #[arg(long, value_name = "N")]
+        subset: Option<usize>,
         /// Run only shard I of N of the test samples (positions i with i mod N = I − 1) into this --out;
         /// `agent merge` joins the N shard files into the evaluation's run file.
         #[arg(long, value_name = "I/N")]
@@ -264,6 +268,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             cohort,
             hold_out_site,
             shard,
+            subset,
             split: fraction,
             method,
             provider,
@@ -312,6 +317,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                         memory: method.memory.clone(),
                         hold_out_site: hold_out_site.clone(),
                         shard,
+                        subset,
                     },
                 )?;
                 let job = plan.job(concurrency, judge, out_k);

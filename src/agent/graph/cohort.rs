@@ -54,6 +54,34 @@ pub fn split(rows: &[Row], fraction: f64, seed: u64) -> Result<(Vec<Row>, Vec<Ro
     Ok((test, train))
 }
 
+/// A seeded, label-stratified subset of `n` of `rows` (each label its share, rounded by largest remainder;
+/// within a label a seeded shuffle chooses), in the rows' order: the fixed subset a slow method runs on.
+pub fn stratified_subset(rows: &[Row], n: usize, seed: u64) -> Result<Vec<Row>> {
+    if n == 0 || n > rows.len() {
+        return Err(AgentError::from(format!("--subset {n}: give 1 to {} (the test samples)", rows.len())));
+    }
+    let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+    let count = |l: &str| rows.iter().filter(|r| r.label == l).count();
+    let exact: Vec<f64> = labels.iter().map(|l| n as f64 * count(l) as f64 / rows.len() as f64).collect();
+    let mut take: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())));
+    for &i in order.iter().cycle().take(n - take.iter().sum::<usize>()) {
+        take[i] += 1;
+    }
+    let mut chosen = BTreeSet::new();
+    for (l, &k) in labels.iter().zip(&take) {
+        let mut idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].label == *l).collect();
+        let mut state = seed ^ 0x5b5e7;
+        for i in (1..idx.len()).rev() {
+            let j = (splitmix64(&mut state) % (i as u64 + 1)) as usize;
+            idx.swap(i, j);
+        }
+        chosen.extend(idx.into_iter().take(k));
+    }
+    Ok(chosen.into_iter().map(|i| rows[i].clone()).collect())
+}
+
 /// The rows of a cohort file (`brainlens cohort import`): its subjects, each its own group, with their labels.
 pub fn cohort_rows(path: &Path) -> Result<Vec<Row>> {
     let c = crate::network::cohort::file::cached(path).map_err(|e| AgentError::from(e.to_string()))?;
@@ -95,4 +123,28 @@ pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
         .into_iter()
         .map(|(file, label, group)| Row { group: if group.is_empty() { file.clone() } else { group }, file, label })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stratified_subset_keeps_each_labels_share_and_is_seeded() {
+        let rows: Vec<Row> = (0..173)
+            .map(|i| Row {
+                file: format!("s{i}"),
+                label: if i < 80 { "ASD" } else { "HC" }.into(),
+                group: format!("s{i}"),
+            })
+            .collect();
+        let a = stratified_subset(&rows, 60, 0).unwrap();
+        // 60 × 80/173 = 27.7 → 28 ASD, 60 × 93/173 = 32.3 → 32 HC (largest remainder).
+        assert_eq!((a.len(), a.iter().filter(|r| r.label == "ASD").count()), (60, 28));
+        assert_eq!(a, stratified_subset(&rows, 60, 0).unwrap());
+        assert_ne!(a, stratified_subset(&rows, 60, 1).unwrap());
+        let order: Vec<usize> = a.iter().map(|r| r.file[1..].parse().unwrap()).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "in the rows' order");
+        assert!(stratified_subset(&rows, 174, 0).unwrap_err().to_string().contains("1 to 173"));
+    }
 }

@@ -60,6 +60,8 @@ pub struct Cohort {
     pub hold_out_site: Option<String>,
     /// Run only this shard of the test samples.
     pub shard: Option<super::shards::Shard>,
+    /// Test only a seeded, label-stratified subset of this many of the test samples.
+    pub subset: Option<usize>,
 }
 
 /// The agent, the test rows and the run header of an evaluation, ready to run.
@@ -95,6 +97,11 @@ impl Plan {
         let (test, train) = match &c.hold_out_site {
             None => split(&rows, c.fraction, c.seed)?,
             Some(site) => super::cohort::site_split(&c.labels, &rows, site)?,
+        };
+        // The training split stays whole; only the samples tested are fewer.
+        let test = match c.subset {
+            Some(n) => super::cohort::stratified_subset(&test, n, c.seed)?,
+            None => test,
         };
         let memory = match (&c.memory, settings.needs_card()) {
             (_, false) => None,

@@ -75,6 +75,7 @@ impl BatchView {
             memory: None,
             hold_out_site: None,
             shard: None,
+            subset: None,
         };
         let (out, concurrency) = (PathBuf::from(self.out.trim()), self.concurrency.max(1));
         self.cancel = Cancel::default();
