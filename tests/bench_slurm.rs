@@ -187,6 +187,55 @@ fn a_four_task_array_on_real_slurm_equals_the_unsharded_run_and_a_cancelled_shar
 
 #[test]
 #[ignore = "needs a running Slurm (scripts/slurm/local-cluster.sh start; scripts/test.sh runs it)"]
+fn an_agent_evaluation_runs_as_a_slurm_array_and_merges_into_the_unsharded_run() {
+    assert!(std::env::var_os("SLURM_CONF").is_some(), "SLURM_CONF is not set: start scripts/slurm/local-cluster.sh");
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let eval = ["--task", "adhd", "--method", "logistic"];
+    let whole = tmp.path().join("whole.jsonl");
+    let (code, _, err) = brainlens(
+        &[&["agent", "eval", "--cohort", cohort.to_str().unwrap()][..], &eval, &["--out", whole.to_str().unwrap()]]
+            .concat(),
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let dir = tmp.path().join("slurm");
+    let args = ["agent", "slurm", cohort.to_str().unwrap(), "--shards", "3", "--out-dir", dir.to_str().unwrap()];
+    let opts = ["--submit", "--cpus", "1", "--mem", "1G", "--time", "00:10:00", "--"];
+    let (code, out, err) = brainlens(&[&args[..], &opts, &eval].concat(), &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let st = |d: &Path| {
+        let (code, out, err) = brainlens(&["agent", "slurm", "--status", d.to_str().unwrap(), "--json"], &[]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let t0 = Instant::now();
+    let s = loop {
+        let s = st(&dir);
+        if merged(&s) {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(600), "timed out: {s:#}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    // Every shard ran its share (the split counted by `agent slurm` itself) and the merge followed them.
+    let shards = s["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 3);
+    assert!(shards.iter().all(|x| x["state"] == "COMPLETED" && x["done"] == x["expected"]), "{s:#}");
+    assert_eq!(s["done"], s["expected"]);
+    assert_eq!(
+        common::run_essence(&dir.join("run.jsonl")),
+        common::run_essence(&whole),
+        "merged array = the unsharded evaluation"
+    );
+    // Resubmitting a complete evaluation does nothing.
+    let (code, out, err) = brainlens(&["agent", "slurm", "--resubmit-missing", dir.to_str().unwrap()], &[]);
+    assert!(code == 0 && out.contains("nothing to resubmit"), "{out}{err}");
+}
+
+#[test]
+#[ignore = "needs a running Slurm (scripts/slurm/local-cluster.sh start; scripts/test.sh runs it)"]
 fn the_run_view_submits_to_slurm_follows_the_tasks_and_opens_the_merged_result() {
     use brainlens::llm::config::ProviderKind;
     use brainlens::ui::app::BrainLensApp;

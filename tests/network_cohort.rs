@@ -390,27 +390,18 @@ fn a_sharded_evaluation_merges_into_the_unsharded_run() {
     for (i, s) in shards.iter().enumerate() {
         eval(s, Some(&format!("{}/3", i + 1)));
     }
-    let essence = |p: &Path| -> Vec<serde_json::Value> {
-        std::fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-                if v["kind"] == "sample" {
-                    v = serde_json::json!([v["sample"], v["run"], v["truth"], v["label"], v["trace"]["decision"]]);
-                }
-                v
-            })
-            .collect()
-    };
     // Each shard holds every third test subject; together they are the whole evaluation.
-    let sizes: Vec<usize> = shards.iter().map(|s| essence(s).len() - 1).collect();
-    assert_eq!(sizes.iter().sum::<usize>(), essence(&whole).len() - 1, "{sizes:?}");
+    let sizes: Vec<usize> = shards.iter().map(|s| common::run_essence(s).len() - 1).collect();
+    assert_eq!(sizes.iter().sum::<usize>(), common::run_essence(&whole).len() - 1, "{sizes:?}");
     let merged = tmp.path().join("merged.jsonl");
     let s: Vec<&str> = shards.iter().map(|p| p.to_str().unwrap()).collect();
     let (code, _, err) = common::run(&[&["agent", "merge"], &s[..], &["--out", merged.to_str().unwrap()]].concat());
     assert_eq!(code, 0, "{err}");
-    assert_eq!(essence(&merged), essence(&whole), "merged shards = the unsharded run (header and records)");
+    assert_eq!(
+        common::run_essence(&merged),
+        common::run_essence(&whole),
+        "merged shards = the unsharded run (header and records)"
+    );
     // A shard missing, or one cut short, is refused by name; nothing is written.
     let bad = tmp.path().join("bad.jsonl");
     let (code, _, err) = common::run(&["agent", "merge", s[0], s[2], "--out", bad.to_str().unwrap()]);

@@ -158,6 +158,11 @@ pub enum AgentCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Slurm: an evaluation as a job array of `agent eval --shard i/N` tasks and a dependent `agent merge`
+    /// (`agent slurm DATA --shards N --out-dir DIR [--submit] [sbatch options] -- EVAL OPTIONS…`, where DATA
+    /// is the cohort file or graphs folder), `--status DIR [--watch]`, `--resubmit-missing DIR` — as
+    /// `bench slurm` does for a suite.
+    Slurm(crate::cli::slurm::SlurmArgs),
     /// Join the run files of shards 1…N of one evaluation (`agent eval --shard I/N`) into one run file:
     /// the header and records an unsharded evaluation writes. Every shard must be complete.
     Merge {
@@ -337,6 +342,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 (false, _) => print_metrics(out, &all),
             }
         }
+        AgentCommand::Slurm(a) => slurm(&a, out),
         AgentCommand::Merge { shards, out: merged, json } => {
             let run = crate::agent::graph::shards::merge(&shards, &merged)?;
             let task = Task::load(&run.header.task)?;
@@ -492,4 +498,65 @@ counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and p
         }
     }
     Ok(())
+}
+
+/// Options whose value is a path: made absolute for the Slurm tasks, which run in the output folder.
+const PATH_OPTIONS: &[&str] = &["--labels", "--memory", "--transcript", "--model-path"];
+
+/// `agent slurm`: the evaluation's data given as DATA (added as `--cohort` or `--graphs`), path options made
+/// absolute, and each shard's expected runs counted from the same split `agent eval` makes.
+fn slurm(a: &crate::cli::slurm::SlurmArgs, out: &mut dyn Write) -> Result<()> {
+    use crate::harness::slurm::Work;
+    let Some(data) = &a.suite else {
+        return crate::cli::slurm::slurm_work(a, Work::AgentEval, a.run_args.clone(), None, out);
+    };
+    let data = data.canonicalize().map_err(|e| anyhow!("{}: {e}", data.display()))?;
+    if a.run_args.iter().any(|x| ["--cohort", "--graphs"].iter().any(|f| x == f || x.starts_with(&format!("{f}=")))) {
+        bail!("give the cohort file or graphs folder as agent slurm's DATA, not as --cohort/--graphs after --");
+    }
+    let flag = if crate::network::cohort::file::is_cohort(&data) { "--cohort" } else { "--graphs" };
+    let mut run_args = vec![flag.to_string(), data.display().to_string()];
+    let mut it = a.run_args.iter();
+    while let Some(x) = it.next() {
+        run_args.push(x.clone());
+        if PATH_OPTIONS.contains(&x.as_str())
+            && let Some(v) = it.next()
+        {
+            let p = PathBuf::from(v);
+            run_args.push(p.canonicalize().map(|p| p.display().to_string()).unwrap_or_else(|_| v.clone()));
+        }
+    }
+    #[derive(clap::Parser)]
+    struct EvalOnly {
+        #[command(subcommand)]
+        command: AgentCommand,
+    }
+    let argv = ["agent", "eval"]
+        .into_iter()
+        .map(String::from)
+        .chain(run_args.iter().cloned())
+        .chain(["--out".into(), "/dev/null".into()]);
+    let parsed =
+        <EvalOnly as clap::Parser>::try_parse_from(argv).map_err(|e| anyhow!("the eval options after --: {e}"))?;
+    let AgentCommand::Eval { task, graphs, labels, cohort, hold_out_site, subset, split: fraction, seed, k, .. } =
+        parsed.command
+    else {
+        bail!("the options after -- are agent eval's");
+    };
+    let (graphs, labels) = match (cohort, graphs, labels) {
+        (Some(c), _, _) => (c.clone(), c),
+        (None, Some(g), Some(l)) => (g, l),
+        _ => bail!("a graphs folder needs --labels CSV among the eval options"),
+    };
+    let task = Task::load(&task)?;
+    let c = eval::Cohort { graphs, labels, fraction, seed, runs: k, memory: None, hold_out_site, shard: None, subset };
+    let (test, _) = eval::split_rows(&task, &c)?;
+    let n = a.shards.unwrap_or(0);
+    let expected = (1..=n)
+        .map(|index| {
+            let s = crate::agent::graph::shards::Shard { index, count: n };
+            (0..test.len()).filter(|&p| s.holds(p)).count() * k
+        })
+        .collect();
+    crate::cli::slurm::slurm_work(a, Work::AgentEval, run_args, Some(expected), out)
 }

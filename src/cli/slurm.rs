@@ -1,4 +1,5 @@
-//! `bench slurm`: write the job-array scripts, submit them, follow the run, resubmit what is missing.
+//! `bench slurm` (and `agent slurm`, through `slurm_work`): write the job-array scripts, submit them, follow
+//! the run, resubmit what is missing.
 
 use anyhow::{Context, Result, bail};
 use std::io::Write;
@@ -10,7 +11,8 @@ use crate::harness::slurm::{self, SlurmOptions, SubmitRequest};
 /// `bench slurm --status DIR [--watch] [--json]`, `bench slurm --resubmit-missing DIR`.
 #[derive(Debug, clap::Args)]
 pub struct SlurmArgs {
-    /// The suite (or subset, or case folder) the shards run.
+    /// The suite (or subset, or case folder) the shards run; for `agent slurm`, the cohort file or graphs
+    /// folder the evaluation runs on.
     #[arg(required_unless_present_any = ["status", "resubmit_missing"])]
     pub suite: Option<PathBuf>,
     #[arg(long, required_unless_present_any = ["status", "resubmit_missing"])]
@@ -54,7 +56,8 @@ pub struct SlurmArgs {
     pub cpus: usize,
     #[arg(long, default_value = "8G")]
     pub mem: String,
-    /// The options every shard's `bench run` gets (paradigm, provider, models, concurrency…), after `--`.
+    /// The options every shard's `bench run` gets (paradigm, provider, models, concurrency…) or, for
+    /// `agent slurm`, its `agent eval` (task, method, provider, split…), after `--`.
     #[arg(last = true)]
     pub run_args: Vec<String>,
 }
@@ -70,6 +73,19 @@ fn print_status(st: &slurm::Status, json: bool, out: &mut dyn Write) -> Result<(
 }
 
 pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
+    slurm_work(a, slurm::Work::Bench, a.run_args.clone(), None, out)
+}
+
+/// `bench slurm` and `agent slurm`: `run_args` are the shards' own options (an agent evaluation's with its
+/// data added), `expected` an agent evaluation's runs per shard.
+pub fn slurm_work(
+    a: &SlurmArgs,
+    work: slurm::Work,
+    run_args: Vec<String>,
+    expected: Option<Vec<usize>>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let command = work.command();
     if let Some(dir) = &a.status {
         loop {
             let st = slurm::status(dir)?;
@@ -91,7 +107,7 @@ pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
                 } else {
                     writeln!(
                         out,
-                        "resubmitted shard(s) {:?} as job {}; merge: job {}; follow with: brainlens bench slurm --status {}",
+                        "resubmitted shard(s) {:?} as job {}; merge: job {}; follow with: brainlens {command} --status {}",
                         s.tasks,
                         s.array_job.as_deref().unwrap_or("-"),
                         s.merge_job.as_deref().unwrap_or("-"),
@@ -103,7 +119,7 @@ pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     let (Some(suite), Some(shards), Some(dir)) = (&a.suite, a.shards, &a.out_dir) else {
-        bail!("bench slurm needs SUITE --shards N --out-dir DIR (or --status DIR, or --resubmit-missing DIR)");
+        bail!("{command} needs SUITE --shards N --out-dir DIR (or --status DIR, or --resubmit-missing DIR)");
     };
     let exe = std::env::current_exe().context("cannot find the brainlens binary")?;
     let o = SlurmOptions {
@@ -119,7 +135,7 @@ pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
         container_cmd: a.container_cmd.clone(),
     };
     if a.submit {
-        let req = SubmitRequest { brainlens: &exe, suite, run_args: &a.run_args, dir, options: &o };
+        let req = SubmitRequest { work, brainlens: &exe, suite, expected, run_args: &run_args, dir, options: &o };
         let jobs = slurm::submit(&req)?;
         let last = jobs.submissions.last().expect("a submission was recorded");
         if a.json {
@@ -132,14 +148,14 @@ pub fn slurm(a: &SlurmArgs, out: &mut dyn Write) -> Result<()> {
                 last.merge_job.as_deref().unwrap_or("-"),
                 slurm::JobsFile::path(&dir.canonicalize()?).display()
             )?;
-            writeln!(out, "follow with: brainlens bench slurm --status {} --watch", dir.display())?;
+            writeln!(out, "follow with: brainlens {command} --status {} --watch", dir.display())?;
         }
         return Ok(());
     }
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let dir = dir.canonicalize()?;
     let suite = suite.canonicalize().with_context(|| format!("{}: no such suite", suite.display()))?;
-    let files = slurm::write_scripts(&exe, &suite, &a.run_args, &dir, &o)?;
+    let files = slurm::write_scripts(work, &exe, &suite, &run_args, &dir, &o)?;
     for f in &files {
         writeln!(out, "wrote {}", f.display())?;
     }

@@ -99,6 +99,22 @@ pub fn adhd_cohort(
     cohort
 }
 
+/// Records as an evaluation's result: sample, run, truth, label and decision (not times).
+pub fn run_essence(p: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            if v["kind"] == "sample" {
+                json!([v["sample"], v["run"], v["truth"], v["label"], v["trace"]["decision"]])
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
 /// What must not depend on scheduling: everything but times, timestamps and workspace paths.
 pub fn essence(i: &brainlens::bench::results::Instance) -> Value {
     let mut trace = i.sandbox["trace"].clone();

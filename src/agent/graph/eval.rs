@@ -64,6 +64,32 @@ pub struct Cohort {
     pub subset: Option<usize>,
 }
 
+/// The test and training rows of an evaluation: the labels read and checked against the task, the seeded
+/// split (or leave-site-out), then the `--subset` of the test rows.
+pub fn split_rows(task: &Task, c: &Cohort) -> Result<(Vec<Row>, Vec<Row>)> {
+    let rows = read_rows(&c.labels)?;
+    if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
+        return Err(AgentError::from(format!(
+            "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
+            c.labels.display(),
+            bad.label,
+            bad.file,
+            task.name,
+            task.labels.join(", ")
+        )));
+    }
+    let (test, train) = match &c.hold_out_site {
+        None => split(&rows, c.fraction, c.seed)?,
+        Some(site) => super::cohort::site_split(&c.labels, &rows, site)?,
+    };
+    // The training split stays whole; only the samples tested are fewer.
+    let test = match c.subset {
+        Some(n) => super::cohort::stratified_subset(&test, n, c.seed)?,
+        None => test,
+    };
+    Ok((test, train))
+}
+
 /// The agent, the test rows and the run header of an evaluation, ready to run.
 pub struct Plan {
     pub agent: Agent,
@@ -83,26 +109,7 @@ impl Plan {
         if c.runs == 0 {
             return Err(AgentError::from(format!("the number of runs per sample (--k) must be at least 1")));
         }
-        let rows = read_rows(&c.labels)?;
-        if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
-            return Err(AgentError::from(format!(
-                "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
-                c.labels.display(),
-                bad.label,
-                bad.file,
-                task.name,
-                task.labels.join(", ")
-            )));
-        }
-        let (test, train) = match &c.hold_out_site {
-            None => split(&rows, c.fraction, c.seed)?,
-            Some(site) => super::cohort::site_split(&c.labels, &rows, site)?,
-        };
-        // The training split stays whole; only the samples tested are fewer.
-        let test = match c.subset {
-            Some(n) => super::cohort::stratified_subset(&test, n, c.seed)?,
-            None => test,
-        };
+        let (test, train) = split_rows(&task, c)?;
         let memory = match (&c.memory, settings.needs_card()) {
             (_, false) => None,
             (Some(d), true) => {

@@ -1,8 +1,8 @@
 //! `jobs.json` in the output folder: which suite its shards belong to, how many instances each shard holds,
 //! and every submission's job ids (the array with its task numbers, and the merge).
 
-use super::script::{run_limit, shard_file};
-use super::{Result, SlurmError};
+use super::script::run_limit;
+use super::{Result, SlurmError, Work};
 use crate::bench::case::load_cases;
 use crate::bench::results::ResultFile;
 use crate::harness::runner::shard_of;
@@ -23,7 +23,11 @@ pub struct Submission {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct JobsFile {
-    /// The suite (absolute), as the shards' `experiment.subset_root` names it.
+    /// What the shards run (a suite, when jobs.json does not say).
+    #[serde(default)]
+    pub work: Work,
+    /// The suite (absolute), as the shards' `experiment.subset_root` names it; for an agent evaluation the
+    /// cohort file or graphs folder it runs on.
     pub suite: PathBuf,
     pub shards: usize,
     /// Instances per shard (index 0 = shard 1), from the suite and the run's `--limit`.
@@ -47,12 +51,25 @@ impl JobsFile {
             expected[shard_of(&c.instance_id(), shards) - 1] += 1;
         }
         Ok(JobsFile {
+            work: Work::Bench,
             suite: suite.to_path_buf(),
             shards,
             expected,
             run_args: run_args.to_vec(),
             submissions: Vec::new(),
         })
+    }
+
+    /// An agent evaluation on `data` whose shard `i` holds `expected[i − 1]` runs.
+    pub fn for_agent(data: &Path, expected: Vec<usize>, run_args: &[String]) -> Self {
+        JobsFile {
+            work: Work::AgentEval,
+            suite: data.to_path_buf(),
+            shards: expected.len(),
+            expected,
+            run_args: run_args.to_vec(),
+            submissions: Vec::new(),
+        }
     }
 
     pub fn path(dir: &Path) -> PathBuf {
@@ -105,15 +122,42 @@ impl JobsFile {
     }
 }
 
-/// Instances done in shard `i`'s file (0 when there is none yet); an error when the file is another suite's.
+/// Instances (runs) done in shard `i`'s file (0 when there is none yet); an error when the file is another
+/// suite's (evaluation's).
 pub fn shard_done(dir: &Path, i: usize, jobs: &JobsFile) -> Result<usize> {
-    let p = shard_file(dir, i);
+    let p = jobs.work.shard_file(dir, i);
     if !p.exists() {
         return Ok(0);
+    }
+    if jobs.work == Work::AgentEval {
+        let r = crate::agent::graph::eval::read_run(&p).map_err(|e| SlurmError::file(&p, e))?;
+        check_run_owner(&r.header, &p, dir, &jobs.suite, jobs.shards)?;
+        return Ok(r.records.iter().filter(|x| !x.outcome.rerun_on_resume()).count());
     }
     let f = ResultFile::load(&p).map_err(|e| SlurmError::file(&p, e))?;
     check_shard_owner(&f, &p, dir, &jobs.suite, jobs.shards)?;
     Ok(f.instances.len())
+}
+
+/// An agent evaluation's shard file must run on `data`, cut into `shards`.
+pub fn check_run_owner(
+    h: &crate::agent::graph::eval::Header,
+    path: &Path,
+    dir: &Path,
+    data: &Path,
+    shards: usize,
+) -> Result<()> {
+    let count = h.shard.map_or(0, |s| s.count);
+    if Path::new(&h.graphs) != data || count != shards {
+        return Err(SlurmError::OtherSuite {
+            dir: dir.to_path_buf(),
+            other: if h.graphs.is_empty() { path.display().to_string() } else { h.graphs.clone() },
+            other_shards: count,
+            suite: data.display().to_string(),
+            shards,
+        });
+    }
+    Ok(())
 }
 
 /// A shard file must come from `suite` cut into `shards`.

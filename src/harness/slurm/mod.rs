@@ -9,6 +9,7 @@ pub mod jobs;
 pub mod script;
 pub mod status;
 pub mod submit;
+pub mod work;
 
 use std::path::PathBuf;
 
@@ -16,6 +17,7 @@ pub use jobs::JobsFile;
 pub use script::{SlurmOptions, write_scripts};
 pub use status::{ShardStatus, Status, status};
 pub use submit::{SubmitRequest, resubmit_missing, submit};
+pub use work::Work;
 
 /// What went wrong with a Slurm submission or its folder; every variant names the file, folder or job.
 #[derive(Debug, thiserror::Error)]

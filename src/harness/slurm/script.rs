@@ -1,8 +1,9 @@
-//! The scripts: `run_shards.sbatch` (a job array, one task per shard, each `bench run --shard i/n --resume`),
+//! The scripts: `run_shards.sbatch` (a job array, one task per shard: `bench run --shard i/n --resume` or
+//! `agent eval --shard i/n`, see `work`),
 //! `merge.sbatch` (`bench merge` of the shard files) and `submit.sh` (the array, then the merge with `afterok`
 //! on it), written into the output folder.
 
-use super::{Result, SlurmError};
+use super::{Result, SlurmError, Work};
 use std::path::{Path, PathBuf};
 
 /// The sbatch options of the generated scripts.
@@ -57,25 +58,27 @@ pub fn run_limit(run_args: &[String]) -> Option<usize> {
     None
 }
 
-/// The shard file of shard `i` in `dir`.
+/// The shard file of shard `i` of a suite run in `dir`.
 pub fn shard_file(dir: &Path, i: usize) -> PathBuf {
-    dir.join(format!("shard-{i}.json"))
+    Work::Bench.shard_file(dir, i)
 }
 
 /// Writes the three scripts into `dir` (an absolute, existing folder) and returns their paths:
-/// `run_shards.sbatch`, `merge.sbatch`, `submit.sh`.
+/// `run_shards.sbatch`, `merge.sbatch`, `submit.sh`. For an agent evaluation `suite` is the data it runs on.
 pub fn write_scripts(
+    work: Work,
     brainlens: &Path,
     suite: &Path,
     run_args: &[String],
     dir: &Path,
     o: &SlurmOptions,
 ) -> Result<Vec<PathBuf>> {
-    write_scripts_in(brainlens, suite, run_args, dir, dir, o)
+    write_scripts_in(work, brainlens, suite, run_args, dir, dir, o)
 }
 
 /// The scripts for output folder `dir`, written into `into` (a staging folder, or `dir` itself).
 pub fn write_scripts_in(
+    work: Work,
     brainlens: &Path,
     suite: &Path,
     run_args: &[String],
@@ -103,7 +106,7 @@ pub fn write_scripts_in(
         )
     };
     let run = format!(
-        "{}# Shard $SLURM_ARRAY_TASK_ID of {n}: the instances whose id hashes to it; --resume keeps what a\n# preempted, cancelled or resubmitted task already wrote.\ni=${{SLURM_ARRAY_TASK_ID:?run as a Slurm array task}}\nexec {exe} bench run {suite_q} {args} --shard \"$i/{n}\" --resume --out {d}/shard-$i.json\n",
+        "{}# Shard $SLURM_ARRAY_TASK_ID of {n}: its share of the {unit}; a preempted, cancelled or resubmitted task\n# resumes what it already wrote.\ni=${{SLURM_ARRAY_TASK_ID:?run as a Slurm array task}}\n{}",
         header(
             "brainlens-shards",
             &format!(
@@ -114,21 +117,23 @@ pub fn write_scripts_in(
                 line("constraint", &o.constraint)
             )
         ),
+        work.run_line(&exe, &suite_q, &args.join(" "), o.shards, &d),
         n = o.shards,
-        args = args.join(" "),
+        unit = work.unit(),
     );
-    let shards: Vec<String> = (1..=o.shards).map(|i| quote(&shard_file(dir, i).display().to_string())).collect();
+    let shards: Vec<String> = (1..=o.shards).map(|i| quote(&work.shard_file(dir, i).display().to_string())).collect();
     let merge = format!(
-        "{}exec {exe} bench merge {} --cases {suite_q} --out {d}/result.json\n",
+        "{}{}",
         header(
             "brainlens-merge",
             &format!("#SBATCH --output={}/merge.log\n#SBATCH --open-mode=append\n", dir.display())
         ),
-        shards.join(" "),
+        work.merge_line(&exe, &shards.join(" "), &suite_q, &d),
     );
     let submit = format!(
-        "#!/usr/bin/env bash\n# Submits the shard array, then the merge, which runs only if every shard succeeded.\n# (`brainlens bench slurm ... --submit` does the same and records the job ids in jobs.json.)\nset -euo pipefail\ncd {d}\narray=$(sbatch --parsable run_shards.sbatch)\nmerge=$(sbatch --parsable --dependency=afterok:${{array%%;*}} merge.sbatch)\necho \"shards: job $array; merge: job $merge; result: {}/result.json\"\n",
-        dir.display()
+        "#!/usr/bin/env bash\n# Submits the shard array, then the merge, which runs only if every shard succeeded.\n# (`brainlens {} ... --submit` does the same and records the job ids in jobs.json.)\nset -euo pipefail\ncd {d}\narray=$(sbatch --parsable run_shards.sbatch)\nmerge=$(sbatch --parsable --dependency=afterok:${{array%%;*}} merge.sbatch)\necho \"shards: job $array; merge: job $merge; result: {}\"\n",
+        work.command(),
+        work.result_file(dir).display()
     );
     let mut written = Vec::new();
     for (name, text) in [("run_shards.sbatch", run), ("merge.sbatch", merge), ("submit.sh", submit)] {
@@ -162,6 +167,7 @@ mod tests {
             ..Default::default()
         };
         let files = write_scripts(
+            Work::Bench,
             Path::new("/opt/bin/brainlens"),
             Path::new("/s"),
             &["--limit".into(), "9".into()],
@@ -181,5 +187,24 @@ mod tests {
         assert!(merge.contains("--account=lab") && !merge.contains("gres"), "{merge}");
         assert_eq!(run_limit(&["--limit=7".into()]), Some(7));
         assert!(check_run_args(&["--shard=1/2".into()]).is_err());
+        // An agent evaluation: `agent eval … --shard`, merged by `agent merge` into run.jsonl.
+        let args = ["--task".to_string(), "asd".into(), "--cohort".into(), "/c/abide.npz".into()];
+        let files =
+            write_scripts(Work::AgentEval, Path::new("/bl"), Path::new("/c/abide.npz"), &args, d.path(), &o).unwrap();
+        let run = std::fs::read_to_string(&files[0]).unwrap();
+        let merge = std::fs::read_to_string(&files[1]).unwrap();
+        let dir = d.path().display();
+        assert!(
+            run.contains(&format!(
+                "/bl agent eval --task asd --cohort /c/abide.npz --shard \"$i/3\" --out {dir}/shard-$i.jsonl"
+            )),
+            "{run}"
+        );
+        assert!(
+            merge.contains(&format!(
+                "agent merge {dir}/shard-1.jsonl {dir}/shard-2.jsonl {dir}/shard-3.jsonl --out {dir}/run.jsonl"
+            )),
+            "{merge}"
+        );
     }
 }

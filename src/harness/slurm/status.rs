@@ -28,13 +28,14 @@ impl ShardStatus {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Status {
+    pub work: super::Work,
     pub dir: PathBuf,
     pub suite: PathBuf,
     pub shards: Vec<ShardStatus>,
     pub merge_job: Option<String>,
     pub merge_state: String,
     pub merge_reason: String,
-    /// `dir/result.json` when it exists.
+    /// `dir/result.json` (`dir/run.jsonl` for an agent evaluation) when it exists.
     pub result: Option<PathBuf>,
     pub done: usize,
     pub expected: usize,
@@ -67,9 +68,10 @@ impl Status {
 
     /// The table `bench slurm --status` prints.
     pub fn render(&self) -> String {
+        let what = if self.work == super::Work::Bench { "suite" } else { "evaluation on" };
         let mut s =
-            format!("suite {} · {} shard(s) · {}\n", self.suite.display(), self.shards.len(), self.dir.display());
-        s += &format!("{:<6} {:<10} {:<30} {:<10} {:>9}\n", "shard", "job", "state", "elapsed", "instances");
+            format!("{what} {} · {} shard(s) · {}\n", self.suite.display(), self.shards.len(), self.dir.display());
+        s += &format!("{:<6} {:<10} {:<30} {:<10} {:>9}\n", "shard", "job", "state", "elapsed", self.work.unit());
         for sh in &self.shards {
             let state = if sh.reason.is_empty() || sh.reason == "None" {
                 sh.state.clone()
@@ -95,13 +97,20 @@ impl Status {
             "merge",
             self.merge_job.as_deref().unwrap_or("-"),
             merge_state,
-            self.result.as_ref().map_or("no result.json yet".to_string(), |p| p.display().to_string())
+            self.result.as_ref().map_or("no merged result yet".to_string(), |p| p.display().to_string())
         );
-        s += &format!("progress {}/{} instances ({:.0} %)\n", self.done, self.expected, 100.0 * self.fraction());
+        s += &format!(
+            "progress {}/{} {} ({:.0} %)\n",
+            self.done,
+            self.expected,
+            self.work.unit(),
+            100.0 * self.fraction()
+        );
         let missing = self.incomplete();
         if self.settled() && !missing.is_empty() {
             s += &format!(
-                "shard(s) {missing:?} did not finish: `brainlens bench slurm --resubmit-missing {}` reruns only those (each resumes its file)\n",
+                "shard(s) {missing:?} did not finish: `brainlens {} --resubmit-missing {}` reruns only those (each resumes its file)\n",
+                self.work.command(),
                 self.dir.display()
             );
         }
@@ -123,7 +132,10 @@ fn state_of(states: &std::collections::HashMap<String, JobState>, job: Option<&S
 /// The status of the run recorded in `dir/jobs.json`.
 pub fn status(dir: &Path) -> Result<Status> {
     let jobs = JobsFile::load(dir)?.ok_or_else(|| {
-        SlurmError::file(dir, "no jobs.json: nothing was submitted from this folder (bench slurm … --submit)")
+        SlurmError::file(
+            dir,
+            "no jobs.json: nothing was submitted from this folder (bench slurm or agent slurm … --submit)",
+        )
     })?;
     status_of(dir, &jobs)
 }
@@ -147,8 +159,9 @@ pub fn status_of(dir: &Path, jobs: &JobsFile) -> Result<Status> {
     }
     let merge_job = jobs.merge_job();
     let m = state_of(&states, merge_job.as_ref());
-    let result = Some(dir.join("result.json")).filter(|p| p.exists());
+    let result = Some(jobs.work.result_file(dir)).filter(|p| p.exists());
     Ok(Status {
+        work: jobs.work,
         dir: dir.to_path_buf(),
         suite: jobs.suite.clone(),
         done: shards.iter().map(|s| s.done.min(s.expected)).sum(),

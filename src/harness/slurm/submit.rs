@@ -2,18 +2,22 @@
 //! that are missing or incomplete. Nothing here deletes or truncates a shard file: every task resumes its own.
 
 use super::commands::{self, is_terminal};
-use super::jobs::{JobsFile, Submission, check_shard_owner};
+use super::jobs::{JobsFile, Submission, check_run_owner, check_shard_owner};
 use super::script::{SlurmOptions, check_run_args, write_scripts, write_scripts_in};
 use super::status::status_of;
-use super::{Result, SlurmError};
+use super::{Result, SlurmError, Work};
 use crate::bench::results::ResultFile;
 use crate::util::time::utc_now;
 use std::path::{Path, PathBuf};
 
 pub struct SubmitRequest<'a> {
+    pub work: Work,
     /// The binary every task runs.
     pub brainlens: &'a Path,
+    /// The suite, or for an agent evaluation the cohort file or graphs folder it runs on.
     pub suite: &'a Path,
+    /// An agent evaluation's runs per shard (a suite's come from its cases).
+    pub expected: Option<Vec<usize>>,
     pub run_args: &'a [String],
     pub dir: &'a Path,
     pub options: &'a SlurmOptions,
@@ -25,10 +29,10 @@ fn absolute(p: &Path, what: &str) -> Result<PathBuf> {
 
 /// Refuses a folder that holds another suite's shards (by its jobs.json or its shard files) or whose last
 /// submission is still active. Reads only.
-fn check_folder(dir: &Path, suite: &Path, shards: usize) -> Result<Option<JobsFile>> {
+fn check_folder(work: Work, dir: &Path, suite: &Path, shards: usize) -> Result<Option<JobsFile>> {
     let old = JobsFile::load(dir)?;
     if let Some(j) = &old
-        && (j.suite != suite || j.shards != shards)
+        && (j.work != work || j.suite != suite || j.shards != shards)
     {
         return Err(SlurmError::OtherSuite {
             dir: dir.to_path_buf(),
@@ -58,9 +62,14 @@ fn check_folder(dir: &Path, suite: &Path, shards: usize) -> Result<Option<JobsFi
             let entries = std::fs::read_dir(dir).map_err(|e| SlurmError::file(dir, format!("cannot list: {e}")))?;
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
-                if name.starts_with("shard-") && name.ends_with(".json") {
+                if name.starts_with("shard-") && name.ends_with(".json") && work == Work::Bench {
                     let f = ResultFile::load(&e.path()).map_err(|err| SlurmError::file(&e.path(), err))?;
                     check_shard_owner(&f, &e.path(), dir, suite, shards)?;
+                }
+                if name.starts_with("shard-") && name.ends_with(".jsonl") && work == Work::AgentEval {
+                    let r = crate::agent::graph::eval::read_run(&e.path())
+                        .map_err(|err| SlurmError::file(&e.path(), err))?;
+                    check_run_owner(&r.header, &e.path(), dir, suite, shards)?;
                 }
             }
         }
@@ -76,20 +85,21 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
         return Err(SlurmError::Invalid("--shards must be at least 1".into()));
     }
     check_run_args(req.run_args)?;
-    let suite = absolute(req.suite, "no such suite")?;
+    let suite = absolute(req.suite, "no such suite or data")?;
     std::fs::create_dir_all(req.dir).map_err(|e| SlurmError::file(req.dir, format!("cannot create: {e}")))?;
     let dir = absolute(req.dir, "cannot open")?;
-    let old = check_folder(&dir, &suite, o.shards)?;
-    let mut jobs = match old {
-        Some(mut j) => {
+    let old = check_folder(req.work, &dir, &suite, o.shards)?;
+    let mut jobs = match (old, &req.expected) {
+        (Some(mut j), _) => {
             j.run_args = req.run_args.to_vec();
             j
         }
-        None => JobsFile::new(&suite, o.shards, req.run_args)?,
+        (None, Some(expected)) => JobsFile::for_agent(&suite, expected.clone(), req.run_args),
+        (None, None) => JobsFile::new(&suite, o.shards, req.run_args)?,
     };
     for c in ["sbatch", "sacct", "squeue"] {
         if commands::which(c).is_none() {
-            write_scripts(req.brainlens, &suite, req.run_args, &dir, o)?;
+            write_scripts(req.work, req.brainlens, &suite, req.run_args, &dir, o)?;
             return Err(SlurmError::NoCommand { command: c.into(), dir });
         }
     }
@@ -97,7 +107,7 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
     // the array, so a refused submission (a wrong partition, say) leaves the folder as it was.
     let staging = dir.join(".staging");
     std::fs::create_dir_all(&staging).map_err(|e| SlurmError::file(&staging, format!("cannot create: {e}")))?;
-    let files = write_scripts_in(req.brainlens, &suite, req.run_args, &dir, &staging, o)?;
+    let files = write_scripts_in(req.work, req.brainlens, &suite, req.run_args, &dir, &staging, o)?;
     let array = match commands::sbatch(&files[0], &[], &dir) {
         Ok(a) => a,
         Err(e) => {
@@ -135,7 +145,10 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
 pub fn resubmit_missing(dir: &Path) -> Result<Option<Submission>> {
     let dir = absolute(dir, "cannot open")?;
     let mut jobs = JobsFile::load(&dir)?.ok_or_else(|| {
-        SlurmError::file(&dir, "no jobs.json: nothing was submitted from this folder (bench slurm … --submit)")
+        SlurmError::file(
+            &dir,
+            "no jobs.json: nothing was submitted from this folder (bench slurm or agent slurm … --submit)",
+        )
     })?;
     let st = status_of(&dir, &jobs)?;
     let missing = st.incomplete();
@@ -160,7 +173,10 @@ pub fn resubmit_missing(dir: &Path) -> Result<Option<Submission>> {
     let merge_script = dir.join("merge.sbatch");
     for p in [&run, &merge_script] {
         if !p.exists() {
-            return Err(SlurmError::file(p, "missing: submit the suite again with `bench slurm … --submit`"));
+            return Err(SlurmError::file(
+                p,
+                format!("missing: submit again with `{} … --submit`", jobs.work.command()),
+            ));
         }
     }
     let mut sub = Submission { at: utc_now(), array_job: None, tasks: missing.clone(), merge_job: None };

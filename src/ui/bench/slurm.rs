@@ -84,7 +84,15 @@ impl SlurmPanel {
                 Some(p) => p,
                 None => std::env::current_exe()?,
             };
-            let req = SubmitRequest { brainlens: &exe, suite: &suite, run_args: &run_args, dir: &dir, options: &o };
+            let req = SubmitRequest {
+                work: crate::harness::slurm::Work::Bench,
+                brainlens: &exe,
+                suite: &suite,
+                expected: None,
+                run_args: &run_args,
+                dir: &dir,
+                options: &o,
+            };
             let jobs = slurm::submit(&req)?;
             let s =
                 jobs.submissions.last().cloned().ok_or_else(|| anyhow::anyhow!("the submission was not recorded"))?;
