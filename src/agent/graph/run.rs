@@ -390,9 +390,8 @@ impl Agent {
         }
     }
 
-    /// evidence-knn: CARD's top-k cases vote, weighted by their similarity; no language model.
-    /// The supervised majority baseline: the most common label of the case memory (the training split),
-    /// its share as the confidence; ties go to the task's first label.
+    /// A supervised baseline (`baseline::Training`): majority (the training split's most common label, its
+    /// share as the confidence; ties go to the task's first label) or logistic (the regression's P).
     fn baseline(&self, ctx: &GraphContext, trace: &mut Trace) -> Result<(), StepError> {
         let fail = |m: String| StepError { class: OutcomeClass::ConfigurationError, message: m };
         let training = self.resources.training.as_ref().ok_or_else(|| {
@@ -408,6 +407,7 @@ impl Agent {
         Ok(())
     }
 
+    /// evidence-knn: CARD's top-k cases vote, weighted by their similarity; no language model.
     fn knn(&self, ctx: &GraphContext, trace: &mut Trace) -> Result<(), StepError> {
         let fail = |m: String| StepError { class: OutcomeClass::ConfigurationError, message: m };
         let mem = self.resources.memory.as_ref().ok_or_else(|| fail("evidence-knn needs a case memory".into()))?;
