@@ -14,14 +14,15 @@ pub struct SiteAccuracy {
 
 /// Per site of the cohort file `graphs` (in the order of its sites' first subjects), the samples of
 /// `outcomes` (sample id, whether its label was right) there; empty when `graphs` is not a cohort file or
-/// records no sites.
+/// records no sites. Only the file's subject ids and sites are read (not its connectomes: run metrics are
+/// computed when the room loads run files).
 pub fn site_accuracy(graphs: &Path, outcomes: &[(String, bool)]) -> Vec<SiteAccuracy> {
-    if !crate::network::cohort::file::is_cohort(graphs) {
+    use crate::util::arrays::npz_strings;
+    let (Ok((_, ids)), Ok((_, sites))) = (npz_strings(graphs, "subject_ids"), npz_strings(graphs, "site")) else {
         return Vec::new();
-    }
-    let Ok(c) = crate::network::cohort::file::cached(graphs) else { return Vec::new() };
+    };
     let mut out: Vec<SiteAccuracy> = Vec::new();
-    for (id, site) in c.ids.iter().zip(&c.site) {
+    for (id, site) in ids.iter().zip(&sites) {
         let Some((_, right)) = outcomes.iter().find(|(s, _)| s == id) else { continue };
         let site = if site.is_empty() { "(no site)" } else { site.as_str() };
         let i = match out.iter().position(|s| s.site == site) {
