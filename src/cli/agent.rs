@@ -285,7 +285,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             json,
         } => {
             let task = Task::load(&task)?;
-            let shard = shard.as_deref().map(crate::agent::graph::shards::Shard::parse).transpose()?;
+            let shard = shard.as_deref().map(crate::agent::graph::shard::Shard::parse).transpose()?;
             // A cohort file is both the folder of graphs (`cohort.npz/SUBJECT`) and the labels.
             let (graphs, labels) = match (cohort, graphs, labels) {
                 (Some(c), _, _) => (c.clone(), c),
@@ -554,7 +554,7 @@ fn slurm(a: &crate::cli::slurm::SlurmArgs, out: &mut dyn Write) -> Result<()> {
     let n = a.shards.unwrap_or(0);
     let expected = (1..=n)
         .map(|index| {
-            let s = crate::agent::graph::shards::Shard { index, count: n };
+            let s = crate::agent::graph::shard::Shard { index, count: n };
             (0..test.len()).filter(|&p| s.holds(p)).count() * k
         })
         .collect();

@@ -39,7 +39,7 @@ pub struct Header {
     pub graphs: String,
     /// The shard of the test samples this file runs (`--shard I/N`); None: all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<super::shards::Shard>,
+    pub shard: Option<super::shard::Shard>,
 }
 
 /// A labelled cohort to evaluate on.
@@ -59,7 +59,7 @@ pub struct Cohort {
     /// split (leave-site-out), instead of the seeded fraction.
     pub hold_out_site: Option<String>,
     /// Run only this shard of the test samples.
-    pub shard: Option<super::shards::Shard>,
+    pub shard: Option<super::shard::Shard>,
     /// Test only a seeded, label-stratified subset of this many of the test samples.
     pub subset: Option<usize>,
 }

@@ -13,6 +13,7 @@ pub mod paper;
 pub mod prompts;
 pub mod run;
 pub mod setup;
+pub mod shard;
 pub mod shards;
 pub mod sites;
 pub mod task;
