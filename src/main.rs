@@ -130,6 +130,7 @@ fn main() -> ExitCode {
                 &mut stdout,
             ),
             BenchCommand::Run(args) => bench::run_command(&args, &mut stdout),
+            BenchCommand::Compare(args) => brainlens::cli::bench_compare::run(&args, &mut stdout),
             BenchCommand::Merge { shards, cases, out, json } => {
                 bench::merge(&shards, cases.as_deref(), &out, json, &mut stdout)
             }

@@ -569,3 +569,94 @@ fn report_assigns_model_families_from_the_mapping_and_the_agreement_figure_group
     let (code, _, err) = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(code != 0 && err.contains("families.json") && err.contains("not a model family mapping"), "{err}");
 }
+
+#[test]
+fn compare_pairs_two_runs_and_its_numbers_equal_a_hand_computed_example() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let a = result_file(
+        dir,
+        "a.json",
+        "m-a",
+        "brainagent",
+        1,
+        vec![
+            instance("i1", "case1/case1_1.json", 1.0, 100.0, "numeric_check", 1.0, &[]),
+            instance("i2", "case1/case1_2.json", 3.0, 50.0, "set_match_check", 0.5, &[]),
+            instance("i3", "case1/case1_3.json", 1.0, 20.0, "numeric_check", 0.2, &[]),
+        ],
+    );
+    let b = result_file(
+        dir,
+        "b.json",
+        "m-b",
+        "codeact",
+        1,
+        vec![
+            instance("i2", "case1/case1_2.json", 3.0, 100.0, "set_match_check", 1.0, &[]),
+            instance("i1", "case1/case1_1.json", 1.0, 0.0, "numeric_check", 0.0, &[]),
+            instance(
+                "i3",
+                "case1/case1_3.json",
+                1.0,
+                0.0,
+                "numeric_check",
+                0.0,
+                &["api_infrastructure_error: target: HTTP 503"],
+            ),
+            instance("i4", "case1/case1_4.json", 1.0, 0.0, "numeric_check", 0.0, &[]),
+        ],
+    );
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, out, err) = run(&["bench", "compare", a, b, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["a"], "m-a · BrainAgent · run 1");
+    assert_eq!(v["b"], "m-b · CodeAct · run 1");
+    assert_eq!((v["rows"].as_array().unwrap().len(), v["scored"].as_u64()), (3, Some(2)));
+    assert_eq!(v["only_b"], json!(["i4"]));
+    // Both scored i1 (difficulty 1) and i2 (difficulty 3): A (100·1 + 50·3) / 4 = 62.5, B (0·1 + 100·3) / 4 = 75.
+    assert!((v["overall_a"].as_f64().unwrap() - 62.5).abs() < 1e-9, "{v}");
+    assert!((v["overall_b"].as_f64().unwrap() - 75.0).abs() < 1e-9, "{v}");
+    let units = v["units"].as_array().unwrap();
+    assert_eq!(units[0]["unit"], "numeric_check");
+    assert_eq!(
+        (units[0]["a"].as_f64(), units[0]["b"].as_f64(), units[0]["n"].as_u64()),
+        (Some(1.0), Some(0.0), Some(1))
+    );
+    assert_eq!(units[1]["diff"].as_f64(), Some(0.5));
+    // i3: B had an infrastructure failure, so no difference and it is counted as excluded.
+    assert_eq!(v["rows"][2]["b"]["excluded"], true);
+    assert_eq!(v["rows"][2]["b"]["failures"], json!(["infrastructure"]));
+
+    let csv = dir.join("worse.csv");
+    let (code, out, err) = run(&[
+        "bench",
+        "compare",
+        a,
+        b,
+        "--change",
+        "worse",
+        "--unit",
+        "numeric_check",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Overall (difficulty-weighted, instances both scored): A 62.50, B 75.00, B − A +12.50; better 1, worse 1, same 0"), "{out}");
+    assert!(out.contains("Instances (1 of 3 shown)"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].starts_with("i1,S,S/case1,easy,numeric_check,100,0,-100,10,10,"), "{text}");
+    assert!(lines[1].ends_with(",,wrong"), "{text}");
+
+    let (code, _, err) = run(&["bench", "compare", a, a]);
+    assert!(code != 0 && err.contains("give two different result files"), "{err}");
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\"instances\": [").unwrap();
+    let (code, _, err) = run(&["bench", "compare", a, broken.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("broken.json"), "{err}");
+    let (code, _, err) = run(&["bench", "compare", a, b, "--unit", "nope"]);
+    assert!(code != 0 && err.contains("--unit nope: no shared instance scores it"), "{err}");
+}

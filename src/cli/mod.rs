@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
+pub mod bench_compare;
 pub mod bids;
 pub mod cohort;
 pub mod connectivity;
@@ -498,6 +499,9 @@ pub enum BenchCommand {
         #[arg(long, value_name = "JSON")]
         families: Option<PathBuf>,
     },
+    /// Two result files side by side: every instance both ran with each side's score, B − A, target tokens,
+    /// seconds and failure classes; the per-unit difference; filters by subset, unit, difficulty and change.
+    Compare(crate::cli::bench_compare::CompareArgs),
     /// Generate a local BrainBench suite: task templates bound to real recordings, reference answers computed
     /// with BrainLens's signal functions (deterministic: same inputs and seed, byte-identical files).
     Generate {

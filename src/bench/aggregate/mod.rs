@@ -3,6 +3,7 @@
 //! MPAD, repeated-run consistency, tokens and time per role, failures, score histograms, model agreement.
 //! Instances that failed for infrastructure reasons (`api_infrastructure_error`) are excluded from scores.
 
+pub mod compare;
 mod export;
 pub mod failure_cases;
 pub mod figures;
