@@ -15,6 +15,18 @@ fn main() {
         .ok()
         .is_some_and(|o| !o.stdout.is_empty());
     println!("cargo:rustc-env=BRAINLENS_GIT_COMMIT={commit}{}", if dirty { "-dirty" } else { "" });
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    // Where git keeps them: in a linked worktree `.git` is a file, and a path that does not exist would make
+    // Cargo rerun this script, and so rebuild the crate, on every build.
+    for name in ["HEAD", "index"] {
+        if let Some(path) = Command::new("git")
+            .args(["rev-parse", "--git-path", name])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| std::path::Path::new(p).exists())
+        {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
 }
