@@ -207,3 +207,61 @@ fn the_parser_audit_view_runs_the_chosen_model_and_shows_agreement() {
     assert_eq!((a.instances, a.overall.fields, a.overall.agree), (1, 1, 1));
     h.get_by_label_contains("1/1 fields agree (100.00 %)");
 }
+
+#[test]
+fn two_runs_are_compared_filtered_and_a_trace_pair_opens() {
+    let mut h = harness();
+    h.get_by_label("Compare").click();
+    h.run_steps(2);
+    assert_eq!(h.state().bench.view, View::Compare);
+    let label = |model: &str| format!("{model} · BrainAgent · run 1");
+    for (picker, model) in [("Run A", "simulated-small"), ("Run B", "simulated-large")] {
+        h.get_by(|n| n.role() == egui::accesskit::Role::ComboBox && n.label().as_deref() == Some(picker)).click();
+        h.run_steps(2);
+        h.get_by(|n| {
+            n.role() != egui::accesskit::Role::ComboBox && n.label().as_deref() == Some(label(model).as_str())
+        })
+        .click();
+        h.run_steps(2);
+    }
+    // The view's comparison is the one `bench compare` computes for the same two files.
+    let d = h.state().bench.data.as_ref().unwrap();
+    let run = |model: &str| {
+        d.collection
+            .runs
+            .iter()
+            .position(|r| brainlens::bench::aggregate::compare::run_label(r) == label(model))
+            .unwrap()
+    };
+    let (a, b) = (run("simulated-small"), run("simulated-large"));
+    assert_eq!((h.state().bench.compare.a, h.state().bench.compare.b), (Some(a), Some(b)));
+    let expected =
+        brainlens::bench::aggregate::compare::compare(&d.collection.runs[a], &d.collection.runs[b], d.report.levels);
+    assert_eq!((expected.rows.len(), expected.scored), (80, 76));
+    h.get_by_label_contains("80 shared instances (76 scored by both)");
+    h.get_by_label(&format!(
+        "Overall (difficulty-weighted, instances both scored): A {:.2} · B {:.2} · B − A",
+        expected.overall_a, expected.overall_b
+    ));
+    // Filter: the instances B scored worse on.
+    h.get_by(|n| n.role() == egui::accesskit::Role::ComboBox && n.value().as_deref() == Some("change: any")).click();
+    h.run_steps(2);
+    h.get_by_label("change: worse").click();
+    h.run_steps(3);
+    let filter = brainlens::bench::aggregate::compare::Filter {
+        change: brainlens::bench::aggregate::compare::Change::Worse,
+        ..Default::default()
+    };
+    let worse: Vec<&str> = expected.filtered(&filter).map(|r| r.instance_id.as_str()).collect();
+    assert!(!worse.is_empty());
+    h.get_by_label(&format!("{} of 80 shared instances", worse.len()));
+    // Open the pair: both sides' detail (heading, run, report) side by side.
+    let id = worse[0].to_string();
+    h.get_by_label(&id).click();
+    h.run_steps(3);
+    assert!(h.state().bench.compare.selected.is_some());
+    h.get_by_label(&format!("A: {}", label("simulated-small")));
+    h.get_by_label(&format!("B: {}", label("simulated-large")));
+    assert_eq!(h.query_all_by_label(&id).count(), 3, "the row and the two detail headings");
+    assert_eq!(h.query_all_by_label("Agent report").count(), 2);
+}

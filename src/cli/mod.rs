@@ -68,7 +68,8 @@ pub struct Cli {
     /// Page through the recording for N frames, print frame times and exit (performance check).
     #[arg(long, value_name = "N", hide = true)]
     pub frame_stats: Option<u32>,
-    /// GUI (also with `bench open`, given before it): the view to show first (leaderboard, instances, instance:N, files, run, radar,
+    /// GUI (also with `bench open`, given before it): the view to show first (leaderboard, instances, instance:N,
+    /// compare, compare:A,B[:ROW] (run indices; a shared-instance row whose traces open), files, run, radar,
     /// mode-gap, tasks, agreement, difficulty, mpad, histograms, tokens).
     #[arg(long, value_name = "VIEW", hide = true)]
     pub bench_view: Option<String>,

@@ -170,7 +170,7 @@ fn json_text(v: &Value) -> String {
     }
 }
 
-fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
+pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
     let run = &data.collection.runs[r];
     let inst = &run.result.instances[i];
     let case = data.case_of(r, i);

@@ -5,6 +5,7 @@
 mod agent_trace;
 pub mod audit;
 mod charts;
+pub mod compare;
 mod data;
 mod files;
 mod instances;
@@ -26,6 +27,7 @@ pub enum View {
     Leaderboard,
     Charts,
     Instances,
+    Compare,
     Files,
     Run,
     Audit,
@@ -43,6 +45,7 @@ pub struct BenchRoom {
     pub leaderboard: leaderboard::State,
     pub charts: charts::State,
     pub instances: instances::State,
+    pub compare: compare::State,
     pub files: files::State,
     pub run: run::RunPanel,
     pub audit: audit::AuditPanel,
@@ -78,6 +81,7 @@ impl Default for BenchRoom {
             leaderboard: Default::default(),
             charts: Default::default(),
             instances: Default::default(),
+            compare: Default::default(),
             files: Default::default(),
             run: Default::default(),
             audit: Default::default(),
@@ -118,13 +122,29 @@ impl BenchRoom {
     }
 
     /// Blocks until a pending load has finished (tests and screenshots).
-    /// Selects a view by name (`leaderboard`, `instances`, `files`, or a chart: `radar`, `mode-gap`, `tasks`,
+    /// Selects a view by name (`leaderboard`, `instances`, `compare` or `compare:A,B[:ROW]`, `files`, or a chart: `radar`, `mode-gap`, `tasks`,
     /// `agreement`, `difficulty`, `mpad`, `histograms`, `tokens`); false for an unknown name.
     pub fn select_view(&mut self, name: &str) -> bool {
         let chart = |c| (View::Charts, Some(c));
         let (view, c) = match name {
             "leaderboard" => (View::Leaderboard, None),
             "instances" => (View::Instances, None),
+            "compare" => (View::Compare, None),
+            // `compare:A,B` or `compare:A,B:ROW` (run indices, a shared-instance row whose traces open).
+            other if other.starts_with("compare:") => {
+                let mut parts = other[8..].split(':');
+                let runs: Vec<Option<usize>> =
+                    parts.next().unwrap_or("").split(',').map(|x| x.trim().parse().ok()).collect();
+                let row = parts.next().map(|r| r.trim().parse::<usize>().ok());
+                match (runs.as_slice(), row) {
+                    ([Some(a), Some(b)], None | Some(Some(_))) => {
+                        (self.compare.a, self.compare.b) = (Some(*a), Some(*b));
+                        self.compare.pending_row = row.flatten();
+                        (View::Compare, None)
+                    }
+                    _ => return false,
+                }
+            }
             "files" => (View::Files, None),
             "run" => (View::Run, None),
             other if other.starts_with("instance:") => match other[9..].parse() {
@@ -206,6 +226,7 @@ impl BenchRoom {
                     }
                 ));
                 self.instances = Default::default();
+                self.compare.loaded();
                 self.instances.selected = self.pending_instance.take().map(|n| (0, n));
                 self.data = Some(loaded);
             }
@@ -268,6 +289,7 @@ impl BenchRoom {
                 charts::show(ui, data, &mut self.charts, &mut self.message)
             }
             View::Instances => instances::show(ui, data, &mut self.instances),
+            View::Compare => compare::show(ui, data, &mut self.compare, &mut self.message),
             View::Files => {
                 if files::show(ui, data, &mut self.files) {
                     self.commands.push(Cmd::RebuildReport);
@@ -333,6 +355,7 @@ impl BenchRoom {
                 (View::Leaderboard, "Leaderboard"),
                 (View::Charts, "Charts"),
                 (View::Instances, "Instances"),
+                (View::Compare, "Compare"),
                 (View::Files, "Files"),
                 (View::Audit, "Parser audit"),
                 (View::Run, "Run"),
