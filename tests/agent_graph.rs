@@ -499,6 +499,10 @@ mod eval_tests {
         let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(code, 1);
         assert!(err.contains("needs CARD"), "{err}");
+        let args = eval_args(&graphs, &labels, &out, &["--method", "evidence-knn", "--cases", "3,4", "--shard", "1/2"]);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 1);
+        assert!(err.contains("shard one k at a time"), "{err}");
     }
 
     #[test]

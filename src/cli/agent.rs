@@ -304,6 +304,12 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             if sweep.len() > 1 && !uses_card {
                 bail!("--cases {sweep:?}: a top-k sweep needs CARD (brainagent without --no-card, or evidence-knn)");
             }
+            // A sweep writes one run file per k, which `agent merge` and `agent slurm` do not pair up by k.
+            if sweep.len() > 1 && shard.is_some() {
+                bail!(
+                    "--cases {sweep:?} with --shard: shard one k at a time (one sharded evaluation per --cases value)"
+                );
+            }
             let model = model_for(&base, &provider)?;
             let mut all = Vec::new();
             for &cases in &sweep {
