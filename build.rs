@@ -9,8 +9,10 @@ fn main() {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|| "unknown".into());
+    // --no-optional-locks: status must not rewrite the index it watches below (that made every build rerun
+    // this script and rebuild the crate).
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"])
         .output()
         .ok()
         .is_some_and(|o| !o.stdout.is_empty());
