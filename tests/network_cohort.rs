@@ -307,6 +307,24 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
             "no test subject in its own memory"
         );
     }
+    // CARD's graph encoder is the supervised one, fitted on the training split alone: each hit's graph
+    // similarity is the cosine of the encoder fitted here on the 32 training subjects (fitted on all 40, the
+    // values would differ).
+    assert_eq!(header["settings"]["card_encoder"], "supervised");
+    let load = |id: &str| brainlens::retrieval::cases::load_graph(&cohort.join(id), None).unwrap();
+    let train: Vec<(String, brainlens::network::Connectome)> =
+        c.ids.iter().filter(|id| !test.contains(&id.as_str())).map(|id| (id.clone(), load(id))).collect();
+    let train_labels: Vec<String> =
+        c.ids.iter().zip(&c.labels).filter(|(id, _)| !test.contains(&id.as_str())).map(|(_, l)| l.clone()).collect();
+    let encoder = brainlens::retrieval::edges::EdgeEncoder::fit(&train, &train_labels).unwrap();
+    let first: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().nth(1).unwrap()).unwrap();
+    let q = encoder.embed("q", &load(first["sample"].as_str().unwrap())).unwrap();
+    for h in first["trace"]["rounds"][0]["data"]["hits"].as_array().unwrap().iter().take(5) {
+        let e = encoder.embed("case", &load(h["case"].as_str().unwrap())).unwrap();
+        let cos: f32 = q.iter().zip(&e).map(|(a, b)| a * b).sum();
+        assert!((cos - h["graph_sim"].as_f64().unwrap() as f32).abs() < 1e-5, "{h} vs {cos}");
+    }
     // The majority baseline on the same split: every test subject gets the training split's commoner label
     // (a tie goes to the task's first label, ADHD).
     // Leave-site-out: NYU's subjects are the test set, the other sites' the memory.

@@ -52,6 +52,11 @@ pub struct MethodArgs {
     pub beta: f32,
     #[arg(long = "cases", default_value = "3", value_delimiter = ',')]
     pub cases: Vec<usize>,
+    /// CARD: the graph encoder of a memory `eval` builds from the training split — supervised (Fisher-z edges
+    /// standardised and weighted by how they separate the training split's labels) or baseline (unsupervised
+    /// profiles and spectrum). A --memory keeps its own.
+    #[arg(long, default_value = "supervised", value_parser = crate::agent::graph::CardEncoder::NAMES)]
+    pub card_encoder: String,
 }
 
 impl MethodArgs {
@@ -72,6 +77,7 @@ impl MethodArgs {
         s.temperature = self.temperature;
         s.max_tokens = self.max_tokens;
         s.beta = self.beta;
+        s.card_encoder = crate::agent::graph::CardEncoder::parse(&self.card_encoder).map_err(|e| anyhow!(e))?;
         s.k = match self.cases.as_slice() {
             [k] if *k > 0 => *k,
             [_] => bail!("--cases must be at least 1"),

@@ -51,14 +51,23 @@ pub struct CaseMemory {
 /// How graphs are embedded: the deterministic baseline, or a trained GFM (`gfm:<model file>` in the memory).
 pub enum GraphEncoder {
     Baseline,
-    Gfm { model: std::sync::Arc<super::gfm::GfmModel>, path: PathBuf },
+    Gfm {
+        model: std::sync::Arc<super::gfm::GfmModel>,
+        path: PathBuf,
+    },
+    /// Fitted on an evaluation's training split (`retrieval::edges`); lives in that process, never saved.
+    Supervised(std::sync::Arc<super::edges::EdgeEncoder>),
 }
+
+/// The name a memory with the supervised encoder records (followed by the training graphs' count).
+const SUPERVISED: &str = "supervised-edges";
 
 impl GraphEncoder {
     pub fn name(&self, memory_dir: &Path) -> String {
         match self {
             GraphEncoder::Baseline => ENCODER.to_string(),
             GraphEncoder::Gfm { path, .. } => format!("gfm:{}", pathdiff(path, memory_dir)),
+            GraphEncoder::Supervised(e) => format!("{SUPERVISED} (fitted on {} training graphs)", e.samples),
         }
     }
 
@@ -66,11 +75,20 @@ impl GraphEncoder {
         match self {
             GraphEncoder::Baseline => Ok(embed_graph(c, networks_of(atlas, c.n).as_deref())),
             GraphEncoder::Gfm { model, .. } => model.embed(c),
+            GraphEncoder::Supervised(e) => e.embed("the graph", c),
         }
     }
 
     /// The encoder a memory was built with (loading its GFM, relative to the memory folder).
     pub fn of_memory(memory: &CaseMemory, memory_dir: &Path) -> Result<GraphEncoder> {
+        if memory.encoder.starts_with(SUPERVISED) {
+            return Err(RetrievalError::from(format!(
+                "{}: its graph encoder ({}) was fitted by the evaluation that built the memory and is not saved; \
+                 build a memory with `cases build` to use it on its own",
+                memory_dir.display(),
+                memory.encoder
+            )));
+        }
         match memory.encoder.strip_prefix("gfm:") {
             None => Ok(GraphEncoder::Baseline),
             Some(p) => {

@@ -4,6 +4,7 @@
 pub mod aliases;
 pub mod case_review;
 pub mod cases;
+pub mod edges;
 pub mod error;
 pub mod gfm;
 pub mod graph;

@@ -116,7 +116,7 @@ impl Plan {
                 let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
                 Some(super::setup::memory_from(d, settings.beta, settings.k, &test_ids)?)
             }
-            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, settings.beta, settings.k)?),
+            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, &settings)?),
         };
         let training = if settings.method.is_baseline() {
             let samples: Vec<_> = train.iter().map(|r| (c.graphs.join(&r.file), r.label.clone())).collect();

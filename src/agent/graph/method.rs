@@ -56,6 +56,41 @@ impl Method {
     }
 }
 
+/// The graph encoder of a case memory an evaluation builds from its training split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CardEncoder {
+    /// Edge and strength profiles, spectrum and network coupling (`retrieval::graph`), unsupervised.
+    Baseline,
+    /// The training split's standardised Fisher-z edges weighted by how they separate its labels
+    /// (`retrieval::edges`).
+    Supervised,
+}
+
+impl CardEncoder {
+    pub const NAMES: [&str; 2] = ["baseline", "supervised"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardEncoder::Baseline => "baseline",
+            CardEncoder::Supervised => "supervised",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<CardEncoder, AgentError> {
+        match s {
+            "baseline" => Ok(CardEncoder::Baseline),
+            "supervised" => Ok(CardEncoder::Supervised),
+            other => Err(format!("unknown CARD encoder \"{other}\" (baseline or supervised)").into()),
+        }
+    }
+
+    /// What run files written before the setting existed used.
+    fn before_the_setting() -> CardEncoder {
+        CardEncoder::Baseline
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
@@ -78,6 +113,9 @@ pub struct Settings {
     /// CARD: cases retrieved (and voting, for evidence-knn) and β.
     pub k: usize,
     pub beta: f32,
+    /// The graph encoder of a memory built from the training split (a given `--memory` keeps its own).
+    #[serde(default = "CardEncoder::before_the_setting")]
+    pub card_encoder: CardEncoder,
 }
 
 impl Default for Settings {
@@ -96,6 +134,7 @@ impl Default for Settings {
             max_tokens: 384,
             k: 3,
             beta: 0.5,
+            card_encoder: CardEncoder::Supervised,
         }
     }
 }
@@ -148,5 +187,17 @@ mod tests {
             assert_eq!(Method::parse(m).unwrap().as_str(), *m);
         }
         assert!(Method::parse("uncertain").unwrap_err().to_string().contains("evidence-knn"));
+    }
+
+    #[test]
+    fn new_settings_use_the_supervised_card_encoder_and_old_run_files_read_as_baseline() {
+        assert_eq!(Settings::default().card_encoder, CardEncoder::Supervised);
+        let mut old = serde_json::to_value(Settings::default()).unwrap();
+        old.as_object_mut().unwrap().remove("card_encoder");
+        let read: Settings = serde_json::from_value(old).unwrap();
+        assert_eq!(read.card_encoder, CardEncoder::Baseline);
+        for name in CardEncoder::NAMES {
+            assert_eq!(CardEncoder::parse(name).unwrap().as_str(), name);
+        }
     }
 }

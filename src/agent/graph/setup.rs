@@ -5,12 +5,13 @@
 
 use super::baseline::Training;
 use super::cohort::Row;
-use super::method::Settings;
+use super::method::{CardEncoder, Settings};
 use super::task::Task;
 use super::tools::Memory;
 use super::tools::Resources;
 use crate::agent::error::{AgentError, Result};
-use crate::retrieval::cases::{CaseMemory, GraphEncoder};
+use crate::retrieval::cases::{CaseMemory, GraphEncoder, load_graph};
+use crate::retrieval::edges::EdgeEncoder;
 use crate::retrieval::knowledge::{Hark, KnowledgeBase, default_dir};
 use crate::retrieval::text::{MiniLm, TextMethod};
 use std::path::Path;
@@ -39,11 +40,16 @@ pub fn memory_from(dir: &Path, beta: f32, k: usize, leave_out: &[String]) -> Res
     Ok(Arc::new(Memory { memory, encoder, text_model: text, beta, k }))
 }
 
-/// A memory of `rows` (graph files relative to `graphs`).
-pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) -> Result<Arc<Memory>> {
+/// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `encoder`: the baseline
+/// encoder, or the supervised one fitted on these rows (the training split) alone.
+pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, settings: &Settings) -> Result<Arc<Memory>> {
     let text = text_model();
     let labels: Vec<(String, String, String)> =
         rows.iter().map(|r| (r.file.clone(), r.label.clone(), r.group.clone())).collect();
+    let encoder = match settings.card_encoder {
+        CardEncoder::Baseline => GraphEncoder::Baseline,
+        CardEncoder::Supervised => GraphEncoder::Supervised(Arc::new(supervised_encoder(graphs, rows, task)?)),
+    };
     let memory = CaseMemory::build(
         graphs,
         &labels,
@@ -51,12 +57,27 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, beta: f32, k: usize) 
         Some(&task.atlas),
         text.as_deref(),
         None,
-        &GraphEncoder::Baseline,
+        &encoder,
         graphs,
         &mut |_, _| {},
     )
     .map_err(|e| AgentError::from(format!("building the case memory from the training split: {e:#}")))?;
-    Ok(Arc::new(Memory { memory, encoder: GraphEncoder::Baseline, text_model: text, beta, k }))
+    Ok(Arc::new(Memory { memory, encoder, text_model: text, beta: settings.beta, k: settings.k }))
+}
+
+/// The supervised graph encoder fitted on the training rows' graphs and labels.
+fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEncoder> {
+    let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
+    let loaded: Vec<(String, crate::network::Connectome)> = rows
+        .iter()
+        .map(|r| {
+            let path = graphs.join(&r.file);
+            load_graph(&path, atlas.as_ref()).map(|c| (path.display().to_string(), c))
+        })
+        .collect::<std::result::Result<_, _>>()?;
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    EdgeEncoder::fit(&loaded, &labels)
+        .map_err(|e| AgentError::from(format!("fitting CARD's supervised graph encoder on the training split: {e}")))
 }
 
 /// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases;

@@ -241,6 +241,24 @@ impl AgentPanel {
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
             }
+            if self.settings.needs_card() {
+                let encoder = &mut self.settings.card_encoder;
+                egui::ComboBox::from_id_salt("card_encoder")
+                    .selected_text(format!("CARD encoder: {}", encoder.as_str()))
+                    .show_ui(ui, |ui| {
+                        for e in
+                            [crate::agent::graph::CardEncoder::Supervised, crate::agent::graph::CardEncoder::Baseline]
+                        {
+                            ui.selectable_value(encoder, e, format!("CARD encoder: {}", e.as_str()));
+                        }
+                    })
+                    .response
+                    .on_hover_text(
+                        "The graph encoder of the case memory a batch evaluation builds from its training split: \
+                         supervised (Fisher-z edges standardised and weighted by how they separate the training \
+                         labels) or baseline (unsupervised profiles and spectrum). A saved memory keeps its own.",
+                    );
+            }
         });
         ui.horizontal_wrapped(|ui| {
             let model = if self.settings.method.uses_model() {
