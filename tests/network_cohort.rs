@@ -298,6 +298,7 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     assert_eq!(header["memory_cases"].as_u64(), Some((c.len() - expected_test) as u64));
     assert!(test.iter().all(|t| c.ids.iter().any(|id| id == t)));
     assert_eq!(m["failures"], serde_json::json!({}));
+    assert!(m["interpretability"]["overall"].is_number(), "{m}");
     for line in std::fs::read_to_string(&run).unwrap().lines().skip(1) {
         let r: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(["ADHD", "HC"].contains(&r["label"].as_str().unwrap()), "{r}");
@@ -358,6 +359,8 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     let run = tmp.path().join("logistic.jsonl");
     let m = eval("logistic", &run);
     assert_eq!((m["samples"].as_u64(), &m["failures"]), (Some(expected_test as u64), &serde_json::json!({})), "{m}");
+    // A baseline writes no rationale: no interpretability scores (evidence-knn, above, has them).
+    assert!(m["interpretability"].is_null(), "{m}");
     let text = std::fs::read_to_string(&run).unwrap();
     let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(

@@ -457,7 +457,7 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
     for m in all {
         writeln!(
             out,
-            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6.2}",
+            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6}",
             format!("{} ({})", m.method, m.model),
             m.samples,
             pct(Some(m.accuracy)),
@@ -470,7 +470,7 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
             pct(Some(m.pass_at_k)),
             m.prompt_tokens_per_sample + m.completion_tokens_per_sample,
             m.seconds_per_sample,
-            m.interpretability.overall
+            m.interpretability.map_or("—".to_string(), |s| format!("{:.2}", s.overall))
         )?;
     }
     writeln!(
@@ -504,7 +504,10 @@ counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and p
         if m.missing > 0 {
             writeln!(out, "{} runs missing (unfinished; rerun eval with the same --out to resume)", m.missing)?;
         }
-        writeln!(out, "interpretability (checks): {}", m.interpretability.line(", "))?;
+        match &m.interpretability {
+            Some(s) => writeln!(out, "interpretability (checks): {}", s.line(", "))?,
+            None => writeln!(out, "interpretability: none (a supervised baseline writes no rationale)")?,
+        }
         if let Some(j) = &m.judge {
             writeln!(out, "interpretability (judge model's opinion): {}", j.line(", "))?;
         }

@@ -376,7 +376,8 @@ pub struct Metrics {
     pub seconds_per_sample: f64,
     pub repaired_arguments: usize,
     pub rejected_arguments: usize,
-    pub interpretability: Scores,
+    /// Mean rule-based interpretability scores; None for a supervised baseline (it writes no rationale to score).
+    pub interpretability: Option<Scores>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<Scores>,
     /// Calibration of the stated confidence and of the model's own label probability against correctness.
@@ -509,19 +510,21 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         seconds_per_sample: run.records.iter().map(|r| r.seconds).sum::<f64>() / n,
         repaired_arguments: run.records.iter().map(|r| r.trace.counters.repaired_arguments).sum(),
         rejected_arguments: run.records.iter().map(|r| r.trace.counters.rejected_arguments).sum(),
-        interpretability: Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>()),
+        interpretability: (!h.settings.method.is_baseline())
+            .then(|| Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>())),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
         calibration: Calibration::of(&run.records),
         sites: super::sites::site_accuracy(Path::new(&h.graphs), &outcomes),
     }
 }
 
-/// One radar series per run file: its method and backbone, and the six mean interpretability scores.
+/// One radar series per run file with interpretability scores (supervised baselines have none): its method
+/// and backbone, and the six mean scores.
 pub fn radar_series(all: &[Metrics]) -> Vec<(String, Vec<Option<f64>>)> {
     all.iter()
-        .map(|m| {
+        .filter_map(|m| {
             let name = format!("{} ({})", m.method, m.model);
-            (name, m.interpretability.values().iter().map(|v| Some(*v)).collect())
+            Some((name, m.interpretability?.values().iter().map(|v| Some(*v)).collect()))
         })
         .collect()
 }

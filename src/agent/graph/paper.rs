@@ -4,7 +4,7 @@
 //! BrainAgent per backbone) and the interpretability radar with the backbone in each legend entry. One home for
 //! `agent report --latex/--figures` and the Networks room's batch view.
 
-use super::eval::{Metrics, radar_svg};
+use super::eval::{Metrics, radar_series, radar_svg};
 use crate::util::chart::svg;
 use crate::util::table::{Table, write_latex_document};
 use std::path::{Path, PathBuf};
@@ -105,7 +105,7 @@ pub fn ablation_bars(all: &[Metrics]) -> (Vec<String>, Vec<String>, Vec<Vec<Opti
 }
 
 /// Every figure as `(file stem, SVG)`, captioned: the precision ranking, the ablations (when there are any),
-/// the interpretability radar, each run's confusion matrix and, for runs on a cohort, accuracy per site.
+/// the interpretability radar (when a run has scores), each run's confusion matrix and, for runs on a cohort, accuracy per site.
 pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let ranking = precision_ranking(all);
@@ -123,10 +123,13 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
             svg::captioned(&chart, "Accuracy of BrainAgent and its ablations per backbone"),
         ));
     }
-    out.push((
-        "interpretability_radar".to_string(),
-        svg::captioned(&radar_svg(all), "Interpretability (rule-based checks, 0–1) per method (backbone)"),
-    ));
+    // Supervised baselines have no interpretability scores: no radar when only they ran.
+    if !radar_series(all).is_empty() {
+        out.push((
+            "interpretability_radar".to_string(),
+            svg::captioned(&radar_svg(all), "Interpretability (rule-based checks, 0–1) per method (backbone)"),
+        ));
+    }
     for (i, m) in all.iter().enumerate().filter(|(_, m)| !m.labels.is_empty()) {
         let mut cols = m.labels.clone();
         cols.push("failed".into());
@@ -180,6 +183,7 @@ mod tests {
             accuracy,
             precision,
             precision_at_k: at_k,
+            interpretability: Some(Default::default()),
             ..Default::default()
         }
     }
@@ -229,6 +233,8 @@ mod tests {
             labels: vec!["ASD".into(), "HC".into()],
             confusion: vec![vec![3, 1, 0], vec![2, 4, 0]],
             sites,
+            // Supervised baselines: no rationale, no interpretability scores, no radar.
+            interpretability: None,
             ..m(method, "none", 0.7, None, None)
         };
         let all =
@@ -241,11 +247,8 @@ mod tests {
         assert_eq!(values, [vec![Some(0.75), Some(4.0 / 6.0)], vec![None, Some(1.0)]]);
         let figs = figures(&all);
         let stems: Vec<&str> = figs.iter().map(|(s, _)| s.as_str()).collect();
-        assert_eq!(
-            stems,
-            ["interpretability_radar", "confusion_1_logistic", "confusion_2_majority", "accuracy_per_site"]
-        );
-        let confusion = &figs[1].1;
+        assert_eq!(stems, ["confusion_1_logistic", "confusion_2_majority", "accuracy_per_site"]);
+        let confusion = &figs[0].1;
         assert!(
             confusion.contains(">failed<") && confusion.contains(">4<") && confusion.contains("Confusion of logistic"),
             "{confusion}"

@@ -233,7 +233,7 @@ impl BatchView {
                 ui.label(format!("{:.0}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample));
                 ui.label(format!("{:.1}", m.seconds_per_sample));
                 ui.label(m.failures.values().sum::<usize>().to_string());
-                ui.label(format!("{:.2}", m.interpretability.overall));
+                ui.label(m.interpretability.map_or("—".to_string(), |s| format!("{:.2}", s.overall)));
                 ui.end_row();
             }
         });
