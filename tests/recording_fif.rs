@@ -264,3 +264,33 @@ fn a_block_stored_after_the_data_is_followed_there_and_back() {
     let e = read(&out, "out_raw.fif").unwrap_err().to_string();
     assert!(e.contains("out_raw.fif") && e.contains("past the end"), "{e}");
 }
+
+/// Found by cargo-fuzz (fif_open_read, an out-of-memory at 4.8 GB): an acquisition skip is zeros no file byte
+/// backs, so a small file can span millions of seconds. It opens, pages, and a read past what one read returns
+/// is refused with the file named instead of allocating it.
+#[test]
+fn a_skip_of_millions_of_seconds_opens_and_a_huge_read_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = Fif::new();
+    a.info("STI 014");
+    a.start(102);
+    a.buffer(&rows(0.0, 4));
+    a.int(301, 40_000_000); // skip 40 million buffers of 4 samples
+    a.buffer(&rows(100.0, 4));
+    a.end(102);
+    a.end(100);
+    let path = dir.path().join("skip_raw.fif");
+    std::fs::write(&path, &a.0).unwrap();
+    assert!(a.0.len() < 4096);
+    let rec = Recording::open(&path).unwrap();
+    assert!((rec.duration_s().unwrap() - 1_600_000.08).abs() < 1e-6);
+    let page = rec.read(&[0, 1], 0.0, 5.0).unwrap();
+    assert_eq!(page[0].values.len(), 500);
+    // float32 in the file: the stored numbers to float32 precision.
+    assert!(page[0].values[..4].iter().zip([0.0, 1.0, 2.0, 3.0]).all(|(g, w)| (g - w).abs() < 1e-6));
+    assert!(page[0].values[4..].iter().all(|&v| v == 0.0), "the skip reads as zeros");
+    let err = rec.read(&[0, 1], 0.0, 1e12).unwrap_err().to_string();
+    assert!(err.contains("skip_raw.fif") && err.contains("more than one read returns"), "{err}");
+    // One channel of it fits.
+    assert_eq!(rec.read(&[0], 0.0, 1e12).unwrap()[0].values.len(), 160_000_008);
+}
