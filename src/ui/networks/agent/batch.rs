@@ -241,13 +241,12 @@ impl BatchView {
             "acc, recall, precision: the majority label over the k runs; recall@k, precision@k: the paper's pass \
 criterion (a sample counts as its true label when any of the k runs gives it).",
         );
+        let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
+        site_chart(ui, &all);
         let mut opened = None;
         for (r, m) in &self.runs {
-            ui.strong(format!(
-                "{} ({}) — confusion (rows truth, columns predicted) and accuracy per site",
-                m.method, m.model
-            ));
-            confusion_and_sites(ui, m);
+            ui.strong(format!("{} ({}) — confusion (rows truth, columns predicted)", m.method, m.model));
+            confusion(ui, m);
             egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
                 .id_salt(("agent_batch", &m.file))
                 .show(ui, |ui| {
@@ -275,7 +274,6 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
                 });
         }
         egui::CollapsingHeader::new("Interpretability radar per method").id_salt("agent_batch_radar").show(ui, |ui| {
-            let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
             let series = crate::agent::graph::eval::radar_series(&all);
             self.radar_rect = Some(crate::ui::widgets::radar::show(
                 ui,
@@ -314,65 +312,66 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
     }
 }
 
-/// A run's confusion matrix (rows truth) and, on a cohort, its accuracy per site as bars.
-fn confusion_and_sites(ui: &mut egui::Ui, m: &Metrics) {
-    ui.horizontal_top(|ui| {
-        egui::Grid::new(("agent_batch_confusion", &m.file)).striped(true).show(ui, |ui| {
-            ui.strong("truth \\ predicted");
-            for l in m.labels.iter().map(String::as_str).chain(["failed"]) {
-                ui.strong(l);
+/// A run's confusion matrix (rows truth).
+fn confusion(ui: &mut egui::Ui, m: &Metrics) {
+    egui::Grid::new(("agent_batch_confusion", &m.file)).striped(true).show(ui, |ui| {
+        ui.strong("truth \\ predicted");
+        for l in m.labels.iter().map(String::as_str).chain(["failed"]) {
+            ui.strong(l);
+        }
+        ui.end_row();
+        for (l, row) in m.labels.iter().zip(&m.confusion) {
+            ui.strong(l);
+            for v in row {
+                ui.label(v.to_string());
             }
             ui.end_row();
-            for (l, row) in m.labels.iter().zip(&m.confusion) {
-                ui.strong(l);
-                for v in row {
-                    ui.label(v.to_string());
-                }
-                ui.end_row();
-            }
-        });
-        if m.sites.is_empty() {
-            return;
         }
-        ui.add_space(24.0);
-        ui.vertical(|ui| {
-            ui.strong("Accuracy per site (test subjects)");
-            let (row_h, label_w, bar_w) = (16.0, 90.0, 220.0);
-            let size = egui::vec2(label_w + bar_w + 70.0, row_h * m.sites.len() as f32);
-            let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
-            let painter = ui.painter_at(rect);
-            let text = ui.visuals().text_color();
-            for (i, s) in m.sites.iter().enumerate() {
-                let y = rect.top() + row_h * i as f32;
-                let font = egui::FontId::proportional(11.0);
-                painter.text(
-                    egui::pos2(rect.left(), y + row_h / 2.0),
-                    egui::Align2::LEFT_CENTER,
-                    &s.site,
-                    font.clone(),
-                    text,
-                );
-                let x0 = rect.left() + label_w;
-                let bar = egui::Rect::from_min_size(
-                    egui::pos2(x0, y + 2.0),
-                    egui::vec2(bar_w * s.accuracy as f32, row_h - 4.0),
-                );
-                painter.rect_filled(bar, 1.0, crate::ui::widgets::palette::category(0));
-                painter.rect_stroke(
-                    egui::Rect::from_min_size(egui::pos2(x0, y + 2.0), egui::vec2(bar_w, row_h - 4.0)),
-                    1.0,
-                    egui::Stroke::new(0.5, ui.visuals().weak_text_color()),
-                    egui::StrokeKind::Inside,
-                );
-                let label = format!("{:.2} ({}/{})", s.accuracy, s.correct, s.samples);
-                painter.text(
-                    egui::pos2(x0 + bar_w + 6.0, y + row_h / 2.0),
-                    egui::Align2::LEFT_CENTER,
-                    label,
-                    font,
-                    text,
-                );
-            }
-        });
     });
+}
+
+/// Accuracy per site of every run on a cohort in one chart (as `agent report --figures` draws it): a row per
+/// site, a bar per run in the run's colour, the legend above.
+fn site_chart(ui: &mut egui::Ui, all: &[Metrics]) {
+    let (sites, series, values) = crate::agent::graph::paper::site_bars(all);
+    if sites.is_empty() {
+        return;
+    }
+    ui.strong("Accuracy per site (test subjects)");
+    ui.horizontal_wrapped(|ui| {
+        for (k, name) in series.iter().enumerate() {
+            let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(swatch, 1.0, crate::ui::widgets::palette::category(k));
+            ui.label(name);
+        }
+    });
+    let (bar_h, gap, label_w, bar_w) = (9.0, 4.0, 110.0, 260.0);
+    let row_h = bar_h * series.len() as f32 + gap;
+    let size = egui::vec2(label_w + bar_w + 60.0, row_h * sites.len() as f32);
+    let (rect, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    let text = ui.visuals().text_color();
+    let font = egui::FontId::proportional(11.0);
+    let x0 = rect.left() + label_w;
+    for (i, site) in sites.iter().enumerate() {
+        let y = rect.top() + row_h * i as f32;
+        painter.text(egui::pos2(rect.left(), y + row_h / 2.0), egui::Align2::LEFT_CENTER, site, font.clone(), text);
+        for (k, v) in values.iter().enumerate() {
+            let Some(acc) = v[i] else { continue };
+            let top = y + bar_h * k as f32;
+            let bar = egui::Rect::from_min_size(egui::pos2(x0, top + 1.0), egui::vec2(bar_w * acc as f32, bar_h - 2.0));
+            painter.rect_filled(bar, 1.0, crate::ui::widgets::palette::category(k));
+            painter.text(
+                egui::pos2(x0 + bar_w * acc as f32 + 4.0, top + bar_h / 2.0),
+                egui::Align2::LEFT_CENTER,
+                format!("{acc:.2}"),
+                egui::FontId::proportional(9.0),
+                text,
+            );
+        }
+        painter.line_segment(
+            [egui::pos2(x0 + bar_w, y), egui::pos2(x0 + bar_w, y + row_h - gap)],
+            egui::Stroke::new(0.5, ui.visuals().weak_text_color()),
+        );
+    }
 }
