@@ -40,8 +40,8 @@ pub fn memory_from(dir: &Path, beta: f32, k: usize, leave_out: &[String]) -> Res
     Ok(Arc::new(Memory { memory, encoder, text_model: text, beta, k }))
 }
 
-/// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `encoder`: the baseline
-/// encoder, or the supervised one fitted on these rows (the training split) alone.
+/// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `settings.card_encoder`: the
+/// baseline encoder, or the supervised one fitted on these rows (the training split) alone.
 pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, settings: &Settings) -> Result<Arc<Memory>> {
     let text = text_model();
     let labels: Vec<(String, String, String)> =
@@ -67,17 +67,22 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, settings: &Settings) 
 
 /// The supervised graph encoder fitted on the training rows' graphs and labels.
 fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEncoder> {
-    let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
+    // Region labels play no part in the edges' statistics: no atlas.
     let loaded: Vec<(String, crate::network::Connectome)> = rows
         .iter()
         .map(|r| {
             let path = graphs.join(&r.file);
-            load_graph(&path, atlas.as_ref()).map(|c| (path.display().to_string(), c))
+            load_graph(&path, None).map(|c| (path.display().to_string(), c))
         })
         .collect::<std::result::Result<_, _>>()?;
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-    EdgeEncoder::fit(&loaded, &labels)
-        .map_err(|e| AgentError::from(format!("fitting CARD's supervised graph encoder on the training split: {e}")))
+    EdgeEncoder::fit(&loaded, &labels).map_err(|e| {
+        AgentError::from(format!(
+            "fitting CARD's supervised graph encoder on the training split of task {}: {e} (the baseline CARD \
+             encoder takes graphs that are not correlation matrices)",
+            task.name
+        ))
+    })
 }
 
 /// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases;
