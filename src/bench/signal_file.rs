@@ -72,6 +72,7 @@ impl SignalFile {
 
 fn read_any_npy(path: &Path) -> Result<ArrayD<f64>, BenchError> {
     let open = || std::fs::File::open(path).map_err(|e| BenchError::from(format!("{}: {e}", path.display())));
+    crate::util::arrays::check_npy_header(path).map_err(|e| BenchError::from(format!("{}: {e}", path.display())))?;
     if let Ok(a) = ArrayD::<f64>::read_npy(open()?) {
         return Ok(a);
     }

@@ -42,6 +42,7 @@ pub fn load_matrix(path: &Path) -> Result<RawMatrix> {
 
 fn read_npy(path: &Path) -> Result<Array2<f64>> {
     let name = path.display();
+    crate::util::arrays::check_npy_header(path).map_err(|e| format(&name, e))?;
     let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
     match ndarray_npy::ReadNpyExt::read_npy(f) {
         Ok(a) => Ok(a),

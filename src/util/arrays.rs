@@ -4,6 +4,49 @@
 use ndarray::ArrayD;
 use std::io::{Read, Seek};
 
+/// Brackets a NumPy header may nest: `{'descr': [('x', '<f8', (2,))], …}` is 4 deep.
+const NPY_MAX_NESTING: usize = 6;
+
+/// Refuses a `.npy` file whose header nests brackets deeper than NumPy writes them, before ndarray-npy parses
+/// it: its parser backtracks exponentially in the nesting (found by cargo-fuzz: a 130-byte file took 4.7 s in a
+/// debug build, more with each bracket). A file without the NumPy magic is left to the reader to refuse.
+pub fn check_npy_header(path: &std::path::Path) -> Result<(), String> {
+    let mut f = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let mut head = [0u8; 12];
+    let got = f.read(&mut head).map_err(|e| e.to_string())?;
+    if got < 10 || &head[..6] != b"\x93NUMPY" {
+        return Ok(());
+    }
+    let (len, start) = match head[6] {
+        1 => (u16::from_le_bytes([head[8], head[9]]) as usize, 10),
+        _ if got >= 12 => (u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize, 12),
+        _ => return Ok(()),
+    };
+    let mut header = vec![0u8; len.min(1 << 20)];
+    f.seek(std::io::SeekFrom::Start(start as u64)).map_err(|e| e.to_string())?;
+    let n = f.read(&mut header).map_err(|e| e.to_string())?;
+    let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
+    for &b in &header[..n] {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > NPY_MAX_NESTING {
+        return Err(format!(
+            "its .npy header nests brackets {deepest} deep; a NumPy header nests at most {NPY_MAX_NESTING}: not a NumPy file"
+        ));
+    }
+    Ok(())
+}
+
 /// The member `key` of a `.npz` archive as `f64`, whatever its numeric dtype; the error is the last reader's.
 pub fn npz_f64<R: Read + Seek>(z: &mut ndarray_npy::NpzReader<R>, key: &str) -> Result<ArrayD<f64>, String> {
     macro_rules! try_as {
@@ -171,6 +214,36 @@ fn parse_npy_strings(bytes: &[u8]) -> Result<(Vec<usize>, Vec<String>), String> 
 
 #[cfg(test)]
 mod npz_tests {
+
+    fn npy_with_header(dir: &std::path::Path, name: &str, header: &str) -> std::path::PathBuf {
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((header.len() as u16).to_le_bytes());
+        b.extend(header.as_bytes());
+        let p = dir.join(name);
+        std::fs::write(&p, b).unwrap();
+        p
+    }
+
+    /// Found by cargo-fuzz (timeseries_connectivity, a 20-s timeout): ndarray-npy's header parser backtracks
+    /// exponentially in nested brackets; such a header is refused before it is parsed.
+    #[test]
+    fn npy_headers_nested_deeper_than_numpy_writes_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let deep = format!("{{'descr': '<f8', 'shape': {}1{}}}", "[".repeat(19), "]".repeat(19));
+        let e = check_npy_header(&npy_with_header(d.path(), "deep.npy", &deep)).unwrap_err();
+        assert!(e.contains("nests brackets 20 deep"), "{e}");
+        // What NumPy writes passes: a plain array, and a structured dtype with a sub-array (4 deep).
+        let plain = "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }";
+        assert!(check_npy_header(&npy_with_header(d.path(), "plain.npy", plain)).is_ok());
+        let structured = "{'descr': [('x', '<f8', (2,))], 'fortran_order': False, 'shape': (3,), }";
+        assert!(check_npy_header(&npy_with_header(d.path(), "s.npy", structured)).is_ok());
+        // Brackets inside quoted names do not count; a file that is not NumPy is left to the reader.
+        let quoted = "{'descr': [('(((((((', '<f8')], 'fortran_order': False, 'shape': (3,), }";
+        assert!(check_npy_header(&npy_with_header(d.path(), "q.npy", quoted)).is_ok());
+        std::fs::write(d.path().join("x.npy"), b"not numpy").unwrap();
+        assert!(check_npy_header(&d.path().join("x.npy")).is_ok());
+    }
+
     use super::*;
 
     #[test]
