@@ -97,6 +97,7 @@ fn read_mat(path: &Path) -> Result<RawMatrix> {
 
 fn read_npz(path: &Path) -> Result<Array2<f64>> {
     let name = path.display();
+    crate::util::arrays::check_npz_headers(path).map_err(|e| format(&name, e))?;
     let f = std::fs::File::open(path).map_err(io(&name, "open"))?;
     let mut z = ndarray_npy::NpzReader::new(f).map_err(|e| format(&name, format!("not a .npz archive: {e}")))?;
     let names = z.names().map_err(|e| format(&name, format!("unreadable .npz index: {e}")))?;

@@ -12,21 +12,41 @@ const NPY_MAX_NESTING: usize = 6;
 /// debug build, more with each bracket). A file without the NumPy magic is left to the reader to refuse.
 pub fn check_npy_header(path: &std::path::Path) -> Result<(), String> {
     let mut f = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
-    let mut head = [0u8; 12];
-    let got = f.read(&mut head).map_err(|e| e.to_string())?;
-    if got < 10 || &head[..6] != b"\x93NUMPY" {
+    check_header(&mut f)
+}
+
+/// [`check_npy_header`] for every `.npy` member of a `.npz` archive (a file that is not a zip archive is left
+/// to the reader to refuse).
+pub fn check_npz_headers(path: &std::path::Path) -> Result<(), String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let Ok(mut z) = zip::ZipArchive::new(f) else { return Ok(()) };
+    for i in 0..z.len() {
+        let Ok(mut member) = z.by_index(i) else { continue };
+        let name = member.name().to_string();
+        check_header(&mut member).map_err(|e| format!("member {name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The nesting check on a `.npy` stream's header.
+fn check_header(r: &mut impl Read) -> Result<(), String> {
+    let mut head = [0u8; 10];
+    if r.read_exact(&mut head).is_err() || &head[..6] != b"\x93NUMPY" {
         return Ok(());
     }
-    let (len, start) = match head[6] {
-        1 => (u16::from_le_bytes([head[8], head[9]]) as usize, 10),
-        _ if got >= 12 => (u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize, 12),
-        _ => return Ok(()),
+    let len = if head[6] == 1 {
+        u16::from_le_bytes([head[8], head[9]]) as usize
+    } else {
+        let mut more = [0u8; 2];
+        if r.read_exact(&mut more).is_err() {
+            return Ok(());
+        }
+        u32::from_le_bytes([head[8], head[9], more[0], more[1]]) as usize
     };
-    let mut header = vec![0u8; len.min(1 << 20)];
-    f.seek(std::io::SeekFrom::Start(start as u64)).map_err(|e| e.to_string())?;
-    let n = f.read(&mut header).map_err(|e| e.to_string())?;
+    let mut header = Vec::new();
+    r.take(len.min(1 << 20) as u64).read_to_end(&mut header).map_err(|e| e.to_string())?;
     let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
-    for &b in &header[..n] {
+    for &b in &header {
         match (quote, b) {
             (Some(q), _) if b == q => quote = None,
             (Some(_), _) => {}
@@ -242,6 +262,17 @@ mod npz_tests {
         assert!(check_npy_header(&npy_with_header(d.path(), "q.npy", quoted)).is_ok());
         std::fs::write(d.path().join("x.npy"), b"not numpy").unwrap();
         assert!(check_npy_header(&d.path().join("x.npy")).is_ok());
+        // The same inside a .npz archive, the member named.
+        let npz = d.path().join("a.npz");
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&npz).unwrap());
+        for (name, file) in [("ok.npy", "plain.npy"), ("bad.npy", "deep.npy")] {
+            z.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+            std::io::Write::write_all(&mut z, &std::fs::read(d.path().join(file)).unwrap()).unwrap();
+        }
+        z.finish().unwrap();
+        let e = check_npz_headers(&npz).unwrap_err();
+        assert!(e.starts_with("member bad.npy: its .npy header nests brackets 20 deep"), "{e}");
+        assert!(check_npz_headers(&d.path().join("plain.npy")).is_ok(), "not a zip: left to the reader");
     }
 
     use super::*;

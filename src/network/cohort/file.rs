@@ -90,6 +90,7 @@ pub fn write(path: &Path, c: &Cohort) -> Result<()> {
 /// Reads a cohort file; every member is checked against the subject and region counts.
 pub fn read(path: &Path) -> Result<Cohort> {
     let name = path.display().to_string();
+    crate::util::arrays::check_npz_headers(path).map_err(|e| format(&name, e))?;
     let strings = |key: &str| -> Result<Vec<String>> {
         npz_strings(path, key).map(|(_, v)| v).map_err(|e| format(&name, format!("not a cohort file: {e}")))
     };

@@ -219,6 +219,7 @@ fn from_array(
 }
 
 fn open_npz(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> {
+    crate::util::arrays::check_npz_headers(path).map_err(|e| err(path, "archive", e))?;
     let f = std::fs::File::open(path).map_err(|e| err(path, "open", e.to_string()))?;
     let mut z = ndarray_npy::NpzReader::new(f).map_err(|e| err(path, "archive", format!("not a .npz archive: {e}")))?;
     let names = z.names().map_err(|e| err(path, "archive", format!("unreadable index: {e}")))?;
