@@ -14,6 +14,7 @@ use std::path::Path;
 fn load_ecg(file: &Path, channel: Option<&str>, key: Option<&str>, fs: Option<f64>) -> Result<(Vec<f64>, f64, String)> {
     let ext = file.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
     if ext == "npz" {
+        crate::util::arrays::check_npz_headers(file).map_err(|e| anyhow!("{}: {e}", file.display()))?;
         let mut npz =
             NpzReader::new(std::fs::File::open(file).with_context(|| format!("{}: cannot open", file.display()))?)
                 .map_err(|e| anyhow!("{}: not an .npz archive: {e}", file.display()))?;
