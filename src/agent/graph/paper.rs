@@ -152,8 +152,8 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
 
 /// Per-site accuracy bars of the runs on a cohort: the sites (in first-seen order), one series per run
 /// (`method (backbone)`), `values[series][site]`.
-pub fn site_bars(all: &[Metrics]) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
-    let on_sites: Vec<&Metrics> = all.iter().filter(|m| !m.sites.is_empty()).collect();
+pub fn site_bars<'a>(all: impl IntoIterator<Item = &'a Metrics>) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
+    let on_sites: Vec<&Metrics> = all.into_iter().filter(|m| !m.sites.is_empty()).collect();
     let mut sites: Vec<String> = Vec::new();
     for s in on_sites.iter().flat_map(|m| &m.sites) {
         if !sites.contains(&s.site) {

@@ -241,8 +241,7 @@ impl BatchView {
             "acc, recall, precision: the majority label over the k runs; recall@k, precision@k: the paper's pass \
 criterion (a sample counts as its true label when any of the k runs gives it).",
         );
-        let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
-        site_chart(ui, &all);
+        site_chart(ui, self.runs.iter().map(|(_, m)| m));
         let mut opened = None;
         for (r, m) in &self.runs {
             ui.strong(format!("{} ({}) — confusion (rows truth, columns predicted)", m.method, m.model));
@@ -274,6 +273,7 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
                 });
         }
         egui::CollapsingHeader::new("Interpretability radar per method").id_salt("agent_batch_radar").show(ui, |ui| {
+            let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
             let series = crate::agent::graph::eval::radar_series(&all);
             self.radar_rect = Some(crate::ui::widgets::radar::show(
                 ui,
@@ -332,8 +332,8 @@ fn confusion(ui: &mut egui::Ui, m: &Metrics) {
 
 /// Accuracy per site of every run on a cohort in one chart (as `agent report --figures` draws it): a row per
 /// site, a bar per run in the run's colour, the legend above.
-fn site_chart(ui: &mut egui::Ui, all: &[Metrics]) {
-    let (sites, series, values) = crate::agent::graph::paper::site_bars(all);
+fn site_chart<'a>(ui: &mut egui::Ui, runs: impl IntoIterator<Item = &'a Metrics>) {
+    let (sites, series, values) = crate::agent::graph::paper::site_bars(runs);
     if sites.is_empty() {
         return;
     }
