@@ -140,15 +140,24 @@ fn plan_steps_can_only_name_what_exists() {
         let (a, repairs) = tools::resolve_args(filter, &json!({"view": "$1", "l_freq": 1.0}), &produced, &st);
         assert_eq!((a["view"].as_str(), repairs.len()), (Some("v1"), 1), "{repairs:?}");
     }
-    // Only tools whose id parameters have ids in the state are offered: so every `$k` resolves.
+    // Tools are offered whose id parameters have ids in the state, or that a step of the same plan can
+    // register first (a hypnogram statistic after a load): a chain fits in one plan.
     let sleep = tools::toolset(Domain::Sleep);
     let offered: Vec<&str> = tools::offered(&sleep, &st).iter().map(|t| t.name).collect();
     assert!(offered.contains(&"filter") && offered.contains(&"load_hypnogram"), "{offered:?}");
-    assert!(!offered.contains(&"hypnogram_stats"), "no labels loaded yet: {offered:?}");
+    assert!(offered.contains(&"hypnogram_stats"), "labels can be loaded first: {offered:?}");
     let empty = SharedState::new(&inputs, ws.path());
-    for t in tools::offered(&sleep, &empty) {
-        assert!(t.params.iter().all(|p| !matches!(p.kind, tools::Kind::Id(_))), "{} needs an id", t.name);
+    let from_nothing = tools::offered(&sleep, &empty);
+    for t in &from_nothing {
+        // Each id a tool takes is registered by some offered tool.
+        for p in t.params {
+            if let tools::Kind::Id(of) = p.kind {
+                assert!(from_nothing.iter().any(|o| tools::registers(o.name) == Some(of)), "{}: {of:?}", t.name);
+            }
+        }
     }
+    let names: Vec<&str> = from_nothing.iter().map(|t| t.name).collect();
+    assert!(names.contains(&"band_power") && names.contains(&"scorer_agreement"), "{names:?}");
     // Every id the schema offers for a view passes the tool's own check once resolved.
     for id in st.ids(Of::View) {
         tools::check(tools::spec("filter").unwrap(), &args(json!({"view": id, "l_freq": 1.0})), &st).unwrap();
@@ -306,4 +315,76 @@ fn an_empty_plan_is_asked_again_and_a_wrong_route_is_corrected() {
         &Settings::default(),
     );
     assert!(o.trace.route.as_ref().unwrap().check.is_none());
+}
+
+/// A report that claims work no step did (the capable model's habit: "The EEG channels were band-pass
+/// filtered … the Welch PSD was computed" after an inspection) is asked for again with its sentences named;
+/// the second report stands, and the trace says why it was written again.
+#[test]
+fn a_report_claiming_work_no_step_did_is_written_again() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::agent::grounding;
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let d = tempfile::tempdir().unwrap();
+    let inputs = d.path().join("inputs");
+    std::fs::create_dir_all(inputs.join("data")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
+        inputs.join("data/rec.edf"),
+    )
+    .unwrap();
+    let model = EegScripted::with(|name, r| match name {
+        // Only the file is inspected.
+        "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+        "" if r.messages.len() <= 2 => Some(Ok(json!(
+            "The data file was loaded. The EEG channels were band-pass filtered and the Welch PSD was computed."
+        ))),
+        "" => {
+            let asked = r.messages.last().unwrap().content.clone();
+            assert!(asked.contains("filtering") && asked.contains("band-pass filtered"), "{asked}");
+            Some(Ok(json!("The file was inspected: 60 EEG channels. Nothing was filtered or computed.")))
+        }
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nBand-pass filter the EEG and report the alpha relative power.";
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let again = o.trace.report_again.as_deref().unwrap_or_default();
+    assert!(again.contains("filtering") && again.contains("spectral"), "{again}");
+    assert!(o.trace.calls.iter().any(|c| c.step == "report (again)"));
+    assert_eq!(o.trace.report_text, "The file was inspected: 60 EEG channels. Nothing was filtered or computed.");
+    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace)).is_empty());
+}
+
+/// A step that repeats one that already succeeded (same tool and arguments) is not run again: the trace
+/// says which round ran it and which id to use (the capable model re-planned its first step every round).
+#[test]
+fn a_repeated_step_is_not_run_again() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let d = tempfile::tempdir().unwrap();
+    let inputs = d.path().join("inputs");
+    std::fs::create_dir_all(inputs.join("data")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
+        inputs.join("data/rec.edf"),
+    )
+    .unwrap();
+    let model = EegScripted::with(|name, _| match name {
+        "plan" => Some(Ok(json!({"done": false, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nReport the number of EEG channels.";
+    let s = Settings { max_rounds: 3, ..Settings::default() };
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &s);
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert_eq!(o.trace.rounds[0].executed[0].status, "ok");
+    let again = &o.trace.rounds[1].executed[0];
+    assert_eq!(again.status, "not_executable");
+    assert!(again.error.as_deref().is_some_and(|e| e.contains("round 1") && e.contains("rec1")), "{again:?}");
+    assert_eq!(o.trace.rounds.iter().flat_map(|r| &r.executed).filter(|s| s.status == "ok").count(), 1);
 }

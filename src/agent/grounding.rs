@@ -43,8 +43,12 @@ pub struct Claim {
     pub sentence: String,
 }
 
-const NEGATIONS: [&str; 14] = [
+const NEGATIONS: [&str; 18] = [
     " not ",
+    "nothing",
+    " none",
+    "no tool",
+    "no step",
     "n't",
     "unable",
     "failed",
@@ -228,6 +232,9 @@ mod tests {
             "The recording was not found in the inputs.",
             "The mean relative alpha power is 23.4 %.",
             "Band power will be computed once the file is available.",
+            // A capable model quoting the report prompt's own account of an empty run (seen with Qwen2.5-Coder-1.5B).
+            "Steps that ran: none (no tool ran; nothing was loaded, filtered or computed).",
+            "No steps were executed, and nothing was computed.",
         ] {
             assert!(claims(s).is_empty(), "{s}: {:?}", claims(s));
         }

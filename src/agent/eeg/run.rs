@@ -6,6 +6,7 @@ use super::state::SharedState;
 use super::tools::{self, Domain, ToolSpec};
 use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
 use crate::agent::error::{AgentError, Result};
+use crate::agent::grounding;
 use crate::llm::openai::extract_json;
 use crate::llm::schema::Schema;
 use crate::llm::{ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
@@ -188,11 +189,19 @@ fn route_schema() -> Value {
         "reason": {"type": "string", "maxLength": 200}}, "required": ["agent", "reason"]})
 }
 
+/// The constrained plan: `done` comes first and decides the rest — not done has at least one step, done has
+/// any number (run, then finish). A thought cut at its budget can therefore not close a round unplanned (the
+/// capable model's failure when `steps` could be empty: `"…select_channels, ", "steps": [], "done": false`).
 fn plan_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -> Value {
-    json!({"type": "object", "properties": {
-        "thought": {"type": "string", "maxLength": 200},
-        "steps": {"type": "array", "maxItems": max_steps, "items": tools::step_schema(tools, state, max_steps)},
-        "done": {"type": "boolean"}}, "required": ["thought", "steps", "done"]})
+    let branch = |done: bool, min: usize| {
+        json!({"type": "object", "properties": {
+            "done": {"const": done},
+            "thought": {"type": "string", "maxLength": 200},
+            "steps": {"type": "array", "minItems": min, "maxItems": max_steps,
+                      "items": tools::step_schema(tools, state, max_steps)}},
+            "required": ["done", "thought", "steps"]})
+    };
+    json!({"anyOf": [branch(false, 1), branch(true, 0)]})
 }
 
 /// What a plan reply must be to be accepted: steps naming tools of the menu with any argument object. The
@@ -208,7 +217,25 @@ fn loose_plan_schema(tools: &[&ToolSpec]) -> Value {
 }
 
 /// Runs the longest executable prefix of `steps`; returns the records and whether every step ran.
-fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel: &Cancel) -> Vec<StepRecord> {
+/// A step that repeats one that already succeeded in an earlier round (same tool, same arguments once
+/// resolved) is not run again: its output is in the state. Measured with Qwen2.5-Coder-1.5B: without this
+/// the model re-planned its first step every round, and the observation says which id to use instead.
+fn repeated(name: &str, args: &Value, earlier: &[PlanRound]) -> Option<String> {
+    earlier.iter().find_map(|r| {
+        r.executed.iter().find(|s| s.status == "ok" && s.tool == name && &s.args == args).map(|s| {
+            let id = s.observation.get("id").and_then(Value::as_str).unwrap_or("its output");
+            format!("{name} with these arguments already ran in round {}: use {id} instead", r.round)
+        })
+    })
+}
+
+fn execute(
+    steps: &[Value],
+    tools: &[&ToolSpec],
+    state: &mut SharedState,
+    cancel: &Cancel,
+    earlier: &[PlanRound],
+) -> Vec<StepRecord> {
     let mut produced: Vec<Option<String>> = Vec::new();
     let mut out = Vec::new();
     for step in steps {
@@ -225,6 +252,7 @@ fn execute(steps: &[Value], tools: &[&ToolSpec], state: &mut SharedState, cancel
         let map = args.as_object().unwrap_or(&empty);
         let checked = match tools.iter().find(|t| t.name == name) {
             None => Err(format!("{name:?} is not one of this agent's tools").into()),
+            Some(_) if let Some(why) = repeated(&name, &args, earlier) => Err(why.into()),
             Some(t) => tools::check(t, map, state),
         };
         if let Err(e) = checked {
@@ -287,19 +315,21 @@ fn plan_prompt(
             .join("\n")
     };
     format!(
-        "You are {agent}.\n\nTask:\n{query}\n\nData files in the inputs: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n{later}\n\
-         Plan the remaining steps (at most {max_steps}) as JSON {{\"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}], \"done\": bool}}. \
+        "You are {agent}.\n\nTask:\n{query}\n\nData files: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n{later}\n\
+         Plan the remaining steps (at most {max_steps}) as JSON {{\"done\": bool, \"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}]}}; \
+         the thought says in one sentence what the shared state still lacks for the task. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
-         Set done to true with no steps when the shared state holds everything the task asks for, or when the data cannot be loaded.",
+         A step whose output the shared state already holds is not planned again: use its id. \
+         done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.",
         files_line(state),
         state.summary(),
         tools::menu(offered)
     )
 }
 
-/// The input folder's data files for the planner (the first 40).
+/// The data files a path may name, for the planner (the first 40).
 fn files_line(state: &SharedState) -> String {
-    let files = state.input_files();
+    let files = state.path_options();
     match files.len() {
         0 => "none".to_string(),
         n if n > 40 => format!("{} … ({n} in all)", files[..40].join(", ")),
@@ -385,6 +415,7 @@ pub fn run(
         ..Default::default()
     };
     let mut state = SharedState::new(inputs, workspace);
+    state.name_task_files(query);
     let fail = |mut trace: EegTrace, e: LlmError, report: String| {
         trace.outcome = crate::agent::outcome_of(e.class).into();
         trace.error = Some(e.to_string());
@@ -465,7 +496,7 @@ pub fn run(
             state.errors.push(format!("plan {round}: no steps twice, though not done: planning ended"));
         }
         let before = state.changes.len();
-        let executed = execute(&steps, &tools, &mut state, cancel);
+        let executed = execute(&steps, &tools, &mut state, cancel, &trace.rounds);
         trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
         trace.rounds.push(PlanRound {
             round,
@@ -514,43 +545,98 @@ fn write_report(
          taken from the measured results above; if the data could not be loaded, say so and give no values. \
          Describe only the steps listed as ok above: nothing else was done."
     );
-    let req = ChatRequest {
-        temperature: s.temperature,
-        max_tokens: s.report_tokens,
-        seed: Some(s.seed),
-        ..ChatRequest::new(vec![
-            Message::system(
-                SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text."),
-            ),
-            Message::user(prompt),
-        ])
-    };
-    match model.chat_with(&req, cancel, &mut |_| {}) {
-        Ok(r) => {
-            trace.calls.push(CallRecord {
-                step: "report".into(),
-                attempts: 1,
-                prompt_tokens: r.usage.prompt_tokens,
-                completion_tokens: r.usage.completion_tokens,
-                cached_tokens: r.usage.cached_tokens,
-                latency_ms: r.latency_ms,
-                raw: r.text.clone(),
-                error: None,
-            });
-            trace.report_text = r.text.trim().to_string();
-        }
-        Err(e) => {
-            trace.calls.push(CallRecord {
-                step: "report".into(),
-                attempts: 1,
-                error: Some(e.to_string()),
-                ..Default::default()
-            });
-            if e.class != ErrorClass::ModelError {
-                return Err(e);
+    let mut messages = vec![
+        Message::system(SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text.")),
+        Message::user(prompt),
+    ];
+    let done = grounding::done_by_tools(trace);
+    // A report that claims work no step did is asked again once, with its sentences named; what it still
+    // claims is flagged by the runner's check (the trace's `ungrounded_claims`).
+    for attempt in 1..=2 {
+        let step = if attempt == 1 { "report" } else { "report (again)" };
+        let req = ChatRequest {
+            temperature: s.temperature,
+            max_tokens: s.report_tokens,
+            seed: Some(s.seed),
+            ..ChatRequest::new(messages.clone())
+        };
+        match model.chat_with(&req, cancel, &mut |_| {}) {
+            Ok(r) => {
+                trace.calls.push(CallRecord {
+                    step: step.into(),
+                    attempts: 1,
+                    prompt_tokens: r.usage.prompt_tokens,
+                    completion_tokens: r.usage.completion_tokens,
+                    cached_tokens: r.usage.cached_tokens,
+                    latency_ms: r.latency_ms,
+                    raw: r.text.clone(),
+                    error: None,
+                });
+                trace.report_text = r.text.trim().to_string();
+                let claims = grounding::ungrounded(&trace.report_text, &done);
+                if claims.is_empty() || attempt == 2 {
+                    break;
+                }
+                let named: Vec<String> =
+                    claims.iter().map(|c| format!("- \"{}\" claims {}", c.sentence, c.work.name())).collect();
+                trace.report_again = Some(format!("the report claimed work no step did: {}", claims_list(&claims)));
+                messages.push(Message::assistant(r.text));
+                messages.push(Message::user(format!(
+                    "These sentences claim work that no step did:\n{}\nRewrite the report. Describe only the steps \
+                     listed as ok above, state only values from the measured results, and say plainly what was not done.",
+                    named.join("\n")
+                )));
             }
-            state.errors.push(format!("report: {}", e.message));
+            Err(e) => {
+                trace.calls.push(CallRecord {
+                    step: step.into(),
+                    attempts: 1,
+                    error: Some(e.to_string()),
+                    ..Default::default()
+                });
+                if e.class != ErrorClass::ModelError {
+                    return Err(e);
+                }
+                state.errors.push(format!("report: {}", e.message));
+                break;
+            }
         }
     }
     Ok(())
+}
+
+/// The kinds of work `claims` name, for the trace.
+fn claims_list(claims: &[grounding::Claim]) -> String {
+    claims.iter().map(|c| c.work.name()).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::schema::grammar::Grammar;
+
+    /// The constrained plan refuses "not done, no steps" both as a value and byte by byte (what the decoder
+    /// can produce), and takes "done, no steps" and "not done, one step".
+    #[test]
+    fn a_plan_that_is_not_done_has_a_step() {
+        let d = tempfile::tempdir().unwrap();
+        let state = SharedState::new(d.path(), d.path());
+        let all = tools::toolset(Domain::Physiol);
+        let offered = tools::offered(&all, &state);
+        let schema = Schema::compile(&plan_schema(&offered, &state, 6)).unwrap();
+        let empty = json!({"done": false, "thought": "load first", "steps": []});
+        assert!(schema.validate(&empty).is_err());
+        assert!(schema.validate(&json!({"done": true, "thought": "nothing to do", "steps": []})).is_ok());
+        let step = json!({"tool": "inspect_file", "args": {"path": "x.edf"}});
+        let one = json!({"done": false, "thought": "inspect", "steps": [step]});
+        let grammar = Grammar::new(schema.clone());
+        let mut s = grammar.start();
+        assert!(!grammar.feed_all(&mut s, br#"{"done":false,"thought":"load first","steps":[]"#));
+        let mut s = grammar.start();
+        assert!(grammar.feed_all(&mut s, br#"{"done":true,"thought":"x","steps":[]}"#) && s.finished());
+        let mut s = grammar.start();
+        let text = format!(r#"{{"done":false,"thought":"inspect","steps":[{step}]}}"#);
+        assert!(grammar.feed_all(&mut s, text.as_bytes()) && s.finished(), "{text}");
+        assert!(schema.validate(&one).is_ok());
+    }
 }

@@ -58,12 +58,31 @@ pub struct SharedState {
     pub errors: Vec<String>,
     pub planning: Planning,
     pub changes: Vec<Change>,
+    /// The data files the task names, as it writes them (set by `name_task_files`; may not exist).
+    pub task_files: Vec<String>,
 }
 
 /// Files a path parameter may name.
 const DATA_EXTENSIONS: &[&str] =
     &["edf", "bdf", "csv", "tsv", "txt", "npy", "npz", "mat", "fif", "vhdr", "set", "cnt", "gdf"];
 const MAX_FILES: usize = 400;
+
+/// The words of `text` that name a data file (see `SharedState::name_task_files`).
+pub fn named_files(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let w = word.trim_matches(|c: char| "\"'`,;:()[]{}<>".contains(c)).trim_end_matches(['.', ',', ';', ':']);
+        let w = w.trim_matches(|c: char| "\"'`".contains(c));
+        let w = w.strip_prefix("./").unwrap_or(w);
+        let named = w
+            .rsplit_once('.')
+            .is_some_and(|(stem, x)| !stem.is_empty() && DATA_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()));
+        if named && !w.contains("://") && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
 
 fn next_id(prefix: &str, n: usize) -> String {
     format!("{prefix}{}", n + 1)
@@ -83,6 +102,7 @@ impl SharedState {
             errors: Vec::new(),
             planning: Planning::default(),
             changes: Vec::new(),
+            task_files: Vec::new(),
         }
     }
 
@@ -182,6 +202,19 @@ impl SharedState {
         out.sort();
         out.truncate(MAX_FILES);
         out
+    }
+
+    /// Records the data files `query` names: words ending in a data extension, without surrounding quotes,
+    /// brackets or sentence punctuation (each once, in order).
+    pub fn name_task_files(&mut self, query: &str) {
+        self.task_files = named_files(query);
+    }
+
+    /// What a path parameter may name: the files the task names when it names any (a task's data is the file
+    /// it gives: measured with Qwen2.5-Coder-1.5B, a sub-agent offered every input file picks one that fits
+    /// its own role — PhysiolAgent the ECG recording for an EEG task), else every data file of the inputs.
+    pub fn path_options(&self) -> Vec<String> {
+        if self.task_files.is_empty() { self.input_files() } else { self.task_files.clone() }
     }
 
     /// Column names in the header lines of the CSV/TSV tables under the inputs (each once, in file order):
@@ -293,4 +326,26 @@ fn keys<V>(m: &IndexMap<String, V>) -> String {
 pub fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 200 { format!("{}…", s.chars().take(200).collect::<String>()) } else { s }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_a_task_names_are_its_path_options() {
+        let q = "Load the data file: data/eeg/rec.edf\n\nInstruction: compare it with `data/hyp/s1.csv`, \
+                 band-pass 0.5-40.0 Hz (see ./data/eeg/rec.edf). Labels in \"labels.tsv\".";
+        assert_eq!(named_files(q), ["data/eeg/rec.edf", "data/hyp/s1.csv", "labels.tsv"]);
+        assert!(named_files("Report the mean alpha power (8.0-13.0 Hz) in percent.").is_empty());
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("data")).unwrap();
+        std::fs::write(d.path().join("data/a.edf"), b"").unwrap();
+        std::fs::write(d.path().join("data/b.csv"), b"").unwrap();
+        let mut st = SharedState::new(d.path(), d.path());
+        st.name_task_files("Report the alpha power.");
+        assert_eq!(st.path_options(), ["data/a.edf", "data/b.csv"], "no file named: every input file");
+        st.name_task_files("Load the data file: data/missing.edf");
+        assert_eq!(st.path_options(), ["data/missing.edf"], "a named file that is not there stays: its tool says so");
+    }
 }

@@ -76,6 +76,9 @@ pub struct EegTrace {
     pub rounds: Vec<PlanRound>,
     /// The model-written part of the report.
     pub report_text: String,
+    /// Why the report was asked for again (its first version claimed work no step did), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_again: Option<String>,
     pub calls: Vec<CallRecord>,
     pub changes: Vec<ChangeRecord>,
     /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.

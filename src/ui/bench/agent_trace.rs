@@ -71,6 +71,9 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
             },
         );
     }
+    if let Some(why) = t["report_again"].as_str() {
+        ui.colored_label(egui::Color32::from_rgb(200, 130, 0), format!("Report written again: {why}"));
+    }
     egui::CollapsingHeader::new(format!("State changes ({})", t["changes"].as_array().map_or(0, Vec::len))).show(
         ui,
         |ui| {

@@ -303,7 +303,7 @@ fn param_schema(kind: Kind, state: &SharedState, refs: &[String]) -> Value {
         Kind::Texts => json!({"type": "array", "items": {"type": "string"}}),
         Kind::Choice(c) => json!({"enum": c}),
         Kind::Id(of) => options(state.ids(of).into_iter().chain(refs.iter().cloned()).collect()),
-        Kind::Path => options(state.input_files()),
+        Kind::Path => options(state.path_options()),
         Kind::Column => options(state.table_columns()),
         Kind::Channels => json!({"type": "array", "items": options(state.channel_labels())}),
     }
@@ -330,16 +330,48 @@ pub fn menu(tools: &[&ToolSpec]) -> String {
     crate::agent::tools::menu(tools.iter().copied())
 }
 
-/// The tools a plan may use now: those whose every id parameter has an id of its kind in the state (loading
-/// comes first; a tool that needs a view is offered once a view exists). With `resolve_args` every step of a
-/// constrained plan of these tools passes the tools' checks: an id parameter names an existing id, or a `$k`
-/// that resolves to one.
+/// The kind of id a tool registers when it succeeds (artifacts are not inputs of any tool: none).
+pub fn registers(tool: &str) -> Option<Of> {
+    match tool {
+        "inspect_file" => Some(Of::Recording),
+        "load_channels" | "select_channels" | "filter" | "rereference" | "resample" | "crop" | "epoch_average" => {
+            Some(Of::View)
+        }
+        "load_hypnogram" => Some(Of::Labels),
+        "read_events" => Some(Of::Events),
+        "write_artifact" | "plot" => None,
+        _ => Some(Of::Result),
+    }
+}
+
+/// The tools a plan may use now: those whose every id parameter has an id of its kind in the state, or one
+/// that a step of the same plan can register first (a chain from loading to a measure fits in one plan; its
+/// later steps name the earlier ones' outputs as `$k`). Measured with Qwen2.5-Coder-1.5B when only tools
+/// with existing inputs were offered: every plan held one step, and the model then repeated the first one
+/// round after round (a band-power task loaded the same channels four times).
 pub fn offered<'a>(tools: &[&'a ToolSpec], state: &SharedState) -> Vec<&'a ToolSpec> {
-    tools
-        .iter()
-        .filter(|t| t.params.iter().all(|p| !matches!(p.kind, Kind::Id(of) if state.ids(of).is_empty())))
-        .copied()
-        .collect()
+    let mut have: Vec<Of> = [Of::Recording, Of::View, Of::Labels, Of::Events, Of::Result]
+        .into_iter()
+        .filter(|&of| !state.ids(of).is_empty())
+        .collect();
+    let mut out: Vec<&'a ToolSpec> = Vec::new();
+    loop {
+        let before = out.len();
+        for t in tools {
+            let ready = t.params.iter().all(|p| !matches!(p.kind, Kind::Id(of) if !have.contains(&of)));
+            if ready && !out.iter().any(|o| o.name == t.name) {
+                out.push(t);
+                if let Some(of) = registers(t.name).filter(|of| !have.contains(of)) {
+                    have.push(of);
+                }
+            }
+        }
+        if out.len() == before {
+            break;
+        }
+    }
+    // In the toolset's order (the menu's).
+    tools.iter().filter(|t| out.iter().any(|o| o.name == t.name)).copied().collect()
 }
 
 /// A step's arguments with its id parameters' `$k` references resolved: to the id step k of this plan
