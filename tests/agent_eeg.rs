@@ -44,6 +44,10 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(call(&mut st, "filter", json!({"view": "v2", "cutoff": 1.0})).unwrap_err().contains("unknown argument"));
     assert!(call(&mut st, "crop", json!({"view": "v2", "tmin": "0", "tmax": 1})).unwrap_err().contains("a number"));
     assert!(call(&mut st, "resample", json!({"view": "v2"})).unwrap_err().contains("missing argument"));
+    // An empty channel list keeps nothing: refused, not an empty view.
+    assert!(
+        call(&mut st, "select_channels", json!({"view": "v2", "channels": []})).unwrap_err().contains("at least one")
+    );
     // Signal errors come back as messages.
     assert!(call(&mut st, "filter", json!({"view": "v2", "l_freq": 200.0})).is_err());
     assert!(
@@ -373,9 +377,15 @@ fn a_repeated_step_is_not_run_again() {
         inputs.join("data/rec.edf"),
     )
     .unwrap();
-    let model = EegScripted::with(|name, _| match name {
-        "plan" => Some(Ok(json!({"done": false, "thought": "inspect",
-            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+    let menus = std::sync::Arc::new(std::sync::Mutex::new(Vec::<bool>::new()));
+    let seen = menus.clone();
+    let model = EegScripted::with(move |name, r| match name {
+        "plan" => {
+            let prompt = &r.messages.last().unwrap().content;
+            seen.lock().unwrap().push(prompt.contains("- inspect_file("));
+            Some(Ok(json!({"done": false, "thought": "inspect",
+                "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]})))
+        }
         _ => None,
     });
     let query = "Load the data file: data/rec.edf\nReport the number of EEG channels.";
@@ -384,7 +394,9 @@ fn a_repeated_step_is_not_run_again() {
     assert!(o.failure.is_none(), "{:?}", o.failure);
     assert_eq!(o.trace.rounds[0].executed[0].status, "ok");
     let again = &o.trace.rounds[1].executed[0];
-    assert_eq!(again.status, "not_executable");
+    assert_eq!(again.status, "repeated");
     assert!(again.error.as_deref().is_some_and(|e| e.contains("round 1") && e.contains("rec1")), "{again:?}");
     assert_eq!(o.trace.rounds.iter().flat_map(|r| &r.executed).filter(|s| s.status == "ok").count(), 1);
+    // The round after a repeat does not offer the repeated tool.
+    assert_eq!(*menus.lock().unwrap(), [true, true, false]);
 }

@@ -159,6 +159,30 @@ impl Collection {
         self.runs.iter().any(|r| r.simulated)
     }
 
+    /// One line per run that a model produced (not simulated): model, paradigm, report mode, suite, the
+    /// instances it holds and the day it ran, from its experiment block — what a reader needs to know the
+    /// numbers are real and where they come from.
+    pub fn provenance(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .filter(|r| !r.simulated)
+            .map(|r| {
+                let e = &r.result.experiment;
+                let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+                let day: String = text("started_at").chars().take(10).collect();
+                let report =
+                    e.get("report_mode").and_then(Value::as_str).map_or(String::new(), |m| format!(", report {m}"));
+                format!(
+                    "{} · {}{report} · suite {} · {} · run {day}",
+                    r.model,
+                    r.paradigm,
+                    text("subset"),
+                    plural(r.result.instances.len(), "instance")
+                )
+            })
+            .collect()
+    }
+
     /// A warning when the runs' reports were made in different modes (`experiment.report_mode`: "system" =
     /// model text + BrainLens's measured results, "model" = the model's text alone): their scores are then
     /// not like for like. Files that do not say are left out.

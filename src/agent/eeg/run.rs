@@ -250,9 +250,16 @@ fn execute(
         let mut rec = StepRecord { tool: name.clone(), args: args.clone(), repairs, ..Default::default() };
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
+        if let Some(why) = repeated(&name, &args, earlier) {
+            rec.status = "repeated".into();
+            rec.error = Some(why.clone());
+            state.errors.push(why);
+            state.planning.steps_skipped += steps.len() - out.len();
+            out.push(rec);
+            break;
+        }
         let checked = match tools.iter().find(|t| t.name == name) {
             None => Err(format!("{name:?} is not one of this agent's tools").into()),
-            Some(_) if let Some(why) = repeated(&name, &args, earlier) => Err(why.into()),
             Some(t) => tools::check(t, map, state),
         };
         if let Err(e) = checked {
@@ -454,7 +461,9 @@ pub fn run(
         let summary = state.summary();
         // Only tools whose inputs exist are offered, so every constrained step is executable; the others are
         // named, and come on the menu once a step registers what they need.
-        let offered = tools::offered(&tools, &state);
+        // A tool whose step the last round repeated is off this round's menu: the model moves on.
+        let mut offered = tools::offered(&tools, &state);
+        offered.retain(|t| !last.iter().any(|r| r.status == "repeated" && r.tool == t.name));
         let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
         let mut replanned = None;
         let mut plan = Value::Null;

@@ -56,6 +56,7 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
                     let status = text(&s["status"]);
                     let color = match status.as_str() {
                         "ok" => egui::Color32::from_rgb(60, 150, 80),
+                        "repeated" => egui::Color32::from_rgb(200, 130, 0),
                         _ => egui::Color32::from_rgb(220, 60, 60),
                     };
                     ui.horizontal_wrapped(|ui| {

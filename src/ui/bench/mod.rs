@@ -98,6 +98,22 @@ pub fn demo_results() -> PathBuf {
     crate::util::paths::bundled("fixtures/bench/demo/results")
 }
 
+/// The real runs shipped with the sample workspace (the local suite run by real models:
+/// `scripts/bench/real_demo.sh`, provenance in its README).
+pub fn real_results() -> PathBuf {
+    crate::util::paths::bundled("fixtures/bench/real")
+}
+
+/// What the room opens first: the shipped real runs when there are any, else the simulated demo.
+pub fn first_collection() -> Option<PathBuf> {
+    let real = real_results();
+    if crate::bench::collection::result_files(&real).is_ok_and(|f| !f.is_empty()) {
+        Some(real)
+    } else {
+        Some(demo_results()).filter(|d| d.is_dir())
+    }
+}
+
 impl BenchRoom {
     /// Applies the commands the frame queued.
     pub fn apply_commands(&mut self) {
@@ -242,8 +258,8 @@ impl BenchRoom {
     fn draw(&mut self, ui: &mut egui::Ui, provider: &ProviderConfig) {
         if !self.demo_offered && self.data.is_none() && self.job.is_none() {
             self.demo_offered = true;
-            if demo_results().is_dir() {
-                self.commands.push(Cmd::Open(vec![demo_results()]));
+            if let Some(first) = first_collection() {
+                self.commands.push(Cmd::Open(vec![first]));
             }
         }
         self.poll();
@@ -274,6 +290,19 @@ impl BenchRoom {
                     egui::Color32::BLACK,
                     "Simulated results: this collection comes from a seeded simulation (scripts/bench/make_demo.py); no model was run.",
                 );
+            });
+        }
+        let real = data.collection.provenance();
+        if !real.is_empty() {
+            egui::CollapsingHeader::new(format!(
+                "Real runs: {} result file(s) produced by language models (their reports and scores, not measurements)",
+                real.len()
+            ))
+            .id_salt("bench_provenance")
+            .show(ui, |ui| {
+                for line in &real {
+                    ui.label(line);
+                }
             });
         }
         if let Some(w) = data.collection.report_mode_warning() {
@@ -313,6 +342,9 @@ impl BenchRoom {
                 if let Some(dir) = rfd::FileDialog::new().pick_folder() {
                     self.commands.push(Cmd::Open(vec![dir]));
                 }
+            }
+            if real_results().is_dir() && ui.button("Open real runs").clicked() {
+                self.commands.push(Cmd::Open(vec![real_results()]));
             }
             if ui.button("Open demo (simulated)").clicked() {
                 self.commands.push(Cmd::Open(vec![demo_results()]));

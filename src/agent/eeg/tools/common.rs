@@ -98,7 +98,11 @@ pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, Too
 }
 
 pub(super) fn select_channels(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    derive(st, a, |v| Ok(v.select(&a.list("channels").unwrap_or_default())?))
+    let channels = a.list("channels").unwrap_or_default();
+    if channels.is_empty() {
+        return Err("give at least one channel label to keep".to_string().into());
+    }
+    derive(st, a, |v| Ok(v.select(&channels)?))
 }
 
 pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {

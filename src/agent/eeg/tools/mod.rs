@@ -305,7 +305,8 @@ fn param_schema(kind: Kind, state: &SharedState, refs: &[String]) -> Value {
         Kind::Id(of) => options(state.ids(of).into_iter().chain(refs.iter().cloned()).collect()),
         Kind::Path => options(state.path_options()),
         Kind::Column => options(state.table_columns()),
-        Kind::Channels => json!({"type": "array", "items": options(state.channel_labels())}),
+        // An empty channel list selects nothing (the 1.5B model wrote `"channels": []` and got an empty view).
+        Kind::Channels => json!({"type": "array", "minItems": 1, "items": options(state.channel_labels())}),
     }
 }
 
