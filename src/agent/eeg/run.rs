@@ -461,9 +461,12 @@ pub fn run(
         let summary = state.summary();
         // Only tools whose inputs exist are offered, so every constrained step is executable; the others are
         // named, and come on the menu once a step registers what they need.
-        // A tool whose step the last round repeated is off this round's menu: the model moves on.
+        // A tool one of whose steps was refused as a repeat is off the menu from then on: the model moves on
+        // (measured: offered it again two rounds later, the 1.5B model repeated it again).
         let mut offered = tools::offered(&tools, &state);
-        offered.retain(|t| !last.iter().any(|r| r.status == "repeated" && r.tool == t.name));
+        offered.retain(|t| {
+            !trace.rounds.iter().flat_map(|r| &r.executed).any(|r| r.status == "repeated" && r.tool == t.name)
+        });
         let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
         let mut replanned = None;
         let mut plan = Value::Null;

@@ -279,12 +279,12 @@ impl SharedState {
         };
         section(
             &mut s,
-            "recordings",
+            "recordings (files inspected)",
             self.recordings.iter().map(|(k, r)| format!("{k} {} {}", r.path, short(&r.description))).collect(),
         );
         section(
             &mut s,
-            "views",
+            "views (channels loaded, and what was done to them)",
             self.views
                 .iter()
                 .map(|(k, v)| {
@@ -294,19 +294,19 @@ impl SharedState {
         );
         section(
             &mut s,
-            "labels",
-            self.labels.iter().map(|(k, h)| format!("{k} hypnogram {} epochs", h.stages.len())).collect(),
+            "labels (hypnograms loaded)",
+            self.labels.iter().map(|(k, h)| format!("{k} hypnogram loaded: {} epochs", h.stages.len())).collect(),
         );
-        section(&mut s, "events", self.events.iter().map(|(k, e)| format!("{k} {} events", e.len())).collect());
+        section(&mut s, "events (read)", self.events.iter().map(|(k, e)| format!("{k} {} events", e.len())).collect());
         section(
             &mut s,
-            "results",
+            "results (measured)",
             self.results
                 .iter()
                 .map(|(k, r)| format!("{k} {}: {}", r["what"].as_str().unwrap_or(""), short(&r["value"])))
                 .collect(),
         );
-        section(&mut s, "artifacts", self.artifacts.iter().map(|(k, a)| format!("{k} {a}")).collect());
+        section(&mut s, "artifacts (written)", self.artifacts.iter().map(|(k, a)| format!("{k} {a}")).collect());
         if !self.errors.is_empty() {
             section(&mut s, "errors", self.errors.iter().rev().take(3).cloned().collect());
         }
