@@ -16,7 +16,7 @@
 # CPU budget (2 cores, measured): see docs/bench.md "A real demo".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-RUNS="qwen_brainagent,qwen_brainagent_model,qwen_codeact,smollm2_brainagent,smollm2_codeact"
+RUNS="smollm2_brainagent,qwen_brainagent,qwen_codeact,smollm2_codeact,qwen_brainagent_model"
 SHARDS=2
 LIMIT=""
 OUT=fixtures/bench/real
@@ -38,7 +38,8 @@ WORK=target/bench-real
 SUITE="$WORK/suite"
 mkdir -p "$WORK" "$OUT"
 [ -f "$SUITE/suite.json" ] || "$BIN" bench generate --out "$SUITE" --seed 11 >/dev/null
-if ! command -v sbatch >/dev/null; then
+# A reachable Slurm controller, else the local one-node cluster (started if needed).
+if ! command -v sbatch >/dev/null || ! scontrol ping 2>/dev/null | grep -q UP; then
     export BRAINLENS_SLURM_DIR="${BRAINLENS_SLURM_DIR:-$PWD/target/slurm-cluster}"
     scripts/slurm/local-cluster.sh start >"$WORK/slurm-start.log" 2>&1
     eval "$(scripts/slurm/local-cluster.sh env)"
