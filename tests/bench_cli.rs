@@ -660,3 +660,31 @@ fn compare_pairs_two_runs_and_its_numbers_equal_a_hand_computed_example() {
     let (code, _, err) = run(&["bench", "compare", a, b, "--unit", "nope"]);
     assert!(code != 0 && err.contains("--unit nope: no shared instance scores it"), "{err}");
 }
+
+/// `bench report` names where a real run's numbers come from (model, paradigm, suite, instances, day) and
+/// says nothing of the kind for simulated files.
+#[test]
+fn report_names_the_provenance_of_real_runs() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo/results");
+    let (code, out, err) = common::run(&["bench", "report", demo.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("SIMULATED") && !out.contains("Real runs"), "{out}");
+    // The same file made real: the provenance line comes from its experiment block.
+    let d = tempfile::tempdir().unwrap();
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(demo.join("simulated-large_codeact_run1.json")).unwrap())
+            .unwrap();
+    let e = r["experiment"].as_object_mut().unwrap();
+    e.remove("simulated");
+    e.insert("subset".into(), "bench-suite".into());
+    e.insert("models".into(), serde_json::json!({"target": {"model": "local:qwen2.5-coder-1.5b"}}));
+    let n = r["instances"].as_array().unwrap().len();
+    let day: String = r["experiment"]["started_at"].as_str().unwrap().chars().take(10).collect();
+    let f = d.path().join("real.json");
+    std::fs::write(&f, r.to_string()).unwrap();
+    let (code, out, err) = common::run(&["bench", "report", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let line = format!("local:qwen2.5-coder-1.5b · CodeAct · suite bench-suite · {n} instances · run {day}");
+    assert!(out.contains("Real runs") && out.contains(&line), "{line}\n{out}");
+    assert!(!out.contains("SIMULATED"), "{out}");
+}

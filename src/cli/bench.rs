@@ -228,6 +228,13 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
         writeln!(out, "SIMULATED RESULTS (seeded simulation, no model was run)")?;
     }
     writeln!(out, "{} result files, {} instances", r.runs.len(), c.instance_count())?;
+    let real = c.provenance();
+    if !real.is_empty() {
+        writeln!(out, "Real runs (reports written by language models):")?;
+        for line in real {
+            writeln!(out, "  {line}")?;
+        }
+    }
     writeln!(out, "\nLeaderboard (difficulty-weighted score, mean over runs)")?;
     let mut cols: Vec<String> = r.subsets.clone();
     cols.push("Overall".into());
