@@ -45,26 +45,43 @@ fn check_header(r: &mut impl Read) -> Result<(), String> {
     };
     let mut header = Vec::new();
     r.take(len.min(1 << 20) as u64).read_to_end(&mut header).map_err(|e| e.to_string())?;
-    let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
-    for &b in &header {
-        match (quote, b) {
-            (Some(q), _) if b == q => quote = None,
-            (Some(_), _) => {}
-            (None, b'\'' | b'"') => quote = Some(b),
-            (None, b'(' | b'[' | b'{') => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
+    let deepest = nesting(&header);
     if deepest > NPY_MAX_NESTING {
         return Err(format!(
             "its .npy header nests brackets {deepest} deep; a NumPy header nests at most {NPY_MAX_NESTING}: not a NumPy file"
         ));
     }
     Ok(())
+}
+
+/// How deep brackets nest outside the Python string literals of a header, scanned as Python scans them: a
+/// backslash escapes the next character, a triple quote opens a string only a triple quote closes (found by
+/// cargo-fuzz: an escaped quote, `'\\'<f4'`, made a quote-parity count see the rest of a 12-deep header as
+/// one string, and ndarray-npy's parser took 10 s on it).
+fn nesting(header: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while i < header.len() {
+        match header[i] {
+            q @ (b'\'' | b'"') => {
+                let triple = header.get(i + 1) == Some(&q) && header.get(i + 2) == Some(&q);
+                let close: &[u8] = if triple { &[q, q, q] } else { &[q] };
+                i += close.len();
+                while i < header.len() && !header[i..].starts_with(close) {
+                    i += if header[i] == b'\\' { 2 } else { 1 };
+                }
+                i += close.len();
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
 }
 
 /// The member `key` of a `.npz` archive as `f64`, whatever its numeric dtype; the error is the last reader's.
@@ -273,6 +290,19 @@ mod npz_tests {
         let e = check_npz_headers(&npz).unwrap_err();
         assert!(e.starts_with("member bad.npy: its .npy header nests brackets 20 deep"), "{e}");
         assert!(check_npz_headers(&d.path().join("plain.npy")).is_ok(), "not a zip: left to the reader");
+    }
+
+    /// Found by cargo-fuzz (timeseries_connectivity, a second timeout, 10 s in release): an escaped quote
+    /// inside a string hid 12 nested brackets from a count that only tracked quote parity. The header as the
+    /// fuzzer wrote it; a triple-quoted string with a lone quote inside counts as one string.
+    #[test]
+    fn escaped_and_triple_quotes_do_not_hide_nesting() {
+        let d = tempfile::tempdir().unwrap();
+        let fuzzed = "{'e    9-   scr': '<&f4',{{B'd    od s`r': '\\'<?&f4', {{B'd     s`r':('<&f4', { { {{B'd     s`r':('<&f4', { {{B'd\n\n\n\n\n\n  ";
+        let e = check_npy_header(&npy_with_header(d.path(), "fuzzed.npy", fuzzed)).unwrap_err();
+        assert!(e.contains("nests brackets"), "{e}");
+        assert_eq!(nesting(br"{'a': 'x\'(((((((((', 'b': 1}"), 1, "an escaped quote stays inside its string");
+        assert_eq!(nesting(b"{'''a'[[[[[[[[''': ((1,),)}"), 3, "a triple-quoted string ends at a triple quote");
     }
 
     use super::*;
