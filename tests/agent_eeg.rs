@@ -19,6 +19,19 @@ fn call(st: &mut SharedState, tool: &str, a: Value) -> Result<Value, String> {
     tools::run(tool, &a, st).map_err(|e| e.0)
 }
 
+/// A temporary folder with `inputs/data/rec.edf` (the 60-channel MNE sample EEG), for runs of the agent.
+fn inputs_with_recording() -> (tempfile::TempDir, std::path::PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let inputs = d.path().join("inputs");
+    std::fs::create_dir_all(inputs.join("data")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
+        inputs.join("data/rec.edf"),
+    )
+    .unwrap();
+    (d, inputs)
+}
+
 #[test]
 fn tools_register_ids_and_refuse_bad_input() {
     let ws = tempfile::tempdir().unwrap();
@@ -258,14 +271,7 @@ fn an_empty_plan_is_asked_again_and_a_wrong_route_is_corrected() {
     use brainlens::agent::eeg::{Settings, run};
     use brainlens::util::cancel::Cancel;
     use common::eeg_scripted::EegScripted;
-    let d = tempfile::tempdir().unwrap();
-    let inputs = d.path().join("inputs");
-    std::fs::create_dir_all(inputs.join("data")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
-        inputs.join("data/rec.edf"),
-    )
-    .unwrap();
+    let (d, inputs) = inputs_with_recording();
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let seen = asked.clone();
     let model = EegScripted::with(move |name, r| {
@@ -330,14 +336,7 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
     use brainlens::agent::grounding;
     use brainlens::util::cancel::Cancel;
     use common::eeg_scripted::EegScripted;
-    let d = tempfile::tempdir().unwrap();
-    let inputs = d.path().join("inputs");
-    std::fs::create_dir_all(inputs.join("data")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
-        inputs.join("data/rec.edf"),
-    )
-    .unwrap();
+    let (d, inputs) = inputs_with_recording();
     let model = EegScripted::with(|name, r| match name {
         // Only the file is inspected.
         "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
@@ -369,14 +368,7 @@ fn a_repeated_step_is_not_run_again() {
     use brainlens::agent::eeg::{Settings, run};
     use brainlens::util::cancel::Cancel;
     use common::eeg_scripted::EegScripted;
-    let d = tempfile::tempdir().unwrap();
-    let inputs = d.path().join("inputs");
-    std::fs::create_dir_all(inputs.join("data")).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/mne_sample_eeg60.edf"),
-        inputs.join("data/rec.edf"),
-    )
-    .unwrap();
+    let (d, inputs) = inputs_with_recording();
     let menus = std::sync::Arc::new(std::sync::Mutex::new(Vec::<bool>::new()));
     let seen = menus.clone();
     let model = EegScripted::with(move |name, r| match name {
