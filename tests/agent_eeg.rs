@@ -392,3 +392,27 @@ fn a_repeated_step_is_not_run_again() {
     // Once a step of a tool was refused as a repeat, the tool is off the menu for the rest of the run.
     assert_eq!(*menus.lock().unwrap(), [true, true, false, false]);
 }
+
+/// A step that failed is not run again with the same arguments either: the trace repeats the failure.
+#[test]
+fn a_repeated_failing_step_is_not_run_again() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let (d, inputs) = inputs_with_recording();
+    let model = EegScripted::with(|name, _| match name {
+        "plan" => Some(Ok(json!({"done": false, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/missing.edf"}}]}))),
+        _ => None,
+    });
+    let query = "Load the data file: data/missing.edf\nReport the number of EEG channels.";
+    let s = Settings { max_rounds: 2, ..Settings::default() };
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &s);
+    assert_eq!(o.trace.rounds[0].executed[0].status, "failed");
+    let again = &o.trace.rounds[1].executed[0];
+    assert_eq!(again.status, "repeated");
+    assert!(
+        again.error.as_deref().is_some_and(|e| e.contains("already failed in round 1") && e.contains("missing.edf")),
+        "{again:?}"
+    );
+}

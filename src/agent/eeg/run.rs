@@ -192,15 +192,25 @@ fn route_schema() -> Value {
 /// The constrained plan: `done` comes first and decides the rest — not done has at least one step, done has
 /// any number (run, then finish). A thought cut at its budget can therefore not close a round unplanned (the
 /// capable model's failure when `steps` could be empty: `"…select_channels, ", "steps": [], "done": false`).
-fn plan_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -> Value {
+/// The first step uses a tool of `ready` (its inputs are in the state: it runs now) with no `$k`; later steps
+/// any tool of `offered`, naming earlier steps' outputs as `$k`. Measured with SmolLM2 when any offered tool
+/// could come first: it opened every plan with `plot` of `"$1"`, which nothing had registered. With nothing
+/// ready, the plan can only be done.
+fn plan_schema(ready: &[&ToolSpec], offered: &[&ToolSpec], state: &SharedState, max_steps: usize) -> Value {
     let branch = |done: bool, min: usize| {
         json!({"type": "object", "properties": {
             "done": {"const": done},
             "thought": {"type": "string", "maxLength": 200},
             "steps": {"type": "array", "minItems": min, "maxItems": max_steps,
-                      "items": tools::step_schema(tools, state, max_steps)}},
+                      "prefixItems": [tools::step_schema(ready, state, 1)],
+                      "items": tools::step_schema(offered, state, max_steps)}},
             "required": ["done", "thought", "steps"]})
     };
+    if ready.is_empty() {
+        return json!({"type": "object", "properties": {
+            "done": {"const": true}, "thought": {"type": "string", "maxLength": 200},
+            "steps": {"type": "array", "maxItems": 0}}, "required": ["done", "thought", "steps"]});
+    }
     json!({"anyOf": [branch(false, 1), branch(true, 0)]})
 }
 
@@ -217,15 +227,22 @@ fn loose_plan_schema(tools: &[&ToolSpec]) -> Value {
 }
 
 /// Runs the longest executable prefix of `steps`; returns the records and whether every step ran.
-/// A step that repeats one that already succeeded in an earlier round (same tool, same arguments once
-/// resolved) is not run again: its output is in the state. Measured with Qwen2.5-Coder-1.5B: without this
-/// the model re-planned its first step every round, and the observation says which id to use instead.
+/// A step that repeats one that already ran in an earlier round (same tool, same arguments once resolved)
+/// is not run again: its output is in the state, or it fails the same way (the tools are deterministic).
+/// Measured: without this Qwen2.5-Coder-1.5B re-planned its first step every round, SmolLM2 a failing one;
+/// the observation says which id to use, or what the failure was.
 fn repeated(name: &str, args: &Value, earlier: &[PlanRound]) -> Option<String> {
     earlier.iter().find_map(|r| {
-        r.executed.iter().find(|s| s.status == "ok" && s.tool == name && &s.args == args).map(|s| {
-            let id = s.observation.get("id").and_then(Value::as_str).unwrap_or("its output");
-            format!("{name} with these arguments already ran in round {}: use {id} instead", r.round)
-        })
+        r.executed
+            .iter()
+            .find(|s| matches!(s.status.as_str(), "ok" | "failed") && s.tool == name && &s.args == args)
+            .map(|s| match &s.error {
+                Some(e) => format!("{name} with these arguments already failed in round {}: {e}", r.round),
+                None => {
+                    let id = s.observation.get("id").and_then(Value::as_str).unwrap_or("its output");
+                    format!("{name} with these arguments already ran in round {}: use {id} instead", r.round)
+                }
+            })
     })
 }
 
@@ -459,14 +476,17 @@ pub fn run(
         }
         state.planning.round = round;
         let summary = state.summary();
-        // Only tools whose inputs exist are offered, so every constrained step is executable; the others are
-        // named, and come on the menu once a step registers what they need.
-        // A tool one of whose steps was refused as a repeat is off the menu from then on: the model moves on
-        // (measured: offered it again two rounds later, the 1.5B model repeated it again).
+        // Tools whose inputs are in the state or can be registered by an earlier step are offered (the others
+        // are named, and come on the menu once something registers what they need); the first step is one
+        // that runs now. A tool one of whose steps was refused as a repeat is off the menu from then on: the
+        // model moves on (measured: offered it again two rounds later, the 1.5B model repeated it again).
+        let repeated = |t: &&ToolSpec| {
+            trace.rounds.iter().flat_map(|r| &r.executed).any(|r| r.status == "repeated" && r.tool == t.name)
+        };
         let mut offered = tools::offered(&tools, &state);
-        offered.retain(|t| {
-            !trace.rounds.iter().flat_map(|r| &r.executed).any(|r| r.status == "repeated" && r.tool == t.name)
-        });
+        offered.retain(|t| !repeated(t));
+        let mut ready = tools::ready(&tools, &state);
+        ready.retain(|t| !repeated(t));
         let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
         let mut replanned = None;
         let mut plan = Value::Null;
@@ -481,7 +501,7 @@ pub fn run(
                 &step,
                 prompt,
                 "plan",
-                plan_schema(&offered, &state, s.max_steps),
+                plan_schema(&ready, &offered, &state, s.max_steps),
                 Some(&loose_plan_schema(&tools)),
                 s.max_tokens,
             ) {
@@ -635,7 +655,7 @@ mod tests {
         let state = SharedState::new(d.path(), d.path());
         let all = tools::toolset(Domain::Physiol);
         let offered = tools::offered(&all, &state);
-        let schema = Schema::compile(&plan_schema(&offered, &state, 6)).unwrap();
+        let schema = Schema::compile(&plan_schema(&tools::ready(&all, &state), &offered, &state, 6)).unwrap();
         let empty = json!({"done": false, "thought": "load first", "steps": []});
         assert!(schema.validate(&empty).is_err());
         assert!(schema.validate(&json!({"done": true, "thought": "nothing to do", "steps": []})).is_ok());
@@ -650,5 +670,14 @@ mod tests {
         let text = format!(r#"{{"done":false,"thought":"inspect","steps":[{step}]}}"#);
         assert!(grammar.feed_all(&mut s, text.as_bytes()) && s.finished(), "{text}");
         assert!(schema.validate(&one).is_ok());
+        // The first step runs now (no `$k`, inputs in the state); later ones may chain on it.
+        let chain = json!({"done": false, "thought": "load", "steps": [step,
+            {"tool": "load_channels", "args": {"recording": "$1"}}]});
+        assert!(schema.validate(&chain).is_ok(), "{chain}");
+        let dangling = json!({"done": false, "thought": "plot", "steps": [
+            {"tool": "plot", "args": {"view": "$1", "name": "x.png"}}]});
+        assert!(schema.validate(&dangling).is_err());
+        let mut s = grammar.start();
+        assert!(!grammar.feed_all(&mut s, br#"{"done":false,"thought":"p","steps":[{"tool":"plot""#));
     }
 }

@@ -24,9 +24,11 @@ pub enum Node {
         free: bool,
         closed: bool,
     },
-    /// Items of node `items`, at least `min` and at most `max` of them.
+    /// Items of node `items`, at least `min` and at most `max` of them; the first item of node `first` when
+    /// given (JSON Schema's `prefixItems` with one schema: a plan whose first step must run now).
     Array {
         items: usize,
+        first: Option<usize>,
         min: usize,
         max: Option<usize>,
     },
@@ -156,14 +158,15 @@ impl Schema {
                     }
                 }
             }
-            Node::Array { items, min, max } => {
+            Node::Array { items, first, min, max } => {
                 let Some(array) = value.as_array() else { return bad("an array") };
                 if array.len() < *min || max.is_some_and(|m| array.len() > m) {
                     let most = max.map_or(String::new(), |m| format!(" and at most {m}"));
                     return Err(format!("{path}: expected at least {min}{most} items, got {}", array.len()).into());
                 }
                 for (i, item) in array.iter().enumerate() {
-                    self.check(*items, item, &format!("{path}[{i}]"))?;
+                    let node = if i == 0 { first.unwrap_or(*items) } else { *items };
+                    self.check(node, item, &format!("{path}[{i}]"))?;
                 }
                 Ok(())
             }
@@ -214,6 +217,7 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
             "properties",
             "required",
             "items",
+            "prefixItems",
             "enum",
             "const",
             "anyOf",
@@ -281,11 +285,20 @@ fn compile_node(schema: &Value, nodes: &mut Vec<Node>, path: &str) -> Result<usi
                 Some(items) => compile_node(items, nodes, &format!("{path}[]"))?,
                 None => 0,
             };
+            let first = match object.get("prefixItems") {
+                None => None,
+                Some(Value::Array(list)) if list.len() == 1 => {
+                    Some(compile_node(&list[0], nodes, &format!("{path}[0]"))?)
+                }
+                Some(_) => {
+                    return Err(format!("{path}: prefixItems is supported with one schema (the first item's)").into());
+                }
+            };
             let (min, max) = (count(object, "minItems", path)?.unwrap_or(0), count(object, "maxItems", path)?);
             if max.is_some_and(|m| m < min) {
                 return Err(format!("{path}: maxItems is below minItems").into());
             }
-            Node::Array { items, min, max }
+            Node::Array { items, first, min, max }
         }
         "object" => {
             let required: Vec<&str> = match object.get("required") {

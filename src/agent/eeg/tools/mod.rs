@@ -345,7 +345,17 @@ pub fn registers(tool: &str) -> Option<Of> {
     }
 }
 
-/// The tools a plan may use now: those whose every id parameter has an id of its kind in the state, or one
+/// The tools that can run now: those whose every id parameter has an id of its kind in the state (what a
+/// plan's first step may use).
+pub fn ready<'a>(tools: &[&'a ToolSpec], state: &SharedState) -> Vec<&'a ToolSpec> {
+    tools
+        .iter()
+        .filter(|t| t.params.iter().all(|p| !matches!(p.kind, Kind::Id(of) if state.ids(of).is_empty())))
+        .copied()
+        .collect()
+}
+
+/// The tools a plan may use: those whose every id parameter has an id of its kind in the state, or one
 /// that a step of the same plan can register first (a chain from loading to a measure fits in one plan; its
 /// later steps name the earlier ones' outputs as `$k`). Measured with Qwen2.5-Coder-1.5B when only tools
 /// with existing inputs were offered: every plan held one step, and the model then repeated the first one

@@ -79,8 +79,8 @@ impl Grammar {
                 ObjSt::ExpectKey => b'"',
                 ObjSt::AfterKey => b':',
             },
-            Frame::Arr { items, st, lo, .. } => match st {
-                ArrSt::Open if lo > 0 => self.value_start(items),
+            Frame::Arr { items, first, st, lo, .. } => match st {
+                ArrSt::Open if lo > 0 => self.value_start(first),
                 ArrSt::AfterItem if lo > 0 => b',',
                 ArrSt::Open | ArrSt::AfterItem => b']',
                 ArrSt::ExpectItem => self.value_start(items),

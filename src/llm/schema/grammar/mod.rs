@@ -47,9 +47,11 @@ enum Frame {
     FreeObj {
         st: ObjSt,
     },
-    /// `lo` = items still required, `hi` = items still allowed (`UNBOUNDED_ITEMS`: no limit).
+    /// `lo` = items still required, `hi` = items still allowed (`UNBOUNDED_ITEMS`: no limit); `first` = the
+    /// node of the first item (`items` when the schema gives none).
     Arr {
         items: u16,
+        first: u16,
         st: ArrSt,
         lo: u8,
         hi: u8,
@@ -264,7 +266,7 @@ impl Grammar {
         match &self.schema.nodes[node as usize] {
             Node::Any => match b {
                 b'{' => Some((Frame::FreeObj { st: ObjSt::Open }, true)),
-                b'[' => Some((Frame::Arr { items: 0, st: ArrSt::Open, lo: 0, hi: UNBOUNDED_ITEMS }, true)),
+                b'[' => Some((Frame::Arr { items: 0, first: 0, st: ArrSt::Open, lo: 0, hi: UNBOUNDED_ITEMS }, true)),
                 b'"' => Some((FREE_STR, true)),
                 _ if number => Some((Frame::Num { integer: false, st: NumSt::Start }, false)),
                 b't' | b'f' | b'n' => Some((Frame::Lit { set: self.any_words, pos: 0, alive: 0b111 }, false)),
@@ -274,10 +276,11 @@ impl Grammar {
             Node::Object { .. } | Node::Union { .. } if b == b'{' => {
                 Some((Frame::Obj { node, next: 0, cur: 0, st: ObjSt::Open }, true))
             }
-            Node::Array { items, min, max } if b == b'[' => {
+            Node::Array { items, first, min, max } if b == b'[' => {
                 let lo = (*min).min(UNBOUNDED_ITEMS as usize - 1) as u8;
                 let hi = max.map_or(UNBOUNDED_ITEMS, |m| m.min(UNBOUNDED_ITEMS as usize) as u8);
-                Some((Frame::Arr { items: *items as u16, st: ArrSt::Open, lo, hi }, true))
+                let first = first.unwrap_or(*items) as u16;
+                Some((Frame::Arr { items: *items as u16, first, st: ArrSt::Open, lo, hi }, true))
             }
             Node::String { max } if b == b'"' => {
                 let left = max.map_or(UNBOUNDED_CHARS, |m| m.min(UNBOUNDED_CHARS as usize) as u16);
@@ -419,20 +422,21 @@ impl Grammar {
                     }
                     return true;
                 }
-                Frame::Arr { items, st, lo, hi } => match (st, b) {
+                Frame::Arr { items, first, st, lo, hi } => match (st, b) {
                     (ArrSt::Open | ArrSt::AfterItem, b']') if lo == 0 => {
                         self.finish(s, None);
                         return true;
                     }
                     (ArrSt::AfterItem, b',') if hi > 0 => {
-                        s.set_top(Frame::Arr { items, st: ArrSt::ExpectItem, lo, hi });
+                        s.set_top(Frame::Arr { items, first, st: ArrSt::ExpectItem, lo, hi });
                         return true;
                     }
                     (ArrSt::Open, _) if hi == 0 => return false,
                     (ArrSt::Open | ArrSt::ExpectItem, _) => {
+                        let node = if st == ArrSt::Open { first } else { items };
                         let hi = if hi == UNBOUNDED_ITEMS { hi } else { hi - 1 };
-                        s.set_top(Frame::Arr { items, st: ArrSt::AfterItem, lo: lo.saturating_sub(1), hi });
-                        if !s.push(Frame::Value(items)) {
+                        s.set_top(Frame::Arr { items, first, st: ArrSt::AfterItem, lo: lo.saturating_sub(1), hi });
+                        if !s.push(Frame::Value(node)) {
                             return false;
                         }
                     }

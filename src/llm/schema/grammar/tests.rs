@@ -232,3 +232,25 @@ fn nullable_values() {
     // Out of budget, a nullable value closes as null: nothing is invented.
     assert_eq!(g.completion(&g.start()), br#"{"x":null,"tags":null}"#);
 }
+
+/// `prefixItems` with one schema types the first item apart from the rest (a plan's first step must run
+/// now; later ones may name earlier steps' outputs), in the grammar and in validation alike.
+#[test]
+fn the_first_item_can_have_its_own_schema() {
+    let schema = json!({"type": "array", "prefixItems": [{"enum": ["now"]}], "items": {"enum": ["now", "later"]},
+        "minItems": 1, "maxItems": 3});
+    let g = grammar(schema.clone());
+    for ok in [r#"["now"]"#, r#"["now","later"]"#, r#"["now","now","later"]"#] {
+        assert!(accepts(&g, ok), "{ok}");
+        assert!(g.schema().validate(&serde_json::from_str(ok).unwrap()).is_ok(), "{ok}");
+    }
+    for bad in [r#"["later"]"#, r#"["later","now"]"#, "[]"] {
+        assert!(!accepts(&g, bad), "{bad}");
+        assert!(g.schema().validate(&serde_json::from_str(bad).unwrap()).is_err(), "{bad}");
+    }
+    // The only way to start is the first item's schema: its text is forced.
+    let s = g.start();
+    assert_eq!(g.forced(&s, 64), br#"["now""#.to_vec());
+    let two = json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]});
+    assert!(Schema::compile(&two).is_err(), "one leading schema only");
+}
