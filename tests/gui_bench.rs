@@ -265,3 +265,32 @@ fn two_runs_are_compared_filtered_and_a_trace_pair_opens() {
     assert_eq!(h.query_all_by_label(&id).count(), 3, "the row and the two detail headings");
     assert_eq!(h.query_all_by_label("Agent report").count(), 2);
 }
+
+/// A fresh start shows the shipped real runs first (fixtures/bench/real: the local suite run by real models),
+/// with the header that names each run's model, suite and day, and no simulated banner; the simulated demo
+/// is one click away.
+#[test]
+fn the_first_view_is_the_shipped_real_runs() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real");
+    let shipped = brainlens::bench::collection::result_files(&real).unwrap();
+    assert!(!shipped.is_empty(), "fixtures/bench/real holds the real runs");
+    let mut app = BrainLensApp::new(None, false);
+    app.room = Room::Bench;
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(2);
+    h.state_mut().bench.finish_loading();
+    h.run_steps(3);
+    let data = h.state().bench.data.as_ref().expect("the first collection loaded");
+    assert_eq!(data.collection.runs.len(), shipped.len());
+    assert!(data.collection.runs.iter().all(|r| !r.simulated), "only real runs");
+    assert!(!data.report.simulated);
+    h.get_by_label_contains("Real runs:");
+    assert!(h.query_by_label_contains("Simulated results").is_none());
+    h.get_by_label("Open demo (simulated)").click();
+    h.run_steps(2);
+    h.state_mut().bench.finish_loading();
+    h.run_steps(3);
+    assert!(h.state().bench.data.as_ref().unwrap().report.simulated);
+    h.get_by_label_contains("Simulated results");
+}

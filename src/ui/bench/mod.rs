@@ -294,16 +294,13 @@ impl BenchRoom {
         }
         let real = data.collection.provenance();
         if !real.is_empty() {
-            egui::CollapsingHeader::new(format!(
+            ui.label(format!(
                 "Real runs: {} result file(s) produced by language models (their reports and scores, not measurements)",
                 real.len()
-            ))
-            .id_salt("bench_provenance")
-            .show(ui, |ui| {
-                for line in &real {
-                    ui.label(line);
-                }
-            });
+            ));
+            for line in &real {
+                ui.weak(format!("  {line}"));
+            }
         }
         if let Some(w) = data.collection.report_mode_warning() {
             ui.colored_label(egui::Color32::from_rgb(200, 120, 0), format!("Warning: {w}"));
