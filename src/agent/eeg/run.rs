@@ -528,6 +528,7 @@ pub fn run(
             state.errors.push(format!("plan {round}: no steps twice, though not done: planning ended"));
         }
         let before = state.changes.len();
+        let ready_before = tools::ready(&tools, &state).len();
         let executed = execute(&steps, &tools, &mut state, cancel, &trace.rounds);
         trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
         trace.rounds.push(PlanRound {
@@ -540,8 +541,9 @@ pub fn run(
             replanned,
         });
         last = executed;
-        // "done" while the last steps put new tools on the menu is not final: the plan could not use them yet.
-        let unlocked = tools::offered(&tools, &state).len() > offered.len();
+        // "done" while the last steps made new tools runnable is not final: the plan could not start with them.
+        // (Compared unfiltered on both sides: a tool taken off the menu as a repeat unlocks nothing.)
+        let unlocked = tools::ready(&tools, &state).len() > ready_before;
         if steps.is_empty() || (done && !unlocked) {
             break;
         }
