@@ -23,7 +23,7 @@ def main(folder: Path) -> None:
         "scores follow BrainBench's rules. Nothing here is simulated; the simulated demo is "
         "`fixtures/bench/demo/` (\"Open demo (simulated)\").\n"
     )
-    print("| file | model | paradigm | report | instances | score (mean of 100) | run on | options |")
+    print("| file | model | paradigm | report | instances | mean instance score (0–100, unweighted; the leaderboard weights by difficulty) | run on | options |")
     print("|---|---|---|---|---|---|---|---|")
     for f in sorted(folder.glob("*.json")):
         r = json.loads(f.read_text())
