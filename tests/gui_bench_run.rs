@@ -71,7 +71,9 @@ fn run_view_generates_runs_and_opens_the_result() {
     h.get_by_label_contains("opened in the dashboard");
     h.state_mut().bench.select_view("leaderboard");
     h.run_steps(3);
-    h.get_by_label_contains("replay:scripted:eeg");
+    // Its leaderboard row (the room's header names the run too, in its provenance line).
+    h.get_by_label("replay:scripted:eeg");
+    h.get_by_label_contains("replay:scripted:eeg · BrainAgent, report system");
     // The live table stays in the Run view with every row done.
     h.state_mut().bench.select_view("run");
     h.run_steps(3);

@@ -172,11 +172,15 @@ impl Collection {
                 let day: String = text("started_at").chars().take(10).collect();
                 let report =
                     e.get("report_mode").and_then(Value::as_str).map_or(String::new(), |m| format!(", report {m}"));
+                // A suite generated into a folder called `suite` would read "suite suite".
+                let suite = match text("subset") {
+                    s if s == "suite" => "local suite".to_string(),
+                    s => format!("suite {s}"),
+                };
                 format!(
-                    "{} · {}{report} · suite {} · {} · run {day}",
+                    "{} · {}{report} · {suite} · {} · run {day}",
                     r.model,
                     r.paradigm,
-                    text("subset"),
                     plural(r.result.instances.len(), "instance")
                 )
             })
