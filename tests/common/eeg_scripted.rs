@@ -150,7 +150,7 @@ pub fn answer(r: &ChatRequest) -> Value {
         }
         "plan" => {
             let round = number_after(&text, "planning: round ").unwrap_or(1.0) as usize;
-            let task = text.split("Task:\n").nth(1).and_then(|t| t.split("\n\nShared state:").next()).unwrap_or("");
+            let task = text.split("Task:\n").nth(1).and_then(|t| t.split("\n\nData files:").next()).unwrap_or("");
             if round == 1 {
                 json!({"thought": "load, prepare, measure", "steps": plan_for(task), "done": false})
             } else {

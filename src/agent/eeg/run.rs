@@ -309,24 +309,35 @@ fn execute(
     out
 }
 
+/// The planner's prompt. What stays the same through a run comes first (the agent, the task, the files, every
+/// tool of the agent, the instructions), what changes last (the state, the last steps, which tools this plan
+/// may use): the local engine reuses the cached keys and values of a common prefix, so each round prefills only
+/// the changing tail. Measured with Qwen2.5-Coder-1.5B on the suite (state first): 64–512 of ~1,400 prompt
+/// tokens came from the cache per round, and prefill was most of an instance's ~6 minutes.
+#[allow(clippy::too_many_arguments)]
 fn plan_prompt(
     query: &str,
     agent: &str,
     state: &SharedState,
     tools: &[&ToolSpec],
     offered: &[&ToolSpec],
+    ready: &[&ToolSpec],
     last: &[StepRecord],
     max_steps: usize,
 ) -> String {
-    let later: Vec<&str> = tools.iter().filter(|t| !offered.iter().any(|o| o.name == t.name)).map(|t| t.name).collect();
-    let later = if later.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "\nOnce a step registers what they take (a recording, view, labels, events or result): {}\n",
-            later.join(", ")
-        )
-    };
+    let names = |ts: &[&ToolSpec]| ts.iter().map(|t| t.name).collect::<Vec<_>>().join(", ");
+    let later: Vec<&ToolSpec> =
+        tools.iter().filter(|t| !offered.iter().any(|o| o.name == t.name)).copied().collect();
+    let mut usable = format!("Tools this plan may use: {}", names(offered));
+    if !ready.is_empty() {
+        usable.push_str(&format!("; the first step uses one of: {}", names(ready)));
+    }
+    if !later.is_empty() {
+        usable.push_str(&format!(
+            ".\nNot yet (once a step registers what they take, or after a repeated step): {}",
+            names(&later)
+        ));
+    }
     let last_text = if last.is_empty() {
         "none yet".to_string()
     } else {
@@ -339,15 +350,16 @@ fn plan_prompt(
             .join("\n")
     };
     format!(
-        "You are {agent}.\n\nTask:\n{query}\n\nData files: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\nTools:\n{}\n{later}\n\
+        "You are {agent}.\n\nTask:\n{query}\n\nData files: {}\n\nTools:\n{}\n\n\
          Plan the remaining steps (at most {max_steps}) as JSON {{\"done\": bool, \"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}]}}; \
          the thought says in one sentence what the shared state still lacks for the task. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
          A step whose output the shared state already holds is not planned again: use its id. \
-         done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.",
+         done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.\n\n\
+         Shared state:\n{}\nLast steps:\n{last_text}\n\n{usable}.",
         files_line(state),
+        tools::menu(tools),
         state.summary(),
-        tools::menu(offered)
     )
 }
 
@@ -487,7 +499,7 @@ pub fn run(
         offered.retain(|t| !repeated(t));
         let mut ready = tools::ready(&tools, &state);
         ready.retain(|t| !repeated(t));
-        let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &last, s.max_steps);
+        let prompt = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
         let mut replanned = None;
         let mut plan = Value::Null;
         // A plan with nothing to run that is not done is asked again once, with the reason.
