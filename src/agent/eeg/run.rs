@@ -694,4 +694,35 @@ mod tests {
         let mut s = grammar.start();
         assert!(!grammar.feed_all(&mut s, br#"{"done":false,"thought":"p","steps":[{"tool":"plot""#));
     }
+
+    /// Two rounds' planner prompts agree up to the shared state (the engine's prefix cache serves that part),
+    /// and what differs — the state, the last steps, the usable tools — comes after it.
+    #[test]
+    fn rounds_share_the_prompt_up_to_the_state() {
+        let d = tempfile::tempdir().unwrap();
+        let all = tools::toolset(Domain::Physiol);
+        let first = SharedState::new(d.path(), d.path());
+        let mut later = SharedState::new(d.path(), d.path());
+        later.errors.push("inspect_file: data/x.edf not found".into());
+        let failed = StepRecord {
+            tool: "inspect_file".into(),
+            args: json!({"path": "data/x.edf"}),
+            status: "failed".into(),
+            error: Some("data/x.edf not found".into()),
+            ..Default::default()
+        };
+        let prompt = |st: &SharedState, offered: &[&ToolSpec], last: &[StepRecord]| {
+            plan_prompt("Report the channels of data/x.edf.", "PhysiolAgent", st, &all, offered, &[], last, 6)
+        };
+        let a = prompt(&first, &tools::offered(&all, &first), &[]);
+        let b = prompt(&later, &all[..3], &[failed]);
+        let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+        let state_at = a.find("Shared state:").unwrap();
+        assert!(common >= state_at, "the prompts part at byte {common}, before the state (byte {state_at})");
+        assert_ne!(a, b);
+        // Every tool of the agent is described before the state, whether this round may use it or not.
+        for t in &all {
+            assert!(a[..state_at].contains(&format!("- {}(", t.name)), "{} is described", t.name);
+        }
+    }
 }

@@ -214,7 +214,7 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     e.insert(
         "runner".into(),
         json!({"name": "brainlens bench run", "version": env!("CARGO_PKG_VERSION"),
-        "deadline_s": opts.deadline_s, "infrastructure_retries": opts.retries}),
+        "commit": env!("BRAINLENS_GIT_COMMIT"), "deadline_s": opts.deadline_s, "infrastructure_retries": opts.retries}),
     );
     e
 }
