@@ -391,8 +391,42 @@ fn a_repeated_step_is_not_run_again() {
     assert_eq!(again.status, "repeated");
     assert!(again.error.as_deref().is_some_and(|e| e.contains("round 1") && e.contains("rec1")), "{again:?}");
     assert_eq!(o.trace.rounds.iter().flat_map(|r| &r.executed).filter(|s| s.status == "ok").count(), 1);
-    // Once a step of a tool was refused as a repeat, the tool is off the menu for the rest of the run.
-    assert_eq!(*menus.lock().unwrap(), [true, true, false, false]);
+    // Once a step of a tool was refused as a repeat, the tool is off the menu for the rest of the run: from
+    // round 2's second ask on (this scripted model ignores the menu, so rounds 3 and 4 are asked twice too).
+    assert_eq!(*menus.lock().unwrap(), [true, true, false, false, false, false, false]);
+}
+
+/// A plan whose first step repeats one that ran is asked again in the same round, with the reason and
+/// without that tool: the round goes to a step that has not run.
+#[test]
+fn a_plan_that_starts_with_a_repeat_is_asked_again_in_the_round() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let (d, inputs) = inputs_with_recording();
+    let model = EegScripted::with(move |name, r| match name {
+        "plan" => {
+            let prompt = &r.messages.last().unwrap().content;
+            let step = if prompt.contains("first step was not run") {
+                json!({"tool": "load_channels", "args": {"recording": "rec1"}})
+            } else {
+                json!({"tool": "inspect_file", "args": {"path": "data/rec.edf"}})
+            };
+            Some(Ok(json!({"done": false, "thought": "next", "steps": [step]})))
+        }
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nReport the number of EEG channels.";
+    let s = Settings { max_rounds: 2, ..Settings::default() };
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &s);
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let r2 = &o.trace.rounds[1];
+    assert_eq!((r2.executed[0].tool.as_str(), r2.executed[0].status.as_str()), ("load_channels", "ok"));
+    let why = r2.replanned.as_deref().unwrap_or("");
+    assert!(why.contains("first step was not run") && why.contains("round 1") && why.contains("rec1"), "{why}");
+    assert!(o.trace.calls.iter().any(|c| c.step == "plan 2 (again)"));
+    // Round 1 had nothing to repeat: one call.
+    assert!(!o.trace.calls.iter().any(|c| c.step == "plan 1 (again)"));
 }
 
 /// A step that failed is not run again with the same arguments either: the trace repeats the failure.

@@ -114,10 +114,10 @@ pub static TOOLS: &[ToolSpec] = &[
         about: "Welch PSD (method welch: 2-s Hann, 50% overlap; or multitaper) and trapezoid band power per channel; relative when total_lo/total_hi are given (in %).",
         params: &[
             p("view", Id(Of::View), true, "view id"),
-            p("lo", Number, true, "Hz"),
-            p("hi", Number, true, "Hz"),
-            p("total_lo", Number, false, "Hz"),
-            p("total_hi", Number, false, "Hz"),
+            p("lo", Number, true, "the band's lower edge, Hz"),
+            p("hi", Number, true, "the band's upper edge, Hz"),
+            p("total_lo", Number, false, "lower edge of the total range a relative power divides by, Hz"),
+            p("total_hi", Number, false, "upper edge of that total range, Hz"),
             p("method", Choice(&["welch", "multitaper"]), false, "welch or multitaper"),
         ],
     },
@@ -126,7 +126,11 @@ pub static TOOLS: &[ToolSpec] = &[
         group: Domain::Common,
         run: common::peak_frequency,
         about: "Frequency of the largest Welch PSD value in lo-hi per channel.",
-        params: &[p("view", Id(Of::View), true, "view id"), p("lo", Number, true, "Hz"), p("hi", Number, true, "Hz")],
+        params: &[
+            p("view", Id(Of::View), true, "view id"),
+            p("lo", Number, true, "the search range's lower edge, Hz"),
+            p("hi", Number, true, "the search range's upper edge, Hz"),
+        ],
     },
     ToolSpec {
         name: "channel_stats",
@@ -143,8 +147,8 @@ pub static TOOLS: &[ToolSpec] = &[
         params: &[
             p("view", Id(Of::View), true, "view id"),
             p("method", Choice(&["plv", "wpli", "coh", "corr"]), true, "plv, wpli, coh or corr"),
-            p("lo", Number, false, "Hz"),
-            p("hi", Number, false, "Hz"),
+            p("lo", Number, false, "the band's lower edge (plv, wpli, coh), Hz"),
+            p("hi", Number, false, "the band's upper edge, Hz"),
         ],
     },
     ToolSpec {
