@@ -358,7 +358,7 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
     assert!(again.contains("filtering") && again.contains("spectral"), "{again}");
     assert!(o.trace.calls.iter().any(|c| c.step == "report (again)"));
     assert_eq!(o.trace.report_text, "The file was inspected: 60 EEG channels. Nothing was filtered or computed.");
-    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace)).is_empty());
+    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
 }
 
 /// A step that repeats one that already succeeded (same tool and arguments) is not run again: the trace

@@ -117,6 +117,56 @@ fn rescore_scores_an_odd_case_and_names_its_warning_in_the_instance_errors() {
     );
 }
 
+/// Rescoring checks a BrainAgent report's claims again with the current rules: a stale flag on a sentence
+/// that only quotes the task's instruction goes, a claim of filtering that no step did stays.
+#[test]
+fn rescore_checks_the_reports_claims_again() {
+    let d = tempfile::tempdir().unwrap();
+    let result = std::fs::read_dir(demo().join("results")).unwrap().next().unwrap().unwrap().path();
+    let mut stored: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+    let mut inst = stored["instances"][0].clone();
+    let source = inst["source_json"].as_str().unwrap();
+    let tail: PathBuf = Path::new(source).iter().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
+    // The demo's cases, that instance's instruction made one whose own words read as a claim when quoted.
+    let instruction = "Detect the R-peaks of the ECG channel and report the number of detected beats as beats.";
+    let cases = d.path().join("cases");
+    for file in walk(&demo().join("cases")) {
+        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        if file.ends_with(&tail) && case["meta_info"]["bench_subset"] == inst["bench_subset"] {
+            case["agent_input"]["instruction"] = json!(instruction);
+        }
+        let copy = cases.join(file.strip_prefix(demo().join("cases")).unwrap());
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, case.to_string()).unwrap();
+    }
+    // A real BrainAgent trace (the shipped SmolLM2 run) with no step that ran and a report of our making.
+    let real: Value =
+        serde_json::from_str(&std::fs::read_to_string(demo().join("../real/smollm2_brainagent.json")).unwrap())
+            .unwrap();
+    let mut trace = real["instances"][0]["sandbox"]["trace"].clone();
+    trace["rounds"] = json!([]);
+    trace["report_text"] = json!(format!("Task: {instruction}\nThe channels were band-pass filtered."));
+    trace["ungrounded_claims"] = json!([{"work": "heart", "sentence": "Task: a stale flag"}]);
+    inst["sandbox"] = json!({"paradigm": "brainagent", "trace": trace});
+    stored["instances"] = json!([inst]);
+    let one = d.path().join("one.json");
+    std::fs::write(&one, stored.to_string()).unwrap();
+    let out = d.path().join("rescored.json");
+    let (code, _, err) = run(&[
+        "bench",
+        "rescore",
+        one.to_str().unwrap(),
+        "--cases",
+        cases.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let claims = &after["instances"][0]["sandbox"]["trace"]["ungrounded_claims"];
+    assert_eq!(*claims, json!([{"work": "filter", "sentence": "The channels were band-pass filtered"}]), "{claims}");
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {

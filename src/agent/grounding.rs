@@ -68,11 +68,19 @@ fn any(s: &str, words: &[&str]) -> bool {
     words.iter().any(|w| s.contains(w))
 }
 
+/// Whether `s` has one of `words` starting a word: "unfiltered" does not say "filtered".
+fn any_word(s: &str, words: &[&str]) -> bool {
+    words
+        .iter()
+        .any(|w| s.match_indices(w).any(|(i, _)| !s[..i].chars().next_back().is_some_and(char::is_alphanumeric)))
+}
+
 const DONE: [&str; 9] =
     ["computed", "calculated", "estimated", "obtained", "derived", "measured", "applied", "performed", "detected"];
 
 /// The work one sentence (lower-cased) states as done.
 fn works_of(s: &str) -> Vec<Work> {
+    let any = any_word;
     let done = any(s, &DONE);
     let mut out = Vec::new();
     if any(s, &["loaded", "was read", "were read", "read in ", "opened", "imported"]) {
@@ -114,12 +122,51 @@ fn works_of(s: &str) -> Vec<Work> {
     out
 }
 
+/// A report's sentences: a full stop ends one only before a space or the end, so "40.0 Hz", "-0.2 s" and
+/// "rec.edf" stay inside theirs.
+fn sentences(report: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = report.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = match c {
+            '!' | '?' | '\n' => true,
+            '.' => next.is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if ends {
+            out.push(&report[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(&report[start..]);
+    out.into_iter().map(str::trim).filter(|s| !s.is_empty()).collect()
+}
+
+/// Lower case with runs of whitespace as one space (how a quote of the task is recognised).
+fn normalised(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
 /// What a report's sentences claim as done, in order, once per kind.
 pub fn claims(report: &str) -> Vec<Claim> {
+    claims_beyond(report, "")
+}
+
+/// The claims of `report`, leaving out sentences that quote `task` (a report restating the instruction —
+/// "Detect the R-peaks of the ECG channel …" — claims nothing; seen with Qwen2.5-Coder-1.5B).
+pub fn claims_beyond(report: &str, task: &str) -> Vec<Claim> {
+    let task = normalised(task);
     let mut out: Vec<Claim> = Vec::new();
-    for sentence in report.split(['.', '!', '?', '\n']).map(str::trim).filter(|s| !s.is_empty()) {
+    for sentence in sentences(report) {
         let lower = format!(" {} ", sentence.to_lowercase());
         if any(&lower, &NEGATIONS) {
+            continue;
+        }
+        let quoted = normalised(sentence.trim_start_matches(|c: char| c == '-' || c == '*' || c.is_whitespace()));
+        let quoted = quoted.strip_prefix("task:").map_or(quoted.as_str(), str::trim);
+        if !task.is_empty() && quoted.len() >= 12 && task.contains(quoted) {
             continue;
         }
         for work in works_of(&lower) {
@@ -203,9 +250,27 @@ pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
     out
 }
 
-/// The claims of `report` that nothing in `done` supports.
-pub fn ungrounded(report: &str, done: &BTreeSet<Work>) -> Vec<Claim> {
-    claims(report).into_iter().filter(|c| !done.contains(&c.work)).collect()
+/// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
+/// nothing.
+pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim> {
+    claims_beyond(report, task).into_iter().filter(|c| !done.contains(&c.work)).collect()
+}
+
+/// The ungrounded claims of a stored instance, checked again with the current rules: `trace` is the
+/// instance's stored agent trace (BrainAgent or CodeAct, told apart by its `paradigm`), `report` the agent's
+/// output, `task` the case's instruction. `None` when the trace is neither (nothing to check).
+pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Vec<Claim>> {
+    match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
+        "brainagent" => {
+            let t: EegTrace = serde_json::from_value(trace.clone()).ok()?;
+            Some(ungrounded(&t.report_text, &done_by_tools(&t), task))
+        }
+        "codeact" => {
+            let t: CodeActTrace = serde_json::from_value(trace.clone()).ok()?;
+            Some(ungrounded(report, &done_by_code(&t), task))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -217,11 +282,11 @@ mod tests {
     fn claims_of_work_that_did_not_run() {
         let report = "The EEG data file data/eeg/rec.edf was successfully loaded. The EEG channels were filtered \
                       between 0.5 and 40 Hz. Welch PSDs were computed for each channel.";
-        let c = ungrounded(report, &BTreeSet::new());
+        let c = ungrounded(report, &BTreeSet::new(), "");
         assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Load, Work::Filter, Work::Spectrum]);
         // With the steps that did it, nothing is flagged.
         let done = BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]);
-        assert!(ungrounded(report, &done).is_empty());
+        assert!(ungrounded(report, &done, "").is_empty());
     }
 
     #[test]
@@ -240,6 +305,32 @@ mod tests {
         }
     }
 
+    /// Seen in the Qwen2.5-Coder-1.5B run of the suite (e73f70b): a restated instruction, "unfiltered", and
+    /// decimals that cut a sentence in two were flagged as claims; a real claim next to them still is.
+    #[test]
+    fn quotes_of_the_task_words_inside_words_and_decimals_claim_nothing() {
+        let task = "Use the EEG channels only. Band-pass filter them 0.5-40.0 Hz with a zero-phase FIR filter and \
+                    save them as an EDF file named filtered_eeg.edf. Detect the R-peaks of the ECG channel \
+                    (neurokit2's default cleaning and peak detection) and report the RMSSD as rmssd_ms, and the \
+                    number of detected beats as beats.";
+        let report = "Task: Detect the R-peaks of the ECG channel (neurokit2's default cleaning and peak detection) \
+                      and report the RMSSD as rmssd_ms, and the number of detected beats as beats.\n\
+                      - Band-pass filter them 0.5-40.0 Hz with a zero-phase FIR filter and save them as an EDF \
+                      file named filtered_eeg.edf.\n\
+                      The Welch PSD of the unfiltered signal is in r1.";
+        assert!(
+            ungrounded(report, &BTreeSet::new(), task).is_empty(),
+            "{:?}",
+            ungrounded(report, &BTreeSet::new(), task)
+        );
+        let real = "Channel EEG 025 was band-pass filtered from 1 to 30 Hz and epoched from -0.2 to 0.5 s.";
+        let c = ungrounded(real, &BTreeSet::new(), task);
+        assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Epochs]);
+        assert_eq!(c[0].sentence, real.trim_end_matches('.'));
+        // Without the task, the quoted instruction's past participle is a claim.
+        assert!(!ungrounded(report, &BTreeSet::new(), "").is_empty());
+    }
+
     #[test]
     fn code_that_ran_counts_and_code_that_failed_does_not() {
         use super::super::codeact::Round;
@@ -252,8 +343,11 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(done_by_code(&trace), BTreeSet::from([Work::Load]));
-        let c =
-            ungrounded("The data were loaded and band-pass filtered; Welch PSDs were computed.", &done_by_code(&trace));
+        let c = ungrounded(
+            "The data were loaded and band-pass filtered; Welch PSDs were computed.",
+            &done_by_code(&trace),
+            "",
+        );
         assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Spectrum]);
     }
 }

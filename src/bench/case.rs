@@ -22,7 +22,7 @@ pub struct Case {
     /// Odd but usable content, scored as the reference scores it (`bench validate --strict` refuses these).
     pub warnings: Vec<CaseError>,
     /// The case file as read; null for cases loaded by [`load_cases_for_scoring`] (which also leave the
-    /// instruction and parser prompt empty).
+    /// parser prompt empty).
     pub raw: Value,
 }
 
@@ -336,8 +336,8 @@ impl Case {
         Case::build(raw, file, false)
     }
 
-    /// As [`Case::from_value`]; `scoring_only` keeps only what scoring needs (no `raw`, instruction or parser
-    /// prompt), taking the metrics out of the JSON instead of copying them.
+    /// As [`Case::from_value`]; `scoring_only` keeps only what scoring needs (no `raw` or parser prompt; the
+    /// instruction, for the claims check), taking the metrics out of the JSON instead of copying them.
     fn build(mut raw: Value, file: &Path, scoring_only: bool) -> Result<Case, Vec<CaseError>> {
         let at = |(json_path, message): (String, String)| CaseError { file: file.to_path_buf(), json_path, message };
         let refused = refusals(&raw);
@@ -349,15 +349,12 @@ impl Case {
         let (case_id, bench_subset) = (s("meta_info", "case_id"), s("meta_info", "bench_subset"));
         // float(difficult or 1.0), as the reference's summary reads it.
         let difficulty = field(&raw, "meta_info", "difficult").and_then(number).filter(|d| *d != 0.0).unwrap_or(1.0);
-        let (instruction, parser_prompt) = if scoring_only {
-            (String::new(), String::new())
-        } else {
-            let instruction = match &raw["agent_input"]["instruction"] {
-                Value::String(t) => t.clone(),
-                other => other.to_string(),
-            };
-            (instruction, s("eval_config", "parser_prompt"))
+        // The instruction stays (a few hundred bytes): rescoring checks a report's claims against it.
+        let instruction = match &raw["agent_input"]["instruction"] {
+            Value::String(t) => t.clone(),
+            other => other.to_string(),
         };
+        let parser_prompt = if scoring_only { String::new() } else { s("eval_config", "parser_prompt") };
         // Metrics that are not objects are skipped, as the reference skips them.
         let metrics = if scoring_only {
             let list = raw.get_mut("eval_config").and_then(|e| e.get_mut("metrics")).map(Value::take);
@@ -500,8 +497,8 @@ pub fn load_cases(root: &Path) -> Result<CaseSet, CaseError> {
     load(root, false)
 }
 
-/// As [`load_cases`], but each case keeps only what scoring needs (`raw` is null, no instruction or parser
-/// prompt), which keeps a 20,000-case suite in a few tens of MB.
+/// As [`load_cases`], but each case keeps only what scoring needs (`raw` is null, no parser prompt), which
+/// keeps a 20,000-case suite in a few tens of MB.
 pub fn load_cases_for_scoring(root: &Path) -> Result<CaseSet, CaseError> {
     load(root, true)
 }

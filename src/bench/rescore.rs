@@ -184,6 +184,7 @@ pub fn rescore_instance(
 /// Re-applies the rules to one instance, saying what it did.
 pub fn rescore_one(inst: &mut Instance, index: &CaseIndex, ctx: &ScoreContext, keep: Keep) -> Outcome {
     let Some(case) = index.find(inst) else { return Outcome::Unmatched };
+    recheck_claims(inst, case);
     if inst.vrr <= 0.0 && inst.metric_details.is_empty() {
         return Outcome::NotAnswered;
     }
@@ -233,6 +234,26 @@ pub fn rescore_one(inst: &mut Instance, index: &CaseIndex, ctx: &ScoreContext, k
     inst.metric_details = details;
     inst.errors = errors;
     Outcome::Rescored { changed }
+}
+
+/// The report's claims of work nothing did, checked again with the current rules (the trace's
+/// `ungrounded_claims`, what the failure-case table reads): a result file written before a rule was fixed
+/// gets the fixed rule when it is rescored.
+fn recheck_claims(inst: &mut Instance, case: &Case) {
+    let Some(trace) = inst.sandbox.get_mut("trace") else { return };
+    let Some(claims) = crate::agent::grounding::recheck(trace, inst.agent_output.as_str().unwrap_or(""), &case.query())
+    else {
+        return;
+    };
+    match trace.as_object_mut() {
+        Some(t) if claims.is_empty() => {
+            t.remove("ungrounded_claims");
+        }
+        Some(t) => {
+            t.insert("ungrounded_claims".into(), json!(claims));
+        }
+        None => {}
+    }
 }
 
 /// A rescored result file: what happened and the recomputed summary.

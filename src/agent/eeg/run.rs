@@ -664,7 +664,7 @@ fn write_report(
                     error: None,
                 });
                 trace.report_text = r.text.trim().to_string();
-                let claims = grounding::ungrounded(&trace.report_text, &done);
+                let claims = grounding::ungrounded(&trace.report_text, &done, query);
                 if claims.is_empty() || attempt == 2 {
                     break;
                 }

@@ -233,7 +233,8 @@ fn target_run(
             );
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
             // Only the model's own text is checked: the measured section is BrainLens's.
-            let claims = grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace));
+            let claims =
+                grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), &case.query());
             Target::plain(o.report, with_claims(json!(o.trace), &claims), spent, o.failure)
         }
         Paradigm::CodeAct => {
@@ -265,7 +266,7 @@ fn target_run(
                 .map(|r| json!({"round": r.round, "code": r.code.clone().unwrap_or_else(|| r.reply.clone()), "observation": r.observation}))
                 .collect();
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
-            let claims = grounding::ungrounded(&o.report, &grounding::done_by_code(&o.trace));
+            let claims = grounding::ungrounded(&o.report, &grounding::done_by_code(&o.trace), &case.query());
             Target {
                 report: o.report,
                 trace: with_claims(json!(o.trace), &claims),
