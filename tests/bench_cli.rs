@@ -69,29 +69,17 @@ fn validate_refuses_only_what_the_reference_cannot_run_and_warns_of_the_rest() {
 #[test]
 fn rescore_scores_an_odd_case_and_names_its_warning_in_the_instance_errors() {
     let d = tempfile::tempdir().unwrap();
-    let demo_cases = demo().join("cases");
     let result = std::fs::read_dir(demo().join("results")).unwrap().next().unwrap().unwrap().path();
     let stored: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     let first = &stored["instances"][0];
-    let source = first["source_json"].as_str().unwrap();
-    let tail: PathBuf = Path::new(source).iter().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
     // The suite with that case's numeric weights written as strings: the reference reads them with float().
     let odd_root = d.path().join("cases");
-    let mut odd_file = None;
-    for file in walk(&demo_cases) {
-        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let copy = odd_root.join(file.strip_prefix(&demo_cases).unwrap());
-        if file.ends_with(&tail) && case["meta_info"]["bench_subset"] == first["bench_subset"] {
-            for m in case["eval_config"]["metrics"].as_array_mut().unwrap() {
-                let w = m["weight"].as_f64().unwrap();
-                m["weight"] = json!(format!(" {w} "));
-            }
-            odd_file = Some(copy.clone());
+    let odd_file = demo_cases_with(&odd_root, first, |case| {
+        for m in case["eval_config"]["metrics"].as_array_mut().unwrap() {
+            let w = m["weight"].as_f64().unwrap();
+            m["weight"] = json!(format!(" {w} "));
         }
-        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-        std::fs::write(&copy, case.to_string()).unwrap();
-    }
-    let odd_file = odd_file.expect("the first instance's case");
+    });
     let out = d.path().join("rescored.json");
     let (code, _, err) = run(&[
         "bench",
@@ -125,20 +113,10 @@ fn rescore_checks_the_reports_claims_again() {
     let result = std::fs::read_dir(demo().join("results")).unwrap().next().unwrap().unwrap().path();
     let mut stored: Value = serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
     let mut inst = stored["instances"][0].clone();
-    let source = inst["source_json"].as_str().unwrap();
-    let tail: PathBuf = Path::new(source).iter().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
     // The demo's cases, that instance's instruction made one whose own words read as a claim when quoted.
     let instruction = "Detect the R-peaks of the ECG channel and report the number of detected beats as beats.";
     let cases = d.path().join("cases");
-    for file in walk(&demo().join("cases")) {
-        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        if file.ends_with(&tail) && case["meta_info"]["bench_subset"] == inst["bench_subset"] {
-            case["agent_input"]["instruction"] = json!(instruction);
-        }
-        let copy = cases.join(file.strip_prefix(demo().join("cases")).unwrap());
-        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
-        std::fs::write(&copy, case.to_string()).unwrap();
-    }
+    demo_cases_with(&cases, &inst, |case| case["agent_input"]["instruction"] = json!(instruction));
     // A real BrainAgent trace (the shipped SmolLM2 run) with no step that ran and a report of our making.
     let real: Value =
         serde_json::from_str(&std::fs::read_to_string(demo().join("../real/smollm2_brainagent.json")).unwrap())
@@ -165,6 +143,26 @@ fn rescore_checks_the_reports_claims_again() {
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let claims = &after["instances"][0]["sandbox"]["trace"]["ungrounded_claims"];
     assert_eq!(*claims, json!([{"work": "filter", "sentence": "The channels were band-pass filtered"}]), "{claims}");
+}
+
+/// Copies the demo's cases to `root`, `edit` applied to the case of the result instance `inst` (found by its
+/// `source_json` and subset); returns that case's copy.
+fn demo_cases_with(root: &Path, inst: &Value, edit: impl Fn(&mut Value)) -> PathBuf {
+    let demo_cases = demo().join("cases");
+    let source = inst["source_json"].as_str().unwrap();
+    let tail: PathBuf = Path::new(source).iter().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
+    let mut edited = None;
+    for file in walk(&demo_cases) {
+        let mut case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let copy = root.join(file.strip_prefix(&demo_cases).unwrap());
+        if file.ends_with(&tail) && case["meta_info"]["bench_subset"] == inst["bench_subset"] {
+            edit(&mut case);
+            edited = Some(copy.clone());
+        }
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, case.to_string()).unwrap();
+    }
+    edited.expect("the instance's case is in the demo")
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -101,7 +101,8 @@ const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=T
 raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
 then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
 fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq). mne.time_frequency.psd_welch and \
-mne.filter.bandpass_filter no longer exist.";
+mne.filter.bandpass_filter no longer exist. SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, \
+scipy.integrate.trapezoid and simpson, numpy.trapezoid (scipy.signal.hann, trapz and simps no longer exist).";
 
 /// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
 /// assets/python/codeact.lock) and the MNE calls that replaced removed ones.
@@ -163,6 +164,9 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     }
     if let Some(err) = &e.error {
         s.push_str(err);
+        if let Some(hint) = removed_api_hint(err) {
+            s.push_str(&format!("\n{hint}\n"));
+        }
     }
     if s.trim().is_empty() {
         s = "Executed successfully (no output).".into();
@@ -172,6 +176,36 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
         s = format!("{cut}\n[observation cut to {limit} characters]");
     }
     s
+}
+
+/// Names older examples use that the pinned environment no longer has (checked on assets/python/codeact.lock:
+/// SciPy 1.17, NumPy 2.4, MNE 1.13), with what replaced them: (module, name, use instead). Seen with
+/// Qwen2.5-Coder-1.5B on the suite: the same removed import resent round after round.
+const REMOVED: [(&str, &str, &str); 8] = [
+    ("scipy.signal", "hann", "scipy.signal.windows.hann"),
+    ("scipy.signal", "hanning", "scipy.signal.windows.hann"),
+    ("scipy.integrate", "trapz", "scipy.integrate.trapezoid (or numpy.trapezoid)"),
+    ("scipy.integrate", "simps", "scipy.integrate.simpson"),
+    ("numpy", "trapz", "numpy.trapezoid"),
+    ("mne.time_frequency", "psd_welch", "raw.compute_psd(method=\"welch\") or mne.time_frequency.psd_array_welch"),
+    (
+        "mne.time_frequency",
+        "psd_multitaper",
+        "raw.compute_psd(method=\"multitaper\") or mne.time_frequency.psd_array_multitaper",
+    ),
+    ("mne.filter", "bandpass_filter", "mne.filter.filter_data"),
+];
+
+/// A line for the observation when a traceback's last line names a removed function ("cannot import name
+/// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead.
+pub fn removed_api_hint(traceback: &str) -> Option<String> {
+    let last = traceback.trim().lines().last()?;
+    REMOVED.iter().find_map(|(module, name, instead)| {
+        let import = format!("cannot import name '{name}' from '{module}'");
+        let attribute = format!("module '{module}' has no attribute '{name}'");
+        (last.contains(&import) || last.contains(&attribute))
+            .then(|| format!("Note: {module}.{name} does not exist in this environment; use {instead}."))
+    })
 }
 
 fn last_error_line(e: &crate::sandbox::kernel::Execution) -> Option<String> {
@@ -335,6 +369,23 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tracebacks of the Qwen CodeAct run (SciPy 1.17, MNE 1.13 in the CodeAct environment) get the name
+    /// that replaced the removed one; other errors get nothing.
+    #[test]
+    fn removed_names_in_a_traceback_get_their_replacement() {
+        let scipy = "Traceback (most recent call last):\n  File \"<block 2>\", line 8, in <module>\n    from scipy.signal \
+                     import hann\nImportError: cannot import name 'hann' from 'scipy.signal' (/venv/scipy/signal/__init__.py)\n";
+        assert_eq!(
+            removed_api_hint(scipy).as_deref(),
+            Some("Note: scipy.signal.hann does not exist in this environment; use scipy.signal.windows.hann.")
+        );
+        let numpy = "Traceback ...\nAttributeError: module 'numpy' has no attribute 'trapz'";
+        assert!(removed_api_hint(numpy).is_some_and(|h| h.contains("numpy.trapezoid")));
+        let mne = "ImportError: cannot import name 'psd_welch' from 'mne.time_frequency' (/venv/mne/__init__.py)";
+        assert!(removed_api_hint(mne).is_some_and(|h| h.contains("compute_psd")));
+        assert_eq!(removed_api_hint("NameError: name 'raw' is not defined"), None);
+    }
 
     /// A Markdown fence inside `<execute>` (the capable model writes one) is taken off; prose after a
     /// closing fence is left out; plain code is kept as it is.
