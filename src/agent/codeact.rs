@@ -101,7 +101,7 @@ const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=T
 raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
 then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
 fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq). mne.time_frequency.psd_welch and \
-mne.filter.bandpass_filter no longer exist. SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, \
+mne.filter.bandpass_filter no longer exist; MNE's Welch takes n_fft, n_per_seg and n_overlap (samples). SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, \
 scipy.integrate.trapezoid and simpson, numpy.trapezoid (scipy.signal.hann, trapz and simps no longer exist).";
 
 /// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
@@ -197,14 +197,22 @@ const REMOVED: [(&str, &str, &str); 8] = [
 ];
 
 /// A line for the observation when a traceback's last line names a removed function ("cannot import name
-/// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead.
+/// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead. SciPy's
+/// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names.
 pub fn removed_api_hint(traceback: &str) -> Option<String> {
     let last = traceback.trim().lines().last()?;
-    REMOVED.iter().find_map(|(module, name, instead)| {
+    let removed = REMOVED.iter().find_map(|(module, name, instead)| {
         let import = format!("cannot import name '{name}' from '{module}'");
         let attribute = format!("module '{module}' has no attribute '{name}'");
         (last.contains(&import) || last.contains(&attribute))
             .then(|| format!("Note: {module}.{name} does not exist in this environment; use {instead}."))
+    });
+    removed.or_else(|| {
+        let scipy_keywords = last.contains("nperseg") || last.contains("noverlap");
+        (last.contains("unexpected keyword argument") && scipy_keywords).then(|| {
+            "Note: MNE's Welch takes n_fft, n_per_seg and n_overlap (samples), not SciPy's nperseg and noverlap."
+                .to_string()
+        })
     })
 }
 
@@ -384,6 +392,8 @@ mod tests {
         assert!(removed_api_hint(numpy).is_some_and(|h| h.contains("numpy.trapezoid")));
         let mne = "ImportError: cannot import name 'psd_welch' from 'mne.time_frequency' (/venv/mne/__init__.py)";
         assert!(removed_api_hint(mne).is_some_and(|h| h.contains("compute_psd")));
+        let welch = "TypeError: Got unexpected keyword arguments nperseg, noverlap for PSD method \"welch\".";
+        assert!(removed_api_hint(welch).is_some_and(|h| h.contains("n_per_seg")));
         assert_eq!(removed_api_hint("NameError: name 'raw' is not defined"), None);
     }
 
