@@ -200,7 +200,7 @@ const REMOVED: [(&str, &str, &str); 8] = [
 /// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead. SciPy's
 /// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names.
 pub fn removed_api_hint(traceback: &str) -> Option<String> {
-    let last = traceback.trim().lines().last()?;
+    let last = last_line(traceback);
     let removed = REMOVED.iter().find_map(|(module, name, instead)| {
         let import = format!("cannot import name '{name}' from '{module}'");
         let attribute = format!("module '{module}' has no attribute '{name}'");
@@ -216,8 +216,13 @@ pub fn removed_api_hint(traceback: &str) -> Option<String> {
     })
 }
 
+/// A traceback's last line (the exception and its message).
+fn last_line(traceback: &str) -> &str {
+    traceback.trim().lines().last().unwrap_or("")
+}
+
 fn last_error_line(e: &crate::sandbox::kernel::Execution) -> Option<String> {
-    e.error.as_ref().map(|t| t.trim().lines().last().unwrap_or("").to_string())
+    e.error.as_deref().map(|t| last_line(t).to_string())
 }
 
 /// One round's request: the task, the last `history_pairs` (reply, observation) pairs, and the actions the

@@ -149,14 +149,10 @@ fn normalised(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
-/// What a report's sentences claim as done, in order, once per kind.
-pub fn claims(report: &str) -> Vec<Claim> {
-    claims_beyond(report, "")
-}
-
-/// The claims of `report`, leaving out sentences that quote `task` (a report restating the instruction —
-/// "Detect the R-peaks of the ECG channel …" — claims nothing; seen with Qwen2.5-Coder-1.5B).
-pub fn claims_beyond(report: &str, task: &str) -> Vec<Claim> {
+/// What a report's sentences claim as done, in order, once per kind, leaving out sentences that quote `task`
+/// (a report restating the instruction — "Detect the R-peaks of the ECG channel …" — claims nothing; seen
+/// with Qwen2.5-Coder-1.5B).
+pub fn claims(report: &str, task: &str) -> Vec<Claim> {
     let task = normalised(task);
     let mut out: Vec<Claim> = Vec::new();
     for sentence in sentences(report) {
@@ -253,7 +249,7 @@ pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
 /// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
 /// nothing.
 pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim> {
-    claims_beyond(report, task).into_iter().filter(|c| !done.contains(&c.work)).collect()
+    claims(report, task).into_iter().filter(|c| !done.contains(&c.work)).collect()
 }
 
 /// The ungrounded claims of a stored instance, checked again with the current rules: `trace` is the
@@ -301,7 +297,7 @@ mod tests {
             "Steps that ran: none (no tool ran; nothing was loaded, filtered or computed).",
             "No steps were executed, and nothing was computed.",
         ] {
-            assert!(claims(s).is_empty(), "{s}: {:?}", claims(s));
+            assert!(claims(s, "").is_empty(), "{s}: {:?}", claims(s, ""));
         }
     }
 
