@@ -93,7 +93,7 @@ persistent session (variables survive between turns; there is no network), put t
 When you have the answer, put your final report between <solution> and </solution>. The task's files are under /input, \
 which is also the working directory (read-only): a path given as data/x.edf opens as data/x.edf or /input/data/x.edf. \
 Write files you are asked for to /workspace/file_check/ and report them as /workspace/file_check/<name>. \
-Print the values you need to see; state every requested value with the name the task gives it in the report. \
+Keep each block short and import only what it uses. Print the values you need to see; state every requested value with the name the task gives it in the report. \
 If the data file does not exist, say so in the solution and report no values.";
 
 /// How the current MNE does what older examples do with removed functions.
@@ -142,6 +142,43 @@ pub fn unfence(code: &str) -> String {
     rest[..close].join("\n")
 }
 
+/// The code of a reply cut at the token limit, and a note for the observation saying what was left out. A
+/// block of lines repeated three or more times in a row (a generation loop: Qwen2.5-Coder-1.5B wrote the same
+/// imports until the limit in 2 of its first 8 suite instances) is kept once and the rest left out; otherwise
+/// the unfinished last line is left out.
+pub fn cut_reply_code(code: &str, max_tokens: u32) -> (String, String) {
+    let lines: Vec<&str> = code.lines().collect();
+    let n = lines.len();
+    for start in 0..n {
+        for period in 1..=12.min(n - start) {
+            let block = &lines[start..start + period];
+            if block.iter().all(|l| l.trim().is_empty()) {
+                continue;
+            }
+            let mut copies = 1;
+            while start + (copies + 1) * period <= n
+                && lines[start + copies * period..start + (copies + 1) * period] == *block
+            {
+                copies += 1;
+            }
+            if copies >= 3 && copies * period >= 6 {
+                let note = format!(
+                    "Note: your reply reached the {max_tokens}-token limit repeating lines {}–{} {copies} times; \
+                     they ran once and the rest of the reply was left out.",
+                    start + 1,
+                    start + period
+                );
+                return (lines[..start + period].join("\n"), note);
+            }
+        }
+    }
+    let note = format!(
+        "Note: your reply reached the {max_tokens}-token limit; its unfinished last line was left out. Write \
+         shorter blocks and import only what the block uses."
+    );
+    (lines[..n.saturating_sub(1)].join("\n"), note)
+}
+
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
 fn tagged(text: &str, tag: &str) -> Option<String> {
     let open = format!("<{tag}>");
@@ -164,7 +201,7 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     }
     if let Some(err) = &e.error {
         s.push_str(err);
-        if let Some(hint) = removed_api_hint(err) {
+        if let Some(hint) = environment_hint(err) {
             s.push_str(&format!("\n{hint}\n"));
         }
     }
@@ -198,8 +235,10 @@ const REMOVED: [(&str, &str, &str); 8] = [
 
 /// A line for the observation when a traceback's last line names a removed function ("cannot import name
 /// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead. SciPy's
-/// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names.
-pub fn removed_api_hint(traceback: &str) -> Option<String> {
+/// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names; an
+/// attribute a Raw object does not have (`raw.var`, `raw.variance`, `raw.events`: 4 of the Qwen run's
+/// instances) gets what a Raw has.
+pub fn environment_hint(traceback: &str) -> Option<String> {
     let last = last_line(traceback);
     let removed = REMOVED.iter().find_map(|(module, name, instead)| {
         let import = format!("cannot import name '{name}' from '{module}'");
@@ -207,13 +246,22 @@ pub fn removed_api_hint(traceback: &str) -> Option<String> {
         (last.contains(&import) || last.contains(&attribute))
             .then(|| format!("Note: {module}.{name} does not exist in this environment; use {instead}."))
     });
-    removed.or_else(|| {
-        let scipy_keywords = last.contains("nperseg") || last.contains("noverlap");
-        (last.contains("unexpected keyword argument") && scipy_keywords).then(|| {
-            "Note: MNE's Welch takes n_fft, n_per_seg and n_overlap (samples), not SciPy's nperseg and noverlap."
-                .to_string()
+    removed
+        .or_else(|| {
+            let scipy_keywords = last.contains("nperseg") || last.contains("noverlap");
+            (last.contains("unexpected keyword argument") && scipy_keywords).then(|| {
+                "Note: MNE's Welch takes n_fft, n_per_seg and n_overlap (samples), not SciPy's nperseg and noverlap."
+                    .to_string()
+            })
         })
-    })
+        .or_else(|| {
+            (last.starts_with("AttributeError: 'Raw") && last.contains("object has no attribute")).then(|| {
+                "Note: an MNE Raw object has get_data() (channels × samples, in V), ch_names, info[\"sfreq\"], times, \
+             n_times and annotations (events: mne.events_from_annotations(raw)); compute statistics with numpy \
+             on raw.get_data()."
+                    .to_string()
+            })
+        })
 }
 
 /// A traceback's last line (the exception and its message).
@@ -287,6 +335,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             }
         };
         let reply = resp.text.clone();
+        let mut sent = reply.clone();
         let mut r = Round {
             round,
             reply: reply.clone(),
@@ -313,6 +362,14 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         }
         match tagged(&reply, "execute").map(|c| unfence(&c)) {
             Some(code) => {
+                // The history shows the model what ran, not the loop it wrote (the trace keeps the reply).
+                let (code, cut_note) = if resp.finish_reason == "length" {
+                    let (code, note) = cut_reply_code(&code, s.max_tokens);
+                    sent = format!("<execute>\n{code}\n</execute>");
+                    (code, Some(note))
+                } else {
+                    (code, None)
+                };
                 let e = match kernel.exec(&code, s.exec_timeout_s) {
                     Ok(e) => e,
                     Err(why) => {
@@ -335,6 +392,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                     }
                 };
                 r.observation = observation(&e, s.observation_chars);
+                if let Some(note) = cut_note {
+                    r.observation = format!("{note}\n{}", r.observation);
+                }
                 r.failed = e.error.is_some();
                 r.timed_out = e.timed_out;
                 r.restarted = e.restarted;
@@ -359,7 +419,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             }
         }
         r.observation_sha256 = sha(&r.observation);
-        history.push((reply, r.observation.clone()));
+        history.push((sent, r.observation.clone()));
         trace.rounds.push(r);
         if cancel.is_cancelled() {
             trace.outcome = "cancelled".into();
@@ -390,16 +450,39 @@ mod tests {
         let scipy = "Traceback (most recent call last):\n  File \"<block 2>\", line 8, in <module>\n    from scipy.signal \
                      import hann\nImportError: cannot import name 'hann' from 'scipy.signal' (/venv/scipy/signal/__init__.py)\n";
         assert_eq!(
-            removed_api_hint(scipy).as_deref(),
+            environment_hint(scipy).as_deref(),
             Some("Note: scipy.signal.hann does not exist in this environment; use scipy.signal.windows.hann.")
         );
         let numpy = "Traceback ...\nAttributeError: module 'numpy' has no attribute 'trapz'";
-        assert!(removed_api_hint(numpy).is_some_and(|h| h.contains("numpy.trapezoid")));
+        assert!(environment_hint(numpy).is_some_and(|h| h.contains("numpy.trapezoid")));
         let mne = "ImportError: cannot import name 'psd_welch' from 'mne.time_frequency' (/venv/mne/__init__.py)";
-        assert!(removed_api_hint(mne).is_some_and(|h| h.contains("compute_psd")));
+        assert!(environment_hint(mne).is_some_and(|h| h.contains("compute_psd")));
         let welch = "TypeError: Got unexpected keyword arguments nperseg, noverlap for PSD method \"welch\".";
-        assert!(removed_api_hint(welch).is_some_and(|h| h.contains("n_per_seg")));
-        assert_eq!(removed_api_hint("NameError: name 'raw' is not defined"), None);
+        assert!(environment_hint(welch).is_some_and(|h| h.contains("n_per_seg")));
+        assert_eq!(environment_hint("NameError: name 'raw' is not defined"), None);
+    }
+
+    /// Replies cut at the token limit: a loop of repeated lines (the Qwen run's own, after a preamble) runs
+    /// once; without a loop the unfinished last line goes; a few repeated lines that are not a loop stay.
+    #[test]
+    fn a_reply_cut_at_the_limit_runs_its_loop_once_and_not_its_unfinished_line() {
+        let head = "import os\nimport numpy as np\n";
+        let loop_ = "from mne.filter import filter_data\nfrom scipy.integrate import trapezoid, simpson\n";
+        let code = format!("{head}{}from scipy.sig", loop_.repeat(4));
+        let (ran, note) = cut_reply_code(&code, 512);
+        assert_eq!(ran, format!("{head}{}", loop_.trim_end()));
+        assert!(note.contains("repeating lines 3–4 4 times"), "{note}");
+        let (ran, note) = cut_reply_code("x = 1\nprint(x)\nprint(x)\nprint(x)\ny = np.mea", 512);
+        assert_eq!(ran, "x = 1\nprint(x)\nprint(x)\nprint(x)");
+        assert!(note.contains("unfinished last line"), "{note}");
+    }
+
+    #[test]
+    fn an_attribute_a_raw_object_lacks_gets_what_it_has() {
+        let tb =
+            "Traceback ...\n    v = raw.var()\n        ^^^^^^^\nAttributeError: 'RawEDF' object has no attribute 'var'";
+        assert!(environment_hint(tb).is_some_and(|h| h.contains("get_data()")));
+        assert_eq!(environment_hint("AttributeError: 'tuple' object has no attribute 'get_data'"), None);
     }
 
     /// A Markdown fence inside `<execute>` (the capable model writes one) is taken off; prose after a
