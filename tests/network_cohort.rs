@@ -390,6 +390,63 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     );
 }
 
+/// `--card-encoder gfm`: CARD's graph encoder is the GFM trained on the training split's 32 graphs alone
+/// (the small default model; 5 epochs here, 150 by default), kept in the cache under the hash of those graphs; each hit's graph
+/// similarity is the cosine of that model's embeddings; a second evaluation reuses the model.
+#[test]
+fn the_gfm_card_encoder_is_trained_on_the_training_split_alone() {
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let cache = tmp.path().join("cache");
+    let eval = |run: &Path| {
+        let args = ["agent", "eval", "--task", "adhd", "--cohort", cohort.to_str().unwrap(), "--method"];
+        let out = Command::new(env!("CARGO_BIN_EXE_brainlens"))
+            .args(args)
+            .args([
+                "evidence-knn",
+                "--card-encoder",
+                "gfm",
+                "--gfm-epochs",
+                "5",
+                "--out",
+                run.to_str().unwrap(),
+                "--json",
+            ])
+            .env("BRAINLENS_CACHE", &cache)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let run = tmp.path().join("gfm.jsonl");
+    eval(&run);
+    let text = std::fs::read_to_string(&run).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["settings"]["card_encoder"], "gfm");
+    let models: Vec<PathBuf> = std::fs::read_dir(cache.join("gfm"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
+        .collect();
+    assert_eq!(models.len(), 1, "{models:?}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(models[0].with_extension("json")).unwrap()).unwrap();
+    let tested = header["test"].as_array().unwrap().len();
+    assert_eq!((log["graphs"].as_u64(), log["epochs_done"].as_u64()), (Some(40 - tested as u64), Some(5)));
+    let model = brainlens::retrieval::gfm::GfmModel::load(&models[0]).unwrap();
+    let load = |id: &str| brainlens::retrieval::cases::load_graph(&cohort.join(id), None).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    let q = model.embed(&load(first["sample"].as_str().unwrap())).unwrap();
+    for h in first["trace"]["rounds"][0]["data"]["hits"].as_array().unwrap().iter().take(5) {
+        let e = model.embed(&load(h["case"].as_str().unwrap())).unwrap();
+        let cos: f32 = q.iter().zip(&e).map(|(a, b)| a * b).sum();
+        assert!((cos - h["graph_sim"].as_f64().unwrap() as f32).abs() < 1e-5, "{h} vs {cos}");
+    }
+    let trained = std::fs::metadata(&models[0]).unwrap().modified().unwrap();
+    eval(&tmp.path().join("again.jsonl"));
+    assert_eq!(std::fs::metadata(&models[0]).unwrap().modified().unwrap(), trained, "the model was trained again");
+}
+
 #[test]
 fn a_sharded_evaluation_merges_into_the_unsharded_run() {
     let Some(root) = common::cohorts() else { return };

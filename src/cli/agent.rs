@@ -54,9 +54,13 @@ pub struct MethodArgs {
     pub cases: Vec<usize>,
     /// CARD: the graph encoder of a memory `eval` builds from the training split — supervised (Fisher-z edges
     /// standardised and weighted by how they separate the training split's labels) or baseline (unsupervised
-    /// profiles and spectrum). A --memory keeps its own.
+    /// profiles and spectrum) or gfm (the learned graph encoder, trained self-supervised on the training
+    /// split's graphs). A --memory keeps its own.
     #[arg(long, default_value = "supervised", value_parser = crate::agent::graph::CardEncoder::NAMES)]
     pub card_encoder: String,
+    /// CARD with --card-encoder gfm: its training epochs.
+    #[arg(long, default_value_t = 150)]
+    pub gfm_epochs: usize,
 }
 
 impl MethodArgs {
@@ -78,6 +82,10 @@ impl MethodArgs {
         s.max_tokens = self.max_tokens;
         s.beta = self.beta;
         s.card_encoder = crate::agent::graph::CardEncoder::parse(&self.card_encoder).map_err(|e| anyhow!(e))?;
+        if self.gfm_epochs == 0 {
+            bail!("--gfm-epochs must be at least 1");
+        }
+        s.gfm_epochs = self.gfm_epochs;
         s.k = match self.cases.as_slice() {
             [k] if *k > 0 => *k,
             [_] => bail!("--cases must be at least 1"),

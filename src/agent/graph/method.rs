@@ -65,15 +65,19 @@ pub enum CardEncoder {
     /// The training split's standardised Fisher-z edges weighted by how they separate its labels
     /// (`retrieval::edges`).
     Supervised,
+    /// The paper's learned graph encoder (`retrieval::gfm`, the small default model), trained self-supervised
+    /// on the training split's graphs alone (labels unused); kept in the cache under its training data's hash.
+    Gfm,
 }
 
 impl CardEncoder {
-    pub const NAMES: [&str; 2] = ["baseline", "supervised"];
+    pub const NAMES: [&str; 3] = ["baseline", "supervised", "gfm"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             CardEncoder::Baseline => "baseline",
             CardEncoder::Supervised => "supervised",
+            CardEncoder::Gfm => "gfm",
         }
     }
 
@@ -81,7 +85,8 @@ impl CardEncoder {
         match s {
             "baseline" => Ok(CardEncoder::Baseline),
             "supervised" => Ok(CardEncoder::Supervised),
-            other => Err(format!("unknown CARD encoder \"{other}\" (baseline or supervised)").into()),
+            "gfm" => Ok(CardEncoder::Gfm),
+            other => Err(format!("unknown CARD encoder \"{other}\" (baseline, supervised or gfm)").into()),
         }
     }
 
@@ -116,6 +121,8 @@ pub struct Settings {
     /// The graph encoder of a memory built from the training split (a given `--memory` keeps its own).
     #[serde(default = "CardEncoder::before_the_setting")]
     pub card_encoder: CardEncoder,
+    /// Training epochs of the GFM the `gfm` CARD encoder trains.
+    pub gfm_epochs: usize,
 }
 
 impl Default for Settings {
@@ -135,6 +142,7 @@ impl Default for Settings {
             k: 3,
             beta: 0.5,
             card_encoder: CardEncoder::Supervised,
+            gfm_epochs: 150,
         }
     }
 }

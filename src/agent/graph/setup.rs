@@ -49,6 +49,7 @@ pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, settings: &Settings) 
     let encoder = match settings.card_encoder {
         CardEncoder::Baseline => GraphEncoder::Baseline,
         CardEncoder::Supervised => GraphEncoder::Supervised(Arc::new(supervised_encoder(graphs, rows, task)?)),
+        CardEncoder::Gfm => gfm_encoder(graphs, rows, task, settings.gfm_epochs)?,
     };
     let memory = CaseMemory::build(
         graphs,
@@ -83,6 +84,42 @@ fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEn
             task.name
         ))
     })
+}
+
+/// The GFM trained (default settings, `epochs`, seed 0, labels unused) on the training rows' graphs, from the cache
+/// when these graphs trained one before: `cache_dir()/gfm/<sha256 of the graphs and settings>.safetensors`
+/// with its training log beside it. Shards and resumed runs of one evaluation thus share one model.
+fn gfm_encoder(graphs: &Path, rows: &[Row], task: &Task, epochs: usize) -> Result<GraphEncoder> {
+    use crate::retrieval::gfm::{GfmModel, train};
+    let loaded: Vec<crate::network::Connectome> =
+        rows.iter().map(|r| load_graph(&graphs.join(&r.file), None)).collect::<std::result::Result<_, _>>()?;
+    let options = train::TrainOptions { epochs, ..train::TrainOptions::default() };
+    let mut bytes = format!("{options:?}").into_bytes();
+    for g in &loaded {
+        bytes.extend_from_slice(&(g.n as u64).to_le_bytes());
+        bytes.extend(g.w.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let key = crate::util::hash::sha256_hex(&bytes);
+    let path = crate::util::paths::cache_dir().join("gfm").join(format!("{}.safetensors", &key[..16]));
+    let fail = |e: crate::retrieval::error::RetrievalError| {
+        AgentError::from(format!(
+            "training CARD's GFM on the training split of task {} ({}): {e}",
+            task.name,
+            path.display()
+        ))
+    };
+    // A model whose training was stopped resumes from its last checkpoint.
+    let log: Option<train::TrainLog> = std::fs::read_to_string(crate::retrieval::gfm::log_path(&path))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let done = log.as_ref().map_or(0, |l| l.epochs_done);
+    if !(path.is_file() && done >= options.epochs) {
+        let options = train::TrainOptions { resume: done > 0, ..options };
+        let cancel = crate::util::cancel::Cancel::default();
+        train::train(&loaded, &path, &options, &mut |_| {}, &cancel).map_err(fail)?;
+    }
+    let model = GfmModel::load(&path).map_err(fail)?;
+    Ok(GraphEncoder::Gfm { model: Arc::new(model), path })
 }
 
 /// What `settings` retrieves from: HARK when it uses knowledge, the memory at `memory_dir` when it uses cases;

@@ -246,9 +246,8 @@ impl AgentPanel {
                 egui::ComboBox::from_id_salt("card_encoder")
                     .selected_text(format!("CARD encoder: {}", encoder.as_str()))
                     .show_ui(ui, |ui| {
-                        for e in
-                            [crate::agent::graph::CardEncoder::Supervised, crate::agent::graph::CardEncoder::Baseline]
-                        {
+                        use crate::agent::graph::CardEncoder;
+                        for e in [CardEncoder::Supervised, CardEncoder::Baseline, CardEncoder::Gfm] {
                             ui.selectable_value(encoder, e, format!("CARD encoder: {}", e.as_str()));
                         }
                     })
@@ -256,7 +255,8 @@ impl AgentPanel {
                     .on_hover_text(
                         "The graph encoder of the case memory a batch evaluation builds from its training split: \
                          supervised (Fisher-z edges standardised and weighted by how they separate the training \
-                         labels) or baseline (unsupervised profiles and spectrum). A saved memory keeps its own.",
+                         labels), baseline (unsupervised profiles and spectrum) or gfm (the learned graph encoder, trained \
+                         self-supervised on the training split's graphs). A saved memory keeps its own.",
                     );
             }
         });
