@@ -36,3 +36,39 @@ fn a_kernel_that_cannot_restart_ends_the_run_as_an_infrastructure_failure() {
     assert_eq!(o.trace.rounds.len(), 1, "the model is not asked again");
     assert!(o.report.is_empty());
 }
+
+/// A block that resent the code of a failed round is not run again: the model is asked once more in the
+/// same round, told which round failed and with what, and its second answer runs (the first stays in the
+/// trace). Unsandboxed kernel, scripted model: round 1 fails on a removed NumPy name, round 2 resends it,
+/// the re-ask gets the fixed block, round 3 answers.
+#[test]
+fn resent_failing_code_is_asked_again_not_run_again() {
+    let d = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&d.path().join("ws"));
+    spec.unsafe_no_sandbox = true;
+    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let bad = "<execute>import sys\nx = sys.no_such_name\n</execute>";
+    let model = CodeActScripted {
+        over: Some(Box::new(move |r| {
+            let last = r.messages.last().unwrap().content.clone();
+            let text = if last.starts_with("That is the code of round 1 again") {
+                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
+            } else if last.contains("x 42") {
+                "<solution>x: 42</solution>"
+            } else {
+                bad
+            };
+            Some(Ok(Value::String(text.into())))
+        })),
+    };
+    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let r = &o.trace.rounds;
+    assert_eq!(r.len(), 3, "{r:#?}");
+    assert!(r[0].failed && r[0].observation.contains("AttributeError"), "{:?}", r[0]);
+    let resent = r[1].resent.as_ref().expect("round 2 resent round 1's code");
+    assert_eq!(resent.of_round, 1);
+    assert!(resent.reply.contains("sys.no_such_name"));
+    assert!(!r[1].failed && r[1].observation.contains("x 42"), "{:?}", r[1]);
+    assert_eq!(o.report, "x: 42");
+}

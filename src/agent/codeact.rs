@@ -52,6 +52,17 @@ pub struct Round {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub model_seconds: f64,
+    /// The round's first reply when it resent the code of a failed round (which one): the model was asked
+    /// again in the same round, and `reply` is its second answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resent: Option<Resent>,
+}
+
+/// A reply that resent the code of a failed round, set aside in its round.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Resent {
+    pub of_round: usize,
+    pub reply: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -177,6 +188,34 @@ pub fn cut_reply_code(code: &str, max_tokens: u32) -> (String, String) {
          shorter blocks and import only what the block uses."
     );
     (lines[..n.saturating_sub(1)].join("\n"), note)
+}
+
+/// The code a reply asks to run (fence taken off; cut as [`cut_reply_code`] when the reply reached the token
+/// limit, with its note).
+fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(String, Option<String>)> {
+    let code = unfence(&tagged(&resp.text, "execute")?);
+    Some(if resp.finish_reason == "length" {
+        let (code, note) = cut_reply_code(&code, max_tokens);
+        (code, Some(note))
+    } else {
+        (code, None)
+    })
+}
+
+/// When a reply's code is that of a round that failed (Qwen2.5-Coder-1.5B at temperature 0 resent its failed
+/// block verbatim, the note on the error notwithstanding, in most of its first 27 suite instances): that
+/// round and its error with any note on it.
+fn resent_failure(resp: &crate::llm::ChatResponse, rounds: &[Round], max_tokens: u32) -> Option<(usize, String)> {
+    let (code, _) = executable(resp, max_tokens)?;
+    let failed = rounds.iter().rev().find(|r| r.failed && r.code.as_deref() == Some(code.as_str()))?;
+    let error = failed.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
+    let notes: Vec<&str> = failed.observation.lines().filter(|l| l.starts_with("Note:")).collect();
+    let mut text = error.unwrap_or("an error").to_string();
+    for n in notes {
+        text.push('\n');
+        text.push_str(n);
+    }
+    Some((failed.round, text))
 }
 
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
@@ -334,16 +373,44 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 return Outcome { report: String::new(), trace, failure: Some(e) };
             }
         };
-        let reply = resp.text.clone();
-        let mut sent = reply.clone();
         let mut r = Round {
             round,
-            reply: reply.clone(),
             prompt_tokens: resp.usage.prompt_tokens,
             completion_tokens: resp.usage.completion_tokens,
             model_seconds: resp.latency_ms / 1000.0,
             ..Default::default()
         };
+        // Resent code that failed is not run again: the model is asked once more in the round, told so.
+        let resent = (!last).then(|| resent_failure(&resp, &trace.rounds, s.max_tokens)).flatten();
+        let resp = match resent {
+            None => resp,
+            Some((of, error)) => {
+                let mut again = req.clone();
+                again.messages.push(Message::assistant(resp.text.clone()));
+                again.messages.push(Message::user(format!(
+                    "That is the code of round {of} again, which failed with: {error}\nDo not send it again: send \
+                     changed code that avoids this error, or your <solution>."
+                )));
+                r.resent = Some(Resent { of_round: of, reply: resp.text });
+                match model.chat_with(&again, cancel, &mut |_| {}) {
+                    Ok(second) => {
+                        r.prompt_tokens += second.usage.prompt_tokens;
+                        r.completion_tokens += second.usage.completion_tokens;
+                        r.model_seconds += second.latency_ms / 1000.0;
+                        second
+                    }
+                    Err(e) => {
+                        trace.outcome = crate::agent::outcome_of(e.class).into();
+                        trace.error = Some(e.to_string());
+                        trace.kernel_restarts = kernel.restarts;
+                        return Outcome { report: String::new(), trace, failure: Some(e) };
+                    }
+                }
+            }
+        };
+        let reply = resp.text.clone();
+        let mut sent = reply.clone();
+        r.reply = reply.clone();
         if let Some(sol) = tagged(&reply, "solution") {
             r.observation = String::new();
             r.observation_sha256 = sha("");
@@ -360,16 +427,12 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             trace.ended_by = if force { "repeated_failures".into() } else { "max_rounds".into() };
             break;
         }
-        match tagged(&reply, "execute").map(|c| unfence(&c)) {
-            Some(code) => {
+        match executable(&resp, s.max_tokens) {
+            Some((code, cut_note)) => {
                 // The history shows the model what ran, not the loop it wrote (the trace keeps the reply).
-                let (code, cut_note) = if resp.finish_reason == "length" {
-                    let (code, note) = cut_reply_code(&code, s.max_tokens);
+                if cut_note.is_some() {
                     sent = format!("<execute>\n{code}\n</execute>");
-                    (code, Some(note))
-                } else {
-                    (code, None)
-                };
+                }
                 let e = match kernel.exec(&code, s.exec_timeout_s) {
                     Ok(e) => e,
                     Err(why) => {

@@ -263,7 +263,14 @@ fn target_run(
                 .trace
                 .rounds
                 .iter()
-                .map(|r| json!({"round": r.round, "code": r.code.clone().unwrap_or_else(|| r.reply.clone()), "observation": r.observation}))
+                .map(|r| {
+                    let code = r.code.clone().unwrap_or_else(|| r.reply.clone());
+                    let mut v = json!({"round": r.round, "code": code, "observation": r.observation});
+                    if let Some(resent) = &r.resent {
+                        v["resent_round"] = json!(resent.of_round);
+                    }
+                    v
+                })
                 .collect();
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
             let claims = grounding::ungrounded(&o.report, &grounding::done_by_code(&o.trace), &case.query());

@@ -336,6 +336,12 @@ fn sandbox(ui: &mut egui::Ui, s: &Value) {
                     ui.ctx().copy_text(crate::sandbox::rerun_command(&inputs, &only, &ws, code));
                 }
             });
+            if let Some(of) = r.get("resent_round").and_then(Value::as_u64) {
+                ui.label(format!(
+                    "The model first resent round {of}'s failing code; it was not run, and the model was asked again \
+                     (both replies: the trace below)."
+                ));
+            }
             ui.monospace(json_text(r.get("code").unwrap_or(&Value::Null)));
             ui.weak(json_text(r.get("observation").unwrap_or(&Value::Null)));
             ui.separator();
