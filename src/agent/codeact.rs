@@ -276,7 +276,7 @@ const REMOVED: [(&str, &str, &str); 8] = [
 /// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead. SciPy's
 /// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names; an
 /// attribute a Raw object does not have (`raw.var`, `raw.variance`, `raw.events`: 4 of the Qwen run's
-/// instances) gets what a Raw has.
+/// instances) gets what a Raw has; a missing module, the packages there are.
 pub fn environment_hint(traceback: &str) -> Option<String> {
     let last = last_line(traceback);
     let removed = REMOVED.iter().find_map(|(module, name, instead)| {
@@ -292,6 +292,15 @@ pub fn environment_hint(traceback: &str) -> Option<String> {
                 "Note: MNE's Welch takes n_fft, n_per_seg and n_overlap (samples), not SciPy's nperseg and noverlap."
                     .to_string()
             })
+        })
+        .or_else(|| {
+            // A package the environment lacks (Qwen asked for neurokit2 twice running): what it has.
+            let missing = last.strip_prefix("ModuleNotFoundError: No module named ")?.trim_matches('\'');
+            let have: Vec<&str> = crate::sandbox::CODEACT_PACKAGES.iter().map(|(_, import)| *import).collect();
+            Some(format!(
+                "Note: {missing} is not installed and cannot be (no network); the environment has {}.",
+                have.join(", ")
+            ))
         })
         .or_else(|| {
             (last.starts_with("AttributeError: 'Raw") && last.contains("object has no attribute")).then(|| {
@@ -546,6 +555,11 @@ mod tests {
             "Traceback ...\n    v = raw.var()\n        ^^^^^^^\nAttributeError: 'RawEDF' object has no attribute 'var'";
         assert!(environment_hint(tb).is_some_and(|h| h.contains("get_data()")));
         assert_eq!(environment_hint("AttributeError: 'tuple' object has no attribute 'get_data'"), None);
+        let missing = "Traceback ...\nModuleNotFoundError: No module named 'neurokit2'";
+        assert!(
+            environment_hint(missing)
+                .is_some_and(|h| h.starts_with("Note: neurokit2 is not installed") && h.contains("mne, yasa"))
+        );
     }
 
     /// A Markdown fence inside `<execute>` (the capable model writes one) is taken off; prose after a
