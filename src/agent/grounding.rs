@@ -86,9 +86,15 @@ fn works_of(s: &str) -> Vec<Work> {
     if any(s, &["loaded", "was read", "were read", "read in ", "opened", "imported"]) {
         out.push(Work::Load);
     }
-    if any(s, &["filtered", "bandpassed", "band-passed"])
-        || (done
-            && any(s, &["filter", "band-pass", "bandpass", "high-pass", "highpass", "low-pass", "lowpass", "notch"]))
+    // "… computed with no filtering" states the filter as not done.
+    let unfiltered = any(s, &["no filter", "without filter", "no band-pass", "without band-pass"]);
+    if !unfiltered
+        && (any(s, &["filtered", "bandpassed", "band-passed"])
+            || (done
+                && any(
+                    s,
+                    &["filter", "band-pass", "bandpass", "high-pass", "highpass", "low-pass", "lowpass", "notch"],
+                )))
     {
         out.push(Work::Filter);
     }
@@ -194,11 +200,37 @@ pub fn done_by_tools(trace: &EegTrace) -> BTreeSet<Work> {
     steps.flat_map(|s| tool_work(&s.tool).iter().copied()).collect()
 }
 
-/// Work the code that ran without an error did, read from the calls it makes (MNE, SciPy, NumPy, YASA,
-/// NeuroKit2, pyedflib, pandas).
+/// The part of a round's code that ran: all of it without an error; before the failing statement when a
+/// traceback names it (`File "<block N>", line L`: the block's first frame is its top-level statement);
+/// nothing after a syntax error, a timeout or a traceback that names no line of the block.
+fn code_that_ran(r: &super::codeact::Round) -> &str {
+    let Some(code) = r.code.as_deref() else { return "" };
+    if !r.failed {
+        return code;
+    }
+    let last = r.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
+    let syntax = ["SyntaxError", "IndentationError", "TabError"];
+    if r.timed_out || last.is_none_or(|l| syntax.iter().any(|e| l.starts_with(e))) {
+        return "";
+    }
+    let line = r.observation.split("File \"<block ").nth(1).and_then(|rest| {
+        let digits = rest.split("\", line ").nth(1)?;
+        digits.split(|c: char| !c.is_ascii_digit()).next()?.parse::<usize>().ok()
+    });
+    match line {
+        Some(l) if l > 1 => {
+            let end = code.match_indices('\n').nth(l - 2).map_or(code.len(), |(i, _)| i);
+            &code[..end]
+        }
+        _ => "",
+    }
+}
+
+/// Work the code that ran did (blocks without an error, and the statements before a block's failing one),
+/// read from the calls it makes (MNE, SciPy, NumPy, YASA, NeuroKit2, pyedflib, pandas).
 pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
     let mut out = BTreeSet::new();
-    for code in trace.rounds.iter().filter(|r| !r.failed && !r.timed_out).filter_map(|r| r.code.as_deref()) {
+    for code in trace.rounds.iter().map(code_that_ran).filter(|c| !c.is_empty()) {
         let c = code.to_lowercase();
         let has = |words: &[&str]| any(&c, words);
         if has(&[
@@ -345,5 +377,28 @@ mod tests {
             "",
         );
         assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Spectrum]);
+    }
+
+    /// The Qwen CodeAct run's block that failed at line 40 (`np.trapz`) had loaded, filtered and computed the
+    /// PSD in the lines before: that work was done. A syntax error runs nothing. "no filtering" claims none.
+    #[test]
+    fn statements_before_the_failing_one_ran_and_a_syntax_error_runs_nothing() {
+        use super::super::codeact::Round;
+        let code = "raw = mne.io.read_raw_edf('/input/rec.edf', preload=True)\nraw.filter(0.1, 30)\n\
+                    psd = raw.compute_psd(method='welch')\np = np.trapz(psd, f)\nraw.resample(100)";
+        let tb = "Filtering raw data\nTraceback (most recent call last):\n  File \"<block 1>\", line 4, in <module>\n    \
+                  p = np.trapz(psd, f)\n  File \"/venv/numpy/__init__.py\", line 792, in __getattr__\n\
+                  AttributeError: module 'numpy' has no attribute 'trapz'\n\nNote: numpy.trapz does not exist here.";
+        let failed = Round { code: Some(code.into()), failed: true, observation: tb.into(), ..Default::default() };
+        let trace = CodeActTrace { rounds: vec![failed.clone()], ..Default::default() };
+        assert_eq!(done_by_code(&trace), BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]));
+        let syntax = Round {
+            observation: "  File \"<block 1>\", line 4\n    from scipy\n              ^\nSyntaxError: invalid syntax"
+                .into(),
+            ..failed
+        };
+        assert!(done_by_code(&CodeActTrace { rounds: vec![syntax], ..Default::default() }).is_empty());
+        let report = "The Welch PSD of channel Fp1 is computed using 2-s Hann windows, 50% overlap, and no filtering.";
+        assert_eq!(claims(report, "").iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Spectrum]);
     }
 }
