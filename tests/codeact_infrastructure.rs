@@ -39,8 +39,8 @@ fn a_kernel_that_cannot_restart_ends_the_run_as_an_infrastructure_failure() {
 
 /// A block that resent the code of a failed round is not run again: the model is asked once more in the
 /// same round, told which round failed and with what, and its second answer runs (the first stays in the
-/// trace). Unsandboxed kernel, scripted model: round 1 fails on a removed NumPy name, round 2 resends it,
-/// the re-ask gets the fixed block, round 3 answers.
+/// trace); a block that ran is not run again either. Unsandboxed kernel, scripted model: round 1 fails,
+/// round 2 resends it and the re-ask gets the fixed block, round 3 resends that and the re-ask answers.
 #[test]
 fn resent_failing_code_is_asked_again_not_run_again() {
     let d = tempfile::tempdir().unwrap();
@@ -51,10 +51,13 @@ fn resent_failing_code_is_asked_again_not_run_again() {
     let model = CodeActScripted {
         over: Some(Box::new(move |r| {
             let last = r.messages.last().unwrap().content.clone();
+            let good = "<execute>x = 41 + 1\nprint('x', x)\n</execute>";
             let text = if last.starts_with("That is the code of round 1 again") {
-                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
-            } else if last.contains("x 42") {
+                good
+            } else if last.starts_with("That is the code of round 2 again, which already ran") {
                 "<solution>x: 42</solution>"
+            } else if last.contains("x 42") {
+                good
             } else {
                 bad
             };
@@ -70,5 +73,7 @@ fn resent_failing_code_is_asked_again_not_run_again() {
     assert_eq!(resent.of_round, 1);
     assert!(resent.reply.contains("sys.no_such_name"));
     assert!(!r[1].failed && r[1].observation.contains("x 42"), "{:?}", r[1]);
+    assert_eq!(r[2].resent.as_ref().map(|x| x.of_round), Some(2), "{:?}", r[2]);
+    assert!(r[2].code.is_none() && r[2].reply.starts_with("<solution>"));
     assert_eq!(o.report, "x: 42");
 }

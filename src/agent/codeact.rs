@@ -202,20 +202,37 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
     })
 }
 
-/// When a reply's code is that of a round that failed (Qwen2.5-Coder-1.5B at temperature 0 resent its failed
-/// block verbatim, the note on the error notwithstanding, in most of its first 27 suite instances): that
-/// round and its error with any note on it.
-fn resent_failure(resp: &crate::llm::ChatResponse, rounds: &[Round], max_tokens: u32) -> Option<(usize, String)> {
+/// When a reply's code is that of an earlier round: that round and what to tell the model. Qwen2.5-Coder-1.5B
+/// at temperature 0 resent its failed block verbatim (the note on the error notwithstanding) in most of its
+/// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
+/// answering.
+fn resent(resp: &crate::llm::ChatResponse, rounds: &[Round], max_tokens: u32) -> Option<(usize, String)> {
     let (code, _) = executable(resp, max_tokens)?;
-    let failed = rounds.iter().rev().find(|r| r.failed && r.code.as_deref() == Some(code.as_str()))?;
-    let error = failed.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
-    let notes: Vec<&str> = failed.observation.lines().filter(|l| l.starts_with("Note:")).collect();
-    let mut text = error.unwrap_or("an error").to_string();
-    for n in notes {
-        text.push('\n');
-        text.push_str(n);
+    let earlier = rounds.iter().rev().find(|r| r.code.as_deref() == Some(code.as_str()))?;
+    let n = earlier.round;
+    if !earlier.failed {
+        let printed: String = earlier.observation.chars().take(600).collect();
+        return Some((
+            n,
+            format!(
+                "That is the code of round {n} again, which already ran without an error and printed:\n{printed}\n\
+                 Do not run it again: send new code for what is still missing, or your <solution>."
+            ),
+        ));
     }
-    Some((failed.round, text))
+    let error = earlier.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
+    let mut text = error.unwrap_or("an error").to_string();
+    for note in earlier.observation.lines().filter(|l| l.starts_with("Note:")) {
+        text.push('\n');
+        text.push_str(note);
+    }
+    Some((
+        n,
+        format!(
+            "That is the code of round {n} again, which failed with: {text}\nDo not send it again: send changed code \
+             that avoids this error, or your <solution>."
+        ),
+    ))
 }
 
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
@@ -389,17 +406,14 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             model_seconds: resp.latency_ms / 1000.0,
             ..Default::default()
         };
-        // Resent code that failed is not run again: the model is asked once more in the round, told so.
-        let resent = (!last).then(|| resent_failure(&resp, &trace.rounds, s.max_tokens)).flatten();
+        // Resent code is not run again: the model is asked once more in the round, told so.
+        let resent = (!last).then(|| resent(&resp, &trace.rounds, s.max_tokens)).flatten();
         let resp = match resent {
             None => resp,
-            Some((of, error)) => {
+            Some((of, told)) => {
                 let mut again = req.clone();
                 again.messages.push(Message::assistant(resp.text.clone()));
-                again.messages.push(Message::user(format!(
-                    "That is the code of round {of} again, which failed with: {error}\nDo not send it again: send \
-                     changed code that avoids this error, or your <solution>."
-                )));
+                again.messages.push(Message::user(told));
                 r.resent = Some(Resent { of_round: of, reply: resp.text });
                 match model.chat_with(&again, cancel, &mut |_| {}) {
                     Ok(second) => {

@@ -338,7 +338,7 @@ fn sandbox(ui: &mut egui::Ui, s: &Value) {
             });
             if let Some(of) = r.get("resent_round").and_then(Value::as_u64) {
                 ui.label(format!(
-                    "The model first resent round {of}'s failing code; it was not run, and the model was asked again \
+                    "The model first resent round {of}'s code; it was not run again, and the model was asked again \
                      (both replies: the trace below)."
                 ));
             }
