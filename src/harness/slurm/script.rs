@@ -101,8 +101,11 @@ pub fn write_scripts_in(
     let common = format!("{}{}{}", line("partition", &o.partition), line("account", &o.account), line("qos", &o.qos));
     let header = |name: &str, extra: &str| {
         format!(
-            "#!/usr/bin/env bash\n#SBATCH --job-name={name}\n{common}#SBATCH --time={}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={}\n{extra}set -euo pipefail\n",
-            o.time, o.cpus, o.mem
+            "#!/usr/bin/env bash\n#SBATCH --job-name={name}\n{common}#SBATCH --time={}\n#SBATCH --cpus-per-task={}\n#SBATCH --mem={}\n{extra}set -euo pipefail\n\
+             # As many worker threads as CPUs asked for: a node's other tasks share its cores (a local model\n\
+             # with a thread per core of the node ran ten times slower beside another shard).\n\
+             export RAYON_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-{}}}\n",
+            o.time, o.cpus, o.mem, o.cpus
         )
     };
     let run = format!(
@@ -177,7 +180,8 @@ mod tests {
         .unwrap();
         let run = std::fs::read_to_string(&files[0]).unwrap();
         let merge = std::fs::read_to_string(&files[1]).unwrap();
-        for want in ["--array=1-3", "--account=lab", "--qos=short", "--gres=gpu:1", "--constraint=avx512"] {
+        let threads = "export RAYON_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}";
+        for want in ["--array=1-3", "--account=lab", "--qos=short", "--gres=gpu:1", "--constraint=avx512", threads] {
             assert!(run.contains(want), "{want}: {run}");
         }
         assert!(
