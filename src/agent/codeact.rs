@@ -206,9 +206,8 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
 /// at temperature 0 resent its failed block verbatim (the note on the error notwithstanding) in most of its
 /// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
 /// answering.
-fn resent(resp: &crate::llm::ChatResponse, rounds: &[Round], max_tokens: u32) -> Option<(usize, String)> {
-    let (code, _) = executable(resp, max_tokens)?;
-    let earlier = rounds.iter().rev().find(|r| r.code.as_deref() == Some(code.as_str()))?;
+fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
+    let earlier = rounds.iter().rev().find(|r| r.code.as_deref() == Some(code))?;
     let n = earlier.round;
     if !earlier.failed {
         let printed: String = earlier.observation.chars().take(600).collect();
@@ -220,8 +219,7 @@ fn resent(resp: &crate::llm::ChatResponse, rounds: &[Round], max_tokens: u32) ->
             ),
         ));
     }
-    let error = earlier.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
-    let mut text = error.unwrap_or("an error").to_string();
+    let mut text = error_line(&earlier.observation).unwrap_or("an error").to_string();
     for note in earlier.observation.lines().filter(|l| l.starts_with("Note:")) {
         text.push('\n');
         text.push_str(note);
@@ -329,6 +327,11 @@ pub fn environment_hint(traceback: &str) -> Option<String> {
         })
 }
 
+/// The error line of a failed round's observation: its last line that is not one of BrainLens's notes.
+pub fn error_line(observation: &str) -> Option<&str> {
+    observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"))
+}
+
 /// A traceback's last line (the exception and its message).
 fn last_line(traceback: &str) -> &str {
     traceback.trim().lines().last().unwrap_or("")
@@ -373,6 +376,14 @@ fn round_request(task: &str, history: &[(String, String)], s: &Settings, last: b
     }
 }
 
+/// The outcome of a loop whose model call failed (its class decides whether the instance is rerun).
+fn model_failed(mut trace: CodeActTrace, kernel_restarts: u32, e: LlmError) -> Outcome {
+    trace.outcome = crate::agent::outcome_of(e.class).into();
+    trace.error = Some(e.to_string());
+    trace.kernel_restarts = kernel_restarts;
+    Outcome { report: String::new(), trace, failure: Some(e) }
+}
+
 /// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
 pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
     let mut trace = CodeActTrace {
@@ -392,12 +403,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         let req = round_request(&task, &history, s, last, trace.rounds.iter().all(|r| r.code.is_none()));
         let resp = match model.chat_with(&req, cancel, &mut |_| {}) {
             Ok(r) => r,
-            Err(e) => {
-                trace.outcome = crate::agent::outcome_of(e.class).into();
-                trace.error = Some(e.to_string());
-                trace.kernel_restarts = kernel.restarts;
-                return Outcome { report: String::new(), trace, failure: Some(e) };
-            }
+            Err(e) => return model_failed(trace, kernel.restarts, e),
         };
         let mut r = Round {
             round,
@@ -406,8 +412,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             model_seconds: resp.latency_ms / 1000.0,
             ..Default::default()
         };
+        let mut code = executable(&resp, s.max_tokens);
         // Resent code is not run again: the model is asked once more in the round, told so.
-        let resent = (!last).then(|| resent(&resp, &trace.rounds, s.max_tokens)).flatten();
+        let resent = code.as_ref().filter(|_| !last).and_then(|(c, _)| resent(c, &trace.rounds));
         let resp = match resent {
             None => resp,
             Some((of, told)) => {
@@ -415,20 +422,15 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 again.messages.push(Message::assistant(resp.text.clone()));
                 again.messages.push(Message::user(told));
                 r.resent = Some(Resent { of_round: of, reply: resp.text });
-                match model.chat_with(&again, cancel, &mut |_| {}) {
-                    Ok(second) => {
-                        r.prompt_tokens += second.usage.prompt_tokens;
-                        r.completion_tokens += second.usage.completion_tokens;
-                        r.model_seconds += second.latency_ms / 1000.0;
-                        second
-                    }
-                    Err(e) => {
-                        trace.outcome = crate::agent::outcome_of(e.class).into();
-                        trace.error = Some(e.to_string());
-                        trace.kernel_restarts = kernel.restarts;
-                        return Outcome { report: String::new(), trace, failure: Some(e) };
-                    }
-                }
+                let second = match model.chat_with(&again, cancel, &mut |_| {}) {
+                    Ok(second) => second,
+                    Err(e) => return model_failed(trace, kernel.restarts, e),
+                };
+                r.prompt_tokens += second.usage.prompt_tokens;
+                r.completion_tokens += second.usage.completion_tokens;
+                r.model_seconds += second.latency_ms / 1000.0;
+                code = executable(&second, s.max_tokens);
+                second
             }
         };
         let reply = resp.text.clone();
@@ -450,7 +452,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             trace.ended_by = if force { "repeated_failures".into() } else { "max_rounds".into() };
             break;
         }
-        match executable(&resp, s.max_tokens) {
+        match code {
             Some((code, cut_note)) => {
                 // The history shows the model what ran, not the loop it wrote (the trace keeps the reply).
                 if cut_note.is_some() {

@@ -208,7 +208,7 @@ fn code_that_ran(r: &super::codeact::Round) -> &str {
     if !r.failed {
         return code;
     }
-    let last = r.observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"));
+    let last = super::codeact::error_line(&r.observation);
     let syntax = ["SyntaxError", "IndentationError", "TabError"];
     if r.timed_out || last.is_none_or(|l| syntax.iter().any(|e| l.starts_with(e))) {
         return "";

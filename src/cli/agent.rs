@@ -344,6 +344,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                         shard,
                         subset,
                     },
+                    &Cancel::default(),
                 )?;
                 let job = plan.job(concurrency, judge, out_k);
                 let progress = super::progress::Progress::new(0, "runs");

@@ -99,12 +99,14 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Reads and splits the cohort, builds the case memory from the training split, and the agent.
+    /// Reads and splits the cohort, builds the case memory from the training split (`cancel` stops a GFM
+    /// training, which resumes from its checkpoint next time), and the agent.
     pub fn new(
         task: Task,
         settings: Settings,
         model: Option<std::sync::Arc<dyn crate::llm::ChatModel>>,
         c: &Cohort,
+        cancel: &Cancel,
     ) -> Result<Plan> {
         if c.runs == 0 {
             return Err(AgentError::from(format!("the number of runs per sample (--k) must be at least 1")));
@@ -116,7 +118,7 @@ impl Plan {
                 let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
                 Some(super::setup::memory_from(d, settings.beta, settings.k, &test_ids)?)
             }
-            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, &settings)?),
+            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, &settings, cancel)?),
         };
         let training = if settings.method.is_baseline() {
             let samples: Vec<_> = train.iter().map(|r| (c.graphs.join(&r.file), r.label.clone())).collect();

@@ -42,14 +42,23 @@ pub fn memory_from(dir: &Path, beta: f32, k: usize, leave_out: &[String]) -> Res
 
 /// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `settings.card_encoder`: the
 /// baseline encoder, or the supervised one fitted on these rows (the training split) alone.
-pub fn memory_of(graphs: &Path, rows: &[Row], task: &Task, settings: &Settings) -> Result<Arc<Memory>> {
+pub fn memory_of(
+    graphs: &Path,
+    rows: &[Row],
+    task: &Task,
+    settings: &Settings,
+    cancel: &crate::util::cancel::Cancel,
+) -> Result<Arc<Memory>> {
     let text = text_model();
     let labels: Vec<(String, String, String)> =
         rows.iter().map(|r| (r.file.clone(), r.label.clone(), r.group.clone())).collect();
     let encoder = match settings.card_encoder {
         CardEncoder::Baseline => GraphEncoder::Baseline,
         CardEncoder::Supervised => GraphEncoder::Supervised(Arc::new(supervised_encoder(graphs, rows, task)?)),
-        CardEncoder::Gfm => gfm_encoder(graphs, rows, task, settings.gfm_epochs)?,
+        CardEncoder::Gfm => {
+            let dir = crate::util::paths::cache_dir().join("gfm");
+            gfm_encoder(graphs, rows, task, settings.gfm_epochs, &dir, cancel)?
+        }
     };
     let memory = CaseMemory::build(
         graphs,
@@ -87,20 +96,28 @@ fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEn
 }
 
 /// The GFM trained (default settings, `epochs`, seed 0, labels unused) on the training rows' graphs, from the cache
-/// when these graphs trained one before: `cache_dir()/gfm/<sha256 of the graphs and settings>.safetensors`
-/// with its training log beside it. Shards and resumed runs of one evaluation thus share one model.
-fn gfm_encoder(graphs: &Path, rows: &[Row], task: &Task, epochs: usize) -> Result<GraphEncoder> {
+/// when these graphs trained one before: `dir/<sha256 of the graphs and settings>.safetensors` (`dir` is
+/// `cache_dir()/gfm`) with its training log beside it. Shards and resumed runs of one evaluation thus share one model.
+fn gfm_encoder(
+    graphs: &Path,
+    rows: &[Row],
+    task: &Task,
+    epochs: usize,
+    dir: &Path,
+    cancel: &crate::util::cancel::Cancel,
+) -> Result<GraphEncoder> {
     use crate::retrieval::gfm::{GfmModel, train};
     let loaded: Vec<crate::network::Connectome> =
         rows.iter().map(|r| load_graph(&graphs.join(&r.file), None)).collect::<std::result::Result<_, _>>()?;
     let options = train::TrainOptions { epochs, ..train::TrainOptions::default() };
-    let mut bytes = format!("{options:?}").into_bytes();
+    let mut hash = crate::util::hash::Sha256Hex::new();
+    hash.update(format!("{options:?}").as_bytes());
     for g in &loaded {
-        bytes.extend_from_slice(&(g.n as u64).to_le_bytes());
-        bytes.extend(g.w.iter().flat_map(|v| v.to_le_bytes()));
+        hash.update(&(g.n as u64).to_le_bytes());
+        g.w.iter().for_each(|v| hash.update(&v.to_le_bytes()));
     }
-    let key = crate::util::hash::sha256_hex(&bytes);
-    let path = crate::util::paths::cache_dir().join("gfm").join(format!("{}.safetensors", &key[..16]));
+    let key = hash.hex();
+    let path = dir.join(format!("{}.safetensors", &key[..16]));
     let fail = |e: crate::retrieval::error::RetrievalError| {
         AgentError::from(format!(
             "training CARD's GFM on the training split of task {} ({}): {e}",
@@ -115,8 +132,18 @@ fn gfm_encoder(graphs: &Path, rows: &[Row], task: &Task, epochs: usize) -> Resul
     let done = log.as_ref().map_or(0, |l| l.epochs_done);
     if !(path.is_file() && done >= options.epochs) {
         let options = train::TrainOptions { resume: done > 0, ..options };
-        let cancel = crate::util::cancel::Cancel::default();
-        train::train(&loaded, &path, &options, &mut |_| {}, &cancel).map_err(fail)?;
+        let log = train::train(&loaded, &path, &options, &mut |_| {}, cancel).map_err(fail)?;
+        if log.epochs_done < options.epochs {
+            // Stopped: the checkpoint stays for the next evaluation; no memory on a half-trained encoder.
+            return Err(AgentError::from(format!(
+                "training CARD's GFM on the training split of task {} was stopped after {} of {} epochs ({}); \
+                 the next evaluation resumes it",
+                task.name,
+                log.epochs_done,
+                options.epochs,
+                path.display()
+            )));
+        }
     }
     let model = GfmModel::load(&path).map_err(fail)?;
     Ok(GraphEncoder::Gfm { model: Arc::new(model), path })
@@ -170,4 +197,44 @@ pub fn assemble(
         memory: memory.filter(|_| settings.needs_card()),
         training: training.filter(|_| settings.method.is_baseline()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GFM training stopped by the evaluation's cancel is an error (no memory on a half-trained encoder),
+    /// and its checkpoint is what the next evaluation resumes.
+    #[test]
+    fn a_stopped_gfm_training_builds_no_memory() {
+        let d = tempfile::tempdir().unwrap();
+        let mut rows = Vec::new();
+        for i in 0..4 {
+            let n = 6;
+            let w: Vec<f64> = (0..n * n)
+                .map(|k| if k % (n + 1) == 0 { 0.0 } else { 0.1 + ((k * (i + 3)) % 7) as f64 / 10.0 })
+                .collect();
+            let w: Vec<f64> = (0..n * n).map(|k| (w[k] + w[(k % n) * n + k / n]) / 2.0).collect();
+            let c = crate::network::Connectome::from_matrix(
+                "g",
+                n,
+                n,
+                w,
+                None,
+                crate::network::connectome::Asymmetry::Error,
+            )
+            .unwrap();
+            let file = format!("g{i}.csv");
+            crate::network::io::write_csv(&d.path().join(&file), &c).unwrap();
+            rows.push(Row { file, label: if i % 2 == 0 { "HC".into() } else { "ADHD".into() }, group: String::new() });
+        }
+        let task = Task::load("adhd").unwrap();
+        let cancel = crate::util::cancel::Cancel::default();
+        cancel.cancel();
+        let models = d.path().join("gfm");
+        let e = gfm_encoder(d.path(), &rows, &task, 5, &models, &cancel).err().expect("stopped");
+        assert!(e.to_string().contains("was stopped after 0 of 5 epochs"), "{e}");
+        let ok = gfm_encoder(d.path(), &rows, &task, 5, &models, &crate::util::cancel::Cancel::default());
+        assert!(ok.is_ok(), "{:?}", ok.err());
+    }
 }

@@ -88,7 +88,7 @@ impl BatchView {
             } else {
                 None
             };
-            let plan = Plan::new(task, settings, model, &cohort)?;
+            let plan = Plan::new(task, settings, model, &cohort, &cancel)?;
             let job = plan.job(concurrency, false, out.clone());
             crate::agent::graph::eval::run(&job, &cancel, &|done, total| {
                 progress.store((done * 1000 / total.max(1)) as u64, Ordering::Relaxed);
