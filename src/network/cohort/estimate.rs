@@ -131,39 +131,40 @@ pub fn subject(x: &[f64], t: usize, r: usize, kind: Kind) -> Result<Vec<f64>> {
     })
 }
 
-/// The tangent-space connectivities of a group from its members' covariances ([`subject`] with
-/// `Kind::Tangent`): `logm(W Cᵢ W)` with `W` the inverse square root of the geometric mean.
-pub fn tangent(covariances: &[Vec<f64>], r: usize) -> Result<Vec<Vec<f64>>> {
-    if covariances.len() < 2 {
-        invalid!("tangent space needs a group: {} subject(s)", covariances.len());
+/// The tangent-space connectivities of a group, in place: `covariances` holds its members' covariances
+/// ([`subject`] with `Kind::Tangent`), `r × r` each, one after another; each becomes `logm(W Cᵢ W)` with `W`
+/// the inverse square root of the geometric mean.
+pub fn tangent(covariances: &mut [f64], r: usize) -> Result<()> {
+    let n = covariances.len() / (r * r).max(1);
+    if n < 2 {
+        invalid!("tangent space needs a group: {n} subject(s)");
     }
     let mean = geometric_mean(covariances, r, 30, 1e-7)?;
     let whitening = linalg::map_eigenvalues(&mean, r, |v| 1.0 / v.sqrt());
-    Ok(covariances
-        .iter()
-        .map(|c| {
-            let w = linalg::product(&linalg::product(&whitening, c, r), &whitening, r);
-            linalg::map_eigenvalues(&w, r, f64::ln)
-        })
-        .collect())
+    for c in covariances.chunks_mut(r * r) {
+        let w = linalg::product(&linalg::product(&whitening, c, r), &whitening, r);
+        c.copy_from_slice(&linalg::map_eigenvalues(&w, r, f64::ln));
+    }
+    Ok(())
 }
 
 /// nilearn's `_geometric_mean` (Fletcher & Joshi's gradient descent on the manifold of SPD matrices, started
 /// from the arithmetic mean, its step halved whenever the gradient's norm grows).
-fn geometric_mean(mats: &[Vec<f64>], r: usize, max_iter: usize, tol: f64) -> Result<Vec<f64>> {
-    for (i, m) in mats.iter().enumerate() {
+fn geometric_mean(all: &[f64], r: usize, max_iter: usize, tol: f64) -> Result<Vec<f64>> {
+    let mats = || all.chunks(r * r);
+    for (i, m) in mats().enumerate() {
         if linalg::Eigen::of(m, r).values[0] <= 0.0 {
             invalid!("subject {}: its covariance is not positive definite", i + 1);
         }
     }
-    let k = mats.len() as f64;
-    let mut gmean: Vec<f64> = (0..r * r).map(|e| mats.iter().map(|m| m[e]).sum::<f64>() / k).collect();
+    let k = mats().len() as f64;
+    let mut gmean: Vec<f64> = (0..r * r).map(|e| mats().map(|m| m[e]).sum::<f64>() / k).collect();
     let (mut norm_old, mut step) = (f64::INFINITY, 1.0);
     for _ in 0..max_iter {
         let eig = linalg::Eigen::of(&gmean, r);
         let inv_sqrt = eig.map(|v| (1.0 / v).sqrt());
         let mut logs_mean = vec![0.0; r * r];
-        for m in mats {
+        for m in mats() {
             let w = linalg::product(&linalg::product(&inv_sqrt, m, r), &inv_sqrt, r);
             let log = linalg::map_eigenvalues(&w, r, f64::ln);
             logs_mean.iter_mut().zip(log).for_each(|(a, b)| *a += b / k);
@@ -223,15 +224,15 @@ mod tests {
             }
         }
         // The tangent vectors of a group average (near) zero when the group is its own reference.
-        let covs: Vec<Vec<f64>> = (0..3)
-            .map(|k| {
+        let mut covs: Vec<f64> = (0..3)
+            .flat_map(|k| {
                 let y: Vec<f64> = x.iter().enumerate().map(|(i, v)| v + 0.1 * (((i * (k + 3)) % 7) as f64)).collect();
                 subject(&y, t, r, Kind::Tangent).unwrap()
             })
             .collect();
-        let tan = tangent(&covs, r).unwrap();
-        let mean_abs: f64 = (0..r * r).map(|e| tan.iter().map(|m| m[e]).sum::<f64>().abs() / 3.0).sum::<f64>();
+        assert!(tangent(&mut covs[..r * r].to_vec(), r).is_err());
+        tangent(&mut covs, r).unwrap();
+        let mean_abs: f64 = (0..r * r).map(|e| covs.chunks(r * r).map(|m| m[e]).sum::<f64>().abs() / 3.0).sum::<f64>();
         assert!(mean_abs < 1e-4, "{mean_abs}");
-        assert!(tangent(&covs[..1], r).is_err());
     }
 }

@@ -153,14 +153,15 @@ fn counts<T: Clone + PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<(T, 
 struct Subject {
     reasons: Vec<String>,
     volumes: usize,
-    /// Its connectome (its covariance for the tangent kind), when it is kept.
-    matrix: Option<Vec<f64>>,
+    /// Whether its connectome (its covariance for the tangent kind) was computed: it is kept.
+    kept: bool,
     constant: Vec<usize>,
 }
 
 /// Imports the cohort in `dir`. `progress(done, total)` is called as subjects are done; `cancel` stops it
 /// between subjects. Each subject's series is read, checked and turned into its connectome in one pass on
-/// every core, so memory holds the connectomes, not the series.
+/// every core, written straight into its place in the cohort's one `N × R × R` array, so memory holds the
+/// connectomes once, not the series.
 pub fn import(
     dir: &Path,
     opts: &ImportOptions,
@@ -220,6 +221,8 @@ pub fn import(
     let r = columns.len();
     let kind = opts.kind;
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut connectomes = vec![0.0; total * r * r];
+    let slots: Vec<std::sync::Mutex<&mut [f64]>> = connectomes.chunks_mut(r * r).map(std::sync::Mutex::new).collect();
     let passed = crate::util::par::map_collect(total, crate::util::par::threads(), 4, |i| -> Result<Subject> {
         if cancel.is_cancelled() {
             return Err(NetworkError::Cancelled);
@@ -242,7 +245,7 @@ pub fn import(
             } else {
                 format!("{} regions where the cohort has {regions_in}", s.regions)
             });
-            Subject { reasons, volumes: s.volumes, matrix: None, constant: Vec::new() }
+            Subject { reasons, volumes: s.volumes, kept: false, constant: Vec::new() }
         } else {
             let sel = s.select(&columns);
             drop(s);
@@ -253,26 +256,27 @@ pub fn import(
             if !constant.is_empty() {
                 reasons.push(constant_reason(&constant, &region_labels, &region_codes));
             }
-            let matrix = if reasons.is_empty() || opts.keep_flagged {
-                let mut m = estimate::subject(&sel.values, sel.volumes, r, kind)
+            let kept = reasons.is_empty() || opts.keep_flagged;
+            if kept {
+                let m = estimate::subject(&sel.values, sel.volumes, r, kind)
                     .map_err(|e| crate::network::error::format(&file.display(), e.to_string()))?;
+                let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
+                slot.copy_from_slice(&m);
                 if kind != Kind::Tangent {
-                    mark_constant(&mut m, &constant, r);
+                    mark_constant(&mut slot, &constant, r);
                 }
-                Some(m)
-            } else {
-                None
-            };
-            Subject { reasons, volumes: sel.volumes, matrix, constant }
+            }
+            Subject { reasons, volumes: sel.volumes, kept, constant }
         };
         progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
         Ok(out)
     });
+    drop(slots);
     let passed: Vec<Subject> = passed.into_iter().collect::<Result<_>>()?;
     let mut flagged = Vec::new();
     let mut members = Vec::new();
     for (i, s) in passed.iter().enumerate() {
-        let kept = s.matrix.is_some();
+        let kept = s.kept;
         if !s.reasons.is_empty() {
             flagged.push(Flag {
                 subject: layout.subjects[i].0.clone(),
@@ -305,15 +309,15 @@ pub fn import(
             spec.label_names().join(", ")
         );
     }
-    let mut matrices: Vec<Vec<f64>> = Vec::with_capacity(members.len());
-    let mut passed = passed;
-    for &i in &members {
-        matrices.push(passed[i].matrix.take().expect("members have a matrix"));
+    // The members' connectomes moved up over the places of the subjects left out (k ≤ i: in order, in place).
+    for (k, &i) in members.iter().enumerate() {
+        connectomes.copy_within(i * r * r..(i + 1) * r * r, k * r * r);
     }
+    connectomes.truncate(members.len() * r * r);
     if kind == Kind::Tangent {
-        matrices = estimate::tangent(&matrices, r)?;
-        for (k, &i) in members.iter().enumerate() {
-            mark_constant(&mut matrices[k], &passed[i].constant, r);
+        estimate::tangent(&mut connectomes, r)?;
+        for (m, &i) in connectomes.chunks_mut(r * r).zip(&members) {
+            mark_constant(m, &passed[i].constant, r);
         }
     }
     let get = |i: usize| rows[i].clone().unwrap_or_default();
@@ -328,7 +332,7 @@ pub fn import(
         region_labels,
         region_codes,
         r,
-        connectomes: matrices.concat(),
+        connectomes,
         flagged,
         provenance: Provenance {
             source: dir.display().to_string(),

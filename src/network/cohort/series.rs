@@ -47,8 +47,15 @@ fn is_1d(path: &Path) -> bool {
 /// Reads a subject's time series from `path` by extension.
 pub fn read(path: &Path) -> Result<Series> {
     if is_1d(path) {
-        let bytes = std::fs::read(path).map_err(io(&path.display(), "read"))?;
-        return parse_1d_bytes(&path.display().to_string(), &bytes);
+        // One text buffer per thread, reused from file to file: a fresh one per file is fresh pages the
+        // kernel zeroes (a cohort is hundreds of files of a few hundred kB).
+        thread_local! { static TEXT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) } }
+        return TEXT.with_borrow_mut(|text| {
+            use std::io::Read;
+            text.clear();
+            std::fs::File::open(path).and_then(|mut f| f.read_to_end(text)).map_err(io(&path.display(), "read"))?;
+            parse_1d_bytes(&path.display().to_string(), text)
+        });
     }
     let (rows, cols, values, labels) = crate::network::io::load_matrix(path)?;
     // A text file's header row names the columns; a label column would name time points, which is not a series.
