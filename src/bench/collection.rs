@@ -121,7 +121,23 @@ impl Collection {
     }
 
     /// Gives runs without an explicit `experiment.run` their repeat index by start time within (model, paradigm).
+    /// Runs of one model and paradigm made in more than one report mode are not repeats: the "model" mode
+    /// (the model's text alone, as CodeAct's) keeps the model's name, so it pairs with CodeAct; any other is
+    /// named with its mode (`… [system report]`) and stands in every table as a model of its own.
     pub fn renumber(&mut self) {
+        let mut modes: std::collections::HashMap<(String, String), std::collections::BTreeSet<String>> =
+            Default::default();
+        for r in &self.runs {
+            if let Some(m) = r.result.experiment_str("report_mode") {
+                modes.entry((r.model.clone(), r.paradigm.clone())).or_default().insert(m.to_string());
+            }
+        }
+        for r in &mut self.runs {
+            let mixed = modes.get(&(r.model.clone(), r.paradigm.clone())).is_some_and(|m| m.len() > 1);
+            if let Some(mode) = r.result.experiment_str("report_mode").filter(|m| mixed && *m != "model") {
+                r.model = format!("{} [{mode} report]", r.model);
+            }
+        }
         let mut order: Vec<usize> = (0..self.runs.len()).collect();
         let started = |r: &Run| r.result.experiment_str("started_at").unwrap_or("").to_string();
         order.sort_by_key(|&i| {

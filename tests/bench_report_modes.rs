@@ -1,0 +1,33 @@
+//! Runs of one model and paradigm in two report modes are not repeats: on the shipped real runs
+//! (fixtures/bench/real: Qwen2.5-Coder-1.5B's BrainAgent with `--report system` and `--report model`) the
+//! leaderboard keeps them apart, and the "model" run pairs with CodeAct (both the model's text alone).
+
+use brainlens::bench::aggregate::{Levels, Report};
+use brainlens::bench::collection::{BRAINAGENT, CODEACT, Collection};
+use std::path::Path;
+
+#[test]
+fn two_report_modes_of_one_model_stay_apart_on_the_leaderboard() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real");
+    let c = Collection::load(&[real]);
+    let qwen = "local:qwen2.5-coder-1.5b-instruct-q4_k_m";
+    let system = format!("{qwen} [system report]");
+    let report = Report::build(&c, Levels::default());
+    let overall = |model: &str, paradigm: &str| {
+        let cells: Vec<_> = report
+            .leaderboard
+            .iter()
+            .filter(|x| x.model == model && x.paradigm == paradigm && x.key == "Overall")
+            .collect();
+        assert_eq!(cells.len(), 1, "{model} {paradigm}: {:?}", report.leaderboard);
+        cells[0].value
+    };
+    // Expected values: the shipped files' difficulty-weighted scores, as `bench report` printed each file
+    // alone (docs/bench.md, "A real demo"); tolerance 0.005 (two decimals).
+    assert!((overall(&system, BRAINAGENT) - 26.81).abs() < 0.005);
+    assert!((overall(qwen, BRAINAGENT) - 19.12).abs() < 0.005);
+    assert!((overall(qwen, CODEACT) - 9.67).abs() < 0.005);
+    // One mode only: the name stays as it is.
+    assert!(c.runs.iter().any(|r| r.model == "local:SmolLM2-135M-Instruct.Q4_1" && r.paradigm == BRAINAGENT));
+    assert!(c.runs.iter().all(|r| r.run == 1), "no run is a repeat of another");
+}
