@@ -361,6 +361,37 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
     assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
 }
 
+/// A report that repeats its prompt (Qwen2.5-Coder-1.5B's answer in 32 of 54 suite instances: "Task: …
+/// Steps that ran: …" to the token limit) is asked for again; the second report stands and the trace says why.
+#[test]
+fn a_report_that_repeats_its_prompt_is_written_again() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let (d, inputs) = inputs_with_recording();
+    let model = EegScripted::with(|name, r| match name {
+        "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+        // The prompt itself, cut as at the token limit.
+        "" if r.messages.len() <= 2 => {
+            let prompt = &r.messages.last().unwrap().content;
+            Some(Ok(json!(prompt.chars().take(prompt.chars().count() * 2 / 3).collect::<String>())))
+        }
+        "" => {
+            let asked = r.messages.last().unwrap().content.clone();
+            assert!(asked.contains("repeats the task"), "{asked}");
+            Some(Ok(json!("The file was inspected: 60 EEG channels. Nothing was filtered or computed.")))
+        }
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nReport the number of EEG channels as n_eeg.";
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert!(o.trace.report_again.as_deref().unwrap_or_default().contains("repeated its prompt"));
+    assert!(o.trace.calls.iter().any(|c| c.step == "report (again)"));
+    assert_eq!(o.trace.report_text, "The file was inspected: 60 EEG channels. Nothing was filtered or computed.");
+}
+
 /// A step that repeats one that already succeeded (same tool and arguments) is not run again: the trace
 /// says which round ran it and which id to use (the capable model re-planned its first step every round).
 #[test]

@@ -284,6 +284,24 @@ pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim>
     claims(report, task).into_iter().filter(|c| !done.contains(&c.work)).collect()
 }
 
+/// Whether `report` repeats its prompt instead of reporting: it opens with the task's own first line (a
+/// "Task:" label aside), or at least two of its lines, and at least half of them, are lines of `prompt` word
+/// for word (short lines aside). Measured: Qwen2.5-Coder-1.5B answered the BrainAgent report prompt with
+/// "Task: <the task> … Steps that ran: …" in 32 of the 54 suite instances at cc362ef, most to the token limit;
+/// a report that quotes one line of the task is not an echo.
+pub fn repeats_prompt(report: &str, task: &str, prompt: &str) -> bool {
+    let opening = report.trim_start();
+    let opening = opening.strip_prefix("Task:").unwrap_or(opening).trim_start();
+    let first_task_line = task.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first_task_line.len() >= 8 && opening.starts_with(first_task_line) {
+        return true;
+    }
+    let asked: BTreeSet<&str> = prompt.lines().map(str::trim).filter(|l| l.len() >= 8).collect();
+    let lines: Vec<&str> = report.lines().map(str::trim).filter(|l| l.len() >= 8).collect();
+    let copied = lines.iter().filter(|l| asked.contains(*l)).count();
+    copied >= 2 && 2 * copied >= lines.len()
+}
+
 /// The ungrounded claims of a stored instance, checked again with the current rules: `trace` is the
 /// instance's stored agent trace (BrainAgent or CodeAct, told apart by its `paradigm`), `report` the agent's
 /// output, `task` the case's instruction. `None` when the trace is neither (nothing to check).
@@ -304,6 +322,32 @@ pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The echo of a report prompt is one; a report that quotes the task's instruction once is not.
+    #[test]
+    fn a_report_that_repeats_its_prompt_is_told_from_one_that_quotes_it() {
+        let prompt = "Task:\nLoad the data file: data/hypnograms/sbj10.csv\n\nInstruction: Report the total sleep time as tst_min.\n\n\
+                      Steps that ran:\n- round 1: load_hypnogram → ok\n- round 2: hypnogram_stats → ok\n\nMeasured results:\n- r1 TST 228\n";
+        let echo = "Task:\nLoad the data file: data/hypnograms/sbj10.csv\n\nInstruction: Report the total sleep time as tst_min.\n\n\
+                    Steps that ran:\n- round 1: load_hypnogram → ok\n- round 2: hypnog";
+        let task =
+            "Load the data file: data/hypnograms/sbj10.csv\n\nInstruction: Report the total sleep time as tst_min.";
+        assert!(repeats_prompt(echo, task, prompt));
+        // Qwen's form: the label and the task on one line, then the steps.
+        assert!(repeats_prompt(
+            "Task: Load the data file: data/hypnograms/sbj10.csv\n\nSteps that ran:\n- round 1: lo",
+            task,
+            prompt
+        ));
+        let middle = "Steps that ran:\n- round 1: load_hypnogram → ok\n- round 2: hypnogram_stats → ok\n";
+        assert!(repeats_prompt(middle, task, prompt));
+        let quoting =
+            "Instruction: Report the total sleep time as tst_min.\nThe total sleep time is 228.0 minutes (tst_min).";
+        assert!(!repeats_prompt(quoting, task, prompt));
+        let citing =
+            "The task was to load the data file data/hypnograms/sbj10.csv. The total sleep time is 228.0 minutes.";
+        assert!(!repeats_prompt(citing, task, prompt));
+    }
 
     /// The capable model's report of a run in which no tool ran (issue text): three claims, all ungrounded.
     #[test]

@@ -638,11 +638,11 @@ fn write_report(
     );
     let mut messages = vec![
         Message::system(SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text.")),
-        Message::user(prompt),
+        Message::user(prompt.clone()),
     ];
     let done = grounding::done_by_tools(trace);
-    // A report that claims work no step did is asked again once, with its sentences named; what it still
-    // claims is flagged by the runner's check (the trace's `ungrounded_claims`).
+    // A report that repeats its prompt, or claims work no step did, is asked again once (with its sentences
+    // named); what it still claims is flagged by the runner's check (the trace's `ungrounded_claims`).
     for attempt in 1..=2 {
         let step = if attempt == 1 { "report" } else { "report (again)" };
         let req = ChatRequest {
@@ -664,6 +664,17 @@ fn write_report(
                     error: None,
                 });
                 trace.report_text = r.text.trim().to_string();
+                if attempt == 1 && grounding::repeats_prompt(&trace.report_text, query, &prompt) {
+                    trace.report_again = Some("the report repeated its prompt (the task and the steps)".into());
+                    messages.push(Message::assistant(r.text));
+                    messages.push(Message::user(
+                        "That repeats the task and the list of steps. Write the report itself now, in a few \
+                         sentences: each requested value with the name the task gives it, taken from the measured \
+                         results; only the steps listed as ok as done."
+                            .to_string(),
+                    ));
+                    continue;
+                }
                 let claims = grounding::ungrounded(&trace.report_text, &done, query);
                 if claims.is_empty() || attempt == 2 {
                     break;
