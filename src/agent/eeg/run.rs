@@ -619,6 +619,11 @@ pub fn run(
     Outcome { report, trace, failure: None }
 }
 
+/// What the report prompt asks, and asks again of a report that repeated its prompt.
+const REPORT_RULES: &str = "state each requested value with the name the task gives it, taken from the measured \
+     results above; if the data could not be loaded, say so and give no values. Describe only the steps listed as ok \
+     above: nothing else was done.";
+
 /// The model's final report from the measured results (`trace.report_text`); a model error is noted in the
 /// state and the run goes on, other failures end it.
 fn write_report(
@@ -632,9 +637,7 @@ fn write_report(
     let measured = measured_section(state);
     let ran = steps_section(trace);
     let prompt = format!(
-        "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: state each requested value with the name the task gives it, \
-         taken from the measured results above; if the data could not be loaded, say so and give no values. \
-         Describe only the steps listed as ok above: nothing else was done."
+        "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: {REPORT_RULES}"
     );
     let mut messages = vec![
         Message::system(SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text.")),
@@ -667,12 +670,9 @@ fn write_report(
                 if attempt == 1 && grounding::repeats_prompt(&trace.report_text, query, &prompt) {
                     trace.report_again = Some("the report repeated its prompt (the task and the steps)".into());
                     messages.push(Message::assistant(r.text));
-                    messages.push(Message::user(
-                        "That repeats the task and the list of steps. Write the report itself now, in a few \
-                         sentences: each requested value with the name the task gives it, taken from the measured \
-                         results; only the steps listed as ok as done."
-                            .to_string(),
-                    ));
+                    messages.push(Message::user(format!(
+                        "That repeats the task and the list of steps. Write the report itself now, in a few sentences: {REPORT_RULES}"
+                    )));
                     continue;
                 }
                 let claims = grounding::ungrounded(&trace.report_text, &done, query);
