@@ -5,6 +5,7 @@
 
 mod common;
 use brainlens::agent::codeact::{Settings, run};
+use brainlens::agent::grounding::Work;
 use brainlens::llm::ErrorClass;
 use brainlens::sandbox::Spec;
 use brainlens::sandbox::kernel::Kernel;
@@ -76,4 +77,46 @@ fn resent_failing_code_is_asked_again_not_run_again() {
     assert_eq!(r[2].resent.as_ref().map(|x| x.of_round), Some(2), "{:?}", r[2]);
     assert!(r[2].code.is_none() && r[2].reply.starts_with("<solution>"));
     assert_eq!(o.report, "x: 42");
+}
+
+/// A solution claiming work that no code that ran did is answered once an instance, in its round: the model
+/// is told which sentences claim what, and its second answer is the solution (kept even if it still claims:
+/// the runner's check flags it). Scripted model: round 1 computes x without touching data; the solution
+/// claims a load and a filter; asked again it keeps the filter claim, and is not asked a third time.
+#[test]
+fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let d = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&d.path().join("ws"));
+    spec.unsafe_no_sandbox = true;
+    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let model = CodeActScripted {
+        over: Some(Box::new(move |r| {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            let last = r.messages.last().unwrap().content.clone();
+            let text = if last.starts_with("These sentences of your solution claim work") {
+                assert!(last.contains("claims loading the data") && last.contains("claims filtering"), "{last}");
+                "<solution>x: 42. The signal was filtered 1-30 Hz.</solution>"
+            } else if last.contains("x 42") {
+                "<solution>I loaded the EEG file and filtered it 1-30 Hz. x: 42</solution>"
+            } else {
+                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
+            };
+            Some(Ok(Value::String(text.into())))
+        })),
+    };
+    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let r = &o.trace.rounds;
+    assert_eq!(r.len(), 2, "{r:#?}");
+    let again = r[1].solution_again.as_ref().expect("round 2's first solution was asked again");
+    assert!(again.reply.contains("I loaded the EEG file"), "{again:?}");
+    let works = &again.works;
+    assert!(
+        works.iter().any(|w| w == Work::Load.name()) && works.iter().any(|w| w == Work::Filter.name()),
+        "{works:?}"
+    );
+    assert_eq!(o.report, "x: 42. The signal was filtered 1-30 Hz.");
+    assert_eq!(CALLS.load(Ordering::SeqCst), 3, "asked again once, not a third time");
 }

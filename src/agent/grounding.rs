@@ -4,7 +4,7 @@
 //! step or code is flagged (in the trace, and as `ungrounded_report` in the failure-case table). Sentences
 //! that negate or plan ("could not be loaded", "should be filtered") claim nothing.
 
-use super::codeact::CodeActTrace;
+use super::codeact::trace::{CodeActTrace, Round, error_line};
 use super::eeg::EegTrace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -203,12 +203,12 @@ pub fn done_by_tools(trace: &EegTrace) -> BTreeSet<Work> {
 /// The part of a round's code that ran: all of it without an error; before the failing statement when a
 /// traceback names it (`File "<block N>", line L`: the block's first frame is its top-level statement);
 /// nothing after a syntax error, a timeout or a traceback that names no line of the block.
-fn code_that_ran(r: &super::codeact::Round) -> &str {
+fn code_that_ran(r: &Round) -> &str {
     let Some(code) = r.code.as_deref() else { return "" };
     if !r.failed {
         return code;
     }
-    let last = super::codeact::error_line(&r.observation);
+    let last = error_line(&r.observation);
     let syntax = ["SyntaxError", "IndentationError", "TabError"];
     if r.timed_out || last.is_none_or(|l| syntax.iter().any(|e| l.starts_with(e))) {
         return "";
@@ -276,6 +276,11 @@ pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
         }
     }
     out
+}
+
+/// Claims as lines to show a model: `- "sentence" claims work`.
+pub fn claim_lines(claims: &[Claim]) -> String {
+    claims.iter().map(|c| format!("- \"{}\" claims {}", c.sentence, c.work.name())).collect::<Vec<_>>().join("\n")
 }
 
 /// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
@@ -405,7 +410,6 @@ mod tests {
 
     #[test]
     fn code_that_ran_counts_and_code_that_failed_does_not() {
-        use super::super::codeact::Round;
         let round = |code: &str, failed: bool| Round { code: Some(code.into()), failed, ..Default::default() };
         let trace = CodeActTrace {
             rounds: vec![
@@ -427,7 +431,6 @@ mod tests {
     /// PSD in the lines before: that work was done. A syntax error runs nothing. "no filtering" claims none.
     #[test]
     fn statements_before_the_failing_one_ran_and_a_syntax_error_runs_nothing() {
-        use super::super::codeact::Round;
         let code = "raw = mne.io.read_raw_edf('/input/rec.edf', preload=True)\nraw.filter(0.1, 30)\n\
                     psd = raw.compute_psd(method='welch')\np = np.trapz(psd, f)\nraw.resample(100)";
         let tb = "Filtering raw data\nTraceback (most recent call last):\n  File \"<block 1>\", line 4, in <module>\n    \

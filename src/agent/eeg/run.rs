@@ -679,14 +679,12 @@ fn write_report(
                 if claims.is_empty() || attempt == 2 {
                     break;
                 }
-                let named: Vec<String> =
-                    claims.iter().map(|c| format!("- \"{}\" claims {}", c.sentence, c.work.name())).collect();
                 trace.report_again = Some(format!("the report claimed work no step did: {}", claims_list(&claims)));
                 messages.push(Message::assistant(r.text));
                 messages.push(Message::user(format!(
                     "These sentences claim work that no step did:\n{}\nRewrite the report. Describe only the steps \
                      listed as ok above, state only values from the measured results, and say plainly what was not done.",
-                    named.join("\n")
+                    grounding::claim_lines(&claims)
                 )));
             }
             Err(e) => {

@@ -269,6 +269,9 @@ fn target_run(
                     if let Some(resent) = &r.resent {
                         v["resent_round"] = json!(resent.of_round);
                     }
+                    if let Some(again) = &r.solution_again {
+                        v["solution_again"] = json!(again.works);
+                    }
                     v
                 })
                 .collect();

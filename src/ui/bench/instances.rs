@@ -342,6 +342,14 @@ fn sandbox(ui: &mut egui::Ui, s: &Value) {
                      (both replies: the trace below)."
                 ));
             }
+            if let Some(works) = r.get("solution_again").and_then(Value::as_array) {
+                let works: Vec<&str> = works.iter().filter_map(Value::as_str).collect();
+                ui.label(format!(
+                    "The model's first solution claimed work no code that ran did ({}); it was told so and asked \
+                     again (both replies: the trace below).",
+                    works.join(", ")
+                ));
+            }
             ui.monospace(json_text(r.get("code").unwrap_or(&Value::Null)));
             ui.weak(json_text(r.get("observation").unwrap_or(&Value::Null)));
             ui.separator();

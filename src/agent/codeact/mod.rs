@@ -5,10 +5,13 @@
 //! loop; the last round (or the stop) demands a `<solution>`; the history keeps the last 3 (reply,
 //! observation) pairs.
 
-use crate::llm::{ChatModel, ChatRequest, LlmError, Message, Repetition, ResponseFormat};
+use super::grounding::{self, Claim};
+use crate::llm::{ChatModel, ChatRequest, ChatResponse, LlmError, Message, Repetition, ResponseFormat};
 use crate::sandbox::kernel::Kernel;
 use crate::util::cancel::Cancel;
-use serde::{Deserialize, Serialize};
+
+pub mod trace;
+pub use trace::{CodeActTrace, Resent, Round, SolutionAgain, error_line};
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -32,61 +35,6 @@ impl Default for Settings {
             temperature: 0.0,
             seed: 0,
         }
-    }
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Round {
-    pub round: usize,
-    /// The model's reply (what it wrote).
-    pub reply: String,
-    pub code: Option<String>,
-    /// What the kernel returned (tool output, not the model's).
-    pub observation: String,
-    pub failed: bool,
-    pub timed_out: bool,
-    pub restarted: bool,
-    pub seconds: f64,
-    pub code_sha256: Option<String>,
-    pub observation_sha256: String,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub model_seconds: f64,
-    /// The round's first reply when it resent the code of a failed round (which one): the model was asked
-    /// again in the same round, and `reply` is its second answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resent: Option<Resent>,
-}
-
-/// A reply that resent the code of a failed round, set aside in its round.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Resent {
-    pub of_round: usize,
-    pub reply: String,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct CodeActTrace {
-    pub paradigm: String,
-    pub model: String,
-    /// How the model sampled free text, when the provider says (CodeAct's requests turn repetition off).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub sampling: String,
-    pub rounds: Vec<Round>,
-    /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.
-    pub outcome: String,
-    pub error: Option<String>,
-    /// Why the loop ended: solution, forced_solution, repeated_failures, max_rounds.
-    pub ended_by: String,
-    pub kernel_restarts: u32,
-}
-
-impl CodeActTrace {
-    pub fn tokens(&self) -> u64 {
-        self.rounds.iter().map(|r| r.prompt_tokens + r.completion_tokens).sum()
-    }
-    pub fn model_seconds(&self) -> f64 {
-        self.rounds.iter().map(|r| r.model_seconds).sum()
     }
 }
 
@@ -233,6 +181,39 @@ fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
     ))
 }
 
+/// Asks the model again in a round: the request, the model's `first` reply and then `told`; the second
+/// answer's tokens and seconds count to the round.
+fn ask_again(
+    model: &dyn ChatModel,
+    cancel: &Cancel,
+    req: &ChatRequest,
+    first: &str,
+    told: String,
+    r: &mut Round,
+) -> Result<ChatResponse, LlmError> {
+    let mut again = req.clone();
+    again.messages.push(Message::assistant(first.to_string()));
+    again.messages.push(Message::user(told));
+    let second = model.chat_with(&again, cancel, &mut |_| {})?;
+    r.prompt_tokens += second.usage.prompt_tokens;
+    r.completion_tokens += second.usage.completion_tokens;
+    r.model_seconds += second.latency_ms / 1000.0;
+    Ok(second)
+}
+
+/// What a solution with `claims` of work no code did is told; in the last round it can only rewrite.
+/// Measured: Qwen2.5-Coder-1.5B at 32ec685 wrote "the code successfully loaded the data, filtered it, computed
+/// the Welch PSD" with a value after three failed blocks (6 such solutions in 54 instances).
+fn unsupported_solution(claims: &[Claim], last: bool) -> String {
+    let how =
+        if last { "Rewrite your <solution>" } else { "Send <execute> code that does it, or rewrite your <solution>" };
+    format!(
+        "These sentences of your solution claim work that no code that ran did:\n{}\n{how}: state only what your \
+         code did and printed, and say plainly what was not done.",
+        grounding::claim_lines(claims)
+    )
+}
+
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
 fn tagged(text: &str, tag: &str) -> Option<String> {
     let open = format!("<{tag}>");
@@ -327,11 +308,6 @@ pub fn environment_hint(traceback: &str) -> Option<String> {
         })
 }
 
-/// The error line of a failed round's observation: its last line that is not one of BrainLens's notes.
-pub fn error_line(observation: &str) -> Option<&str> {
-    observation.trim().lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with("Note:"))
-}
-
 /// A traceback's last line (the exception and its message).
 fn last_line(traceback: &str) -> &str {
     traceback.trim().lines().last().unwrap_or("")
@@ -418,21 +394,37 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         let resp = match resent {
             None => resp,
             Some((of, told)) => {
-                let mut again = req.clone();
-                again.messages.push(Message::assistant(resp.text.clone()));
-                again.messages.push(Message::user(told));
-                r.resent = Some(Resent { of_round: of, reply: resp.text });
-                let second = match model.chat_with(&again, cancel, &mut |_| {}) {
+                r.resent = Some(Resent { of_round: of, reply: resp.text.clone() });
+                match ask_again(model, cancel, &req, &resp.text, told, &mut r) {
                     Ok(second) => second,
                     Err(e) => return model_failed(trace, kernel.restarts, e),
-                };
-                r.prompt_tokens += second.usage.prompt_tokens;
-                r.completion_tokens += second.usage.completion_tokens;
-                r.model_seconds += second.latency_ms / 1000.0;
-                code = executable(&second, s.max_tokens);
-                second
+                }
             }
         };
+        // A solution claiming work that no code that ran did is answered once an instance, in its round: the
+        // model is told which sentences, and may run the code for them (not in the last round) or rewrite it.
+        let claimed = match tagged(&resp.text, "solution") {
+            Some(sol) if r.resent.is_none() && !trace.rounds.iter().any(|x| x.solution_again.is_some()) => {
+                grounding::ungrounded(&sol, &grounding::done_by_code(&trace), query)
+            }
+            _ => Vec::new(),
+        };
+        let resp = if claimed.is_empty() {
+            resp
+        } else {
+            let told = unsupported_solution(&claimed, last);
+            r.solution_again = Some(SolutionAgain {
+                works: claimed.iter().map(|c| c.work.name().to_string()).collect(),
+                reply: resp.text.clone(),
+            });
+            match ask_again(model, cancel, &req, &resp.text, told, &mut r) {
+                Ok(second) => second,
+                Err(e) => return model_failed(trace, kernel.restarts, e),
+            }
+        };
+        if r.resent.is_some() || r.solution_again.is_some() {
+            code = executable(&resp, s.max_tokens);
+        }
         let reply = resp.text.clone();
         let mut sent = reply.clone();
         r.reply = reply.clone();
