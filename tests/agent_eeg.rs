@@ -328,8 +328,8 @@ fn an_empty_plan_is_asked_again_and_a_wrong_route_is_corrected() {
 }
 
 /// A report that claims work no step did (the capable model's habit: "The EEG channels were band-pass
-/// filtered … the Welch PSD was computed" after an inspection) is asked for again with its sentences named;
-/// the second report stands, and the trace says why it was written again.
+/// filtered … the Welch PSD was computed" after an inspection) is asked for again in a new request naming
+/// the work it claimed; the second report stands, and the trace says why it was written again.
 #[test]
 fn a_report_claiming_work_no_step_did_is_written_again() {
     use brainlens::agent::eeg::{Settings, run};
@@ -341,12 +341,14 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
         // Only the file is inspected.
         "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
             "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
-        "" if r.messages.len() <= 2 => Some(Ok(json!(
+        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => Some(Ok(json!(
             "The data file was loaded. The EEG channels were band-pass filtered and the Welch PSD was computed."
         ))),
         "" => {
+            // A new request with the reason (the works claimed), not a second turn after the rejected report.
             let asked = r.messages.last().unwrap().content.clone();
-            assert!(asked.contains("filtering") && asked.contains("band-pass filtered"), "{asked}");
+            assert_eq!(r.messages.len(), 2);
+            assert!(asked.contains("filtering") && !asked.contains("band-pass filtered"), "{asked}");
             Some(Ok(json!("The file was inspected: 60 EEG channels. Nothing was filtered or computed.")))
         }
         _ => None,
@@ -373,13 +375,14 @@ fn a_report_that_repeats_its_prompt_is_written_again() {
         "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
             "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
         // The prompt itself, cut as at the token limit.
-        "" if r.messages.len() <= 2 => {
+        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => {
             let prompt = &r.messages.last().unwrap().content;
             Some(Ok(json!(prompt.chars().take(prompt.chars().count() * 2 / 3).collect::<String>())))
         }
         "" => {
             let asked = r.messages.last().unwrap().content.clone();
-            assert!(asked.contains("repeats the task"), "{asked}");
+            assert_eq!(r.messages.len(), 2);
+            assert!(asked.contains("repeated the task"), "{asked}");
             Some(Ok(json!("The file was inspected: 60 EEG channels. Nothing was filtered or computed.")))
         }
         _ => None,

@@ -278,11 +278,6 @@ pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
     out
 }
 
-/// Claims as lines to show a model: `- "sentence" claims work`.
-pub fn claim_lines(claims: &[Claim]) -> String {
-    claims.iter().map(|c| format!("- \"{}\" claims {}", c.sentence, c.work.name())).collect::<Vec<_>>().join("\n")
-}
-
 /// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
 /// nothing.
 pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim> {

@@ -624,6 +624,14 @@ const REPORT_RULES: &str = "state each requested value with the name the task gi
      results above; if the data could not be loaded, say so and give no values. Describe only the steps listed as ok \
      above: nothing else was done.";
 
+/// The report's own system message (the planner's is about tools, ids and JSON). Measured on the exact report
+/// prompts of two suite instances (Foundational case 1, recorded with `--transcript --record` at ed45daa):
+/// under the planner's system message Qwen2.5-Coder-1.5B answered with a copy of the prompt in both, with or
+/// without a note not to; under this one in neither.
+const REPORT_SYSTEM: &str = "You write the final report of an EEG analysis that BrainLens's tools ran: a few plain \
+     sentences that state the requested values from the measured results. Never copy the task, the list of steps \
+     or these instructions.";
+
 /// The model's final report from the measured results (`trace.report_text`); a model error is noted in the
 /// state and the run goes on, other failures end it.
 fn write_report(
@@ -639,20 +647,20 @@ fn write_report(
     let prompt = format!(
         "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: {REPORT_RULES}"
     );
-    let mut messages = vec![
-        Message::system(SYSTEM.replace("Reply with JSON only, exactly in the requested shape.", "Write plain text.")),
-        Message::user(prompt.clone()),
-    ];
     let done = grounding::done_by_tools(trace);
-    // A report that repeats its prompt, or claims work no step did, is asked again once (with its sentences
-    // named); what it still claims is flagged by the runner's check (the trace's `ungrounded_claims`).
+    // A report that repeats its prompt, or claims work no step did, is asked again once: a new request with
+    // the reason added, not a second turn after the rejected report (asked in a second turn, Qwen repeated
+    // its first report word for word in all 6 such re-asks of the system-report run and all 4 echo re-asks
+    // of the first model-report instances at 377882c). What it still claims is flagged by the runner's check
+    // (the trace's `ungrounded_claims`).
+    let mut asked = prompt.clone();
     for attempt in 1..=2 {
         let step = if attempt == 1 { "report" } else { "report (again)" };
         let req = ChatRequest {
             temperature: s.temperature,
             max_tokens: s.report_tokens,
             seed: Some(s.seed),
-            ..ChatRequest::new(messages.clone())
+            ..ChatRequest::new(vec![Message::system(REPORT_SYSTEM), Message::user(asked.clone())])
         };
         match model.chat_with(&req, cancel, &mut |_| {}) {
             Ok(r) => {
@@ -667,25 +675,27 @@ fn write_report(
                     error: None,
                 });
                 trace.report_text = r.text.trim().to_string();
-                if attempt == 1 && grounding::repeats_prompt(&trace.report_text, query, &prompt) {
-                    trace.report_again = Some("the report repeated its prompt (the task and the steps)".into());
-                    messages.push(Message::assistant(r.text));
-                    messages.push(Message::user(format!(
-                        "That repeats the task and the list of steps. Write the report itself now, in a few sentences: {REPORT_RULES}"
-                    )));
-                    continue;
-                }
-                let claims = grounding::ungrounded(&trace.report_text, &done, query);
-                if claims.is_empty() || attempt == 2 {
+                if attempt == 2 {
                     break;
                 }
-                trace.report_again = Some(format!("the report claimed work no step did: {}", claims_list(&claims)));
-                messages.push(Message::assistant(r.text));
-                messages.push(Message::user(format!(
-                    "These sentences claim work that no step did:\n{}\nRewrite the report. Describe only the steps \
-                     listed as ok above, state only values from the measured results, and say plainly what was not done.",
-                    grounding::claim_lines(&claims)
-                )));
+                let note = if grounding::repeats_prompt(&trace.report_text, query, &prompt) {
+                    trace.report_again = Some("the report repeated its prompt (the task and the steps)".into());
+                    "An earlier answer repeated the task and the list of steps instead of reporting. Write the \
+                     report itself."
+                        .to_string()
+                } else {
+                    let claims = grounding::ungrounded(&trace.report_text, &done, query);
+                    if claims.is_empty() {
+                        break;
+                    }
+                    let works = claims_list(&claims);
+                    trace.report_again = Some(format!("the report claimed work no step did: {works}"));
+                    format!(
+                        "An earlier answer claimed work that no step did ({works}). Describe only the steps listed \
+                         as ok above, state only values from the measured results, and say plainly what was not done."
+                    )
+                };
+                asked = format!("{prompt}\n\n{note}");
             }
             Err(e) => {
                 trace.calls.push(CallRecord {
