@@ -405,7 +405,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             }
         };
         // A solution claiming work that no code that ran did is answered once an instance, in its round: the
-        // model is told which sentences, and may run the code for them (not in the last round) or rewrite it.
+        // model is told which work it claimed, and may run the code for it (not in the last round) or answer again.
         let claimed = match tagged(&resp.text, "solution") {
             Some(sol) if r.resent.is_none() && !trace.rounds.iter().any(|x| x.solution_again.is_some()) => {
                 grounding::ungrounded(&sol, &grounding::done_by_code(&trace), query)

@@ -25,7 +25,7 @@ pub struct Round {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resent: Option<Resent>,
     /// The round's first reply when it was a solution claiming work no code that ran did (once an instance):
-    /// the model was told which sentences and asked again in the same round, and `reply` is its second answer.
+    /// the model was told which work it claimed and asked again in the same round, and `reply` is its second answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solution_again: Option<SolutionAgain>,
 }
