@@ -80,7 +80,7 @@ fn resent_failing_code_is_asked_again_not_run_again() {
 }
 
 /// A solution claiming work that no code that ran did is answered once an instance, in its round: the model
-/// is told which sentences claim what, and its second answer is the solution (kept even if it still claims:
+/// is told which work it claimed (not shown its reply), and its second answer is the solution (kept even if it still claims:
 /// the runner's check flags it). Scripted model: round 1 computes x without touching data; the solution
 /// claims a load and a filter; asked again it keeps the filter claim, and is not asked a third time.
 #[test]

@@ -278,6 +278,11 @@ pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
     out
 }
 
+/// The kinds of work `claims` name (`Work::name`), in order: what a re-ask and the trace say was claimed.
+pub fn claimed_works(claims: &[Claim]) -> Vec<&'static str> {
+    claims.iter().map(|c| c.work.name()).collect()
+}
+
 /// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
 /// nothing.
 pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim> {

@@ -209,11 +209,10 @@ fn ask_again(
 /// the Welch PSD" with a value after three failed blocks (6 such solutions in 54 instances).
 fn unsupported_solution(claims: &[Claim], last: bool) -> String {
     let how = if last { "Reply with" } else { "Send <execute> code that does it, or" };
-    let works: Vec<&str> = claims.iter().map(|c| c.work.name()).collect();
     format!(
         "Note: an earlier answer was a solution that claimed work no code that ran did ({}). {how} a <solution> that \
          states only what your code did and printed and says plainly what was not done.",
-        works.join(", ")
+        grounding::claimed_works(claims).join(", ")
     )
 }
 
@@ -417,7 +416,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         } else {
             let told = unsupported_solution(&claimed, last);
             r.solution_again = Some(SolutionAgain {
-                works: claimed.iter().map(|c| c.work.name().to_string()).collect(),
+                works: grounding::claimed_works(&claimed).into_iter().map(str::to_string).collect(),
                 reply: resp.text.clone(),
             });
             match ask_again(model, cancel, &req, told, &mut r) {

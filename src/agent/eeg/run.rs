@@ -688,7 +688,7 @@ fn write_report(
                     if claims.is_empty() {
                         break;
                     }
-                    let works = claims_list(&claims);
+                    let works = grounding::claimed_works(&claims).join(", ");
                     trace.report_again = Some(format!("the report claimed work no step did: {works}"));
                     format!(
                         "An earlier answer claimed work that no step did ({works}). Describe only the steps listed \
@@ -713,11 +713,6 @@ fn write_report(
         }
     }
     Ok(())
-}
-
-/// The kinds of work `claims` name, for the trace.
-fn claims_list(claims: &[grounding::Claim]) -> String {
-    claims.iter().map(|c| c.work.name()).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
