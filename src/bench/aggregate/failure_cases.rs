@@ -12,7 +12,8 @@
 //!    workspace, a missing file, …), else `wrong` (raw score 0) or `partial` (between 0 and 1).
 //!
 //! Besides these, whatever the score: `ungrounded_report` — the report claims a load, filter or computation
-//! that no tool or code performed (the trace's `ungrounded_claims`, checked when the instance ran).
+//! that no tool or code performed, or states a value that neither the task nor any tool or code output holds
+//! (the trace's `ungrounded_claims`, checked when the instance ran and again when it is rescored).
 
 use super::Report;
 use crate::bench::collection::Collection;
@@ -77,12 +78,18 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
         }
     }
     if let Some(claims) = i.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
-        let works: Vec<&str> = claims.iter().filter_map(|c| c["work"].as_str()).collect();
-        out.push((
-            WHOLE.into(),
-            "ungrounded_report",
-            format!("the report claims work that no tool or code performed: {}", works.join(", ")),
-        ));
+        let kinds: Vec<&str> = claims.iter().filter_map(|c| c["work"].as_str()).collect();
+        let works: Vec<&str> = kinds.iter().copied().filter(|&k| k != "value").collect();
+        let value = "a value that no tool or code output holds";
+        let rule = match (works.is_empty(), kinds.contains(&"value")) {
+            (true, _) => format!("the report states {value}"),
+            (false, false) => format!("the report claims work that no tool or code performed: {}", works.join(", ")),
+            (false, true) => format!(
+                "the report claims work that no tool or code performed: {}; and states {value}",
+                works.join(", ")
+            ),
+        };
+        out.push((WHOLE.into(), "ungrounded_report", rule));
     }
     if i.vrr == 0.0 && out.is_empty() {
         out.push((WHOLE.into(), "no_report", "the target returned no report".into()));
@@ -183,5 +190,8 @@ mod tests {
             (c[0].1, c[0].2.as_str()),
             ("ungrounded_report", "the report claims work that no tool or code performed: filter, spectrum")
         );
+        claimed.sandbox = serde_json::json!({"trace": {"ungrounded_claims": [
+            {"work": "value", "sentence": "The mean heart rate is 72 bpm"}]}});
+        assert_eq!(classify(&claimed)[0].2, "the report states a value that no tool or code output holds");
     }
 }

@@ -275,11 +275,12 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
         });
     }
     if let Some(claims) = inst.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
-        egui::CollapsingHeader::new(format!("Report claims work nothing did ({})", claims.len()))
+        egui::CollapsingHeader::new(format!("Report claims what nothing did ({})", claims.len()))
             .default_open(true)
             .show(ui, |ui| {
                 ui.weak(
-                    "Sentences of the report that state as done a step no tool or code performed (automatic check).",
+                    "Sentences of the report that state as done a step no tool or code performed, or state a value \
+                     that neither the task nor any tool or code output holds (\"value\"; automatic check).",
                 );
                 for c in claims {
                     ui.colored_label(

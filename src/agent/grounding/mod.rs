@@ -2,12 +2,16 @@
 //! resampling, spectral computation, epoching or heart-rate analysis as done are matched against what ran:
 //! the BrainAgent's steps that succeeded, or the CodeAct code that ran without an error. A claim with no such
 //! step or code is flagged (in the trace, and as `ungrounded_report` in the failure-case table). Sentences
-//! that negate or plan ("could not be loaded", "should be filtered") claim nothing.
+//! that negate or plan ("could not be loaded", "should be filtered") claim nothing. A value the report states
+//! that neither the task nor any step's output holds is flagged too (`values`).
 
 use super::codeact::trace::{CodeActTrace, Round, error_line};
 use super::eeg::EegTrace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+
+mod values;
+pub use values::values_in;
 
 /// A kind of work a report can claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -20,6 +24,8 @@ pub enum Work {
     Spectrum,
     Epochs,
     Heart,
+    /// A value no step measured and the task does not give.
+    Value,
 }
 
 impl Work {
@@ -32,6 +38,7 @@ impl Work {
             Work::Spectrum => "a spectral computation (PSD, band power)",
             Work::Epochs => "epoching",
             Work::Heart => "R-peak / heart-rate analysis",
+            Work::Value => "a value nothing measured",
         }
     }
 }
@@ -130,7 +137,7 @@ fn works_of(s: &str) -> Vec<Work> {
 
 /// A report's sentences: a full stop ends one only before a space or the end, so "40.0 Hz", "-0.2 s" and
 /// "rec.edf" stay inside theirs.
-fn sentences(report: &str) -> Vec<&str> {
+pub(crate) fn sentences(report: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = report.char_indices().peekable();
@@ -194,10 +201,27 @@ fn tool_work(tool: &str) -> &'static [Work] {
     }
 }
 
-/// Work the BrainAgent's steps did (status ok).
-pub fn done_by_tools(trace: &EegTrace) -> BTreeSet<Work> {
-    let steps = trace.rounds.iter().flat_map(|r| &r.executed).filter(|s| s.status == "ok");
-    steps.flat_map(|s| tool_work(&s.tool).iter().copied()).collect()
+/// What an agent did and saw: the kinds of work its steps or code did, and every number its steps' arguments,
+/// outputs and errors or its code and printed output hold (the values a report may state, with the task's).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Done {
+    pub works: BTreeSet<Work>,
+    pub values: Vec<f64>,
+}
+
+/// What the BrainAgent's steps did (the work of those with status ok) and the numbers of every step.
+pub fn done_by_tools(trace: &EegTrace) -> Done {
+    let steps = || trace.rounds.iter().flat_map(|r| &r.executed);
+    let works = steps().filter(|s| s.status == "ok").flat_map(|s| tool_work(&s.tool).iter().copied()).collect();
+    let values = steps()
+        .flat_map(|s| {
+            let mut v = values_in(&s.args.to_string());
+            v.extend(values_in(&s.observation.to_string()));
+            v.extend(s.error.as_deref().map(values_in).unwrap_or_default());
+            v
+        })
+        .collect();
+    Done { works, values }
 }
 
 /// The part of a round's code that ran: all of it without an error; before the failing statement when a
@@ -226,9 +250,16 @@ fn code_that_ran(r: &Round) -> &str {
     }
 }
 
-/// Work the code that ran did (blocks without an error, and the statements before a block's failing one),
-/// read from the calls it makes (MNE, SciPy, NumPy, YASA, NeuroKit2, pyedflib, pandas).
-pub fn done_by_code(trace: &CodeActTrace) -> BTreeSet<Work> {
+/// What the code that ran did (blocks without an error, and the statements before a block's failing one),
+/// read from the calls it makes (MNE, SciPy, NumPy, YASA, NeuroKit2, pyedflib, pandas), and the numbers of that
+/// code and of every observation.
+pub fn done_by_code(trace: &CodeActTrace) -> Done {
+    let mut values: Vec<f64> = trace.rounds.iter().flat_map(|r| values_in(&r.observation)).collect();
+    values.extend(trace.rounds.iter().flat_map(|r| values_in(code_that_ran(r))));
+    Done { works: works_of_code(trace), values }
+}
+
+fn works_of_code(trace: &CodeActTrace) -> BTreeSet<Work> {
     let mut out = BTreeSet::new();
     for code in trace.rounds.iter().map(code_that_ran).filter(|c| !c.is_empty()) {
         let c = code.to_lowercase();
@@ -283,10 +314,16 @@ pub fn claimed_works(claims: &[Claim]) -> Vec<&'static str> {
     claims.iter().map(|c| c.work.name()).collect()
 }
 
-/// The claims of `report` that nothing in `done` supports; sentences quoting `task` (the instruction) claim
-/// nothing.
-pub fn ungrounded(report: &str, done: &BTreeSet<Work>, task: &str) -> Vec<Claim> {
-    claims(report, task).into_iter().filter(|c| !done.contains(&c.work)).collect()
+/// The claims of `report` that nothing in `done` supports (sentences quoting `task`, the instruction, claim
+/// nothing), then the first sentence stating a value that neither `done` nor `task` holds.
+pub fn ungrounded(report: &str, done: &Done, task: &str) -> Vec<Claim> {
+    let mut out: Vec<Claim> = claims(report, task).into_iter().filter(|c| !done.works.contains(&c.work)).collect();
+    let mut seen = values_in(task);
+    seen.extend_from_slice(&done.values);
+    if let Some(sentence) = values::unmeasured_value(report, &seen) {
+        out.push(Claim { work: Work::Value, sentence });
+    }
+    out
 }
 
 /// Whether `report` repeats its prompt instead of reporting: it opens with the task's own first line (a
@@ -359,10 +396,13 @@ mod tests {
     fn claims_of_work_that_did_not_run() {
         let report = "The EEG data file data/eeg/rec.edf was successfully loaded. The EEG channels were filtered \
                       between 0.5 and 40 Hz. Welch PSDs were computed for each channel.";
-        let c = ungrounded(report, &BTreeSet::new(), "");
-        assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Load, Work::Filter, Work::Spectrum]);
-        // With the steps that did it, nothing is flagged.
-        let done = BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]);
+        let c = ungrounded(report, &Done::default(), "");
+        assert_eq!(
+            c.iter().map(|c| c.work).collect::<Vec<_>>(),
+            [Work::Load, Work::Filter, Work::Spectrum, Work::Value]
+        );
+        // With the steps that did it, and the band they were given, nothing is flagged.
+        let done = Done { works: BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]), values: vec![0.5, 40.0] };
         assert!(ungrounded(report, &done, "").is_empty());
     }
 
@@ -396,16 +436,17 @@ mod tests {
                       file named filtered_eeg.edf.\n\
                       The Welch PSD of the unfiltered signal is in r1.";
         assert!(
-            ungrounded(report, &BTreeSet::new(), task).is_empty(),
+            ungrounded(report, &Done::default(), task).is_empty(),
             "{:?}",
-            ungrounded(report, &BTreeSet::new(), task)
+            ungrounded(report, &Done::default(), task)
         );
         let real = "Channel EEG 025 was band-pass filtered from 1 to 30 Hz and epoched from -0.2 to 0.5 s.";
-        let c = ungrounded(real, &BTreeSet::new(), task);
-        assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Epochs]);
+        let c = ungrounded(real, &Done::default(), task);
+        // The band and the window are in neither the task nor any step: values no step measured.
+        assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Epochs, Work::Value]);
         assert_eq!(c[0].sentence, real.trim_end_matches('.'));
         // Without the task, the quoted instruction's past participle is a claim.
-        assert!(!ungrounded(report, &BTreeSet::new(), "").is_empty());
+        assert!(!ungrounded(report, &Done::default(), "").is_empty());
     }
 
     #[test]
@@ -418,7 +459,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        assert_eq!(done_by_code(&trace), BTreeSet::from([Work::Load]));
+        assert_eq!(done_by_code(&trace).works, BTreeSet::from([Work::Load]));
         let c = ungrounded(
             "The data were loaded and band-pass filtered; Welch PSDs were computed.",
             &done_by_code(&trace),
@@ -438,13 +479,13 @@ mod tests {
                   AttributeError: module 'numpy' has no attribute 'trapz'\n\nNote: numpy.trapz does not exist here.";
         let failed = Round { code: Some(code.into()), failed: true, observation: tb.into(), ..Default::default() };
         let trace = CodeActTrace { rounds: vec![failed.clone()], ..Default::default() };
-        assert_eq!(done_by_code(&trace), BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]));
+        assert_eq!(done_by_code(&trace).works, BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]));
         let syntax = Round {
             observation: "  File \"<block 1>\", line 4\n    from scipy\n              ^\nSyntaxError: invalid syntax"
                 .into(),
             ..failed
         };
-        assert!(done_by_code(&CodeActTrace { rounds: vec![syntax], ..Default::default() }).is_empty());
+        assert!(done_by_code(&CodeActTrace { rounds: vec![syntax], ..Default::default() }).works.is_empty());
         let report = "The Welch PSD of channel Fp1 is computed using 2-s Hann windows, 50% overlap, and no filtering.";
         assert_eq!(claims(report, "").iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Spectrum]);
     }
