@@ -643,6 +643,7 @@ fn write_report(
     trace: &mut EegTrace,
 ) -> Result<(), LlmError> {
     let measured = measured_section(state);
+    trace.measured = measured.clone();
     let ran = steps_section(trace);
     let prompt = format!(
         "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: {REPORT_RULES}"

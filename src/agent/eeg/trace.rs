@@ -76,6 +76,10 @@ pub struct EegTrace {
     pub rounds: Vec<PlanRound>,
     /// The model-written part of the report.
     pub report_text: String,
+    /// The measured results the report was written from (its prompt's section): what its values are checked
+    /// against (`grounding`), with the steps' outputs.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub measured: String,
     /// Why the report was asked for again (its first version claimed work no step did), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_again: Option<String>,

@@ -209,11 +209,13 @@ pub struct Done {
     pub values: Vec<f64>,
 }
 
-/// What the BrainAgent's steps did (the work of those with status ok) and the numbers of every step.
+/// What the BrainAgent's steps did (the work of those with status ok) and the numbers the model was shown:
+/// every step's arguments, output and error, the shared state before each round, and the measured results
+/// of the report's prompt (the outputs are short; the values are in the state's results).
 pub fn done_by_tools(trace: &EegTrace) -> Done {
     let steps = || trace.rounds.iter().flat_map(|r| &r.executed);
     let works = steps().filter(|s| s.status == "ok").flat_map(|s| tool_work(&s.tool).iter().copied()).collect();
-    let values = steps()
+    let mut values: Vec<f64> = steps()
         .flat_map(|s| {
             let mut v = values_in(&s.args.to_string());
             v.extend(values_in(&s.observation.to_string()));
@@ -221,6 +223,8 @@ pub fn done_by_tools(trace: &EegTrace) -> Done {
             v
         })
         .collect();
+    values.extend(trace.rounds.iter().flat_map(|r| values_in(&r.state_summary)));
+    values.extend(values_in(&trace.measured));
     Done { works, values }
 }
 
@@ -404,6 +408,24 @@ mod tests {
         // With the steps that did it, and the band they were given, nothing is flagged.
         let done = Done { works: BTreeSet::from([Work::Load, Work::Filter, Work::Spectrum]), values: vec![0.5, 40.0] };
         assert!(ungrounded(report, &done, "").is_empty());
+    }
+
+    /// A step's output is short ("r1"); its values are in the state's results, which the report's prompt shows
+    /// (`measured`) and the next round's state summary holds: a report citing them states nothing invented.
+    #[test]
+    fn a_brainagent_report_may_state_what_its_prompt_showed() {
+        let trace: EegTrace = serde_json::from_value(serde_json::json!({
+            "paradigm": "brainagent", "model": "m", "report_text": "", "calls": [], "changes": [], "outcome": "ok",
+            "rounds": [{"round": 1, "state_summary": "results (measured): none", "thought": "", "plan": [], "done": false,
+                "executed": [{"tool": "channel_stats", "args": {"view": "v1"}, "status": "ok",
+                    "observation": {"id": "r1", "outlier_count": 0}}]}],
+            "measured": "Measured results:\n- r1 channel variance: {\"per_channel\":{\"EEG 001\":542.3880277192354}}\n"
+        }))
+        .unwrap();
+        let done = done_by_tools(&trace);
+        assert!(ungrounded("The variance of EEG 001 is 542.39 µV².", &done, "").is_empty());
+        let c = ungrounded("The variance of EEG 001 is 612.4 µV².", &done, "");
+        assert_eq!(c.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Value]);
     }
 
     #[test]

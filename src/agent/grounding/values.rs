@@ -6,7 +6,7 @@
 //! for a file that does not exist).
 //!
 //! Not values: a number inside a word ("Fp1", "r1", "case1_1"), a version ("MNE 1.14.0"), a list's numbering,
-//! the integers 1 to 10 ("2 channels", "step 3"), and numbers in code (a fenced block, `inline code`, a line
+//! the integers 0 to 10 ("2 channels", "step 3", the "EEG 0" of a report cut short), and numbers in code (a fenced block, `inline code`, a line
 //! that assigns, returns, imports or comments).
 
 /// A number as a report writes it.
@@ -85,7 +85,7 @@ fn stated(prose: &str) -> Vec<Written> {
         let next = prose[end..].chars().next();
         let version = next == Some('.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
         let joined = next.is_some_and(|c| c == '_' || c.is_ascii_digit());
-        let small = w.decimals == 0 && (1.0..=10.0).contains(&w.value);
+        let small = w.decimals == 0 && w.value <= 10.0;
         if !(inside_word || version || joined || small) && w.value.is_finite() {
             out.push(w);
         }
@@ -172,7 +172,7 @@ mod tests {
     #[test]
     fn numbers_that_are_values_and_numbers_that_are_not() {
         assert_eq!(values("The mean heart rate is 72 bpm and the RMSSD 0.12."), [72.0, 0.12]);
-        assert_eq!(values("Channel Fp1 in r1 of case1_1, MNE 1.14.0, 2 channels, step 10."), Vec::<f64>::new());
+        assert_eq!(values("Channel Fp1 in r1 of case1_1, MNE 1.14.0, 2 channels, step 10, EEG 0"), Vec::<f64>::new());
         assert_eq!(values("The alpha power is 23.4 % (1.2e-05 V²)."), [23.4, 1.2e-5]);
         assert_eq!(unmeasured_value("11. The alpha power is 23.4 %.\n12) It is 1.2e-05.", &[23.4, 1.2e-5]), None);
         assert_eq!(values("Band-pass 0.5-40.0 Hz"), [0.5, 40.0]);
