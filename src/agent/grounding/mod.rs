@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 mod values;
-pub use values::values_in;
+use values::values_in;
 
 /// A kind of work a report can claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -137,7 +137,7 @@ fn works_of(s: &str) -> Vec<Work> {
 
 /// A report's sentences: a full stop ends one only before a space or the end, so "40.0 Hz", "-0.2 s" and
 /// "rec.edf" stay inside theirs.
-pub(crate) fn sentences(report: &str) -> Vec<&str> {
+fn sentences(report: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = report.char_indices().peekable();

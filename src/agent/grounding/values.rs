@@ -41,8 +41,9 @@ fn number_at(s: &str, start: usize) -> (Written, usize) {
         let exp_start = end + 1 + sign;
         if b.get(exp_start).is_some_and(u8::is_ascii_digit) {
             let exp_end = digits(exp_start);
-            let exp: i32 = s[exp_start..exp_end].parse().unwrap_or(0);
-            decimals -= if b[end + 1] == b'-' { -exp } else { exp };
+            // Saturating: a model may write any exponent ("1e-99999999999").
+            let exp: i32 = s[exp_start..exp_end].parse().unwrap_or(i32::MAX);
+            decimals = if b[end + 1] == b'-' { decimals.saturating_add(exp) } else { decimals.saturating_sub(exp) };
             end = exp_end;
         }
     }
@@ -176,6 +177,11 @@ mod tests {
         assert_eq!(values("The alpha power is 23.4 % (1.2e-05 V²)."), [23.4, 1.2e-5]);
         assert_eq!(unmeasured_value("11. The alpha power is 23.4 %.\n12) It is 1.2e-05.", &[23.4, 1.2e-5]), None);
         assert_eq!(values("Band-pass 0.5-40.0 Hz"), [0.5, 40.0]);
+        // Whatever a model writes, nothing panics: huge exponents, a trailing point, digits of other scripts.
+        for odd in ["1.5e-99999999999", "2e99999999999 µV", "1.23456789e-2147483647", "12.", ".5", "٣٤ Hz", "1e", "7e+"]
+        {
+            let _ = unmeasured_value(odd, &values_in(odd));
+        }
         assert_eq!(
             values_in("EEG 025, sbj10.csv, 1.2e-05, 2758.2839999999997"),
             [25.0, 10.0, 1.2e-5, 2758.2839999999997]
