@@ -294,3 +294,34 @@ fn the_first_view_is_the_shipped_real_runs() {
     assert!(h.state().bench.data.as_ref().unwrap().report.simulated);
     h.get_by_label_contains("Simulated results");
 }
+
+/// A CodeAct instance whose first solution was asked again (claimed work, and a value nothing measured) says so
+/// in its round, and the report's flagged value is listed with the claims (a shipped real CodeAct instance,
+/// marked up as the runner writes such a round).
+#[test]
+fn a_solution_asked_again_and_a_flagged_value_are_shown_in_the_instance() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_codeact.json");
+    let mut file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(real).unwrap()).unwrap();
+    let inst = &mut file["instances"][0];
+    inst["sandbox"]["rounds"][0]["solution_again"] = serde_json::json!(["filtering", "a value nothing measured"]);
+    inst["sandbox"]["trace"]["ungrounded_claims"] =
+        serde_json::json!([{"work": "value", "sentence": "The mean heart rate is 72.5 bpm"}]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("qwen_codeact.json");
+    std::fs::write(&path, file.to_string()).unwrap();
+    let mut app = BrainLensApp::new(None, false);
+    app.open(path);
+    app.bench.finish_loading();
+    let mut h =
+        Harness::builder().with_size([1280.0, 2400.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.state_mut().bench.view = View::Instances;
+    h.state_mut().bench.instances.selected = Some((0, 0));
+    h.run_steps(3);
+    h.get_by_label_contains("Report claims what nothing did (1)");
+    h.get_by_label_contains("value: \"The mean heart rate is 72.5 bpm\"");
+    h.get_by_label("Sandbox / CodeAct trace").click();
+    h.run_steps(30);
+    h.get_by_label_contains(
+        "The model's first solution claimed work no code that ran did (filtering, a value nothing measured)",
+    );
+}
