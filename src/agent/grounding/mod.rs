@@ -416,8 +416,8 @@ mod tests {
     fn a_brainagent_report_may_state_what_its_prompt_showed() {
         let trace: EegTrace = serde_json::from_value(serde_json::json!({
             "paradigm": "brainagent", "model": "m", "report_text": "", "calls": [], "changes": [], "outcome": "ok",
-            "rounds": [{"round": 1, "state_summary": "results (measured): none", "thought": "", "plan": [], "done": false,
-                "executed": [{"tool": "channel_stats", "args": {"view": "v1"}, "status": "ok",
+            "rounds": [{"round": 1, "state_summary": "results (measured): none", "thought": "", "plan": [],
+                "done": false, "executed": [{"tool": "channel_stats", "args": {"view": "v1"}, "status": "ok",
                     "observation": {"id": "r1", "outlier_count": 0}}]}],
             "measured": "Measured results:\n- r1 channel variance: {\"per_channel\":{\"EEG 001\":542.3880277192354}}\n"
         }))

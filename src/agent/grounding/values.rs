@@ -1,13 +1,14 @@
 //! Values a report states that nothing the agent saw holds. Every number a report writes as a value is looked
-//! for among the numbers of its task, of the steps' arguments and outputs (BrainAgent) or of the code that ran
-//! and what it printed (CodeAct): as written, rounded or cut to the report's decimals, or scaled by a unit
-//! (× or ÷ 100, 1000, 60). A number found nowhere is a value no step measured: a model's invention presented
-//! as a result (seen with Qwen2.5-Coder-1.5B: "The mean heart rate of the ECG is 72 bpm, and the RMSSD is 0.12"
-//! for a file that does not exist).
+//! for among the numbers of its task and of what the agent was shown (BrainAgent: the steps' arguments, outputs
+//! and errors, the shared state before each round, the report prompt's measured results; CodeAct: the code
+//! that ran and every observation): as written, rounded or cut to the report's decimals, to six significant
+//! digits, or scaled by a unit (× or ÷ 100, 1000, 60). A number found nowhere is a value no step measured: a
+//! model's invention presented as a result (seen with Qwen2.5-Coder-1.5B: "The mean heart rate of the ECG is
+//! 72 bpm, and the RMSSD is 0.12" for a file that does not exist).
 //!
 //! Not values: a number inside a word ("Fp1", "r1", "case1_1"), a version ("MNE 1.14.0"), a list's numbering,
-//! the integers 0 to 10 ("2 channels", "step 3", the "EEG 0" of a report cut short), and numbers in code (a fenced block, `inline code`, a line
-//! that assigns, returns, imports or comments).
+//! the integers 0 to 10 ("2 channels", "step 3", the "EEG 0" of a report cut short), and numbers in code (a
+//! fenced block, `inline code`, a line that assigns, returns, imports or comments — a Markdown heading too).
 
 /// A number as a report writes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
