@@ -363,6 +363,40 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
     assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
 }
 
+/// A report that states values no step measured (Qwen2.5-Coder-1.5B's "72 bpm, and the RMSSD is 0.12" for
+/// a missing file) is asked for again, as a claim of work is: the note names the kind, not the values; the
+/// trace keeps the measured results the values were checked against.
+#[test]
+fn a_report_stating_a_value_no_step_measured_is_written_again() {
+    use brainlens::agent::eeg::{Settings, run};
+    use brainlens::agent::grounding;
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let (d, inputs) = inputs_with_recording();
+    let model = EegScripted::with(|name, r| match name {
+        "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => {
+            Some(Ok(json!("The mean heart rate of the ECG is 72 bpm, and the RMSSD is 0.12.")))
+        }
+        "" => {
+            let asked = r.messages.last().unwrap().content.clone();
+            assert_eq!(r.messages.len(), 2);
+            assert!(asked.contains("a value nothing measured") && !asked.contains("72 bpm"), "{asked}");
+            Some(Ok(json!("The file holds 60 EEG channels; the heart rate could not be measured.")))
+        }
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nReport the mean heart rate as hr_bpm.";
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let again = o.trace.report_again.as_deref().unwrap_or_default();
+    assert_eq!(again, "the report claimed work no step did: a value nothing measured");
+    assert!(o.trace.measured.starts_with("Measured results"), "{}", o.trace.measured);
+    assert_eq!(o.trace.report_text, "The file holds 60 EEG channels; the heart rate could not be measured.");
+    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
+}
+
 /// A report that repeats its prompt (Qwen2.5-Coder-1.5B's answer in 32 of 54 suite instances: "Task: …
 /// Steps that ran: …" to the token limit) is asked for again; the second report stands and the trace says why.
 #[test]

@@ -52,49 +52,44 @@ fn number_at(s: &str, start: usize) -> (Written, usize) {
     (Written { value, decimals: decimals.max(0) }, end)
 }
 
+/// Every number of `text` in order, with the byte range it spans; a number's digits never start another
+/// ("1.14.0" is 1.14 then 0, read after the point, which `stated` leaves out as inside a word).
+fn numbers(text: &str) -> impl Iterator<Item = (usize, Written, usize)> + '_ {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i >= b.len() {
+            return None;
+        }
+        let start = i;
+        let (w, end) = number_at(text, start);
+        i = end.max(start + 1);
+        Some((start, w, end))
+    })
+}
+
 /// Every number in `text`, those inside identifiers too ("EEG 025", "sbj10", "1.2e-05"): what a report may
 /// cite from its sources.
 pub fn values_in(text: &str) -> Vec<f64> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            let (w, end) = number_at(text, i);
-            if w.value.is_finite() {
-                out.push(w.value.abs());
-            }
-            i = end.max(i + 1);
-        } else {
-            i += 1;
-        }
-    }
-    out
+    numbers(text).map(|(_, w, _)| w.value.abs()).filter(|v| v.is_finite()).collect()
 }
 
 /// The numbers a piece of prose states as values (see the module's list of what is not one).
 fn stated(prose: &str) -> Vec<Written> {
     let b = prose.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let inside_word = prose[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
-        let (w, end) = number_at(prose, i);
+    let is_value = |&(start, w, end): &(usize, Written, usize)| {
+        let inside_word =
+            prose[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
         let next = prose[end..].chars().next();
         let version = next == Some('.') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
-        let joined = next.is_some_and(|c| c == '_' || c.is_ascii_digit());
+        let joined = next == Some('_');
         let small = w.decimals == 0 && w.value <= 10.0;
-        if !(inside_word || version || joined || small) && w.value.is_finite() {
-            out.push(w);
-        }
-        // A version's further parts ("1.14.0") are inside its word.
-        i = end.max(i + 1);
-    }
-    out
+        !(inside_word || version || joined || small) && w.value.is_finite()
+    };
+    numbers(prose).filter(is_value).map(|(_, w, _)| w).collect()
 }
 
 /// Whether `seen` holds `w`: equal to its decimals (rounded or cut), to six significant digits, or in one of
