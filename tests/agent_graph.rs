@@ -154,6 +154,17 @@ fn baselines_and_ablations_make_the_calls_they_should() {
     let (_, t) = steps(Settings { hark: false, ..brainagent() });
     assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_knowledge".to_string())));
     assert_eq!(t.rounds[0].tool, "retrieve_case");
+    // CARD first: round 1 offers CARD alone (the scripted model otherwise takes the first tool, HARK); the
+    // rest of the menu follows from round 2.
+    let (_, t) = steps(Settings { card_first: true, ..brainagent() });
+    assert_eq!(t.rounds[0].menu, ["retrieve_case"]);
+    assert_eq!(t.rounds[0].tool, "retrieve_case");
+    assert!(t.evidence.iter().any(|e| e.id.starts_with("C:")), "the cases join the evidence");
+    assert_eq!(t.rounds[1].tool, "retrieve_knowledge");
+    assert_eq!(t.method, "brainagent-card-first");
+    let (_, t) = steps(Settings { card_first: true, card: false, ..brainagent() });
+    assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_case".to_string())));
+    assert_eq!(t.method, "brainagent-no-card");
     let (_, t) = steps(Settings { card: false, hark: false, ..brainagent() });
     assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_case".to_string())));
     let (s, t) = steps(Settings { reflection: false, ..brainagent() });

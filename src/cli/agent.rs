@@ -30,6 +30,10 @@ pub struct MethodArgs {
     pub no_card: bool,
     #[arg(long)]
     pub no_reflection: bool,
+    /// Round 1 calls CARD (`retrieve_case`) alone, so every analysis sees its similar cases (not the paper's
+    /// protocol: there the model picks any tool).
+    #[arg(long, conflicts_with = "no_card")]
+    pub card_first: bool,
     /// Loop rounds at most.
     #[arg(long, default_value_t = 4)]
     pub rounds: usize,
@@ -68,13 +72,16 @@ impl MethodArgs {
         let method = Method::parse(&self.method).map_err(|e| anyhow!(e))?;
         let mut s = Settings::for_method(method);
         let ablated = self.no_understanding || self.no_hark || self.no_card || self.no_reflection;
-        if ablated && method != Method::Brainagent {
-            bail!("--no-understanding/--no-hark/--no-card/--no-reflection are ablations of --method brainagent");
+        if (ablated || self.card_first) && method != Method::Brainagent {
+            bail!(
+                "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first are settings of --method brainagent"
+            );
         }
         s.understanding = !self.no_understanding;
         s.hark = !self.no_hark;
         s.card = !self.no_card;
         s.reflection = s.reflection && !self.no_reflection;
+        s.card_first = self.card_first;
         s.rounds = self.rounds;
         s.remove_called_tools = !self.keep_called_tools;
         s.max_links = self.max_links;

@@ -105,6 +105,9 @@ pub struct Settings {
     pub hark: bool,
     pub card: bool,
     pub reflection: bool,
+    /// CARD first: round 1 offers `retrieve_case` alone, so the analysis always sees the similar cases. A
+    /// harness choice, not the paper's (its model picks any tool): the local model otherwise rarely calls CARD.
+    pub card_first: bool,
     /// Loop rounds at most.
     pub rounds: usize,
     /// The paper's rule: a tool leaves the menu once it has been called.
@@ -133,6 +136,7 @@ impl Default for Settings {
             hark: true,
             card: true,
             reflection: true,
+            card_first: false,
             rounds: 4,
             remove_called_tools: true,
             report_chars: 400,
@@ -174,6 +178,9 @@ impl Settings {
                     s.push_str("-no-");
                     s.push_str(tag);
                 }
+            }
+            if self.card && self.card_first {
+                s.push_str("-card-first");
             }
         }
         s

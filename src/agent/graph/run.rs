@@ -245,7 +245,9 @@ impl Agent {
             let step = format!("round {index}");
             // Round 1 gathers evidence: finishing before any observation would leave the analysis nothing but the
             // understanding (a small model otherwise often picks `finish` at once).
-            let offered: Vec<String> = if index == 1 && menu.iter().any(|m| m != FINISH) {
+            let offered: Vec<String> = if index == 1 && s.card_first && menu.iter().any(|m| m == CARD) {
+                vec![CARD.to_string()]
+            } else if index == 1 && menu.iter().any(|m| m != FINISH) {
                 menu.iter().filter(|m| *m != FINISH).cloned().collect()
             } else {
                 menu.clone()

@@ -238,6 +238,11 @@ impl AgentPanel {
                 ui.checkbox(&mut self.settings.understanding, "understanding");
                 ui.checkbox(&mut self.settings.hark, "HARK");
                 ui.checkbox(&mut self.settings.card, "CARD");
+                ui.add_enabled(self.settings.card, egui::Checkbox::new(&mut self.settings.card_first, "CARD first"))
+                    .on_hover_text(
+                        "Round 1 calls CARD alone, so the analysis always sees the similar cases (not the \
+                         paper's protocol: there the model picks any tool).",
+                    );
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
             }
