@@ -3,7 +3,9 @@
 precision and positive rate (the task's positive label, read from assets/tasks/TASK.toml) beside the true rate;
 how many subjects called each tool; for the subjects whose agent retrieved cases (CARD), how often its final
 label is the retrieved cases' majority and how often that majority is right; what reflection revised and
-flipped (to the right or the wrong label); median seconds and tokens per subject.
+flipped (to the right or the wrong label), and the labels before reflection scored as a run (at temperature 0
+they are what `--no-reflection` gives: every step before the analysis is the same); median seconds and tokens
+per subject.
 Usage: cohort_agent_steps.py RUN.jsonl [RUN.jsonl ...] (several files of one run, e.g. its shards, are joined
 when given as A.jsonl+B.jsonl).
 """
@@ -44,6 +46,7 @@ def summarise(spec):
     tools = Counter()
     card_subjects = card_follows = card_majority_right = 0
     revised = flipped = flipped_right = flipped_wrong = 0
+    before_right = before_pos = 0
     for r in recs:
         t = r["trace"]
         called = {rd["tool"] for rd in t.get("rounds", []) if rd.get("tool")}
@@ -58,6 +61,9 @@ def summarise(spec):
                 card_follows += r["label"] == top[0][0]
                 card_majority_right += r["truth"] == top[0][0]
                 break
+        analysed = (t.get("analysis") or {}).get("label")
+        before_right += analysed == r["truth"]
+        before_pos += analysed == pos
         ref = t.get("reflection")
         if ref and ref.get("revised"):
             revised += 1
@@ -76,7 +82,8 @@ def summarise(spec):
         f"CARD: {card_subjects} subjects with a case majority; final label = that majority in {card_follows}; "
         f"the majority right in {card_majority_right}",
         f"reflection: revised {revised}, flipped {flipped} ({flipped_right} to the right label, "
-        f"{flipped_wrong} to the wrong one)",
+        f"{flipped_wrong} to the wrong one); before reflection: accuracy {before_right / n:.3f}, "
+        f"positive rate {before_pos / n:.3f}",
         f"median {secs:.0f} s and {tokens:.0f} tokens a subject",
     ]
     return "\n".join(out)
