@@ -26,6 +26,10 @@ const GRAPH: &str = "assets/cases/hcp_fingerprint/graphs/sub-100206_REST1_t0.npy
 
 /// The transcript the panel's requests are answered from: the same agent run, recorded from the scripted model.
 fn record(transcript: &Path) -> Trace {
+    record_with(transcript, Settings::for_method(Method::Brainagent))
+}
+
+fn record_with(transcript: &Path, settings: Settings) -> Trace {
     let task = Task::load("fingerprint").unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(GRAPH);
     let ctx = GraphContext::load(&path, Some(&Atlas::load("schaefer100").unwrap())).unwrap();
@@ -35,12 +39,7 @@ fn record(transcript: &Path) -> Trace {
         training: None,
     };
     let model: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(Scripted::default()), transcript, vec![]).unwrap());
-    Agent::new(task, Some(model), res, Settings::for_method(Method::Brainagent)).analyze(
-        &ctx,
-        0,
-        &Cancel::default(),
-        &mut |_| {},
-    )
+    Agent::new(task, Some(model), res, settings).analyze(&ctx, 0, &Cancel::default(), &mut |_| {})
 }
 
 #[test]
@@ -118,6 +117,35 @@ fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
     };
     let panel = serde_json::to_value(h.state().networks.hark.result.clone().unwrap().unwrap()).unwrap();
     assert_eq!(chosen(&panel), chosen(&t.rounds[0].data));
+}
+
+#[test]
+fn card_first_ticked_in_the_panel_makes_round_1_retrieve_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let expected = record_with(&transcript, Settings { card_first: true, ..Settings::for_method(Method::Brainagent) });
+    let mut app = BrainLensApp::new(None, false);
+    app.settings.llm.provider = ProviderKind::Replay;
+    app.settings.llm.transcript = transcript.display().to_string();
+    app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("BrainAgent…").click();
+    h.run_steps(2);
+    h.get_by_label("CARD first").click();
+    h.run_steps(2);
+    assert!(h.state().networks.agent.settings.card_first);
+    h.get_by_label("Analyze").click();
+    settle(&mut h, |a| {
+        !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some())
+    });
+    h.run_steps(3);
+    let t = h.state().networks.agent.trace.clone().unwrap();
+    assert_eq!(t.method, "brainagent-card-first");
+    assert_eq!(t.rounds, expected.rounds, "the panel ran the analysis the transcript was recorded from");
+    h.get_by_label("Round 1 · retrieve_case");
+    h.get_by_label("Round 2 · retrieve_knowledge · repaired");
 }
 
 #[test]
