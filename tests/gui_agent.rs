@@ -42,11 +42,8 @@ fn record_with(transcript: &Path, settings: Settings) -> Trace {
     Agent::new(task, Some(model), res, settings).analyze(&ctx, 0, &Cancel::default(), &mut |_| {})
 }
 
-#[test]
-fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
-    let dir = tempfile::tempdir().unwrap();
-    let transcript = dir.path().join("agent.jsonl");
-    let expected = record(&transcript);
+/// The app on the HCP graph, answering from `transcript`, with the BrainAgent panel open.
+fn agent_panel(transcript: &Path) -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
     app.settings.llm.provider = ProviderKind::Replay;
     app.settings.llm.transcript = transcript.display().to_string();
@@ -56,12 +53,24 @@ fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
     h.run_steps(3);
     h.get_by_label("BrainAgent…").click();
     h.run_steps(2);
+    h
+}
+
+/// Clicks Analyze and waits for the trace's decision.
+fn analyze(h: &mut Harness<'static, BrainLensApp>) -> Trace {
     h.get_by_label("Analyze").click();
-    settle(&mut h, |a| {
-        !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some())
-    });
+    settle(h, |a| !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some()));
     h.run_steps(3);
-    let t = h.state().networks.agent.trace.clone().unwrap();
+    h.state().networks.agent.trace.clone().unwrap()
+}
+
+#[test]
+fn analyze_shows_the_trace_and_the_card_and_region_names_select_regions() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let expected = record(&transcript);
+    let mut h = agent_panel(&transcript);
+    let t = analyze(&mut h);
     assert_eq!(t.rounds, expected.rounds, "the panel ran the same analysis the transcript was recorded from");
     assert_eq!(t.decision, expected.decision);
     // The timeline, the final card and the disclaimer beside the label.
@@ -124,24 +133,11 @@ fn card_first_ticked_in_the_panel_makes_round_1_retrieve_cases() {
     let dir = tempfile::tempdir().unwrap();
     let transcript = dir.path().join("agent.jsonl");
     let expected = record_with(&transcript, Settings { card_first: true, ..Settings::for_method(Method::Brainagent) });
-    let mut app = BrainLensApp::new(None, false);
-    app.settings.llm.provider = ProviderKind::Replay;
-    app.settings.llm.transcript = transcript.display().to_string();
-    app.open(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(GRAPH));
-    let mut h =
-        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
-    h.run_steps(3);
-    h.get_by_label("BrainAgent…").click();
-    h.run_steps(2);
+    let mut h = agent_panel(&transcript);
     h.get_by_label("CARD first").click();
     h.run_steps(2);
     assert!(h.state().networks.agent.settings.card_first);
-    h.get_by_label("Analyze").click();
-    settle(&mut h, |a| {
-        !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some())
-    });
-    h.run_steps(3);
-    let t = h.state().networks.agent.trace.clone().unwrap();
+    let t = analyze(&mut h);
     assert_eq!(t.method, "brainagent-card-first");
     assert_eq!(t.rounds, expected.rounds, "the panel ran the analysis the transcript was recorded from");
     h.get_by_label("Round 1 · retrieve_case");
