@@ -1,7 +1,7 @@
 //! Sharded runs: 4 shards (`bench run --shard i/4`, replayed) merged with `bench merge` equal the unsharded
 //! result instance by instance; merge refuses missing, duplicate and foreign shards; `bench slurm` writes a job
 //! array + dependent merge whose scripts, run here task by task with SLURM_ARRAY_TASK_ID set (no Slurm
-//! daemons on this machine), produce the same result.
+//! daemons on this machine), produce the same result with the instances dealt out evenly.
 
 mod common;
 
@@ -101,6 +101,31 @@ fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
     let st = std::process::Command::new("bash").arg(dir.join("merge.sbatch")).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     same(&ResultFile::load(&dir.join("result.json")).unwrap(), &full);
+    // The scripts deal the instances out in turn: no two shards differ by more than one (hashing gave the
+    // sizes above), and each file says so.
+    let slurm: Vec<_> = (1..=4).map(|k| ResultFile::load(&dir.join(format!("shard-{k}.json"))).unwrap()).collect();
+    let dealt: Vec<usize> = slurm.iter().map(|f| f.instances.len()).collect();
+    assert!(dealt.iter().max().unwrap() - dealt.iter().min().unwrap() <= 1, "{dealt:?} (hashed: {sizes:?})");
+    assert!(slurm.iter().all(|f| f.experiment["shard"]["order"] == "dealt"));
+    // A hashed shard among dealt ones is refused, and so is resuming a dealt file by hash.
+    let one = dir.join("shard-1.json");
+    fail(&[p[0], dir.join("shard-2.json").to_str().unwrap()], "assigned by");
+    let (code, _, err) = common::run(&[
+        "bench",
+        "run",
+        s.to_str().unwrap(),
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+        "--shard",
+        "1/4",
+        "--resume",
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("assigned by dealt, not hash: give --shard-order dealt"), "{err}");
     // Run options that the scripts set per shard are refused.
     let (code, _, err) = common::run(&[
         "bench",

@@ -403,9 +403,13 @@ pub struct RunArgs {
     /// holds data/<subset>/ as BrainBench's prepare scripts make it). Default: found beside the cases.
     #[arg(long, value_name = "DIR")]
     pub data_root: Option<PathBuf>,
-    /// Run only shard i of n (1-based; stable assignment by instance id), e.g. --shard 2/4.
+    /// Run only shard i of n (1-based), e.g. --shard 2/4.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// How --shard assigns instances: hash (by instance id, the same whatever else the suite holds, uneven)
+    /// or dealt (in turn over the suite's case order: even; what `bench slurm` scripts use).
+    #[arg(long, default_value = "hash", value_parser = crate::harness::runner::ShardOrder::NAMES)]
+    pub shard_order: String,
     /// Token budget of each planning reply (a plan cut by the budget is closed by the grammar).
     #[arg(long, default_value_t = 320)]
     pub plan_tokens: u32,
@@ -489,6 +493,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.codeact.max_tokens = a.codeact_tokens.max(16);
         opts.codeact.exec_timeout_s = a.exec_timeout;
         opts.shard = a.shard.as_deref().map(crate::harness::runner::parse_shard).transpose()?;
+        opts.shard_order = crate::harness::runner::ShardOrder::parse(&a.shard_order)?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;
         opts.data_root = a.data_root.clone();
         let live = Live::default();

@@ -155,7 +155,9 @@ pub fn slurm_work(
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let dir = dir.canonicalize()?;
     let suite = suite.canonicalize().with_context(|| format!("{}: no such suite", suite.display()))?;
-    let files = slurm::write_scripts(work, &exe, &suite, &run_args, &dir, &o)?;
+    // A folder submitted before dealing keeps its hashed shards.
+    let order = slurm::JobsFile::load(&dir)?.map_or(crate::harness::runner::ShardOrder::Dealt, |j| j.shard_order);
+    let files = slurm::write_scripts(work, &exe, &suite, &run_args, &dir, &o, order)?;
     for f in &files {
         writeln!(out, "wrote {}", f.display())?;
     }

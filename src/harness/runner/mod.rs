@@ -79,17 +79,65 @@ pub struct Options {
     /// CodeAct without bubblewrap (recorded loudly in the experiment block).
     pub unsafe_no_sandbox: bool,
     pub parser_tokens: u32,
-    /// Run only shard `i` of `n` (1-based): the instances whose id hashes to it (stable across machines).
+    /// Run only shard `i` of `n` (1-based): the instances `shard_order` assigns to it.
     pub shard: Option<(usize, usize)>,
+    pub shard_order: ShardOrder,
     /// The folder the cases' `data_path`/`label_path` are relative to (the official layout: the folder that
     /// holds the prepared `data/<subset>/`); `None` finds it beside the cases ([`inputs_root`]).
     pub data_root: Option<PathBuf>,
 }
 
-/// The shard (1-based) an instance belongs to: FNV-1a of its id, modulo `n`.
+/// The shard (1-based) an instance belongs to by hash: FNV-1a of its id, modulo `n`.
 pub fn shard_of(instance_id: &str, n: usize) -> usize {
     let h = instance_id.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
     (h % n.max(1) as u64) as usize + 1
+}
+
+/// How `--shard i/n` assigns a suite's instances. `Hash`: by the FNV-1a hash of the id ([`shard_of`]), the
+/// same whatever else the suite holds, but uneven (the 54-instance local suite splits 33/21 into 2). `Dealt`:
+/// dealt in turn over the suite's cases in order (after `--limit`), so shards differ by one instance at most;
+/// what `bench slurm` writes into its scripts. A shard file records its order; a file without one was hashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardOrder {
+    #[default]
+    Hash,
+    Dealt,
+}
+
+impl ShardOrder {
+    pub const NAMES: [&str; 2] = ["hash", "dealt"];
+
+    pub fn parse(s: &str) -> Result<ShardOrder> {
+        match s.trim() {
+            "hash" => Ok(ShardOrder::Hash),
+            "dealt" => Ok(ShardOrder::Dealt),
+            o => Err(HarnessError::from(format!("unknown shard order {o:?} (hash, dealt)"))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ShardOrder::Hash => "hash",
+            ShardOrder::Dealt => "dealt",
+        }
+    }
+
+    /// The order a result file's `experiment.shard` records.
+    pub fn of_shard(shard: Option<&Value>) -> ShardOrder {
+        match shard.and_then(|s| s.get("order")).and_then(Value::as_str) {
+            Some("dealt") => ShardOrder::Dealt,
+            _ => ShardOrder::Hash,
+        }
+    }
+
+    /// The shard (1-based) of each of `ids`, the suite's instances in case order.
+    pub fn assign(self, ids: &[String], n: usize) -> Vec<usize> {
+        match self {
+            ShardOrder::Hash => ids.iter().map(|id| shard_of(id, n)).collect(),
+            ShardOrder::Dealt => (0..ids.len()).map(|k| k % n.max(1) + 1).collect(),
+        }
+    }
 }
 
 /// `"2/4"` → (2, 4).
@@ -126,6 +174,7 @@ impl Options {
             unsafe_no_sandbox: false,
             parser_tokens: 160,
             shard: None,
+            shard_order: ShardOrder::Hash,
             data_root: None,
         }
     }
@@ -304,7 +353,9 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
     }
     let suite_instances = cases.len();
     if let Some((i, n)) = opts.shard {
-        cases.retain(|c| shard_of(&c.instance_id(), n) == i);
+        let ids: Vec<String> = cases.iter().map(Case::instance_id).collect();
+        let mut of = opts.shard_order.assign(&ids, n).into_iter();
+        cases.retain(|_| of.next() == Some(i));
     }
     let planned = cases.len();
     let started_at = utc_now();
@@ -318,7 +369,10 @@ pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Res
         exp.insert("skipped_missing_data".into(), json!(missing));
     }
     if let Some((i, n)) = opts.shard {
-        exp.insert("shard".into(), json!({"index": i, "count": n, "suite_instances": suite_instances}));
+        exp.insert(
+            "shard".into(),
+            json!({"index": i, "count": n, "suite_instances": suite_instances, "order": opts.shard_order.name()}),
+        );
     }
     let slots = resume_slots(opts, &cases, &mut exp)?;
     *live.rows.lock().unwrap_or_else(|p| p.into_inner()) = live_rows(&cases, &slots);
@@ -394,6 +448,16 @@ fn resume_slots(opts: &Options, cases: &[Case], exp: &mut Map<String, Value>) ->
             return Err(HarnessError::from(format!(
                 "{}: --resume: this result file is of another run (different cases or paradigm)",
                 opts.out.display()
+            )));
+        }
+        let was = ShardOrder::of_shard(old.experiment.get("shard"));
+        if opts.shard.is_some() && was != opts.shard_order {
+            return Err(HarnessError::from(format!(
+                "{}: --resume: this shard file's instances were assigned by {}, not {}: give --shard-order {}",
+                opts.out.display(),
+                was.name(),
+                opts.shard_order.name(),
+                was.name()
             )));
         }
         if let Some(s) = old.experiment_str("started_at") {

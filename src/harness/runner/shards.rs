@@ -1,7 +1,7 @@
 //! Scale-out: shard result files merged back into one (checked to cover the suite exactly once, summary
 //! recomputed). The Slurm scripts that run the shards and then the merge are in `harness::slurm`.
 
-use super::shard_of;
+use super::{ShardOrder, shard_of};
 use crate::bench::case::load_cases;
 use crate::bench::results::{Instance, ResultFile, summarize};
 use crate::harness::error::{HarnessError, Result};
@@ -39,6 +39,34 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     let (_, first, (_, n, total)) = &loaded[0];
     let (n, total) = (*n, *total);
     let same = |k: &str| first.experiment.get(k).cloned();
+    let order = ShardOrder::of_shard(first.experiment.get("shard"));
+    // The suite, when it can be read: the case order and the exact instance set to check against.
+    let suite =
+        cases.map(Path::to_path_buf).or_else(|| same("subset_root").and_then(|v| v.as_str().map(PathBuf::from)));
+    let suite_set = match suite.as_ref().filter(|r| r.exists()) {
+        Some(root) => {
+            let mut set = load_cases(root)?.cases;
+            if let Some(l) = same("limit").and_then(|v| v.as_u64()) {
+                set.truncate(l as usize);
+            }
+            Some((root.clone(), set))
+        }
+        None => None,
+    };
+    // Each instance's shard: a hashed one's from its id; a dealt one's from its place in the suite (unchecked
+    // when the suite cannot be read).
+    let dealt: HashMap<String, usize> = match (&suite_set, order) {
+        (Some((_, set)), ShardOrder::Dealt) => {
+            let ids: Vec<String> = set.iter().map(|c| c.instance_id()).collect();
+            let of = order.assign(&ids, n);
+            ids.into_iter().zip(of).collect()
+        }
+        _ => HashMap::new(),
+    };
+    let owner = |id: &str| match order {
+        ShardOrder::Hash => Some(shard_of(id, n)),
+        ShardOrder::Dealt => dealt.get(id).copied(),
+    };
     let mut seen_index = BTreeSet::new();
     let mut instances: Vec<Instance> = Vec::new();
     let mut ids = HashMap::new();
@@ -47,6 +75,15 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
             return Err(HarnessError::from(format!(
                 "{}: shard {i}/{count} of {t} instances does not belong with {n} shards of {total}",
                 p.display()
+            )));
+        }
+        if ShardOrder::of_shard(f.experiment.get("shard")) != order {
+            return Err(HarnessError::from(format!(
+                "{}: its instances were assigned by {}, {}'s by {}",
+                p.display(),
+                ShardOrder::of_shard(f.experiment.get("shard")).name(),
+                loaded[0].0.display(),
+                order.name()
             )));
         }
         for k in ["subset_root", "evaluation_mode", "limit"] {
@@ -62,12 +99,13 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
             return Err(HarnessError::from(format!("{}: shard {i}/{n} given twice", p.display())));
         }
         for inst in &f.instances {
-            if shard_of(&inst.instance_id, n) != *i {
+            if let Some(o) = owner(&inst.instance_id)
+                && o != *i
+            {
                 return Err(HarnessError::from(format!(
-                    "{}: instance {} belongs to shard {}, not {i}",
+                    "{}: instance {} belongs to shard {o}, not {i}",
                     p.display(),
-                    inst.instance_id,
-                    shard_of(&inst.instance_id, n)
+                    inst.instance_id
                 )));
             }
             if let Some(other) = ids.insert(inst.instance_id.clone(), p.clone()) {
@@ -86,13 +124,7 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
         return Err(HarnessError::from(format!("shard(s) {missing:?} of {n} missing")));
     }
     // Order and completeness against the suite when it can be read.
-    let suite =
-        cases.map(Path::to_path_buf).or_else(|| same("subset_root").and_then(|v| v.as_str().map(PathBuf::from)));
-    if let Some(root) = suite.filter(|r| r.exists()) {
-        let mut set = load_cases(&root)?.cases;
-        if let Some(l) = same("limit").and_then(|v| v.as_u64()) {
-            set.truncate(l as usize);
-        }
+    if let Some((root, set)) = suite_set {
         let order: HashMap<String, usize> = set.iter().enumerate().map(|(k, c)| (c.instance_id(), k)).collect();
         if let Some(extra) = instances.iter().find(|i| !order.contains_key(&i.instance_id)) {
             return Err(HarnessError::from(format!(

@@ -5,7 +5,7 @@ use super::script::run_limit;
 use super::{Result, SlurmError, Work};
 use crate::bench::case::load_cases;
 use crate::bench::results::ResultFile;
-use crate::harness::runner::shard_of;
+use crate::harness::runner::ShardOrder;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +32,9 @@ pub struct JobsFile {
     pub shards: usize,
     /// Instances per shard (index 0 = shard 1), from the suite and the run's `--limit`.
     pub expected: Vec<usize>,
+    /// How a suite's shards were assigned (a jobs.json without it is from before dealing: hash).
+    #[serde(default)]
+    pub shard_order: ShardOrder,
     pub run_args: Vec<String>,
     pub submissions: Vec<Submission>,
 }
@@ -46,15 +49,17 @@ impl JobsFile {
         if let Some(l) = run_limit(run_args) {
             cases.truncate(l);
         }
+        let ids: Vec<String> = cases.iter().map(|c| c.instance_id()).collect();
         let mut expected = vec![0; shards];
-        for c in &cases {
-            expected[shard_of(&c.instance_id(), shards) - 1] += 1;
+        for i in ShardOrder::Dealt.assign(&ids, shards) {
+            expected[i - 1] += 1;
         }
         Ok(JobsFile {
             work: Work::Bench,
             suite: suite.to_path_buf(),
             shards,
             expected,
+            shard_order: ShardOrder::Dealt,
             run_args: run_args.to_vec(),
             submissions: Vec::new(),
         })
@@ -67,6 +72,7 @@ impl JobsFile {
             suite: data.to_path_buf(),
             shards: expected.len(),
             expected,
+            shard_order: ShardOrder::Dealt,
             run_args: run_args.to_vec(),
             submissions: Vec::new(),
         }
@@ -174,4 +180,23 @@ pub fn check_shard_owner(f: &ResultFile, path: &Path, dir: &Path, suite: &Path, 
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jobs_file_from_before_dealing_reads_as_hashed_and_a_new_one_deals_evenly() {
+        let old = r#"{"suite": "/s", "shards": 2, "expected": [33, 21], "run_args": [], "submissions": []}"#;
+        let j: JobsFile = serde_json::from_str(old).unwrap();
+        assert_eq!((j.work, j.shard_order), (Work::Bench, ShardOrder::Hash));
+        let ids: Vec<String> = (0..54).map(|k| format!("case{k}")).collect();
+        let mut sizes = [0usize; 4];
+        for i in ShardOrder::Dealt.assign(&ids, 4) {
+            sizes[i - 1] += 1;
+        }
+        assert_eq!(sizes, [14, 14, 13, 13]);
+        assert_eq!(ShardOrder::Hash.assign(&ids[..1], 4), [crate::harness::runner::shard_of("case0", 4)]);
+    }
 }

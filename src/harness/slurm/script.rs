@@ -4,6 +4,7 @@
 //! on it), written into the output folder.
 
 use super::{Result, SlurmError, Work};
+use crate::harness::runner::ShardOrder;
 use std::path::{Path, PathBuf};
 
 /// The sbatch options of the generated scripts.
@@ -36,9 +37,10 @@ pub(crate) fn quote(s: &str) -> String {
 
 /// Run options the scripts set per shard themselves.
 pub fn check_run_args(run_args: &[String]) -> Result<()> {
-    if run_args.iter().any(|a| a == "--out" || a == "--shard" || a.starts_with("--out=") || a.starts_with("--shard=")) {
+    let set_here = ["--out", "--shard", "--shard-order"];
+    if run_args.iter().any(|a| set_here.iter().any(|o| a == o || a.starts_with(&format!("{o}=")))) {
         return Err(SlurmError::Invalid(
-            "give the run options without --out and --shard: the scripts set them per shard".into(),
+            "give the run options without --out, --shard and --shard-order: the scripts set them per shard".into(),
         ));
     }
     Ok(())
@@ -65,6 +67,7 @@ pub fn shard_file(dir: &Path, i: usize) -> PathBuf {
 
 /// Writes the three scripts into `dir` (an absolute, existing folder) and returns their paths:
 /// `run_shards.sbatch`, `merge.sbatch`, `submit.sh`. For an agent evaluation `suite` is the data it runs on.
+/// A suite's shards are dealt (`order`: a folder's jobs.json may say hash, from before dealing).
 pub fn write_scripts(
     work: Work,
     brainlens: &Path,
@@ -72,11 +75,13 @@ pub fn write_scripts(
     run_args: &[String],
     dir: &Path,
     o: &SlurmOptions,
+    order: ShardOrder,
 ) -> Result<Vec<PathBuf>> {
-    write_scripts_in(work, brainlens, suite, run_args, dir, dir, o)
+    write_scripts_in(work, brainlens, suite, run_args, dir, dir, o, order)
 }
 
 /// The scripts for output folder `dir`, written into `into` (a staging folder, or `dir` itself).
+#[allow(clippy::too_many_arguments)]
 pub fn write_scripts_in(
     work: Work,
     brainlens: &Path,
@@ -85,6 +90,7 @@ pub fn write_scripts_in(
     dir: &Path,
     into: &Path,
     o: &SlurmOptions,
+    order: ShardOrder,
 ) -> Result<Vec<PathBuf>> {
     if o.shards == 0 {
         return Err(SlurmError::Invalid("--shards must be at least 1".into()));
@@ -120,7 +126,7 @@ pub fn write_scripts_in(
                 line("constraint", &o.constraint)
             )
         ),
-        work.run_line(&exe, &suite_q, &args.join(" "), o.shards, &d),
+        work.run_line(&exe, &suite_q, &args.join(" "), o.shards, &d, order),
         n = o.shards,
         unit = work.unit(),
     );
@@ -176,6 +182,7 @@ mod tests {
             &["--limit".into(), "9".into()],
             d.path(),
             &o,
+            ShardOrder::Dealt,
         )
         .unwrap();
         let run = std::fs::read_to_string(&files[0]).unwrap();
@@ -185,16 +192,32 @@ mod tests {
             assert!(run.contains(want), "{want}: {run}");
         }
         assert!(
-            run.contains("exec apptainer exec /img/bl.sif /opt/bin/brainlens bench run /s --limit 9 --shard"),
+            run.contains(
+                "exec apptainer exec /img/bl.sif /opt/bin/brainlens bench run /s --limit 9 --shard \"$i/3\" --shard-order dealt --resume"
+            ),
             "{run}"
         );
+        // A folder submitted before dealing keeps its hashed shards: its scripts name no order.
+        let hashed =
+            write_scripts(Work::Bench, Path::new("/bl"), Path::new("/s"), &[], d.path(), &o, ShardOrder::Hash).unwrap();
+        let run = std::fs::read_to_string(&hashed[0]).unwrap();
+        assert!(run.contains("--shard \"$i/3\" --resume") && !run.contains("shard-order"), "{run}");
         assert!(merge.contains("--account=lab") && !merge.contains("gres"), "{merge}");
         assert_eq!(run_limit(&["--limit=7".into()]), Some(7));
         assert!(check_run_args(&["--shard=1/2".into()]).is_err());
+        assert!(check_run_args(&["--shard-order".into(), "hash".into()]).is_err());
         // An agent evaluation: `agent eval … --shard`, merged by `agent merge` into run.jsonl.
         let args = ["--task".to_string(), "asd".into(), "--cohort".into(), "/c/abide.npz".into()];
-        let files =
-            write_scripts(Work::AgentEval, Path::new("/bl"), Path::new("/c/abide.npz"), &args, d.path(), &o).unwrap();
+        let files = write_scripts(
+            Work::AgentEval,
+            Path::new("/bl"),
+            Path::new("/c/abide.npz"),
+            &args,
+            d.path(),
+            &o,
+            ShardOrder::Dealt,
+        )
+        .unwrap();
         let run = std::fs::read_to_string(&files[0]).unwrap();
         let merge = std::fs::read_to_string(&files[1]).unwrap();
         let dir = d.path().display();

@@ -99,7 +99,7 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
     };
     for c in ["sbatch", "sacct", "squeue"] {
         if commands::which(c).is_none() {
-            write_scripts(req.work, req.brainlens, &suite, req.run_args, &dir, o)?;
+            write_scripts(req.work, req.brainlens, &suite, req.run_args, &dir, o, jobs.shard_order)?;
             return Err(SlurmError::NoCommand { command: c.into(), dir });
         }
     }
@@ -107,7 +107,7 @@ pub fn submit(req: &SubmitRequest) -> Result<JobsFile> {
     // the array, so a refused submission (a wrong partition, say) leaves the folder as it was.
     let staging = dir.join(".staging");
     std::fs::create_dir_all(&staging).map_err(|e| SlurmError::file(&staging, format!("cannot create: {e}")))?;
-    let files = write_scripts_in(req.work, req.brainlens, &suite, req.run_args, &dir, &staging, o)?;
+    let files = write_scripts_in(req.work, req.brainlens, &suite, req.run_args, &dir, &staging, o, jobs.shard_order)?;
     let array = match commands::sbatch(&files[0], &[], &dir) {
         Ok(a) => a,
         Err(e) => {

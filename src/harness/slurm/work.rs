@@ -2,6 +2,7 @@
 //! `bench merge` into `result.json`) or an agent evaluation (`agent eval --shard i/n`, each shard resuming
 //! its run file, merged by `agent merge` into `run.jsonl`).
 
+use crate::harness::runner::ShardOrder;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -45,10 +46,14 @@ impl Work {
     }
 
     /// A shard task's command (`i` is `$i`, the array task id; every word already quoted).
-    pub(crate) fn run_line(self, exe: &str, suite: &str, args: &str, n: usize, dir: &str) -> String {
+    pub(crate) fn run_line(self, exe: &str, suite: &str, args: &str, n: usize, dir: &str, order: ShardOrder) -> String {
         match self {
+            // A hashed run's scripts stay as they were written before dealing (no option: hash).
             Work::Bench => {
-                format!("exec {exe} bench run {suite} {args} --shard \"$i/{n}\" --resume --out {dir}/shard-$i.json\n")
+                let dealt = if order == ShardOrder::Dealt { " --shard-order dealt" } else { "" };
+                format!(
+                    "exec {exe} bench run {suite} {args} --shard \"$i/{n}\"{dealt} --resume --out {dir}/shard-$i.json\n"
+                )
             }
             Work::AgentEval => format!("exec {exe} agent eval {args} --shard \"$i/{n}\" --out {dir}/shard-$i.jsonl\n"),
         }
