@@ -9,20 +9,17 @@ use brainlens::bench::results::ResultFile;
 use common::same;
 use std::path::Path;
 
+/// `bench run SUITE --shard SPEC … --out OUT`, replayed from `t`, with `extra` options.
+fn shard_run(s: &Path, t: &Path, out: &Path, spec: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args =
+        vec!["bench", "run", s.to_str().unwrap(), "--provider", "replay", "--transcript", t.to_str().unwrap()];
+    args.extend(["--shard", spec, "--out", out.to_str().unwrap()]);
+    args.extend(extra);
+    common::run(&args)
+}
+
 fn shard(s: &Path, t: &Path, out: &Path, k: usize) {
-    let (code, _, err) = common::run(&[
-        "bench",
-        "run",
-        s.to_str().unwrap(),
-        "--provider",
-        "replay",
-        "--transcript",
-        t.to_str().unwrap(),
-        "--shard",
-        &format!("{k}/4"),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, err) = shard_run(s, t, out, &format!("{k}/4"), &[]);
     assert_eq!(code, 0, "{err}");
 }
 
@@ -110,20 +107,7 @@ fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
     // A hashed shard among dealt ones is refused, and so is resuming a dealt file by hash.
     let one = dir.join("shard-1.json");
     fail(&[p[0], dir.join("shard-2.json").to_str().unwrap()], "assigned by");
-    let (code, _, err) = common::run(&[
-        "bench",
-        "run",
-        s.to_str().unwrap(),
-        "--provider",
-        "replay",
-        "--transcript",
-        t.to_str().unwrap(),
-        "--shard",
-        "1/4",
-        "--resume",
-        "--out",
-        one.to_str().unwrap(),
-    ]);
+    let (code, _, err) = shard_run(&s, &t, &one, "1/4", &["--resume"]);
     assert_eq!(code, 1);
     assert!(err.contains("assigned by dealt, not hash: give --shard-order dealt"), "{err}");
     // Run options that the scripts set per shard are refused.
