@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """What the graph agent did in `agent eval` run or shard files (no third-party packages): accuracy, recall,
 precision and positive rate (the task's positive label, read from assets/tasks/TASK.toml) beside the true rate;
-how many subjects called each tool; for the subjects whose agent retrieved cases (CARD), how often its final
-label is the retrieved cases' majority and how often that majority is right; what reflection revised and
-flipped (to the right or the wrong label), and the labels before reflection scored as a run (at temperature 0
-they are what `--no-reflection` gives: every step before the analysis is the same); median seconds and tokens
-per subject.
+how many subjects called each tool; for the subjects whose agent retrieved cases (CARD), the retrieved cases'
+majority label, how often the analysis's label and the final one are that majority, and how often it is right;
+what reflection revised and flipped (to the right or the wrong label), and the labels before reflection scored
+as a run (at temperature 0 they are what `--no-reflection` gives: every step before the analysis is the same);
+median seconds and tokens per subject.
 Usage: cohort_agent_steps.py RUN.jsonl [RUN.jsonl ...] (several files of one run, e.g. its shards, are joined
 when given as A.jsonl+B.jsonl).
 """
@@ -44,7 +44,8 @@ def summarise(spec):
     pred_pos = sum(r["label"] == pos for r in recs)
     true_pos = sum(r["truth"] == pos for r in recs)
     tools = Counter()
-    card_subjects = card_follows = card_majority_right = 0
+    card_subjects = card_follows = analysis_follows = card_majority_right = 0
+    majority_labels = Counter()
     revised = flipped = flipped_right = flipped_wrong = 0
     before_right = before_pos = 0
     for r in recs:
@@ -58,7 +59,9 @@ def summarise(spec):
                 if len(top) > 1 and top[0][1] == top[1][1]:
                     continue  # a tie names no majority
                 card_subjects += 1
+                majority_labels[top[0][0]] += 1
                 card_follows += r["label"] == top[0][0]
+                analysis_follows += (t.get("analysis") or {}).get("label") == top[0][0]
                 card_majority_right += r["truth"] == top[0][0]
                 break
         analysed = (t.get("analysis") or {}).get("label")
@@ -79,7 +82,9 @@ def summarise(spec):
         f"accuracy {right / n:.3f} ({right}/{n}); recall {tp / max(true_pos, 1):.3f}; "
         f"precision {tp / max(pred_pos, 1):.3f}; positive rate {pred_pos / n:.3f} (true {true_pos / n:.3f})",
         "subjects calling each tool: " + ", ".join(f"{k} {v}" for k, v in tools.most_common()),
-        f"CARD: {card_subjects} subjects with a case majority; final label = that majority in {card_follows}; "
+        f"CARD: {card_subjects} subjects with a case majority ("
+        + ", ".join(f"{k} {v}" for k, v in majority_labels.most_common())
+        + f"); the analysis's label = that majority in {analysis_follows}, the final label in {card_follows}; "
         f"the majority right in {card_majority_right}",
         f"reflection: revised {revised}, flipped {flipped} ({flipped_right} to the right label, "
         f"{flipped_wrong} to the wrong one); before reflection: accuracy {before_right / n:.3f}, "
