@@ -327,40 +327,54 @@ fn an_empty_plan_is_asked_again_and_a_wrong_route_is_corrected() {
     assert!(o.trace.route.as_ref().unwrap().check.is_none());
 }
 
-/// A report that claims work no step did (the capable model's habit: "The EEG channels were band-pass
-/// filtered … the Welch PSD was computed" after an inspection) is asked for again in a new request naming
-/// the work it claimed; the second report stands, and the trace says why it was written again.
-#[test]
-fn a_report_claiming_work_no_step_did_is_written_again() {
+/// Runs an inspection whose first report is `first`; the report asked for again (a new request of two
+/// messages whose note `check_ask` accepts) is `second`. The outcome is checked to have ended without failure
+/// and with `second` as a grounded report.
+fn report_asked_again(
+    query: &str,
+    first: &'static str,
+    check_ask: fn(&str),
+    second: &'static str,
+) -> brainlens::agent::eeg::Outcome {
     use brainlens::agent::eeg::{Settings, run};
     use brainlens::agent::grounding;
     use brainlens::util::cancel::Cancel;
     use common::eeg_scripted::EegScripted;
     let (d, inputs) = inputs_with_recording();
-    let model = EegScripted::with(|name, r| match name {
+    let model = EegScripted::with(move |name, r| match name {
         // Only the file is inspected.
         "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
             "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
-        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => Some(Ok(json!(
-            "The data file was loaded. The EEG channels were band-pass filtered and the Welch PSD was computed."
-        ))),
+        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => Some(Ok(json!(first))),
         "" => {
-            // A new request with the reason (the works claimed), not a second turn after the rejected report.
-            let asked = r.messages.last().unwrap().content.clone();
+            // A new request with the reason, not a second turn after the rejected report.
             assert_eq!(r.messages.len(), 2);
-            assert!(asked.contains("filtering") && !asked.contains("band-pass filtered"), "{asked}");
-            Some(Ok(json!("The file was inspected: 60 EEG channels. Nothing was filtered or computed.")))
+            check_ask(&r.messages.last().unwrap().content);
+            Some(Ok(json!(second)))
         }
         _ => None,
     });
-    let query = "Load the data file: data/rec.edf\nBand-pass filter the EEG and report the alpha relative power.";
     let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &Settings::default());
     assert!(o.failure.is_none(), "{:?}", o.failure);
+    assert_eq!(o.trace.report_text, second);
+    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
+    o
+}
+
+/// A report that claims work no step did (the capable model's habit: "The EEG channels were band-pass
+/// filtered … the Welch PSD was computed" after an inspection) is asked for again in a new request naming
+/// the work it claimed; the second report stands, and the trace says why it was written again.
+#[test]
+fn a_report_claiming_work_no_step_did_is_written_again() {
+    let o = report_asked_again(
+        "Load the data file: data/rec.edf\nBand-pass filter the EEG and report the alpha relative power.",
+        "The data file was loaded. The EEG channels were band-pass filtered and the Welch PSD was computed.",
+        |asked| assert!(asked.contains("filtering") && !asked.contains("band-pass filtered"), "{asked}"),
+        "The file was inspected: 60 EEG channels. Nothing was filtered or computed.",
+    );
     let again = o.trace.report_again.as_deref().unwrap_or_default();
     assert!(again.contains("filtering") && again.contains("spectral"), "{again}");
     assert!(o.trace.calls.iter().any(|c| c.step == "report (again)"));
-    assert_eq!(o.trace.report_text, "The file was inspected: 60 EEG channels. Nothing was filtered or computed.");
-    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
 }
 
 /// A report that states values no step measured (Qwen2.5-Coder-1.5B's "72 bpm, and the RMSSD is 0.12" for
@@ -368,33 +382,15 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
 /// trace keeps the measured results the values were checked against.
 #[test]
 fn a_report_stating_a_value_no_step_measured_is_written_again() {
-    use brainlens::agent::eeg::{Settings, run};
-    use brainlens::agent::grounding;
-    use brainlens::util::cancel::Cancel;
-    use common::eeg_scripted::EegScripted;
-    let (d, inputs) = inputs_with_recording();
-    let model = EegScripted::with(|name, r| match name {
-        "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
-            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
-        "" if !r.messages.last().unwrap().content.contains("An earlier answer") => {
-            Some(Ok(json!("The mean heart rate of the ECG is 72 bpm, and the RMSSD is 0.12.")))
-        }
-        "" => {
-            let asked = r.messages.last().unwrap().content.clone();
-            assert_eq!(r.messages.len(), 2);
-            assert!(asked.contains("a value nothing measured") && !asked.contains("72 bpm"), "{asked}");
-            Some(Ok(json!("The file holds 60 EEG channels; the heart rate could not be measured.")))
-        }
-        _ => None,
-    });
-    let query = "Load the data file: data/rec.edf\nReport the mean heart rate as hr_bpm.";
-    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &Settings::default());
-    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let o = report_asked_again(
+        "Load the data file: data/rec.edf\nReport the mean heart rate as hr_bpm.",
+        "The mean heart rate of the ECG is 72 bpm, and the RMSSD is 0.12.",
+        |asked| assert!(asked.contains("a value nothing measured") && !asked.contains("72 bpm"), "{asked}"),
+        "The file holds 60 EEG channels; the heart rate could not be measured.",
+    );
     let again = o.trace.report_again.as_deref().unwrap_or_default();
     assert_eq!(again, "the report claimed work no step did: a value nothing measured");
     assert!(o.trace.measured.starts_with("Measured results"), "{}", o.trace.measured);
-    assert_eq!(o.trace.report_text, "The file holds 60 EEG channels; the heart rate could not be measured.");
-    assert!(grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), query).is_empty());
 }
 
 /// A report that repeats its prompt (Qwen2.5-Coder-1.5B's answer in 32 of 54 suite instances: "Task: …
