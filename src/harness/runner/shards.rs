@@ -10,12 +10,13 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-fn shard_info(f: &ResultFile, path: &Path) -> Result<(usize, usize, usize)> {
+/// A shard file's index, shard count, suite size and order.
+fn shard_info(f: &ResultFile, path: &Path) -> Result<(usize, usize, usize, ShardOrder)> {
     let s =
         f.experiment.get("shard").with_context(|| format!("{}: not a shard (no experiment.shard)", path.display()))?;
     let get = |k: &str| s.get(k).and_then(Value::as_u64).map(|v| v as usize);
     match (get("index"), get("count"), get("suite_instances")) {
-        (Some(i), Some(n), Some(t)) => Ok((i, n, t)),
+        (Some(i), Some(n), Some(t)) => Ok((i, n, t, ShardOrder::of_shard(Some(s)))),
         _ => {
             return Err(HarnessError::from(format!(
                 "{}: experiment.shard needs index, count and suite_instances",
@@ -36,10 +37,9 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
         let info = shard_info(&f, p)?;
         loaded.push((p.clone(), f, info));
     }
-    let (_, first, (_, n, total)) = &loaded[0];
-    let (n, total) = (*n, *total);
+    let (_, first, (_, n, total, order)) = &loaded[0];
+    let (n, total, order) = (*n, *total, *order);
     let same = |k: &str| first.experiment.get(k).cloned();
-    let order = ShardOrder::of_shard(first.experiment.get("shard"));
     // The suite, when it can be read: the case order and the exact instance set to check against.
     let suite =
         cases.map(Path::to_path_buf).or_else(|| same("subset_root").and_then(|v| v.as_str().map(PathBuf::from)));
@@ -70,18 +70,18 @@ pub fn merge(files: &[PathBuf], cases: Option<&Path>) -> Result<ResultFile> {
     let mut seen_index = BTreeSet::new();
     let mut instances: Vec<Instance> = Vec::new();
     let mut ids = HashMap::new();
-    for (p, f, (i, count, t)) in &loaded {
+    for (p, f, (i, count, t, its_order)) in &loaded {
         if *count != n || *t != total {
             return Err(HarnessError::from(format!(
                 "{}: shard {i}/{count} of {t} instances does not belong with {n} shards of {total}",
                 p.display()
             )));
         }
-        if ShardOrder::of_shard(f.experiment.get("shard")) != order {
+        if *its_order != order {
             return Err(HarnessError::from(format!(
                 "{}: its instances were assigned by {}, {}'s by {}",
                 p.display(),
-                ShardOrder::of_shard(f.experiment.get("shard")).name(),
+                its_order.name(),
                 loaded[0].0.display(),
                 order.name()
             )));
