@@ -165,6 +165,18 @@ fn baselines_and_ablations_make_the_calls_they_should() {
     let (_, t) = steps(Settings { card_first: true, card: false, ..brainagent() });
     assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_case".to_string())));
     assert_eq!(t.method, "brainagent-no-card");
+    // From the CLI, CARD first is a BrainAgent setting that needs CARD.
+    let g = graph();
+    let t = std::path::Path::new("unused.jsonl");
+    for (extra, want) in [
+        (&["--method", "direct", "--card-first"][..], "settings of --method brainagent"),
+        (&["--no-card", "--card-first"][..], "cannot be used with"),
+    ] {
+        let args = replay_args(g.to_str().unwrap(), t, extra);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_ne!(code, 0, "{extra:?}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
     let (_, t) = steps(Settings { card: false, hark: false, ..brainagent() });
     assert!(t.rounds.iter().all(|r| !r.menu.contains(&"retrieve_case".to_string())));
     let (s, t) = steps(Settings { reflection: false, ..brainagent() });
