@@ -6,7 +6,9 @@
 mod common;
 
 use brainlens::agent::graph::tools::{self, Resources};
-use brainlens::agent::graph::{Agent, GraphContext, Method, OutcomeClass, Settings, Task, Trace, interpret, setup};
+use brainlens::agent::graph::{
+    Agent, CardQuery, GraphContext, Method, OutcomeClass, Settings, Task, Trace, interpret, setup,
+};
 use brainlens::llm::ChatModel;
 use brainlens::llm::replay::Recorder;
 use brainlens::network::atlas::Atlas;
@@ -25,17 +27,17 @@ fn context() -> GraphContext {
     GraphContext::load(&graph(), Some(&Atlas::load("schaefer100").unwrap())).unwrap()
 }
 
-fn resources(task: &Task) -> Resources {
+fn resources(task: &Task, settings: &Settings) -> Resources {
     Resources {
         hark: Some(setup::hark().unwrap()),
-        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3, &[]).unwrap()),
+        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), settings, &[]).unwrap()),
         training: None,
     }
 }
 
 fn analyze(model: Arc<dyn ChatModel>, settings: Settings) -> Trace {
     let task = Task::load("fingerprint").unwrap();
-    let res = resources(&task);
+    let res = resources(&task, &settings);
     Agent::new(task, Some(model), res, settings).analyze(&context(), 0, &Cancel::default(), &mut |_| {})
 }
 
@@ -171,6 +173,8 @@ fn baselines_and_ablations_make_the_calls_they_should() {
     for (extra, want) in [
         (&["--method", "direct", "--card-first"][..], "settings of --method brainagent"),
         (&["--no-card", "--card-first"][..], "cannot be used with"),
+        (&["--method", "cot", "--card-query", "template"][..], "settings of --method brainagent"),
+        (&["--no-card", "--card-query", "template"][..], "cannot be used with"),
     ] {
         let args = replay_args(g.to_str().unwrap(), t, extra);
         let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -214,7 +218,7 @@ fn interpretability_checks_reward_true_claims_about_this_graph_only() {
 #[test]
 fn evidence_knn_votes_over_the_nearest_cases_without_a_model() {
     let task = Task::load("fingerprint").unwrap();
-    let res = resources(&task);
+    let res = resources(&task, &Settings::default());
     let t = Agent::new(task, None, res, Settings::for_method(Method::EvidenceKnn)).analyze(
         &context(),
         0,
@@ -231,6 +235,27 @@ fn evidence_knn_votes_over_the_nearest_cases_without_a_model() {
     let total = weight("sub-100206") + weight("sub-100307");
     assert!((d.confidence - weight(&d.label) / total).abs() < 1e-6);
     assert!(weight(&d.label) >= total / 2.0);
+    // CARD with the template query retrieves exactly the cases that vote here; with the model's query (the
+    // paper's), it retrieves by the model's words.
+    let card = |q: CardQuery| {
+        let t = analyze(Arc::new(Scripted::default()), Settings { card_first: true, card_query: q, ..brainagent() });
+        assert_eq!(t.rounds[0].tool, "retrieve_case");
+        t
+    };
+    let templated = card(CardQuery::Template);
+    assert_eq!(templated.method, "brainagent-card-first-template-query");
+    let data = &templated.rounds[0].data;
+    assert_eq!((&data["query"], &data["query_source"]), (&t.rounds[0].data["query"], &json!("template")));
+    assert_eq!(data["model_query"], templated.rounds[0].checked["query"], "the model's query is recorded");
+    let chosen = |d: &Value| -> Vec<Value> {
+        d["hits"].as_array().unwrap().iter().filter(|h| h["chosen"] == true).map(|h| h["case"].clone()).collect()
+    };
+    assert_eq!(chosen(data), chosen(&t.rounds[0].data));
+    assert!(templated.rounds[0].observation.starts_with("Retrieved with the graph's template report"));
+    let modelled = card(CardQuery::Model);
+    let data = &modelled.rounds[0].data;
+    assert_eq!((&data["query"], &data["query_source"]), (&modelled.rounds[0].checked["query"], &json!("model")));
+    assert_ne!(data["query"], t.rounds[0].data["query"]);
 }
 
 #[test]

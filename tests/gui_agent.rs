@@ -7,7 +7,7 @@
 mod common;
 
 use brainlens::agent::graph::tools::Resources;
-use brainlens::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, setup};
+use brainlens::agent::graph::{Agent, CardQuery, GraphContext, Method, Settings, Task, Trace, setup};
 use brainlens::llm::ChatModel;
 use brainlens::llm::config::ProviderKind;
 use brainlens::llm::replay::Recorder;
@@ -35,7 +35,7 @@ fn record_with(transcript: &Path, settings: Settings) -> Trace {
     let ctx = GraphContext::load(&path, Some(&Atlas::load("schaefer100").unwrap())).unwrap();
     let res = Resources {
         hark: Some(setup::hark().unwrap()),
-        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), 0.5, 3, &[]).unwrap()),
+        memory: Some(setup::memory_from(&task.memory_dir().unwrap(), &settings, &[]).unwrap()),
         training: None,
     };
     let model: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(Scripted::default()), transcript, vec![]).unwrap());
@@ -142,6 +142,25 @@ fn card_first_ticked_in_the_panel_makes_round_1_retrieve_cases() {
     assert_eq!(t.rounds, expected.rounds, "the panel ran the analysis the transcript was recorded from");
     h.get_by_label("Round 1 · retrieve_case");
     h.get_by_label("Round 2 · retrieve_knowledge · repaired");
+}
+
+#[test]
+fn template_query_ticked_in_the_panel_makes_card_retrieve_by_the_template_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let settings =
+        Settings { card_first: true, card_query: CardQuery::Template, ..Settings::for_method(Method::Brainagent) };
+    let expected = record_with(&transcript, settings);
+    let mut h = agent_panel(&transcript);
+    h.get_by_label("CARD first").click();
+    h.run_steps(2);
+    h.get_by_label("template query").click();
+    h.run_steps(2);
+    assert_eq!(h.state().networks.agent.settings.card_query, CardQuery::Template);
+    let t = analyze(&mut h);
+    assert_eq!(t.method, "brainagent-card-first-template-query");
+    assert_eq!(t.rounds[0].data["query_source"], "template");
+    assert_eq!(t.rounds, expected.rounds, "the panel ran the analysis the transcript was recorded from");
 }
 
 #[test]

@@ -34,6 +34,10 @@ pub struct MethodArgs {
     /// protocol: there the model picks any tool).
     #[arg(long, conflicts_with = "no_card")]
     pub card_first: bool,
+    /// CARD's text query: the model's own (the paper's) or the graph's template report, the query evidence-knn
+    /// votes with (the model's query is then recorded, not used).
+    #[arg(long, default_value = "model", value_parser = crate::agent::graph::CardQuery::NAMES, conflicts_with = "no_card")]
+    pub card_query: String,
     /// Loop rounds at most.
     #[arg(long, default_value_t = 4)]
     pub rounds: usize,
@@ -72,9 +76,11 @@ impl MethodArgs {
         let method = Method::parse(&self.method).map_err(|e| anyhow!(e))?;
         let mut s = Settings::for_method(method);
         let ablated = self.no_understanding || self.no_hark || self.no_card || self.no_reflection;
-        if (ablated || self.card_first) && method != Method::Brainagent {
+        let card_query = crate::agent::graph::CardQuery::parse(&self.card_query).map_err(|e| anyhow!(e))?;
+        let card_setting = self.card_first || card_query != crate::agent::graph::CardQuery::Model;
+        if (ablated || card_setting) && method != Method::Brainagent {
             bail!(
-                "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first are settings of --method brainagent"
+                "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first/--card-query are settings of --method brainagent"
             );
         }
         s.understanding = !self.no_understanding;
@@ -82,6 +88,7 @@ impl MethodArgs {
         s.card = !self.no_card;
         s.reflection = s.reflection && !self.no_reflection;
         s.card_first = self.card_first;
+        s.card_query = card_query;
         s.rounds = self.rounds;
         s.remove_called_tools = !self.keep_called_tools;
         s.max_links = self.max_links;

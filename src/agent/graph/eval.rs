@@ -116,7 +116,7 @@ impl Plan {
             (_, false) => None,
             (Some(d), true) => {
                 let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
-                Some(super::setup::memory_from(d, settings.beta, settings.k, &test_ids)?)
+                Some(super::setup::memory_from(d, &settings, &test_ids)?)
             }
             (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, &settings, cancel)?),
         };

@@ -96,6 +96,35 @@ impl CardEncoder {
     }
 }
 
+/// CARD's text query: the model's own (the paper's `retrieve_case(query)`) or the graph's template report, the
+/// query evidence-knn votes with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CardQuery {
+    #[default]
+    Model,
+    Template,
+}
+
+impl CardQuery {
+    pub const NAMES: [&str; 2] = ["model", "template"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardQuery::Model => "model",
+            CardQuery::Template => "template",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<CardQuery, AgentError> {
+        match s {
+            "model" => Ok(CardQuery::Model),
+            "template" => Ok(CardQuery::Template),
+            other => Err(format!("unknown CARD query \"{other}\" (model or template)").into()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
@@ -108,6 +137,8 @@ pub struct Settings {
     /// CARD first: round 1 offers `retrieve_case` alone, so the analysis always sees the similar cases. A
     /// harness choice, not the paper's (its model picks any tool): the local model otherwise rarely calls CARD.
     pub card_first: bool,
+    /// CARD's text query (a harness choice with `Template`: the model's query is recorded, not used).
+    pub card_query: CardQuery,
     /// Loop rounds at most.
     pub rounds: usize,
     /// The paper's rule: a tool leaves the menu once it has been called.
@@ -137,6 +168,7 @@ impl Default for Settings {
             card: true,
             reflection: true,
             card_first: false,
+            card_query: CardQuery::Model,
             rounds: 4,
             remove_called_tools: true,
             report_chars: 400,
@@ -182,6 +214,9 @@ impl Settings {
             if self.card && self.card_first {
                 s.push_str("-card-first");
             }
+            if self.card && self.card_query == CardQuery::Template {
+                s.push_str("-template-query");
+            }
         }
         s
     }
@@ -196,6 +231,10 @@ mod tests {
         assert_eq!(Settings::for_method(Method::Brainagent).name(), "brainagent");
         let s = Settings { hark: false, reflection: false, ..Settings::for_method(Method::Brainagent) };
         assert_eq!(s.name(), "brainagent-no-hark-no-reflection");
+        let s =
+            Settings { card_first: true, card_query: CardQuery::Template, ..Settings::for_method(Method::Brainagent) };
+        assert_eq!(s.name(), "brainagent-card-first-template-query");
+        assert_eq!(Settings { card: false, ..s }.name(), "brainagent-no-card");
         assert!(Settings::for_method(Method::Reflection).reflection);
         assert!(!Settings::for_method(Method::Direct).reflection);
         for m in METHODS {

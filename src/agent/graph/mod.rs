@@ -21,7 +21,7 @@ pub mod tools;
 pub mod trace;
 
 pub use context::{Evidence, GraphContext};
-pub use method::{CardEncoder, Method, Settings};
+pub use method::{CardEncoder, CardQuery, Method, Settings};
 pub use run::Agent;
 pub use task::Task;
 pub use trace::{Decision, Outcome, OutcomeClass, Trace};

@@ -413,7 +413,7 @@ impl Agent {
     fn knn(&self, ctx: &GraphContext, trace: &mut Trace) -> Result<(), StepError> {
         let fail = |m: String| StepError { class: OutcomeClass::ConfigurationError, message: m };
         let mem = self.resources.memory.as_ref().ok_or_else(|| fail("evidence-knn needs a case memory".into()))?;
-        let (_, text) = crate::retrieval::cases::template_report(&ctx.connectome, ctx.atlas.as_ref(), None);
+        let text = tools::Memory::template_query(ctx);
         let own = mem.own_group(ctx);
         let hits = mem.query(ctx, &text, own.as_deref()).map_err(|e| fail(format!("{e:#}")))?;
         let chosen: Vec<_> = hits.iter().filter(|h| h.chosen).collect();

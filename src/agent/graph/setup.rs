@@ -30,14 +30,14 @@ pub fn hark() -> Result<Arc<Hark>> {
 }
 
 /// A saved case memory (folder or memory.json) without the cases named in `leave_out` (an evaluation's test
-/// graphs).
-pub fn memory_from(dir: &Path, beta: f32, k: usize, leave_out: &[String]) -> Result<Arc<Memory>> {
+/// graphs), queried as `settings` say (β, k, the text query).
+pub fn memory_from(dir: &Path, settings: &Settings, leave_out: &[String]) -> Result<Arc<Memory>> {
     let mut memory = CaseMemory::load(dir)?;
     memory.cases.retain(|c| !leave_out.contains(&c.id));
     let base = CaseMemory::file(dir).parent().map(Path::to_path_buf).unwrap_or_default();
     let encoder = GraphEncoder::of_memory(&memory, &base)?;
     let text = if memory.text_model == "bm25" { None } else { text_model() };
-    Ok(Arc::new(Memory { memory, encoder, text_model: text, beta, k }))
+    Ok(Arc::new(Memory::new(memory, encoder, text, settings)))
 }
 
 /// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `settings.card_encoder`: the
@@ -72,7 +72,7 @@ pub fn memory_of(
         &mut |_, _| {},
     )
     .map_err(|e| AgentError::from(format!("building the case memory from the training split: {e:#}")))?;
-    Ok(Arc::new(Memory { memory, encoder, text_model: text, beta: settings.beta, k: settings.k }))
+    Ok(Arc::new(Memory::new(memory, encoder, text, settings)))
 }
 
 /// The supervised graph encoder fitted on the training rows' graphs and labels.
@@ -180,7 +180,7 @@ pub fn resources(
         return assemble(settings, None, Some(Arc::new(Training::learn(settings.method, task, &samples)?)));
     }
     let memory = match memory_dir {
-        Some(d) if settings.needs_card() => Some(memory_from(d, settings.beta, settings.k, &[])?),
+        Some(d) if settings.needs_card() => Some(memory_from(d, settings, &[])?),
         _ => None,
     };
     assemble(settings, memory, None)

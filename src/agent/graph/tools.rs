@@ -4,6 +4,7 @@
 //! message the model reads.
 
 use super::context::{Evidence, GraphContext};
+use super::method::{CardQuery, Settings};
 use crate::agent::error::{AgentError, Result};
 use crate::agent::tools::ToolError;
 use crate::retrieval::cases::{CaseMemory, GraphEncoder, Hit};
@@ -325,10 +326,27 @@ pub struct Memory {
     pub text_model: Option<Arc<MiniLm>>,
     pub beta: f32,
     pub k: usize,
+    /// Whose text `retrieve_case` queries with.
+    pub query_source: CardQuery,
 }
 
 impl Memory {
+    /// A memory queried with `settings`' β, k and text query.
+    pub fn new(
+        memory: CaseMemory,
+        encoder: GraphEncoder,
+        text_model: Option<Arc<MiniLm>>,
+        settings: &Settings,
+    ) -> Memory {
+        Memory { memory, encoder, text_model, beta: settings.beta, k: settings.k, query_source: settings.card_query }
+    }
+
     /// CARD for one graph: cases of `exclude_group` (the graph's own run when it is in the memory) left out.
+    /// The graph's template report: the text query of evidence-knn and of CARD with `CardQuery::Template`.
+    pub fn template_query(ctx: &GraphContext) -> String {
+        crate::retrieval::cases::template_report(&ctx.connectome, ctx.atlas.as_ref(), None).1
+    }
+
     pub fn query(&self, ctx: &GraphContext, text: &str, exclude_group: Option<&str>) -> Result<Vec<Hit>> {
         let e = self.encoder.embed(&ctx.connectome, ctx.atlas.as_ref())?;
         let scores = self.memory.text_scores(text, self.text_model.as_deref())?;
@@ -420,10 +438,17 @@ fn retrieve_case(c: &Call) -> Result<Output, ToolError> {
     let ctx = c.ctx;
     let res = c.res;
     let mem = res.memory.as_ref().ok_or("no case memory is loaded")?;
-    let q = c.text("query");
+    let model_query = c.text("query");
+    let q = match mem.query_source {
+        CardQuery::Model => model_query.clone(),
+        CardQuery::Template => Memory::template_query(ctx),
+    };
     let own = mem.own_group(ctx);
     let hits = mem.query(ctx, &q, own.as_deref()).map_err(|e| format!("{e:#}"))?;
-    let mut text = String::new();
+    let mut text = match mem.query_source {
+        CardQuery::Model => String::new(),
+        CardQuery::Template => "Retrieved with the graph's template report as the text query.\n".to_string(),
+    };
     let mut evidence = Vec::new();
     for h in hits.iter().filter(|h| h.chosen) {
         let report =
@@ -438,7 +463,11 @@ fn retrieve_case(c: &Call) -> Result<Output, ToolError> {
             text: format!("case {} labelled {} (similarity {:.3})", h.case, h.label, h.score),
         });
     }
-    Ok(Output { text, data: json!({"query": q, "excluded_group": own, "hits": hits}), evidence })
+    let data = json!({
+        "query": q, "query_source": mem.query_source.as_str(), "model_query": model_query,
+        "excluded_group": own, "hits": hits,
+    });
+    Ok(Output { text, data, evidence })
 }
 
 fn global_metrics(c: &Call) -> Result<Output, ToolError> {

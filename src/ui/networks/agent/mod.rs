@@ -10,7 +10,7 @@ mod view;
 
 use super::OpenNetwork;
 use crate::agent::graph::tools::Resources;
-use crate::agent::graph::{Agent, GraphContext, Method, Settings, Task, Trace, interpret, setup};
+use crate::agent::graph::{Agent, CardQuery, GraphContext, Method, Settings, Task, Trace, interpret, setup};
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
 use crate::util::cancel::Cancel;
@@ -243,6 +243,13 @@ impl AgentPanel {
                         "Round 1 calls CARD alone, so the analysis always sees the similar cases (not the \
                          paper's protocol: there the model picks any tool).",
                     );
+                let mut templated = self.settings.card_query == CardQuery::Template;
+                ui.add_enabled(self.settings.card, egui::Checkbox::new(&mut templated, "template query"))
+                    .on_hover_text(
+                        "CARD retrieves with the graph's template report as its text query, as evidence-knn \
+                         votes (not the paper's protocol: there the model writes the query; it is recorded, not used).",
+                    );
+                self.settings.card_query = if templated { CardQuery::Template } else { CardQuery::Model };
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
             }
