@@ -125,6 +125,15 @@ impl CardQuery {
     }
 }
 
+/// The name suffixes of BrainAgent's harness variants (CARD first, the template query): choices of this harness,
+/// not the paper's protocol and not ablations.
+const VARIANTS: [&str; 2] = ["-card-first", "-template-query"];
+
+/// Whether a method name (as `Settings::name` writes it) is one of BrainAgent's harness variants.
+pub fn is_harness_variant(name: &str) -> bool {
+    name.starts_with("brainagent") && VARIANTS.iter().any(|v| name.contains(v))
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
@@ -212,10 +221,10 @@ impl Settings {
                 }
             }
             if self.card && self.card_first {
-                s.push_str("-card-first");
+                s.push_str(VARIANTS[0]);
             }
             if self.card && self.card_query == CardQuery::Template {
-                s.push_str("-template-query");
+                s.push_str(VARIANTS[1]);
             }
         }
         s
@@ -234,6 +243,7 @@ mod tests {
         let s =
             Settings { card_first: true, card_query: CardQuery::Template, ..Settings::for_method(Method::Brainagent) };
         assert_eq!(s.name(), "brainagent-card-first-template-query");
+        assert!(is_harness_variant(&s.name()) && !is_harness_variant("brainagent-no-card"));
         assert_eq!(Settings { card: false, ..s }.name(), "brainagent-no-card");
         assert!(Settings::for_method(Method::Reflection).reflection);
         assert!(!Settings::for_method(Method::Direct).reflection);

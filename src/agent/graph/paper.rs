@@ -118,10 +118,13 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
     let (groups, series, values) = ablation_bars(all);
     if !groups.is_empty() {
         let chart = svg::bars(&groups, &series, &values, 1.0, 3);
-        out.push((
-            "ablations".to_string(),
-            svg::captioned(&chart, "Accuracy of BrainAgent and its ablations per backbone"),
-        ));
+        let what = if series.iter().any(|s| super::method::is_harness_variant(s)) {
+            "Accuracy of BrainAgent, its ablations and its harness variants (card-first, template-query: not the \
+             paper's protocol) per backbone"
+        } else {
+            "Accuracy of BrainAgent and its ablations per backbone"
+        };
+        out.push(("ablations".to_string(), svg::captioned(&chart, what)));
     }
     // Supervised baselines have no interpretability scores: no radar when only they ran.
     if !radar_series(all).is_empty() {
@@ -208,6 +211,13 @@ mod tests {
         let stems: Vec<String> = figures(&all).into_iter().map(|(s, _)| s).collect();
         assert_eq!(stems, ["precision_ranking", "ablations", "interpretability_radar"]);
         assert!(ablation_bars(&all[..2]).0.is_empty(), "no ablation run: no Fig 4");
+        assert!(figures(&all)[1].1.contains("Accuracy of BrainAgent and its ablations per backbone"));
+        let with_variant =
+            [m("brainagent", "qwen", 0.8, None, None), m("brainagent-card-first", "qwen", 0.5, None, None)];
+        assert!(
+            figures(&with_variant)[0].1.contains("its harness variants (card-first"),
+            "a variant is not an ablation"
+        );
         // The room's "Paper output…": 3 table files under tables/, 3 figures × (SVG, PNG) under figures/.
         let dir = tempfile::tempdir().unwrap();
         let msg = write_paper_output(&all, dir.path()).unwrap();
