@@ -341,12 +341,12 @@ impl Memory {
         Memory { memory, encoder, text_model, beta: settings.beta, k: settings.k, query_source: settings.card_query }
     }
 
-    /// CARD for one graph: cases of `exclude_group` (the graph's own run when it is in the memory) left out.
     /// The graph's template report: the text query of evidence-knn and of CARD with `CardQuery::Template`.
     pub fn template_query(ctx: &GraphContext) -> String {
         crate::retrieval::cases::template_report(&ctx.connectome, ctx.atlas.as_ref(), None).1
     }
 
+    /// CARD for one graph: cases of `exclude_group` (the graph's own run when it is in the memory) left out.
     pub fn query(&self, ctx: &GraphContext, text: &str, exclude_group: Option<&str>) -> Result<Vec<Hit>> {
         let e = self.encoder.embed(&ctx.connectome, ctx.atlas.as_ref())?;
         let scores = self.memory.text_scores(text, self.text_model.as_deref())?;
