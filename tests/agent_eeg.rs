@@ -57,6 +57,7 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(call(&mut st, "filter", json!({"view": "v2", "cutoff": 1.0})).unwrap_err().contains("unknown argument"));
     assert!(call(&mut st, "crop", json!({"view": "v2", "tmin": "0", "tmax": 1})).unwrap_err().contains("a number"));
     assert!(call(&mut st, "resample", json!({"view": "v2"})).unwrap_err().contains("missing argument"));
+    assert!(call(&mut st, "filter", json!({"view": "v2"})).unwrap_err().contains("at least one of l_freq, h_freq"));
     // An empty channel list keeps nothing: refused, not an empty view.
     assert!(
         call(&mut st, "select_channels", json!({"view": "v2", "channels": []})).unwrap_err().contains("at least one")
@@ -92,6 +93,25 @@ fn tools_register_ids_and_refuse_bad_input() {
     // Toolsets: common tools everywhere, domain tools only in their agent.
     let sleep: Vec<&str> = tools::toolset(Domain::Sleep).iter().map(|t| t.name).collect();
     assert!(sleep.contains(&"hypnogram_stats") && !sleep.contains(&"ecg_hrv") && sleep.contains(&"band_power"));
+    // A channel of the recording that the view did not load: where it is and how to load it.
+    let e = call(&mut st, "select_channels", json!({"view": "v2", "channels": ["EOG 061"]})).unwrap_err();
+    assert!(e.contains("recording rec1 has it") && e.contains("load_channels(recording rec1"), "{e}");
+    assert!(call(&mut st, "select_channels", json!({"view": "v2", "channels": ["Cz"]})).unwrap_err().contains("Cz"));
+    // A table is not a recording; a column of epoch numbers is not a hypnogram (the error names the columns).
+    call(&mut st, "inspect_file", json!({"path": "hypnograms/sample_data_sri.csv"})).unwrap();
+    let e = call(&mut st, "load_channels", json!({"recording": "rec2"})).unwrap_err();
+    assert!(e.contains("is a table, not a recording") && e.contains("load_hypnogram"), "{e}");
+    let e = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "epoch"}));
+    let e = e.unwrap_err();
+    assert!(e.contains("is not a sleep stage (the file's columns: subject,epoch,reference,device)"), "{e}");
+    // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).
+    let eog = call(&mut st, "write_artifact", json!({"view": "v1", "name": "eog.edf"})).unwrap();
+    let only_eog = tempfile::tempdir().unwrap();
+    std::fs::copy(ws.path().join(eog["path"].as_str().unwrap()), only_eog.path().join("eog.edf")).unwrap();
+    let mut other = SharedState::new(only_eog.path(), ws.path());
+    assert_eq!(call(&mut other, "inspect_file", json!({"path": "eog.edf"})).unwrap()["kinds"], json!({"eog": 1}));
+    assert_eq!(call(&mut other, "load_channels", json!({"recording": "rec1"})).unwrap()["channels"], 1);
+    assert!(call(&mut other, "load_channels", json!({"recording": "rec1", "kind": "eeg"})).is_err());
 }
 
 /// A plan step is one tool of the menu with that tool's own arguments, and a parameter that names something
@@ -114,7 +134,9 @@ fn plan_steps_can_only_name_what_exists() {
     };
     for ok in [
         r#"{"tool":"load_channels","args":{"recording":"rec1","channels":["EEG 001","EOG 061"]}}"#,
-        r#"{"tool":"filter","args":{"view":"v1","l_freq":1}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","l_freq":1,"h_freq":null}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","l_freq":null,"h_freq":40}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","l_freq":0.5,"h_freq":40}}"#,
         r#"{"tool":"band_power","args":{"view":"$2","lo":8,"hi":13,"method":"multitaper"}}"#,
         r#"{"tool":"inspect_file","args":{"path":"eeg/mne_sample_eeg60.edf"}}"#,
     ] {
@@ -124,6 +146,9 @@ fn plan_steps_can_only_name_what_exists() {
     for bad in [
         r#"{"tool":"filter","args":{"view":"v2","l_freq":1}}"#,
         r#"{"tool":"filter","args":{"view":"rec1"}}"#,
+        // A constrained filter step writes both edges (a number or null; `check` refuses two nulls).
+        r#"{"tool":"filter","args":{"view":"v1"}}"#,
+        r#"{"tool":"filter","args":{"view":"v1","l_freq":1}}"#,
         r#"{"tool":"load_channels","args":{"recording":"v1"}}"#,
         r#"{"tool":"load_channels","args":{"recording":"rec1","channels":["Fp1"]}}"#,
         r#"{"tool":"inspect_file","args":{"path":"eeg/nope.edf"}}"#,

@@ -15,7 +15,15 @@ use serde_json::{Value, json};
 
 pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let path = input_path(st, a.s("path"))?;
-    let h = Hypnogram::load(&path, Some(a.s("column")), None, Codes::Sri)?;
+    // A column that holds no stages (the 1.5B model took the `epoch` numbering column): the error names the
+    // file's columns.
+    let h = Hypnogram::load(&path, Some(a.s("column")), None, Codes::Sri).map_err(|e| {
+        let header = std::fs::read_to_string(&path).ok().and_then(|t| t.lines().next().map(str::to_string));
+        match header {
+            Some(h) if h.chars().any(char::is_alphabetic) => format!("{e} (the file's columns: {})", h.trim()),
+            _ => e.to_string(),
+        }
+    })?;
     let detail = json!({"epochs": h.stages.len(), "epoch_s": h.epoch_s});
     Ok(registered(st.add_labels(h, format!("{} column {}", a.s("path"), a.s("column"))), detail))
 }

@@ -64,7 +64,12 @@ pub static TOOLS: &[ToolSpec] = &[
         about: "Load channels of a recording into a view.",
         params: &[
             p("recording", Id(Of::Recording), true, "rec id"),
-            p("kind", Choice(&["eeg", "eog", "ecg", "all"]), false, "eeg, eog, ecg or all (default eeg)"),
+            p(
+                "kind",
+                Choice(&["eeg", "eog", "ecg", "all"]),
+                false,
+                "eeg, eog, ecg or all (default eeg; all when the recording has no EEG)",
+            ),
             p("channels", Channels, false, "channel labels instead of a kind"),
         ],
     },
@@ -82,8 +87,8 @@ pub static TOOLS: &[ToolSpec] = &[
         about: "Zero-phase FIR filter (MNE's design): high-pass l_freq and/or low-pass h_freq.",
         params: &[
             p("view", Id(Of::View), true, "view id"),
-            p("l_freq", Number, false, "Hz"),
-            p("h_freq", Number, false, "Hz"),
+            p("l_freq", Number, false, "Hz, or null for no high-pass"),
+            p("h_freq", Number, false, "Hz, or null for no low-pass"),
         ],
     },
     ToolSpec {
@@ -322,12 +327,36 @@ pub fn step_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -
     let branches: Vec<Value> = tools
         .iter()
         .map(|t| {
-            let props: Map<String, Value> =
-                t.params.iter().map(|p| (p.name.to_string(), param_schema(p.kind, state, &refs))).collect();
-            t.branch("args", t.args_object(props))
+            let group = one_of(t.name);
+            let props: Map<String, Value> = t
+                .params
+                .iter()
+                .map(|p| {
+                    let mut schema = param_schema(p.kind, state, &refs);
+                    if group.contains(&p.name) {
+                        schema = json!({"type": [schema["type"].clone(), "null"]});
+                    }
+                    (p.name.to_string(), schema)
+                })
+                .collect();
+            let mut args = t.args_object(props);
+            if let Some(required) = args["required"].as_array_mut() {
+                required.extend(group.iter().map(|p| json!(p)));
+            }
+            t.branch("args", args)
         })
         .collect();
     json!({"anyOf": branches})
+}
+
+/// Tools that need at least one of their optional parameters: the filter a high-pass and/or a low-pass edge.
+/// A constrained plan writes each of them, a number or null (the schema subset has no "one of these
+/// required"), and `check` refuses a call with none. Measured: in the Qwen2.5-Coder-1.5B model-report suite
+/// run (90e279d) 10 filter steps in 9 of 54 instances gave neither edge and failed.
+const ONE_OF: &[(&str, &[&str])] = &[("filter", &["l_freq", "h_freq"])];
+
+fn one_of(tool: &str) -> &'static [&'static str] {
+    ONE_OF.iter().find(|(t, _)| *t == tool).map_or(&[], |(_, group)| group)
 }
 
 /// The menu text a planner reads.
@@ -431,6 +460,10 @@ pub fn resolve_args(
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
 pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), ToolError> {
     t.check_names(args)?;
+    let group = one_of(t.name);
+    if !group.is_empty() && group.iter().all(|p| args.get(*p).is_none_or(Value::is_null)) {
+        return Err(format!("{}: give at least one of {}", t.name, group.join(", ")).into());
+    }
     for p in t.params {
         let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else { continue };
         let ok = match p.kind {
