@@ -83,9 +83,15 @@ fn tools_register_ids_and_refuse_bad_input() {
     let bp = call(&mut st, "band_power", json!({"view": "v2", "lo": 8.0, "hi": 13.0})).unwrap();
     let top = call(&mut st, "aggregate", json!({"result": bp["id"], "op": "top_k", "k": 3})).unwrap();
     assert_eq!(top["value"].as_array().unwrap().len(), 3);
+    let e = call(&mut st, "aggregate", json!({"result": top["id"], "op": "mean"})).unwrap_err();
     assert!(
-        call(&mut st, "aggregate", json!({"result": top["id"], "op": "mean"})).unwrap_err().contains("per-channel")
+        e.contains("no per-channel values")
+            && e.contains(&format!("{} (band power 8-13 Hz)", bp["id"].as_str().unwrap())),
+        "{e}"
     );
+    // An average reference of one channel names a view of several to reference first.
+    let e = call(&mut st, "rereference", json!({"view": "v1"})).unwrap_err();
+    assert!(e.contains("view v1 has 1 channel") && e.contains("such as v2, 60 channels"), "{e}");
     // The summary the planner sees names ids, not arrays.
     let s = st.summary();
     assert!(s.contains("rec1") && s.contains("v2 60 ch @ 250 Hz") && s.contains("a1 file_check/c.npy"), "{s}");

@@ -138,6 +138,18 @@ pub(super) fn filter(a: &Args, st: &mut SharedState) -> Result<Value, ToolError>
 }
 
 pub(super) fn rereference(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
+    // A view of one channel (selected before referencing, 5 of 54 instances of the 1.5B model): name a view
+    // to reference first (the earliest of the widest: the load itself).
+    let n = st.view(a.s("view"))?.labels.len();
+    if n < 2 {
+        let widest = st.views.iter().rev().max_by_key(|(_, v)| v.labels.len()).filter(|(_, v)| v.labels.len() > 1);
+        let hint = widest.map_or(String::new(), |(id, v)| {
+            format!(": reference a view of several channels (such as {id}, {} channels), then select", v.labels.len())
+        });
+        return Err(
+            format!("view {} has {n} channel; an average reference needs at least two{hint}", a.s("view")).into()
+        );
+    }
     derive(st, a, |v| Ok(v.average_reference()?))
 }
 
@@ -206,7 +218,19 @@ pub(super) fn connectivity(a: &Args, st: &mut SharedState) -> Result<Value, Tool
 
 pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let r = st.result(a.s("result"))?;
-    let per = r.get("per_channel").and_then(Value::as_object).ok_or("this result has no per-channel values")?;
+    let Some(per) = r.get("per_channel").and_then(Value::as_object) else {
+        // Say which results could be aggregated (the 1.5B model aggregated single values in 6 of 54 instances).
+        let have: Vec<String> = st
+            .results
+            .iter()
+            .filter(|(_, v)| v["value"].get("per_channel").is_some_and(Value::is_object))
+            .map(|(k, v)| format!("{k} ({})", v["what"].as_str().unwrap_or("")))
+            .collect();
+        let which = if have.is_empty() { "none yet".to_string() } else { have.join(", ") };
+        return Err(
+            format!("{} has no per-channel values to aggregate; results that have: {which}", a.s("result")).into()
+        );
+    };
     let items: Vec<(String, f64)> = per.iter().filter_map(|(k, v)| Some((k.clone(), v.as_f64()?))).collect();
     let vals: Vec<f64> = items.iter().map(|x| x.1).collect();
     let mut ranked = items.clone();
