@@ -107,6 +107,8 @@ fn tools_register_ids_and_refuse_bad_input() {
     call(&mut st, "inspect_file", json!({"path": "hypnograms/sample_data_sri.csv"})).unwrap();
     let e = call(&mut st, "load_channels", json!({"recording": "rec2"})).unwrap_err();
     assert!(e.contains("is a table, not a recording") && e.contains("load_hypnogram"), "{e}");
+    assert_eq!(st.ids(Of::Recording), ["rec1"], "a plan's recording is never the table");
+    assert!(st.summary().contains("rec2 hypnograms/sample_data_sri.csv"), "the summary lists it");
     let e = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "epoch"}));
     let e = e.unwrap_err();
     assert!(e.contains("is not a sleep stage (the file's columns: subject,epoch,reference,device)"), "{e}");

@@ -87,15 +87,7 @@ pub(super) fn inspect_file(a: &Args, st: &mut SharedState) -> Result<Value, Tool
 }
 
 pub(super) fn load_channels(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    let id = a.s("recording");
-    let rec = st.recordings.get(id).ok_or("no such recording")?;
-    if rec.description["type"] == "csv" {
-        return Err(format!(
-            "{id} ({}) is a table, not a recording: a column of sleep stages loads with load_hypnogram(path, column)",
-            rec.path
-        )
-        .into());
-    }
+    let rec = st.recordings.get(a.s("recording")).ok_or("no such recording")?;
     let path = input_path(st, &rec.path)?;
     // EEG unless the recording has none (an ECG or EOG file): then all its channels. Measured: the 1.5B
     // model left the kind out on the suite's ECG file in 6 of 54 instances and got "no channel of that kind".

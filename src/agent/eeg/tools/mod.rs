@@ -473,6 +473,14 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
             Kind::Choice(c) => v.as_str().is_some_and(|x| c.contains(&x)),
             Kind::Texts | Kind::Channels => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
         };
+        if let (Kind::Id(Of::Recording), Some(path)) = (p.kind, v.as_str().and_then(|id| state.table(id))) {
+            return Err(format!(
+                "{}: {v} ({path}) is a table, not a recording: a column of sleep stages loads with \
+                 load_hypnogram(path, column)",
+                t.name
+            )
+            .into());
+        }
         if !ok {
             let what = match p.kind {
                 Kind::Id(Of::Recording) => "a recording id (rec…) that exists in the state".to_string(),
