@@ -58,6 +58,8 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(call(&mut st, "crop", json!({"view": "v2", "tmin": "0", "tmax": 1})).unwrap_err().contains("a number"));
     assert!(call(&mut st, "resample", json!({"view": "v2"})).unwrap_err().contains("missing argument"));
     assert!(call(&mut st, "filter", json!({"view": "v2"})).unwrap_err().contains("at least one of l_freq, h_freq"));
+    let e = call(&mut st, "correlate", json!({"view": "v2", "reference": "v2"})).unwrap_err();
+    assert!(e.contains("view and reference are both v2: give two different ids"), "{e}");
     // An empty channel list keeps nothing: refused, not an empty view.
     assert!(
         call(&mut st, "select_channels", json!({"view": "v2", "channels": []})).unwrap_err().contains("at least one")
@@ -112,6 +114,10 @@ fn tools_register_ids_and_refuse_bad_input() {
     let e = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "epoch"}));
     let e = e.unwrap_err();
     assert!(e.contains("is not a sleep stage (the file's columns: subject,epoch,reference,device)"), "{e}");
+    let lab = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "reference"}));
+    let lab = lab.unwrap()["id"].as_str().unwrap().to_string();
+    let e = call(&mut st, "scorer_agreement", json!({"a": lab, "b": lab})).unwrap_err();
+    assert!(e.contains("give two different ids (load the other scoring's column with load_hypnogram"), "{e}");
     // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).
     let eog = call(&mut st, "write_artifact", json!({"view": "v1", "name": "eog.edf"})).unwrap();
     let only_eog = tempfile::tempdir().unwrap();

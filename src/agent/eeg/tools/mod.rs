@@ -464,6 +464,26 @@ pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Re
     if !group.is_empty() && group.iter().all(|p| args.get(*p).is_none_or(Value::is_null)) {
         return Err(format!("{}: give at least one of {}", t.name, group.join(", ")).into());
     }
+    // Two ids of one kind name two different things: a scoring compared with itself (every scorer_agreement
+    // call of the Qwen suite run, lab1 with lab1: kappa 1) or a channel correlated with itself says nothing.
+    for (i, p) in t.params.iter().enumerate() {
+        for q in &t.params[i + 1..] {
+            if let (Kind::Id(of), true) = (p.kind, p.kind == q.kind)
+                && let Some(id) =
+                    args.get(p.name).and_then(Value::as_str).filter(|id| args.get(q.name) == Some(&json!(id)))
+            {
+                let hint = match of {
+                    Of::Labels => " (load the other scoring's column with load_hypnogram first)",
+                    _ => "",
+                };
+                return Err(format!(
+                    "{}: {} and {} are both {id}: give two different ids{hint}",
+                    t.name, p.name, q.name
+                )
+                .into());
+            }
+        }
+    }
     for p in t.params {
         let Some(v) = args.get(p.name).filter(|v| !v.is_null()) else { continue };
         let ok = match p.kind {
