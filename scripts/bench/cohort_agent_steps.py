@@ -2,7 +2,8 @@
 """What the graph agent did in `agent eval` run or shard files (no third-party packages): accuracy, recall,
 precision and positive rate (the task's positive label, read from assets/tasks/TASK.toml) beside the true rate;
 how many subjects called each tool; for the subjects whose agent retrieved cases (CARD), the retrieved cases'
-majority label, how often the analysis's label and the final one are that majority, and how often it is right;
+majority label, how often the analysis's label and the final one are that majority, and how often it is right,
+and whose text the retrieval queried with (the model's or the template report, `--card-query`);
 what reflection revised and flipped (to the right or the wrong label), and the labels before reflection scored
 as a run (at temperature 0 they are what `--no-reflection` gives: every step before the analysis is the same);
 median seconds and tokens per subject.
@@ -46,6 +47,7 @@ def summarise(spec):
     tools = Counter()
     card_subjects = card_follows = analysis_follows = card_majority_right = 0
     majority_labels = Counter()
+    query_sources = Counter()
     revised = flipped = flipped_right = flipped_wrong = 0
     before_right = before_pos = 0
     for r in recs:
@@ -54,6 +56,8 @@ def summarise(spec):
         tools.update(called)
         for rd in t.get("rounds", []):
             if rd.get("tool") == "retrieve_case" and (rd.get("data") or {}).get("hits"):
+                # Runs before --card-query recorded no source: the model's query was the only one.
+                query_sources[rd["data"].get("query_source", "model")] += 1
                 votes = Counter(h["label"] for h in rd["data"]["hits"] if h.get("chosen"))
                 top = votes.most_common()
                 if len(top) > 1 and top[0][1] == top[1][1]:
@@ -85,7 +89,8 @@ def summarise(spec):
         f"CARD: {card_subjects} subjects with a case majority ("
         + ", ".join(f"{k} {v}" for k, v in majority_labels.most_common())
         + f"); the analysis's label = that majority in {analysis_follows}, the final label in {card_follows}; "
-        f"the majority right in {card_majority_right}",
+        f"the majority right in {card_majority_right}; text query: "
+        + (", ".join(f"{k} {v}" for k, v in query_sources.most_common()) or "none"),
         f"reflection: revised {revised}, flipped {flipped} ({flipped_right} to the right label, "
         f"{flipped_wrong} to the wrong one); before reflection: accuracy {before_right / n:.3f}, "
         f"positive rate {before_pos / n:.3f}",
