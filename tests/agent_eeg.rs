@@ -58,8 +58,14 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(call(&mut st, "crop", json!({"view": "v2", "tmin": "0", "tmax": 1})).unwrap_err().contains("a number"));
     assert!(call(&mut st, "resample", json!({"view": "v2"})).unwrap_err().contains("missing argument"));
     assert!(call(&mut st, "filter", json!({"view": "v2"})).unwrap_err().contains("at least one of l_freq, h_freq"));
-    let e = call(&mut st, "select_channels", json!({"view": "v1", "channels": ["EOG 061"]})).unwrap_err();
-    assert!(e.contains("view v1 already holds exactly these channels: use v1"), "{e}");
+    // A 0 Hz high-pass edge is none, as in MNE (the 1.5B model wrote `"l_freq": 0` for "no high-pass").
+    let low = call(&mut st, "filter", json!({"view": "v2", "l_freq": 0.0, "h_freq": 40.0})).unwrap();
+    assert_eq!(low["ops"].as_array().unwrap().last().unwrap(), "filter --40 Hz (FIR, zero-phase)");
+    let views = st.ids(Of::View).len();
+    let same = call(&mut st, "select_channels", json!({"view": "v1", "channels": ["EOG 061"]})).unwrap();
+    assert_eq!(same["id"], "v1", "{same}");
+    assert!(same["note"].as_str().unwrap().contains("already holds exactly these channels"));
+    assert_eq!(st.ids(Of::View).len(), views, "no copy registered");
     let e = call(&mut st, "correlate", json!({"view": "v2", "reference": "v2"})).unwrap_err();
     assert!(e.contains("view and reference are both v2: give two different ids"), "{e}");
     // An empty channel list keeps nothing: refused, not an empty view.

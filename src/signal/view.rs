@@ -118,6 +118,8 @@ impl View {
     /// Zero-phase FIR filter as MNE's `raw.filter(l_freq, h_freq)` (firwin design, Hamming window), each
     /// stretch on its own.
     pub fn filter(&self, l_freq: Option<f64>, h_freq: Option<f64>) -> Result<View, SignalError> {
+        // A high-pass edge of 0 Hz is no high-pass, as MNE's `filter_data` takes it (mne/filter.py, 1.13).
+        let l_freq = l_freq.filter(|&l| l != 0.0);
         let f = FirFilter::design(self.sfreq, l_freq, h_freq, FirWindow::Hamming)?;
         let mut v = self.clone();
         let stretches = self.stretches_checked();
