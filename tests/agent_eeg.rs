@@ -133,6 +133,9 @@ fn tools_register_ids_and_refuse_bad_input() {
     let mut other = SharedState::new(only_eog.path(), ws.path());
     assert_eq!(call(&mut other, "inspect_file", json!({"path": "eog.edf"})).unwrap()["kinds"], json!({"eog": 1}));
     assert_eq!(call(&mut other, "load_channels", json!({"recording": "rec1"})).unwrap()["channels"], 1);
+    // With no view of several channels to name, the reference error says only what is wrong.
+    let e = call(&mut other, "rereference", json!({"view": "v1"})).unwrap_err();
+    assert_eq!(e, "view v1 has 1 channel; an average reference needs at least two");
     assert!(call(&mut other, "load_channels", json!({"recording": "rec1", "kind": "eeg"})).is_err());
 }
 
