@@ -162,6 +162,29 @@ fn normalised(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
+/// The sentence without its paths and file names: "file_check/filtered.edf" names a file, it does not say
+/// that anything was filtered (seen in the Qwen2.5-Coder-1.5B model-report run, 90e279d).
+fn without_paths(s: &str) -> String {
+    let is_path = |w: &str| {
+        let w = w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '`' | '"' | '\''));
+        let file = w.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase())
+        });
+        w.contains('/') || w.contains('\\') || file
+    };
+    s.split(' ').filter(|w| !is_path(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// The tool of a line copied from the report prompt's list of steps as having succeeded ("- round 5: filter → ok"):
+/// such a line claims that tool's work (the model-report run at 90e279d listed a failed filter as ok).
+fn listed_step(s: &str) -> Option<&str> {
+    let (before, after) = s.split_once(" → ").or_else(|| s.split_once(" -> "))?;
+    if !after.trim_start().starts_with("ok") {
+        return None;
+    }
+    before.rsplit(|c: char| c.is_whitespace() || c == ':').find(|w| !w.is_empty())
+}
+
 /// What a report's sentences claim as done, in order, once per kind, leaving out sentences that quote `task`
 /// (a report restating the instruction — "Detect the R-peaks of the ECG channel …" — claims nothing; seen
 /// with Qwen2.5-Coder-1.5B).
@@ -178,7 +201,11 @@ pub fn claims(report: &str, task: &str) -> Vec<Claim> {
         if !task.is_empty() && quoted.len() >= 12 && task.contains(quoted) {
             continue;
         }
-        for work in works_of(&lower) {
+        let works = match listed_step(&lower) {
+            Some(tool) => tool_work(tool).to_vec(),
+            None => works_of(&without_paths(&lower)),
+        };
+        for work in works {
             if !out.iter().any(|c| c.work == work) {
                 out.push(Claim { work, sentence: sentence.to_string() });
             }
@@ -469,6 +496,25 @@ mod tests {
         assert_eq!(c[0].sentence, real.trim_end_matches('.'));
         // Without the task, the quoted instruction's past participle is a claim.
         assert!(!ungrounded(report, &Done::default(), "").is_empty());
+    }
+
+    /// The Qwen2.5-Coder-1.5B model-report run (90e279d), Foundational case 7_1: the report named the artifact's
+    /// path and copied the list of steps with the failed filter as ok. The path claims nothing; the line does.
+    #[test]
+    fn a_path_claims_nothing_and_a_step_listed_as_ok_claims_its_work() {
+        let report = "The final report for this task is as follows:\n\n- artifact_path: file_check/filtered.edf\n\n\
+                      The steps listed as ok were:\n- round 1: inspect_file → ok\n- round 5: filter → ok";
+        let done = Done { works: BTreeSet::from([Work::Load]), values: vec![] };
+        let c = ungrounded(report, &done, "");
+        assert_eq!(c.iter().map(|c| (c.work, c.sentence.as_str())).collect::<Vec<_>>(), [(
+            Work::Filter,
+            "- round 5: filter → ok"
+        )]);
+        assert!(claims("The EEG was saved as filtered.edf in out/filtered/.", "").is_empty());
+        // A step listed as failed claims nothing; one that did run is grounded.
+        assert!(claims("- round 5: filter → failed: give a high-pass", "").is_empty());
+        let done = Done { works: BTreeSet::from([Work::Load, Work::Filter]), values: vec![] };
+        assert!(ungrounded(report, &done, "").is_empty());
     }
 
     #[test]
