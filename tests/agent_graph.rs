@@ -443,8 +443,9 @@ mod eval_tests {
             training_samples: 0,
             graphs: graphs.display().to_string(),
             shard: None,
+            reused_from: None,
         };
-        EvalJob { agent, graphs, test, header, concurrency, judge: true, out }
+        EvalJob { agent, graphs, test, header, concurrency, judge: true, out, reuse: None }
     }
 
     #[test]
@@ -501,6 +502,91 @@ mod eval_tests {
             Agent::new(task, Some(Arc::new(alternating())), Resources::default(), Settings::for_method(Method::Cot));
         let e = eval::run(&job(&other, out, 1), &Cancel::default(), &|_, _| {}).unwrap_err();
         assert!(e.to_string().contains("written by another evaluation"), "{e}");
+    }
+
+    /// A reflection re-run answers every step before reflection from a stored run (no live call but the
+    /// reflection's), keeps the stored analysis, and takes the new form's label; a stored run of another
+    /// evaluation is refused, and a replay that departs from the stored analysis stops the run.
+    #[test]
+    fn a_reflection_rerun_replays_the_stored_steps_and_asks_only_the_reflection() {
+        use brainlens::agent::graph::ReflectionForm;
+        use brainlens::agent::graph::reuse::Reuse;
+        let task = Task::load("fingerprint").unwrap();
+        let settings = Settings { card_first: true, card_query: CardQuery::Template, ..brainagent() };
+        // Claims cite only ids every test graph has.
+        let model = Scripted::with(|name, _| {
+            (name == "analysis").then(|| {
+                Ok(json!({"label": "sub-100206", "confidence": 0.7,
+                    "claims": [{"claim": "Modularity is 0.32.", "evidence": ["G:modularity"]}]}))
+            })
+        });
+        let stored_agent =
+            Agent::new(task.clone(), Some(Arc::new(model)), resources(&task, &settings), settings.clone());
+        let dir = tempfile::tempdir().unwrap();
+        let stored = dir.path().join("stored.jsonl");
+        let first = eval::run(&job(&stored_agent, stored.clone(), 1), &Cancel::default(), &|_, _| {}).unwrap();
+        // The live model answers the reflection only (the other label, no "revise"); any other step is an error.
+        let live = Scripted::with(|name, r| {
+            Some(match name {
+                "reflection" => {
+                    let schema = match &r.format {
+                        brainlens::llm::ResponseFormat::JsonSchema { schema, .. } => schema.clone(),
+                        _ => Value::Null,
+                    };
+                    assert!(schema["properties"].get("revise").is_none(), "the label form asks no revise flag");
+                    Ok(json!({"critique": "the cases disagree", "label": "sub-100307", "confidence": 0.55,
+                        "claims": [{"claim": "Modularity 0.32.", "evidence": ["G:modularity"]}]}))
+                }
+                other => Err(brainlens::llm::LlmError::new(
+                    brainlens::llm::ErrorClass::ModelError,
+                    "scripted",
+                    format!("{other} asked live"),
+                )),
+            })
+        });
+        let label_form = Settings { reflection_form: ReflectionForm::Label, ..settings.clone() };
+        let agent = Agent::new(task.clone(), Some(Arc::new(live)), resources(&task, &label_form), label_form);
+        let mut rerun = job(&agent, dir.path().join("label.jsonl"), 2);
+        rerun.judge = false;
+        rerun.reuse = Some(Reuse::open(&stored, &rerun.header).unwrap());
+        let second = eval::run(&rerun, &Cancel::default(), &|_, _| {}).unwrap();
+        assert_eq!(second.header.method, "brainagent-card-first-template-query-label-reflection");
+        assert_eq!(second.records.len(), first.records.len());
+        for (a, b) in first.records.iter().zip(&second.records) {
+            assert_eq!((&a.sample, a.run), (&b.sample, b.run));
+            assert_eq!(b.trace.outcome.class, OutcomeClass::Ok, "{:?}", b.trace.outcome);
+            assert_eq!(a.trace.analysis, b.trace.analysis, "the analysis is the stored one");
+            assert_eq!(a.trace.rounds, b.trace.rounds);
+            assert_eq!(b.label.as_deref(), Some("sub-100307"));
+            let r = b.trace.reflection.as_ref().unwrap();
+            assert_eq!(r.revised, r.before.label != "sub-100307" || r.before.confidence != 0.55);
+            // The stored steps' tokens are kept (the method's cost), the reflection's are the live call's.
+            let n = a.trace.calls.iter().position(|c| c.step == "reflection").unwrap();
+            assert_eq!(b.trace.calls.len(), n + 1, "no judge in a reflection re-run");
+            for (x, y) in a.trace.calls[..n].iter().zip(&b.trace.calls) {
+                assert_eq!((&x.step, &x.raw, x.prompt_tokens), (&y.step, &y.raw, y.prompt_tokens));
+            }
+            assert_eq!(b.trace.calls[n].step, "reflection");
+        }
+        // Another evaluation's run is refused: other settings than the reflection's form, another seed.
+        let mut other = rerun.header.clone();
+        other.settings.hark = false;
+        let e = Reuse::open(&stored, &other).unwrap_err().to_string();
+        assert!(e.contains("differ from this run's in more than the reflection's form"), "{e}");
+        let mut other = rerun.header.clone();
+        other.seed = 5;
+        assert!(Reuse::open(&stored, &other).unwrap_err().to_string().contains("another evaluation"));
+        // A stored analysis the replay does not reproduce (its recorded label edited) stops the run.
+        let text = std::fs::read_to_string(&stored).unwrap();
+        let mut lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let analysis = &mut lines[1]["trace"]["analysis"]["label"];
+        *analysis = json!(if analysis == "sub-100206" { "sub-100307" } else { "sub-100206" });
+        let edited = dir.path().join("edited.jsonl");
+        std::fs::write(&edited, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+        let mut bad = job(&agent, dir.path().join("bad.jsonl"), 1);
+        bad.reuse = Some(Reuse::open(&edited, &bad.header).unwrap());
+        let e = eval::run(&bad, &Cancel::default(), &|_, _| {}).unwrap_err().to_string();
+        assert!(e.contains("departed from the stored analysis"), "{e}");
     }
 
     /// `brainlens agent eval --task fingerprint --graphs G --labels L --out O` plus `extra`.

@@ -7,7 +7,7 @@
 mod common;
 
 use brainlens::agent::graph::tools::Resources;
-use brainlens::agent::graph::{Agent, CardQuery, GraphContext, Method, Settings, Task, Trace, setup};
+use brainlens::agent::graph::{Agent, CardQuery, GraphContext, Method, ReflectionForm, Settings, Task, Trace, setup};
 use brainlens::llm::ChatModel;
 use brainlens::llm::config::ProviderKind;
 use brainlens::llm::replay::Recorder;
@@ -224,4 +224,20 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     let t = h.state().networks.agent.trace.clone().unwrap();
     assert_eq!(t.method, "evidence-knn");
     h.get_by_label(&format!("Label: {}", t.decision.unwrap().label));
+}
+
+#[test]
+fn label_reflection_ticked_in_the_panel_asks_reflection_for_the_label_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let settings = Settings { reflection_form: ReflectionForm::Label, ..Settings::for_method(Method::Brainagent) };
+    let expected = record_with(&transcript, settings);
+    let mut h = agent_panel(&transcript);
+    h.get_by_label("label reflection").click();
+    h.run_steps(2);
+    assert_eq!(h.state().networks.agent.settings.reflection_form, ReflectionForm::Label);
+    let t = analyze(&mut h);
+    assert_eq!(t.method, "brainagent-label-reflection");
+    assert_eq!(t.reflection, expected.reflection, "the panel ran the analysis the transcript was recorded from");
+    assert!(t.reflection.as_ref().unwrap().revised);
 }

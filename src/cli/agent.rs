@@ -38,6 +38,10 @@ pub struct MethodArgs {
     /// votes with (the model's query is then recorded, not used).
     #[arg(long, default_value = "model", value_parser = crate::agent::graph::CardQuery::NAMES, conflicts_with = "no_card")]
     pub card_query: String,
+    /// What reflection writes: a critique, a "revise" flag and the label, which counts only when the flag is
+    /// set (the form of every earlier run), or a critique and the final label alone.
+    #[arg(long, default_value = "revise", value_parser = crate::agent::graph::ReflectionForm::NAMES)]
+    pub reflection_form: String,
     /// Loop rounds at most.
     #[arg(long, default_value_t = 4)]
     pub rounds: usize,
@@ -89,6 +93,13 @@ impl MethodArgs {
         s.reflection = s.reflection && !self.no_reflection;
         s.card_first = self.card_first;
         s.card_query = card_query;
+        s.reflection_form =
+            crate::agent::graph::ReflectionForm::parse(&self.reflection_form).map_err(|e| anyhow!(e))?;
+        if s.reflection_form != crate::agent::graph::ReflectionForm::Revise && !s.reflection {
+            bail!(
+                "--reflection-form is a setting of reflection (--method brainagent or reflection, without --no-reflection)"
+            );
+        }
         s.rounds = self.rounds;
         s.remove_called_tools = !self.keep_called_tools;
         s.max_links = self.max_links;
@@ -172,6 +183,11 @@ pub enum AgentCommand {
         /// `agent merge` joins the N shard files into the evaluation's run file.
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
+        /// A reflection re-run: every step before reflection is answered from this stored run's replies (the
+        /// same evaluation up to --reflection-form; at temperature 0 they are what the model would write
+        /// again), only the reflection is asked of the model.
+        #[arg(long, value_name = "RUN.jsonl", conflicts_with = "judge")]
+        replay_before_reflection: Option<PathBuf>,
         /// Runs per sample (pass@k); run i uses seed + i.
         #[arg(long, default_value_t = 1)]
         k: usize,
@@ -305,6 +321,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             split: fraction,
             method,
             provider,
+            replay_before_reflection,
             k,
             seed,
             concurrency,
@@ -338,6 +355,9 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                     "--cases {sweep:?} with --shard: shard one k at a time (one sharded evaluation per --cases value)"
                 );
             }
+            if sweep.len() > 1 && replay_before_reflection.is_some() {
+                bail!("--cases {sweep:?} with --replay-before-reflection: re-run one k at a time");
+            }
             let model = model_for(&base, &provider)?;
             let mut all = Vec::new();
             for &cases in &sweep {
@@ -360,7 +380,10 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                     },
                     &Cancel::default(),
                 )?;
-                let job = plan.job(concurrency, judge, out_k);
+                let job = match &replay_before_reflection {
+                    Some(stored) => plan.reflection_job(concurrency, out_k, stored)?,
+                    None => plan.job(concurrency, judge, out_k),
+                };
                 let progress = super::progress::Progress::new(0, "runs");
                 let run = eval::run(&job, &Cancel::default(), &|done, total| progress.set(done, total));
                 progress.finish();

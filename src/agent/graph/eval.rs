@@ -9,38 +9,17 @@ use super::context::GraphContext;
 use super::interpret::{self, Scores};
 use super::method::Settings;
 use super::run::Agent;
+pub use super::runfile::{Header, Record, RunFile, read_run};
 use super::task::Task;
 use super::trace::{OutcomeClass, Trace};
 use crate::agent::error::{AgentError, Result};
 use crate::util::cancel::Cancel;
 use crate::util::error::Context;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// The first line of a run file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    pub kind: String,
-    pub task: String,
-    pub method: String,
-    pub model: String,
-    pub split: f64,
-    pub seed: u64,
-    pub runs: usize,
-    pub settings: Settings,
-    pub test: Vec<String>,
-    pub memory_cases: usize,
-    /// Training samples a supervised baseline learned from (0 for the others).
-    #[serde(default)]
-    pub training_samples: usize,
-    pub graphs: String,
-    /// The shard of the test samples this file runs (`--shard I/N`); None: all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<super::shard::Shard>,
-}
 
 /// A labelled cohort to evaluate on.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,6 +119,7 @@ impl Plan {
             training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
             graphs: c.graphs.display().to_string(),
             shard: c.shard,
+            reused_from: None,
         };
         let resources = super::setup::assemble(&settings, memory, training)?;
         Ok(Plan { agent: Agent::new(task, model, resources, settings), graphs: c.graphs.clone(), test, header })
@@ -155,58 +135,19 @@ impl Plan {
             concurrency,
             judge,
             out,
+            reuse: None,
         }
     }
-}
 
-/// One finished run of one sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
-    pub kind: String,
-    pub sample: String,
-    pub truth: String,
-    pub run: usize,
-    pub seed: u64,
-    pub label: Option<String>,
-    pub correct: bool,
-    pub outcome: OutcomeClass,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub seconds: f64,
-    pub interpretability: Scores,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<Scores>,
-    pub trace: Trace,
-}
-
-/// A run file read back: header and the last record of each (sample, run).
-#[derive(Debug, Clone)]
-pub struct RunFile {
-    pub path: PathBuf,
-    pub header: Header,
-    pub records: Vec<Record>,
-}
-
-pub fn read_run(path: &Path) -> Result<RunFile> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("{}: cannot read the run file", path.display()))?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, first) = lines.next().ok_or_else(|| AgentError::from(format!("{}: empty run file", path.display())))?;
-    let header: Header = serde_json::from_str(first)
-        .with_context(|| format!("{} line 1: not a BrainAgent run header", path.display()))?;
-    let mut by_key: BTreeMap<(String, usize), Record> = BTreeMap::new();
-    let total = text.lines().count();
-    for (n, line) in lines {
-        match serde_json::from_str::<Record>(line) {
-            Ok(r) => {
-                by_key.insert((r.sample.clone(), r.run), r);
-            }
-            // A line cut by a kill mid-write is the last one: that run is simply done again.
-            Err(_) if n + 1 == total => {}
-            Err(e) => return Err(AgentError::from(format!("{} line {}: {e}", path.display(), n + 1))),
-        }
+    /// `job` as a reflection re-run: every step before reflection answered from the stored run at `stored`
+    /// (the same evaluation up to the reflection's form), the reflection asked live.
+    pub fn reflection_job(&self, concurrency: usize, out: PathBuf, stored: &Path) -> Result<EvalJob<'_>> {
+        let reuse = super::reuse::Reuse::open(stored, &self.header)?;
+        let mut job = self.job(concurrency, false, out);
+        job.header.reused_from = Some(stored.display().to_string());
+        job.reuse = Some(reuse);
+        Ok(job)
     }
-    Ok(RunFile { path: path.to_path_buf(), header, records: by_key.into_values().collect() })
 }
 
 pub struct EvalJob<'a> {
@@ -217,6 +158,8 @@ pub struct EvalJob<'a> {
     pub concurrency: usize,
     pub judge: bool,
     pub out: PathBuf,
+    /// A reflection re-run's stored run.
+    pub reuse: Option<super::reuse::Reuse>,
 }
 
 /// Runs every (sample, run) not yet in `out` (resume: finished runs are kept; infrastructure failures and
@@ -319,7 +262,13 @@ fn one(
     let path = job.graphs.join(&row.file);
     let ctx = GraphContext::load(&path, atlas)?;
     let seed = job.header.seed + k as u64;
-    let mut trace = job.agent.analyze(&ctx, seed, cancel, &mut |_| {});
+    let mut trace = match &job.reuse {
+        None => job.agent.analyze(&ctx, seed, cancel, &mut |_| {}),
+        Some(reuse) => match reflect_again(job, reuse, &ctx, &sample_id(&row.file), k, seed, cancel)? {
+            Ok(trace) => trace,
+            Err(stored) => return Ok(stored),
+        },
+    };
     let interpretability = interpret::score(&trace, &ctx);
     let judge = match (job.judge, &job.agent.model) {
         (true, Some(m)) if trace.decision.is_some() => {
@@ -345,6 +294,43 @@ fn one(
         judge,
         trace,
     })
+}
+
+/// One analysis of a reflection re-run: `Ok(trace)` with the stored replies before reflection and the live
+/// reflection, or `Err(record)`, the stored record as this run's when its analysis never reached reflection
+/// (it failed before; nothing would change). A replay that departs from the stored analysis stops the run.
+fn reflect_again(
+    job: &EvalJob,
+    reuse: &super::reuse::Reuse,
+    ctx: &GraphContext,
+    sample: &str,
+    k: usize,
+    seed: u64,
+    cancel: &Cancel,
+) -> Result<std::result::Result<Trace, Record>> {
+    let stored = reuse.record(sample, k)?;
+    if !super::reuse::reached_reflection(stored) {
+        let mut r = stored.clone();
+        r.trace.method = job.header.method.clone();
+        return Ok(Err(r));
+    }
+    let live =
+        job.agent.model.clone().ok_or_else(|| AgentError::from("a reflection re-run needs a model".to_string()))?;
+    let model: std::sync::Arc<dyn crate::llm::ChatModel> =
+        std::sync::Arc::new(super::reuse::Replayed::new(live, stored, &reuse.path));
+    let trace = job.agent.analyze_with(Some(&model), ctx, seed, cancel, &mut |_| {});
+    let label = |t: &Trace| t.analysis.as_ref().map(|a| a.label.clone());
+    if trace.outcome.class == OutcomeClass::ConfigurationError || label(&trace) != label(&stored.trace) {
+        return Err(AgentError::from(format!(
+            "{sample}: the replay of {} departed from the stored analysis ({:?} against {:?}{}{})",
+            reuse.path.display(),
+            label(&trace),
+            label(&stored.trace),
+            if trace.outcome.message.is_empty() { "" } else { "; " },
+            trace.outcome.message
+        )));
+    }
+    Ok(Ok(trace))
 }
 
 /// The metrics of one run file.

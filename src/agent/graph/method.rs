@@ -125,9 +125,41 @@ impl CardQuery {
     }
 }
 
-/// The name suffixes of BrainAgent's harness variants (CARD first, the template query): choices of this harness,
-/// not the paper's protocol and not ablations.
-const VARIANTS: [&str; 2] = ["-card-first", "-template-query"];
+/// What the reflection step writes: the critique, a `revise` flag and the final label, which counts only when
+/// the flag is set (`Revise`, the form every earlier run used); or the critique and the final label alone, the
+/// reflection's label being the answer and a revision a label that differs (`Label`). Qwen2.5-Coder-1.5B's
+/// reflections flipped 18 labels on ADHD-200, all from HC to ADHD, every one with `revise` true: with two
+/// labels "revise" can only mean the other one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReflectionForm {
+    #[default]
+    Revise,
+    Label,
+}
+
+impl ReflectionForm {
+    pub const NAMES: [&str; 2] = ["revise", "label"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReflectionForm::Revise => "revise",
+            ReflectionForm::Label => "label",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<ReflectionForm, AgentError> {
+        match s {
+            "revise" => Ok(ReflectionForm::Revise),
+            "label" => Ok(ReflectionForm::Label),
+            other => Err(format!("unknown reflection form \"{other}\" (revise or label)").into()),
+        }
+    }
+}
+
+/// The name suffixes of BrainAgent's harness variants (CARD first, the template query, the label-only
+/// reflection): choices of this harness, not the paper's protocol and not ablations.
+const VARIANTS: [&str; 3] = ["-card-first", "-template-query", "-label-reflection"];
 
 /// Whether a method name (as `Settings::name` writes it) is one of BrainAgent's harness variants.
 pub fn is_harness_variant(name: &str) -> bool {
@@ -148,6 +180,8 @@ pub struct Settings {
     pub card_first: bool,
     /// CARD's text query (a harness choice with `Template`: the model's query is recorded, not used).
     pub card_query: CardQuery,
+    /// What the reflection step writes (a harness choice with `Label`).
+    pub reflection_form: ReflectionForm,
     /// Loop rounds at most.
     pub rounds: usize,
     /// The paper's rule: a tool leaves the menu once it has been called.
@@ -178,6 +212,7 @@ impl Default for Settings {
             reflection: true,
             card_first: false,
             card_query: CardQuery::Model,
+            reflection_form: ReflectionForm::Revise,
             rounds: 4,
             remove_called_tools: true,
             report_chars: 400,
@@ -227,6 +262,9 @@ impl Settings {
                 s.push_str(VARIANTS[1]);
             }
         }
+        if self.reflection && self.reflection_form == ReflectionForm::Label {
+            s.push_str(VARIANTS[2]);
+        }
         s
     }
 }
@@ -244,7 +282,13 @@ mod tests {
             Settings { card_first: true, card_query: CardQuery::Template, ..Settings::for_method(Method::Brainagent) };
         assert_eq!(s.name(), "brainagent-card-first-template-query");
         assert!(is_harness_variant(&s.name()) && !is_harness_variant("brainagent-no-card"));
-        assert_eq!(Settings { card: false, ..s }.name(), "brainagent-no-card");
+        assert_eq!(Settings { card: false, ..s.clone() }.name(), "brainagent-no-card");
+        let l = Settings { reflection_form: ReflectionForm::Label, ..s };
+        assert_eq!(l.name(), "brainagent-card-first-template-query-label-reflection");
+        assert!(is_harness_variant(&l.name()));
+        assert_eq!(Settings { reflection: false, ..l }.name(), "brainagent-no-reflection-card-first-template-query");
+        let r = Settings { reflection_form: ReflectionForm::Label, ..Settings::for_method(Method::Reflection) };
+        assert_eq!(r.name(), "reflection-label-reflection");
         assert!(Settings::for_method(Method::Reflection).reflection);
         assert!(!Settings::for_method(Method::Direct).reflection);
         for m in METHODS {

@@ -11,7 +11,9 @@ pub mod interpret;
 pub mod method;
 pub mod paper;
 pub mod prompts;
+pub mod reuse;
 pub mod run;
+pub mod runfile;
 pub mod setup;
 pub mod shard;
 pub mod shards;
@@ -21,7 +23,7 @@ pub mod tools;
 pub mod trace;
 
 pub use context::{Evidence, GraphContext};
-pub use method::{CardEncoder, CardQuery, Method, Settings};
+pub use method::{CardEncoder, CardQuery, Method, ReflectionForm, Settings};
 pub use run::Agent;
 pub use task::Task;
 pub use trace::{Decision, Outcome, OutcomeClass, Trace};

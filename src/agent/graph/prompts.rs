@@ -2,6 +2,7 @@
 //! functions), what the agent knows so far, and the JSON it must return. Schemas use the subset of
 //! `llm::schema`, so the local provider enforces them while decoding.
 
+use super::method::ReflectionForm;
 use super::task::Task;
 use serde_json::{Value, json};
 
@@ -164,26 +165,33 @@ pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
 }
 
 /// The reflection continues the analysis' prompt through the report, then reads the analysis.
-pub fn reflection(task: &Task, context: &str, report: &str, decision: &str) -> String {
+pub fn reflection(task: &Task, context: &str, report: &str, decision: &str, form: ReflectionForm) -> String {
+    let answer = match form {
+        ReflectionForm::Revise => "Write a critique, set \"revise\" to true only if the analysis must change, and give",
+        ReflectionForm::Label => "Write a critique, then give",
+    };
     format!(
         "{}\n\n{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the graph \
 evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or the \
-confidence too high for the evidence? Write a critique, set \"revise\" to true only if the analysis must change, \
-and give the final label (one of {}), confidence and claims (each with the evidence ids it rests on).",
+confidence too high for the evidence? {answer} the final label (one of {}), confidence and claims (each with the \
+evidence ids it rests on).",
         task_block(task),
         report_line(report),
         task.labels.join(", ")
     )
 }
 
-pub fn reflection_schema(task: &Task, ids: &[String]) -> Value {
-    json!({"type": "object", "properties": {
-        "critique": {"type": "string", "maxLength": THINK_CHARS},
-        "revise": {"type": "boolean"},
-        "label": {"enum": task.labels},
-        "confidence": {"type": "number"},
-        "claims": claims_schema(ids)
-    }, "required": ["critique", "revise", "label", "confidence", "claims"]})
+pub fn reflection_schema(task: &Task, ids: &[String], form: ReflectionForm) -> Value {
+    let mut props = serde_json::Map::new();
+    props.insert("critique".into(), json!({"type": "string", "maxLength": THINK_CHARS}));
+    if form == ReflectionForm::Revise {
+        props.insert("revise".into(), json!({"type": "boolean"}));
+    }
+    props.insert("label".into(), json!({"enum": task.labels}));
+    props.insert("confidence".into(), json!({"type": "number"}));
+    props.insert("claims".into(), claims_schema(ids));
+    let required: Vec<&String> = props.keys().collect();
+    json!({"type": "object", "properties": props, "required": required})
 }
 
 pub fn arguments(task: &Task, context: &str, tool: &super::tools::ToolSpec, problem: &str) -> String {
@@ -200,4 +208,37 @@ arguments as a JSON object with these names: {}.",
         tool.about,
         params.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `revise` form is what every run before the option asked, word for word and key for key (the runs on
+    /// record stay comparable, and a reflection re-run from a stored run replays their exact requests).
+    #[test]
+    fn the_revise_form_is_the_reflection_every_earlier_run_asked() {
+        let task = Task::load("adhd").unwrap();
+        let p = reflection(&task, "CONTEXT", "", "{\"label\":\"HC\"}", ReflectionForm::Revise);
+        assert!(p.ends_with(
+            "Your analysis: {\"label\":\"HC\"}\n\nReflect: check the label against the graph evidence, the knowledge \
+             and the cases. Is every claim supported by a cited id? Is anything inconsistent, or the confidence too \
+             high for the evidence? Write a critique, set \"revise\" to true only if the analysis must change, and \
+             give the final label (one of ADHD, HC), confidence and claims (each with the evidence ids it rests on)."
+        ));
+        let ids = vec!["G:density".to_string()];
+        let schema = reflection_schema(&task, &ids, ReflectionForm::Revise);
+        let before = json!({"type": "object", "properties": {
+            "critique": {"type": "string", "maxLength": THINK_CHARS},
+            "revise": {"type": "boolean"},
+            "label": {"enum": task.labels},
+            "confidence": {"type": "number"},
+            "claims": claims_schema(&ids)
+        }, "required": ["critique", "revise", "label", "confidence", "claims"]});
+        assert_eq!(serde_json::to_string(&schema).unwrap(), serde_json::to_string(&before).unwrap());
+        let label = reflection_schema(&task, &ids, ReflectionForm::Label);
+        assert_eq!(label["required"], json!(["critique", "label", "confidence", "claims"]));
+        let p = reflection(&task, "CONTEXT", "", "{}", ReflectionForm::Label);
+        assert!(p.contains("Write a critique, then give the final label (one of ADHD, HC)") && !p.contains("revise"));
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::call::{Caller, StepError};
 use super::context::{Evidence, GraphContext};
-use super::method::{Method, Settings};
+use super::method::{Method, ReflectionForm, Settings};
 use super::prompts;
 use super::task::Task;
 use super::tools::{self, CARD, FINISH, HARK, Resources, TOOLS};
@@ -50,20 +50,27 @@ impl Agent {
     /// Analyses one graph. Never panics on model output: failures end in a classified outcome with the trace
     /// so far.
     pub fn analyze(&self, ctx: &GraphContext, seed: u64, cancel: &Cancel, on_update: &mut dyn FnMut(&Trace)) -> Trace {
+        self.analyze_with(self.model.as_ref(), ctx, seed, cancel, on_update)
+    }
+
+    /// `analyze` with another model than the agent's (a reflection re-run answers the earlier steps from a
+    /// stored run: `reuse`).
+    pub fn analyze_with(
+        &self,
+        model: Option<&Arc<dyn ChatModel>>,
+        ctx: &GraphContext,
+        seed: u64,
+        cancel: &Cancel,
+        on_update: &mut dyn FnMut(&Trace),
+    ) -> Trace {
         let started = std::time::Instant::now();
         let mut trace = Trace {
             sample: ctx.name.clone(),
             graph: ctx.path.display().to_string(),
             task: self.task.name.clone(),
             method: self.settings.name(),
-            model: self
-                .model
-                .as_ref()
-                .filter(|_| self.settings.method.uses_model())
-                .map_or("none".into(), |m| m.name()),
-            sampling: self
-                .model
-                .as_ref()
+            model: model.filter(|_| self.settings.method.uses_model()).map_or("none".into(), |m| m.name()),
+            sampling: model
                 .filter(|_| self.settings.method.uses_model())
                 .and_then(|m| m.sampling())
                 .unwrap_or_default(),
@@ -81,7 +88,7 @@ impl Agent {
             elapsed_ms: 0.0,
         };
         on_update(&trace);
-        let result = self.pipeline(ctx, seed, cancel, &mut trace, on_update);
+        let result = self.pipeline(model, ctx, seed, cancel, &mut trace, on_update);
         if let Err((step, e)) = result {
             trace.outcome = Outcome { class: e.class, message: e.message, step };
             trace.decision = None;
@@ -93,6 +100,7 @@ impl Agent {
 
     fn pipeline(
         &self,
+        model: Option<&Arc<dyn ChatModel>>,
         ctx: &GraphContext,
         seed: u64,
         cancel: &Cancel,
@@ -106,7 +114,7 @@ impl Agent {
         if s.method.is_baseline() {
             return self.baseline(ctx, trace).map_err(|e| (s.method.as_str().to_string(), e));
         }
-        let model = self.model.as_ref().ok_or_else(|| {
+        let model = model.ok_or_else(|| {
             (
                 "setup".to_string(),
                 StepError {
@@ -185,15 +193,19 @@ impl Agent {
                 .ask(
                     trace,
                     "reflection",
-                    prompts::reflection(&self.task, &context, &trace.report, &before),
+                    prompts::reflection(&self.task, &context, &trace.report, &before, s.reflection_form),
                     "reflection",
-                    prompts::reflection_schema(&self.task, &evidence_ids),
+                    prompts::reflection_schema(&self.task, &evidence_ids, s.reflection_form),
                     &|v| self.check_decision(v),
                 )
                 .map_err(|e| ("reflection".to_string(), e))?;
             let proposed = with_label_probabilities(decision_of(&v, &trace.evidence), trace, &self.task.labels);
-            // A revision counts only when the model says so; otherwise the analysis stands as it was.
-            let revise = v["revise"].as_bool().unwrap_or(false);
+            // In the `revise` form a revision counts only when the model says so, otherwise the analysis stands
+            // as it was; in the `label` form the reflection's answer is the final one.
+            let revise = match s.reflection_form {
+                ReflectionForm::Revise => v["revise"].as_bool().unwrap_or(false),
+                ReflectionForm::Label => true,
+            };
             let after = if revise { proposed } else { analysis.clone() };
             let revised = revise
                 && (after.label != analysis.label

@@ -506,10 +506,10 @@ mod tests {
                       The steps listed as ok were:\n- round 1: inspect_file → ok\n- round 5: filter → ok";
         let done = Done { works: BTreeSet::from([Work::Load]), values: vec![] };
         let c = ungrounded(report, &done, "");
-        assert_eq!(c.iter().map(|c| (c.work, c.sentence.as_str())).collect::<Vec<_>>(), [(
-            Work::Filter,
-            "- round 5: filter → ok"
-        )]);
+        assert_eq!(
+            c.iter().map(|c| (c.work, c.sentence.as_str())).collect::<Vec<_>>(),
+            [(Work::Filter, "- round 5: filter → ok")]
+        );
         assert!(claims("The EEG was saved as filtered.edf in out/filtered/.", "").is_empty());
         // A step listed as failed claims nothing; one that did run is grounded.
         assert!(claims("- round 5: filter → failed: give a high-pass", "").is_empty());

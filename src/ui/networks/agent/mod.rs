@@ -10,7 +10,9 @@ mod view;
 
 use super::OpenNetwork;
 use crate::agent::graph::tools::Resources;
-use crate::agent::graph::{Agent, CardQuery, GraphContext, Method, Settings, Task, Trace, interpret, setup};
+use crate::agent::graph::{
+    Agent, CardQuery, GraphContext, Method, ReflectionForm, Settings, Task, Trace, interpret, setup,
+};
 use crate::llm::config::ProviderConfig;
 use crate::ui::jobs::Job;
 use crate::util::cancel::Cancel;
@@ -252,6 +254,14 @@ impl AgentPanel {
                 self.settings.card_query = if templated { CardQuery::Template } else { CardQuery::Model };
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
+            }
+            if self.settings.reflection {
+                let mut label_only = self.settings.reflection_form == ReflectionForm::Label;
+                ui.checkbox(&mut label_only, "label reflection").on_hover_text(
+                    "Reflection writes its critique and the final label, which is the answer (the default form \
+                     also asks \"revise\" before the label, which then counts only when revise is true).",
+                );
+                self.settings.reflection_form = if label_only { ReflectionForm::Label } else { ReflectionForm::Revise };
             }
             if self.settings.needs_card() {
                 let encoder = &mut self.settings.card_encoder;
