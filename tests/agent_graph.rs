@@ -551,6 +551,8 @@ mod eval_tests {
         rerun.reuse = Some(Reuse::open(&stored, &rerun.header).unwrap());
         let second = eval::run(&rerun, &Cancel::default(), &|_, _| {}).unwrap();
         assert_eq!(second.header.method, "brainagent-card-first-template-query-label-reflection");
+        let m = metrics(&second, &task);
+        assert_eq!(m.reused_from.as_deref(), Some(stored.display().to_string().as_str()), "the table names it");
         assert_eq!(second.records.len(), first.records.len());
         for (a, b) in first.records.iter().zip(&second.records) {
             assert_eq!((&a.sample, a.run), (&b.sample, b.run));

@@ -144,7 +144,6 @@ impl Plan {
     pub fn reflection_job(&self, concurrency: usize, out: PathBuf, stored: &Path) -> Result<EvalJob<'_>> {
         let reuse = super::reuse::Reuse::open(stored, &self.header)?;
         let mut job = self.job(concurrency, false, out);
-        job.header.reused_from = Some(stored.display().to_string());
         job.reuse = Some(reuse);
         Ok(job)
     }
@@ -196,7 +195,10 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
         if let Some(d) = job.out.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(d)?;
         }
-        std::fs::write(&job.out, serde_json::to_string(&job.header)? + "\n")
+        // A reflection re-run's header names the stored run.
+        let reused_from = job.reuse.as_ref().map(|r| r.path.display().to_string());
+        let header = Header { reused_from, ..job.header.clone() };
+        std::fs::write(&job.out, serde_json::to_string(&header)? + "\n")
             .with_context(|| job.out.display().to_string())?;
     }
     let todo: Vec<(Row, usize)> = job
@@ -373,6 +375,9 @@ pub struct Metrics {
     /// Accuracy per site, when the run is on a cohort file with sites.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<super::sites::SiteAccuracy>,
+    /// A reflection re-run's stored run (its seconds are the reflection's alone, its tokens the whole analysis').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
 }
 
 /// How well a per-run probability of "my label is right" matches correctness (runs with a decision).
@@ -503,6 +508,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
         calibration: Calibration::of(&run.records),
         sites: super::sites::site_accuracy(Path::new(&h.graphs), &outcomes),
+        reused_from: h.reused_from.clone(),
     }
 }
 
