@@ -4,7 +4,7 @@ precision and positive rate (the task's positive label, read from assets/tasks/T
 how many subjects called each tool; for the subjects whose agent retrieved cases (CARD), the retrieved cases'
 majority label, how often the analysis's label and the final one are that majority, and how often it is right,
 and whose text the retrieval queried with (the model's or the template report, `--card-query`);
-what reflection revised and flipped (to the right or the wrong label), and the labels before reflection scored
+what reflection revised and flipped (to the right or the wrong label, and how many to the positive one), and the labels before reflection scored
 as a run (at temperature 0 they are what `--no-reflection` gives: every step before the analysis is the same);
 median seconds and tokens per subject.
 Usage: cohort_agent_steps.py RUN.jsonl [RUN.jsonl ...] (several files of one run, e.g. its shards, are joined
@@ -48,7 +48,7 @@ def summarise(spec):
     card_subjects = card_follows = analysis_follows = card_majority_right = 0
     majority_labels = Counter()
     query_sources = Counter()
-    revised = flipped = flipped_right = flipped_wrong = 0
+    revised = flipped = flipped_right = flipped_wrong = flipped_to_positive = 0
     before_right = before_pos = 0
     for r in recs:
         t = r["trace"]
@@ -79,6 +79,7 @@ def summarise(spec):
                 flipped += 1
                 flipped_right += after == r["truth"]
                 flipped_wrong += before == r["truth"]
+                flipped_to_positive += after == pos
     secs = statistics.median(r["seconds"] for r in recs)
     tokens = statistics.median(r["prompt_tokens"] + r["completion_tokens"] for r in recs)
     out = [
@@ -92,7 +93,7 @@ def summarise(spec):
         f"the majority right in {card_majority_right}; text query: "
         + (", ".join(f"{k} {v}" for k, v in query_sources.most_common()) or "none"),
         f"reflection: revised {revised}, flipped {flipped} ({flipped_right} to the right label, "
-        f"{flipped_wrong} to the wrong one); before reflection: accuracy {before_right / n:.3f}, "
+        f"{flipped_wrong} to the wrong one; {flipped_to_positive} to {pos}); before reflection: accuracy {before_right / n:.3f}, "
         f"positive rate {before_pos / n:.3f}",
         f"median {secs:.0f} s and {tokens:.0f} tokens a subject",
     ]
