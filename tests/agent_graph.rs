@@ -553,6 +553,13 @@ mod eval_tests {
         assert_eq!(second.header.method, "brainagent-card-first-template-query-label-reflection");
         let m = metrics(&second, &task);
         assert_eq!(m.reused_from.as_deref(), Some(stored.display().to_string().as_str()), "the table names it");
+        let label_run = dir.path().join("label.jsonl");
+        let (code, text, err) = common::run(&["agent", "report", label_run.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            text.contains(&format!("a reflection re-run of {}", stored.display())) && text.contains("s/smp is the"),
+            "{text}"
+        );
         assert_eq!(second.records.len(), first.records.len());
         for (a, b) in first.records.iter().zip(&second.records) {
             assert_eq!((&a.sample, a.run), (&b.sample, b.run));
@@ -575,6 +582,10 @@ mod eval_tests {
         other.settings.hark = false;
         let e = Reuse::open(&stored, &other).unwrap_err().to_string();
         assert!(e.contains("differ from this run's in more than the reflection's form"), "{e}");
+        let mut other = rerun.header.clone();
+        other.settings.reflection = false;
+        let e = Reuse::open(&stored, &other).unwrap_err().to_string();
+        assert!(e.contains("needs a method with reflection"), "{e}");
         let mut other = rerun.header.clone();
         other.seed = 5;
         assert!(Reuse::open(&stored, &other).unwrap_err().to_string().contains("another evaluation"));
@@ -639,6 +650,15 @@ mod eval_tests {
         let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(code, 1);
         assert!(err.contains("shard one k at a time"), "{err}");
+        let args = eval_args(&graphs, &labels, &out, &["--cases", "3,4", "--replay-before-reflection", "x.jsonl"]);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 1);
+        assert!(err.contains("re-run one k at a time"), "{err}");
+        // The reflection's form is a setting of reflection: refused for a method without it.
+        let args = eval_args(&graphs, &labels, &out, &["--method", "direct", "--reflection-form", "label"]);
+        let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 1);
+        assert!(err.contains("--reflection-form is a setting of reflection"), "{err}");
     }
 
     #[test]

@@ -266,10 +266,16 @@ fn one(
     let seed = job.header.seed + k as u64;
     let mut trace = match &job.reuse {
         None => job.agent.analyze(&ctx, seed, cancel, &mut |_| {}),
-        Some(reuse) => match reflect_again(job, reuse, &ctx, &sample_id(&row.file), k, seed, cancel)? {
-            Ok(trace) => trace,
-            Err(stored) => return Ok(stored),
-        },
+        Some(reuse) => {
+            let stored = reuse.record(&sample_id(&row.file), k)?;
+            // An analysis that failed before reflection would fail again: the stored record is this run's.
+            if !super::reuse::reached_reflection(stored) {
+                let mut r = stored.clone();
+                r.trace.method = job.header.method.clone();
+                return Ok(r);
+            }
+            reflect_again(job, reuse, stored, &ctx, seed, cancel)?
+        }
     };
     let interpretability = interpret::score(&trace, &ctx);
     let judge = match (job.judge, &job.agent.model) {
@@ -298,24 +304,16 @@ fn one(
     })
 }
 
-/// One analysis of a reflection re-run: `Ok(trace)` with the stored replies before reflection and the live
-/// reflection, or `Err(record)`, the stored record as this run's when its analysis never reached reflection
-/// (it failed before; nothing would change). A replay that departs from the stored analysis stops the run.
+/// One analysis of a reflection re-run: the stored replies before reflection, the reflection asked live. A
+/// replay that departs from the stored analysis stops the run.
 fn reflect_again(
     job: &EvalJob,
     reuse: &super::reuse::Reuse,
+    stored: &Record,
     ctx: &GraphContext,
-    sample: &str,
-    k: usize,
     seed: u64,
     cancel: &Cancel,
-) -> Result<std::result::Result<Trace, Record>> {
-    let stored = reuse.record(sample, k)?;
-    if !super::reuse::reached_reflection(stored) {
-        let mut r = stored.clone();
-        r.trace.method = job.header.method.clone();
-        return Ok(Err(r));
-    }
+) -> Result<Trace> {
     let live =
         job.agent.model.clone().ok_or_else(|| AgentError::from("a reflection re-run needs a model".to_string()))?;
     let model: std::sync::Arc<dyn crate::llm::ChatModel> =
@@ -324,7 +322,8 @@ fn reflect_again(
     let label = |t: &Trace| t.analysis.as_ref().map(|a| a.label.clone());
     if trace.outcome.class == OutcomeClass::ConfigurationError || label(&trace) != label(&stored.trace) {
         return Err(AgentError::from(format!(
-            "{sample}: the replay of {} departed from the stored analysis ({:?} against {:?}{}{})",
+            "{}: the replay of {} departed from the stored analysis ({:?} against {:?}{}{})",
+            stored.sample,
             reuse.path.display(),
             label(&trace),
             label(&stored.trace),
@@ -332,7 +331,7 @@ fn reflect_again(
             trace.outcome.message
         )));
     }
-    Ok(Ok(trace))
+    Ok(trace)
 }
 
 /// The metrics of one run file.
