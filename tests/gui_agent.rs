@@ -224,6 +224,18 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     let t = h.state().networks.agent.trace.clone().unwrap();
     assert_eq!(t.method, "evidence-knn");
     h.get_by_label(&format!("Label: {}", t.decision.unwrap().label));
+    // A reflection re-run's file says what its seconds are (its header names the stored run).
+    let text = std::fs::read_to_string(&cli_out).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(first).unwrap();
+    header["reused_from"] = serde_json::json!("stored.jsonl");
+    let rerun = dir.path().join("rerun.jsonl");
+    std::fs::write(&rerun, format!("{header}\n{rest}")).unwrap();
+    h.state_mut().networks.agent.batch.paths = rerun.display().to_string();
+    h.run_steps(1);
+    h.get_by_label("Load runs").click();
+    h.run_steps(3);
+    h.get_by_label_contains("evidence-knn: a reflection re-run of stored.jsonl");
 }
 
 #[test]
