@@ -61,18 +61,26 @@ impl Kind {
 }
 
 /// Columns centred (and, with `scale`, divided by their ddof = 1 standard deviation, left as they are when
-/// that is below machine epsilon, as nilearn's `standardize_signal` does).
+/// that is below machine epsilon, as nilearn's `standardize_signal` does). Row by row: every column's sums
+/// still add its values in time order, so the result is the column-by-column one to the bit.
 fn centred(x: &[f64], t: usize, r: usize, scale: bool) -> Vec<f64> {
-    let mut z = x.to_vec();
-    for j in 0..r {
-        let mean = (0..t).map(|i| x[i * r + j]).sum::<f64>() / t as f64;
-        (0..t).for_each(|i| z[i * r + j] -= mean);
-        if scale {
-            let ss: f64 = (0..t).map(|i| z[i * r + j] * z[i * r + j]).sum();
-            let sd = (ss / (t as f64 - 1.0)).sqrt();
-            let sd = if sd < f64::EPSILON { 1.0 } else { sd };
-            (0..t).for_each(|i| z[i * r + j] /= sd);
-        }
+    let rows = || x.chunks_exact(r).take(t);
+    let mut mean = vec![0.0; r];
+    rows().for_each(|row| mean.iter_mut().zip(row).for_each(|(m, v)| *m += v));
+    mean.iter_mut().for_each(|m| *m /= t as f64);
+    let mut z = Vec::with_capacity(t * r);
+    rows().for_each(|row| z.extend(row.iter().zip(&mean).map(|(v, m)| v - m)));
+    if scale {
+        let mut ss = vec![0.0; r];
+        z.chunks_exact(r).for_each(|row| ss.iter_mut().zip(row).for_each(|(s, v)| *s += v * v));
+        let sd: Vec<f64> = ss
+            .iter()
+            .map(|s| {
+                let sd = (s / (t as f64 - 1.0)).sqrt();
+                if sd < f64::EPSILON { 1.0 } else { sd }
+            })
+            .collect();
+        z.chunks_exact_mut(r).for_each(|row| row.iter_mut().zip(&sd).for_each(|(v, s)| *v /= s));
     }
     z
 }
