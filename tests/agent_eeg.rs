@@ -77,10 +77,18 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(
         call(&mut st, "crop", json!({"view": "v2", "tmin": 30.0, "tmax": 40.0})).unwrap_err().contains("no samples")
     );
-    // Artifacts: a bare name under file_check/ only; a cropped view cannot be an EDF.
-    for bad in ["../x.edf", "/tmp/x.edf", "sub/x.edf", "x.txt", ".edf"] {
+    // Artifacts: a file name under file_check/ only (named bare or with the folder, as tasks name it); a
+    // cropped view cannot be an EDF.
+    for bad in
+        ["../x.edf", "/tmp/x.edf", "sub/x.edf", "x.txt", ".edf", "file_check/../x.edf", "file_check/", "/input/x.edf"]
+    {
         assert!(call(&mut st, "write_artifact", json!({"view": "v2", "name": bad})).is_err(), "{bad}");
     }
+    for named in ["file_check/whole.npy", "/workspace/file_check/whole.npy"] {
+        let a = call(&mut st, "write_artifact", json!({"view": "v2", "name": named})).unwrap();
+        assert_eq!(a["path"], "file_check/whole.npy", "{named}");
+    }
+    assert!(ws.path().join("file_check/whole.npy").is_file() && !ws.path().join("file_check/file_check").exists());
     let cropped = call(&mut st, "crop", json!({"view": "v2", "tmin": 1.0, "tmax": 3.0})).unwrap();
     let e = call(&mut st, "write_artifact", json!({"view": cropped["id"], "name": "c.edf"})).unwrap_err();
     assert!(e.contains(".npy"), "{e}");
@@ -104,7 +112,7 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(e.contains("view v1 has 1 channel") && e.contains("such as v2, 60 channels"), "{e}");
     // The summary the planner sees names ids, not arrays.
     let s = st.summary();
-    assert!(s.contains("rec1") && s.contains("v2 60 ch @ 250 Hz") && s.contains("a1 file_check/c.npy"), "{s}");
+    assert!(s.contains("rec1") && s.contains("v2 60 ch @ 250 Hz") && s.contains("a3 file_check/c.npy"), "{s}");
     assert!(st.changes.len() >= 8);
     // Toolsets: common tools everywhere, domain tools only in their agent.
     let sleep: Vec<&str> = tools::toolset(Domain::Sleep).iter().map(|t| t.name).collect();

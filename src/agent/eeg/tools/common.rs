@@ -255,25 +255,21 @@ pub(super) fn aggregate(a: &Args, st: &mut SharedState) -> Result<Value, ToolErr
 
 pub(super) fn write_artifact(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?.clone();
-    let name = a.s("name");
-    let out = artifact_path(st, name, &[".edf", ".npy"])?;
-    if name.ends_with(".npy") {
+    let (out, rel) = artifact_path(st, a.s("name"), &[".edf", ".npy"])?;
+    if rel.ends_with(".npy") {
         let arr = ndarray::Array2::from_shape_fn((v.labels.len(), v.n_times()), |(i, j)| v.data[i][j]);
         let f = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
         ndarray_npy::WriteNpyExt::write_npy(&arr, f).map_err(|e| ToolError::from(e.to_string()))?;
     } else {
         write_view_edf(&v, &out)?;
     }
-    let rel = format!("file_check/{name}");
     Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
 pub(super) fn plot(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let v = st.view(a.s("view"))?.clone();
-    let name = a.s("name");
-    let out = artifact_path(st, name, &[".png"])?;
+    let (out, rel) = artifact_path(st, a.s("name"), &[".png"])?;
     plot_view(&v, &out)?;
-    let rel = format!("file_check/{name}");
     Ok(registered(st.add_artifact(rel.clone()), json!({"path": rel})))
 }
 
@@ -287,15 +283,25 @@ fn derive(
     Ok(registered(st.add_view(v), detail))
 }
 
-/// `file_check/<name>` in the workspace; a bare file name with an allowed extension only.
-fn artifact_path(st: &SharedState, name: &str, exts: &[&str]) -> Result<PathBuf, ToolError> {
-    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') || !exts.iter().any(|e| name.ends_with(e))
+/// `file_check/<name>` in the workspace, and its path relative to the workspace: a bare file name with an
+/// allowed extension, or the same under the `file_check/` folder as a task names it (`file_check/x.npy`,
+/// `/workspace/file_check/x.npy`).
+fn artifact_path(st: &SharedState, name: &str, exts: &[&str]) -> Result<(PathBuf, String), ToolError> {
+    let bare = ["/workspace/file_check/", "workspace/file_check/", "file_check/"]
+        .iter()
+        .find_map(|prefix| name.strip_prefix(prefix))
+        .unwrap_or(name);
+    if bare.is_empty() || bare.contains(['/', '\\']) || bare.starts_with('.') || !exts.iter().any(|e| bare.ends_with(e))
     {
-        return Err(format!("{name:?}: give a bare file name ending with {}", exts.join(" or ")).into());
+        return Err(format!(
+            "{name:?}: give a file name ending with {} (it is written to file_check/)",
+            exts.join(" or ")
+        )
+        .into());
     }
     let dir = st.workspace.join("file_check");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(dir.join(name))
+    Ok((dir.join(bare), format!("file_check/{bare}")))
 }
 
 /// The prefilter text of a view's filter steps (`HP:1Hz LP:30Hz`).
