@@ -64,6 +64,9 @@ impl Kind {
 /// that is below machine epsilon, as nilearn's `standardize_signal` does). Row by row: every column's sums
 /// still add its values in time order, so the result is the column-by-column one to the bit.
 fn centred(x: &[f64], t: usize, r: usize, scale: bool) -> Vec<f64> {
+    if r == 0 {
+        return Vec::new();
+    }
     let rows = || x.chunks_exact(r).take(t);
     let mut mean = vec![0.0; r];
     rows().for_each(|row| mean.iter_mut().zip(row).for_each(|(m, v)| *m += v));
@@ -200,6 +203,41 @@ fn geometric_mean(all: &[f64], r: usize, max_iter: usize, tol: f64) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Centring row by row gives, bit for bit, what centring column by column gives (each column's sums in
+    /// time order), on values of mixed scale and a constant column.
+    #[test]
+    fn row_by_row_centring_is_the_column_by_column_one() {
+        let (t, r) = (37, 5);
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let x: Vec<f64> = (0..t * r)
+            .map(|k| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if k % r == 3 { 2.5 } else { (state % 100_000) as f64 * 1e-3 - 50.0 + (k % r) as f64 * 1e4 }
+            })
+            .collect();
+        for scale in [false, true] {
+            let mut want = x.clone();
+            for j in 0..r {
+                let mean = (0..t).map(|i| x[i * r + j]).fold(0.0, |a, b| a + b) / t as f64;
+                (0..t).for_each(|i| want[i * r + j] -= mean);
+                if scale {
+                    let ss = (0..t).map(|i| want[i * r + j] * want[i * r + j]).fold(0.0, |a, b| a + b);
+                    let sd = (ss / (t as f64 - 1.0)).sqrt();
+                    let sd = if sd < f64::EPSILON { 1.0 } else { sd };
+                    (0..t).for_each(|i| want[i * r + j] /= sd);
+                }
+            }
+            let got = centred(&x, t, r, scale);
+            assert_eq!(
+                got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        assert!(centred(&[], 0, 0, true).is_empty());
+    }
 
     /// Expected values: scikit-learn 1.9.1, `LedoitWolf().fit(x)` on x = [[1, 2], [2, 1], [3, 5], [4, 3]]
     /// (shrinkage_ 0.66402378592666); tolerance 1e-12.
