@@ -557,7 +557,8 @@ mod eval_tests {
         let (code, text, err) = common::run(&["agent", "report", label_run.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
         assert!(
-            text.contains(&format!("a reflection re-run of {}", stored.display())) && text.contains("s/smp is the"),
+            text.contains(&format!("a reflection re-run of {}", stored.display()))
+                && text.contains("its seconds a sample are the reflection's alone"),
             "{text}"
         );
         assert_eq!(second.records.len(), first.records.len());

@@ -524,14 +524,8 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
         "acc/rec/prec: the majority label over the k runs; rec@k/prec@k: the paper's pass criterion (a sample \
 counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and pass@k"
     )?;
-    for m in all.iter().filter(|m| m.reused_from.is_some()) {
-        writeln!(
-            out,
-            "{}: a reflection re-run of {} (every step before reflection replayed from it; s/smp is the \
-reflection's alone, tok/smp the whole analysis')",
-            m.method,
-            m.reused_from.as_deref().unwrap_or_default()
-        )?;
+    for note in all.iter().filter_map(eval::Metrics::reuse_note) {
+        writeln!(out, "{note}")?;
     }
     for m in all {
         writeln!(out, "\n{} — confusion (rows truth, columns predicted; k = {}):", m.method, m.runs)?;

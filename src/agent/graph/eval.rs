@@ -379,6 +379,19 @@ pub struct Metrics {
     pub reused_from: Option<String>,
 }
 
+impl Metrics {
+    /// What a reflection re-run's seconds and tokens are, in the words the CLI table and the batch view show.
+    pub fn reuse_note(&self) -> Option<String> {
+        self.reused_from.as_deref().map(|stored| {
+            format!(
+                "{}: a reflection re-run of {stored} (every step before reflection replayed from it; its seconds a \
+                 sample are the reflection's alone, its tokens the whole analysis')",
+                self.method
+            )
+        })
+    }
+}
+
 /// How well a per-run probability of "my label is right" matches correctness (runs with a decision).
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Calibration {

@@ -241,13 +241,8 @@ impl BatchView {
             "acc, recall, precision: the majority label over the k runs; recall@k, precision@k: the paper's pass \
 criterion (a sample counts as its true label when any of the k runs gives it).",
         );
-        for (_, m) in self.runs.iter().filter(|(_, m)| m.reused_from.is_some()) {
-            ui.weak(format!(
-                "{}: a reflection re-run of {} (every step before reflection replayed from it; s/sample is the \
-                 reflection's alone, tokens/sample the whole analysis').",
-                m.method,
-                m.reused_from.as_deref().unwrap_or_default()
-            ));
+        for note in self.runs.iter().filter_map(|(_, m)| m.reuse_note()) {
+            ui.weak(format!("{note}."));
         }
         site_chart(ui, self.runs.iter().map(|(_, m)| m));
         let mut opened = None;
