@@ -435,6 +435,34 @@ fn a_report_claiming_work_no_step_did_is_written_again() {
     assert!(o.trace.calls.iter().any(|c| c.step == "report (again)"));
 }
 
+/// A report that still claims work no step did when asked again (4 of the 54 Qwen model-report instances at
+/// ee7d256) has those sentences struck: the delivered report shows a marker in their place and keeps the rest,
+/// the trace keeps the report as written and what was struck.
+#[test]
+fn what_a_report_still_claims_after_the_re_ask_is_struck() {
+    use brainlens::agent::eeg::{ReportMode, Settings, run};
+    use brainlens::agent::grounding::{self, Work, strike::marker};
+    use brainlens::util::cancel::Cancel;
+    use common::eeg_scripted::EegScripted;
+    let (d, inputs) = inputs_with_recording();
+    let claim = "The file was inspected: 60 EEG channels. The Welch PSD was computed for each channel.";
+    let model = EegScripted::with(move |name, _| match name {
+        "plan" => Some(Ok(json!({"done": true, "thought": "inspect",
+            "steps": [{"tool": "inspect_file", "args": {"path": "data/rec.edf"}}]}))),
+        "" => Some(Ok(json!(claim))),
+        _ => None,
+    });
+    let query = "Load the data file: data/rec.edf\nReport the alpha relative power.";
+    let s = Settings { report: ReportMode::Model, ..Settings::default() };
+    let o = run(query, None, &inputs, &d.path().join("w"), &model, &Cancel::default(), &s);
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let struck = format!("The file was inspected: 60 EEG channels. {}.", marker(&[Work::Spectrum]));
+    assert_eq!((o.report.as_str(), o.trace.report_text.as_str()), (struck.as_str(), struck.as_str()));
+    assert_eq!(o.trace.report_as_written.as_deref(), Some(claim));
+    assert_eq!(o.trace.struck_claims.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Spectrum]);
+    assert!(grounding::ungrounded(&o.report, &grounding::done_by_tools(&o.trace), query).is_empty());
+}
+
 /// A report that states values no step measured (Qwen2.5-Coder-1.5B's "72 bpm, and the RMSSD is 0.12" for
 /// a missing file) is asked for again, as a claim of work is: the note names the kind, not the values; the
 /// trace keeps the measured results the values were checked against.

@@ -387,8 +387,9 @@ fn reasoning_effort_is_sent_recorded_and_grouped_by_the_report() {
     assert!(svg.contains("openai:fake-reasoner · BrainAgent") && svg.contains(">high<"), "{svg}");
 }
 
-/// A report that claims a load, a filter and PSDs when no tool ran (the capable model's failure) is flagged
-/// in the instance's trace and in the failure-case table; a report of work that ran is not.
+/// A report that claims a load, a filter and PSDs when no tool ran (the capable model's failure), asked again
+/// and still claiming them, has those sentences struck: in the instance's trace, in the failure-case table,
+/// and the delivered report holds markers in their place; a report of work that ran is not touched.
 #[test]
 fn reports_claiming_work_nothing_did_are_flagged() {
     let d = tempfile::tempdir().unwrap();
@@ -404,22 +405,26 @@ fn reports_claiming_work_nothing_did_are_flagged() {
     opts.limit = Some(2);
     let f = run(&opts, &models(Arc::new(model)), &Cancel::default(), &Live::default()).unwrap();
     for i in &f.instances {
-        let works: Vec<&str> = i.sandbox["trace"]["ungrounded_claims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["work"].as_str().unwrap())
-            .collect();
+        let t = &i.sandbox["trace"];
+        let works: Vec<&str> =
+            t["struck_claims"].as_array().unwrap().iter().map(|c| c["work"].as_str().unwrap()).collect();
         assert_eq!(works, ["load", "filter", "spectrum"], "{}", i.instance_id);
+        assert!(t["ungrounded_claims"].is_null(), "the delivered report claims nothing: {}", i.report());
+        assert_eq!(t["report_as_written"], json!(claims));
+        assert_eq!(i.report().matches("[struck by BrainLens: ").count(), 3, "{}", i.report());
     }
     let rep = common::json(&["bench", "report", d.path().join("r.json").to_str().unwrap(), "--json"]);
-    let rows: Vec<&serde_json::Value> =
-        rep["failure_cases"].as_array().unwrap().iter().filter(|r| r["class"] == "ungrounded_report").collect();
+    let class = |c: &str| -> Vec<serde_json::Value> {
+        rep["failure_cases"].as_array().unwrap().iter().filter(|r| r["class"] == c).cloned().collect()
+    };
+    let rows = class("claims_struck");
     assert_eq!(rows.len(), 1, "{rep}");
     assert_eq!(rows[0]["count"], json!(2));
+    assert!(class("ungrounded_report").is_empty(), "{rep}");
     // The default scripted run loads and measures before its report: nothing to flag.
     let mut opts = Options::new(&s.join("Foundational_Analysis"), &d.path().join("ok.json"));
     opts.limit = Some(2);
     let f = run(&opts, &models(Arc::new(EegScripted::default())), &Cancel::default(), &Live::default()).unwrap();
     assert!(f.instances.iter().all(|i| i.sandbox["trace"]["ungrounded_claims"].is_null()));
+    assert!(f.instances.iter().all(|i| i.sandbox["trace"]["struck_claims"].is_null()));
 }

@@ -118,6 +118,11 @@ fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
         works.iter().any(|w| w == Work::Load.name()) && works.iter().any(|w| w == Work::Filter.name()),
         "{works:?}"
     );
-    assert_eq!(o.report, "x: 42. The signal was filtered 1-30 Hz.");
+    // What the second answer still claims is struck from the report; the trace keeps it as written.
+    // (Its band, 1-30 Hz, is a value nothing printed.)
+    let marker = brainlens::agent::grounding::strike::marker(&[Work::Filter, Work::Value]);
+    assert_eq!(o.report, format!("x: 42. {marker}."));
+    assert_eq!(o.trace.solution_as_written.as_deref(), Some("x: 42. The signal was filtered 1-30 Hz."));
+    assert_eq!(o.trace.struck_claims.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Value]);
     assert_eq!(CALLS.load(Ordering::SeqCst), 3, "asked again once, not a third time");
 }

@@ -325,3 +325,33 @@ fn a_solution_asked_again_and_a_flagged_value_are_shown_in_the_instance() {
         "The model's first solution claimed work no code that ran did (filtering, a value nothing measured)",
     );
 }
+
+/// A shipped instance whose report had sentences struck (the Qwen model-report run, Foundational case 1_1:
+/// a PSD no step computed) lists what was struck, and opens the report as the model wrote it.
+#[test]
+fn struck_sentences_and_the_report_as_written_are_shown_in_the_instance() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_brainagent_model.json");
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    let at = file["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|i| i["instance_id"] == "Foundational Analysis-case1-case1_1")
+        .unwrap();
+    let mut app = BrainLensApp::new(None, false);
+    app.open(real);
+    app.bench.finish_loading();
+    let mut h =
+        Harness::builder().with_size([1280.0, 2400.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.state_mut().bench.view = View::Instances;
+    h.state_mut().bench.instances.selected = Some((0, at));
+    h.run_steps(3);
+    h.get_by_label_contains("Struck from the model's report (1)");
+    h.get_by_label_contains("spectrum: \"The Welch PSD was computed for each channel");
+    // The text as written is also in the trace's report call: opening it shows it once more.
+    let written = "The Welch PSD was computed for each channel, and the relative power";
+    let before = h.query_all_by_label_contains(written).count();
+    h.get_by_label("The report as the model wrote it").click();
+    h.run_steps(3);
+    assert_eq!(h.query_all_by_label_contains(written).count(), before + 1);
+}

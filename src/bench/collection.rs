@@ -193,8 +193,13 @@ impl Collection {
                     s if s == "suite" => "local suite".to_string(),
                     s => format!("suite {s}"),
                 };
+                // Struck afterwards by `bench strike` (a run made since strikes while it runs).
+                let struck = e
+                    .get("struck_after_run")
+                    .and_then(|s| s["instances"].as_array())
+                    .map_or(String::new(), |i| format!(" · {} struck afterwards", plural(i.len(), "report")));
                 format!(
-                    "{} · {}{report} · {suite} · {} · run {day}",
+                    "{} · {}{report} · {suite} · {} · run {day}{struck}",
                     r.model,
                     r.paradigm,
                     plural(r.result.instances.len(), "instance")

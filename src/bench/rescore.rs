@@ -23,8 +23,11 @@ pub struct CaseScore {
     pub artifact_manifest: Vec<Value>,
 }
 
-/// Scores every metric of `case` against the parser output and report, as the reference evaluator does.
+/// Scores every metric of `case` against the parser output and report, as the reference evaluator does (the
+/// report without the markers of struck sentences: those are BrainLens's, not the agent's answer).
 pub fn score_case(case: &Case, parsed: &Value, report: &str, ctx: &ScoreContext) -> CaseScore {
+    let report = crate::agent::grounding::unmarked(report);
+    let report = report.as_ref();
     let mut out = CaseScore { max_score: case.metrics.iter().map(|m| m.weight).sum(), ..Default::default() };
     let mut violations: Vec<String> = Vec::new();
     for m in &case.metrics {

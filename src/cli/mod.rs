@@ -4,6 +4,7 @@ pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
 pub mod bench_compare;
+pub mod bench_strike;
 pub mod bids;
 pub mod cohort;
 pub mod connectivity;
@@ -451,6 +452,22 @@ pub enum BenchCommand {
         /// Sandboxed confinement: absolute paths outside /workspace, escapes and symbolic links are violations.
         #[arg(long)]
         strict: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Strike from a stored run's reports what a run now strikes (sentences that claim work no step or code
+    /// did, values nothing measured, each replaced by a marker), parse the struck reports again with the
+    /// parser model (the same provider options as bench run) and rescore them into a new file.
+    Strike {
+        result: PathBuf,
+        /// The cases the result was produced from (file, subset folder or suite).
+        #[arg(long)]
+        cases: PathBuf,
+        /// The new result file (the run's own file is not changed).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        provider: crate::cli::llm::ProviderArgs,
         #[arg(long)]
         json: bool,
     },

@@ -5,3 +5,4 @@ pub mod error;
 pub mod parser_audit;
 pub mod runner;
 pub mod slurm;
+pub mod strike;

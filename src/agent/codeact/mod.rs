@@ -435,7 +435,15 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             r.observation_sha256 = sha("");
             trace.rounds.push(r);
             trace.ended_by = if last { "forced_solution".into() } else { "solution".into() };
-            report = Some(sol);
+            // What the solution still claims after its re-ask is struck from it, each sentence marked.
+            let struck = grounding::strike(&sol, &grounding::done_by_code(&trace), query);
+            if struck.claims.is_empty() {
+                report = Some(sol);
+            } else {
+                trace.solution_as_written = Some(sol);
+                trace.struck_claims = struck.claims;
+                report = Some(struck.text);
+            }
             break;
         }
         if last {

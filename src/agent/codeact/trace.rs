@@ -59,6 +59,13 @@ pub struct CodeActTrace {
     /// Why the loop ended: solution, forced_solution, repeated_failures, max_rounds.
     pub ended_by: String,
     pub kernel_restarts: u32,
+    /// The solution as the model wrote it, when sentences claiming work no code that ran did (or values
+    /// nothing printed) were struck from it (`grounding::strike`; the report is what remains).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution_as_written: Option<String>,
+    /// The claims struck from the solution.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub struck_claims: Vec<crate::agent::grounding::claim::Claim>,
 }
 
 impl CodeActTrace {

@@ -713,6 +713,13 @@ fn write_report(
             }
         }
     }
+    // What the report still claims after the re-ask is struck from it, each sentence marked; the trace keeps
+    // the model's text.
+    let struck = grounding::strike(&trace.report_text, &done, query);
+    if !struck.claims.is_empty() {
+        trace.report_as_written = Some(std::mem::replace(&mut trace.report_text, struck.text));
+        trace.struck_claims = struck.claims;
+    }
     Ok(())
 }
 

@@ -83,6 +83,13 @@ pub struct EegTrace {
     /// Why the report was asked for again (its first version claimed work no step did), when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_again: Option<String>,
+    /// The report as the model wrote it, when sentences claiming work no step did (or values nothing measured)
+    /// were struck from it after the re-ask (`grounding::strike`; `report_text` is what remains).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_as_written: Option<String>,
+    /// The claims struck from the model's report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub struck_claims: Vec<crate::agent::grounding::claim::Claim>,
     pub calls: Vec<CallRecord>,
     pub changes: Vec<ChangeRecord>,
     /// ok, agent_error, api_infrastructure_error, cancelled, configuration_error.

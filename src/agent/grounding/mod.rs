@@ -4,51 +4,18 @@
 //! step or code is flagged (in the trace, and as `ungrounded_report` in the failure-case table). Sentences
 //! that negate or plan ("could not be loaded", "should be filtered") claim nothing. A value the report states
 //! that neither the task nor any step's output holds is flagged too (`values`).
+//! What a report still claims after it was asked again is struck from it (`strike`).
 
 use super::codeact::trace::{CodeActTrace, Round, error_line};
 use super::eeg::EegTrace;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
+pub mod claim;
+pub mod strike;
 mod values;
+pub use claim::{Claim, Work};
+pub use strike::{Struck, strike, unmarked};
 use values::values_in;
-
-/// A kind of work a report can claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Work {
-    Load,
-    Filter,
-    Reference,
-    Resample,
-    Spectrum,
-    Epochs,
-    Heart,
-    /// A value no step measured and the task does not give.
-    Value,
-}
-
-impl Work {
-    pub fn name(self) -> &'static str {
-        match self {
-            Work::Load => "loading the data",
-            Work::Filter => "filtering",
-            Work::Reference => "re-referencing",
-            Work::Resample => "resampling",
-            Work::Spectrum => "a spectral computation (PSD, band power)",
-            Work::Epochs => "epoching",
-            Work::Heart => "R-peak / heart-rate analysis",
-            Work::Value => "a value nothing measured",
-        }
-    }
-}
-
-/// A sentence of a report that claims `work` as done.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Claim {
-    pub work: Work,
-    pub sentence: String,
-}
 
 const NEGATIONS: [&str; 18] = [
     " not ",

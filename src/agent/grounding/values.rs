@@ -158,6 +158,14 @@ pub fn unmeasured_value(report: &str, seen: &[f64]) -> Option<String> {
     None
 }
 
+/// The line of `report` that [`unmeasured_value`] read `sentence` from (outside code, its list marker and
+/// inline code left out), when the sentence is not in the report as it stands.
+pub fn line_of<'a>(report: &'a str, sentence: &str) -> Option<&'a str> {
+    report.lines().find(|line| {
+        !code_like(line) && super::sentences(&without_inline_code(without_numbering(line))).contains(&sentence)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,9 @@
 //!
 //! Besides these, whatever the score: `ungrounded_report` — the report claims a load, filter or computation
 //! that no tool or code performed, or states a value that neither the task nor any tool or code output holds
-//! (the trace's `ungrounded_claims`, checked when the instance ran and again when it is rescored).
+//! (the trace's `ungrounded_claims`, checked when the instance ran and again when it is rescored); and
+//! `claims_struck` — the model's report made such claims and they were struck from the delivered report
+//! (the trace's `struck_claims`, `grounding::strike`).
 
 use super::Report;
 use crate::bench::collection::Collection;
@@ -29,7 +31,8 @@ pub struct FailureRow {
     pub paradigm: String,
     /// Validation unit (`—` for failures of the whole instance).
     pub unit: String,
-    /// infrastructure, agent_error, parser_error, ungrounded_report, no_report, scoring_error, wrong, partial.
+    /// infrastructure, agent_error, parser_error, ungrounded_report, claims_struck, no_report, scoring_error,
+    /// wrong, partial.
     pub class: String,
     /// The rule that applied, in words.
     pub rule: String,
@@ -77,19 +80,13 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
             _ => {}
         }
     }
-    if let Some(claims) = i.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
-        let kinds: Vec<&str> = claims.iter().filter_map(|c| c["work"].as_str()).collect();
-        let works: Vec<&str> = kinds.iter().copied().filter(|&k| k != "value").collect();
-        let value = "a value that no tool or code output holds";
-        let rule = match (works.is_empty(), kinds.contains(&"value")) {
-            (true, _) => format!("the report states {value}"),
-            (false, false) => format!("the report claims work that no tool or code performed: {}", works.join(", ")),
-            (false, true) => format!(
-                "the report claims work that no tool or code performed: {}; and states {value}",
-                works.join(", ")
-            ),
-        };
-        out.push((WHOLE.into(), "ungrounded_report", rule));
+    let trace = &i.sandbox["trace"];
+    if let Some(claims) = trace["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
+        out.push((WHOLE.into(), "ungrounded_report", claims_rule(claims, "the report")));
+    }
+    if let Some(claims) = trace["struck_claims"].as_array().filter(|c| !c.is_empty()) {
+        let rule = format!("{}; those sentences were struck from it", claims_rule(claims, "the model's report"));
+        out.push((WHOLE.into(), "claims_struck", rule));
     }
     if i.vrr == 0.0 && out.is_empty() {
         out.push((WHOLE.into(), "no_report", "the target returned no report".into()));
@@ -104,6 +101,25 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
         out.push((unit, class, rule));
     }
     out
+}
+
+/// What `claims` (the trace's `ungrounded_claims` or `struck_claims`) say `whose` report did.
+fn claims_rule(claims: &[serde_json::Value], whose: &str) -> String {
+    let kinds: Vec<&str> = claims.iter().filter_map(|c| c["work"].as_str()).collect();
+    let mut works: Vec<&str> = Vec::new();
+    for &k in kinds.iter().filter(|&&k| k != "value") {
+        if !works.contains(&k) {
+            works.push(k);
+        }
+    }
+    let value = "a value that no tool or code output holds";
+    match (works.is_empty(), kinds.contains(&"value")) {
+        (true, _) => format!("{whose} states {value}"),
+        (false, false) => format!("{whose} claims work that no tool or code performed: {}", works.join(", ")),
+        (false, true) => {
+            format!("{whose} claims work that no tool or code performed: {}; and states {value}", works.join(", "))
+        }
+    }
 }
 
 /// The table over every instance of every run (infrastructure failures included: they are counted, not scored).
@@ -193,5 +209,18 @@ mod tests {
         claimed.sandbox = serde_json::json!({"trace": {"ungrounded_claims": [
             {"work": "value", "sentence": "The mean heart rate is 72 bpm"}]}});
         assert_eq!(classify(&claimed)[0].2, "the report states a value that no tool or code output holds");
+        // Struck claims are their own class: the delivered report no longer makes them.
+        claimed.sandbox = serde_json::json!({"trace": {"struck_claims": [
+            {"work": "spectrum", "sentence": "PSDs were computed"}]}});
+        assert_eq!(
+            classify(&claimed),
+            [(
+                WHOLE.to_string(),
+                "claims_struck",
+                "the model's report claims work that no tool or code performed: spectrum; those sentences were \
+                 struck from it"
+                    .to_string()
+            )]
+        );
     }
 }

@@ -157,6 +157,9 @@ pub fn default_python() -> PathBuf {
     crate::sandbox::codeact_python()
 }
 
+/// The parser's reply budget (`Options::parser_tokens`), also when a stored report is parsed again.
+pub const PARSER_TOKENS: u32 = 160;
+
 impl Options {
     pub fn new(cases: &Path, out: &Path) -> Options {
         Options {
@@ -172,7 +175,7 @@ impl Options {
             codeact: Default::default(),
             python: None,
             unsafe_no_sandbox: false,
-            parser_tokens: 160,
+            parser_tokens: PARSER_TOKENS,
             shard: None,
             shard_order: ShardOrder::Hash,
             data_root: None,

@@ -70,7 +70,11 @@ pub fn parse(
         max_tokens,
         seed: Some(0),
         format: ResponseFormat::JsonSchema { name: "parser_output".into(), schema },
-        ..ChatRequest::new(vec![Message::system(system), Message::user(format!("Report:\n{report}"))])
+        // The markers of struck sentences are BrainLens's, not the report's: the parser reads the agent's text.
+        ..ChatRequest::new(vec![
+            Message::system(system),
+            Message::user(format!("Report:\n{}", crate::agent::grounding::unmarked(report))),
+        ])
     };
     let r = model.chat_with(&req, cancel, &mut |_| {})?;
     let spent = Spent { tokens: r.usage.prompt_tokens + r.usage.completion_tokens, seconds: r.latency_ms / 1000.0 };

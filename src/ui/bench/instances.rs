@@ -290,6 +290,29 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
                 }
             });
     }
+    let trace = &inst.sandbox["trace"];
+    if let Some(claims) = trace["struck_claims"].as_array().filter(|c| !c.is_empty()) {
+        egui::CollapsingHeader::new(format!("Struck from the model's report ({})", claims.len()))
+            .default_open(true)
+            .show(ui, |ui| {
+                ui.weak(
+                    "Sentences the model still wrote after being asked again, claiming a step no tool or code \
+                     performed or a value nothing measured; the report above shows a marker in their place.",
+                );
+                for c in claims {
+                    ui.colored_label(
+                        egui::Color32::from_rgb(200, 140, 40),
+                        format!("{}: \"{}\"", json_text(&c["work"]), json_text(&c["sentence"])),
+                    );
+                }
+                let written = trace["report_as_written"].as_str().or(trace["solution_as_written"].as_str());
+                if let Some(written) = written {
+                    egui::CollapsingHeader::new("The report as the model wrote it").show(ui, |ui| {
+                        ui.label(written);
+                    });
+                }
+            });
+    }
     if !inst.sandbox.is_null() {
         if inst.sandbox["trace"]["paradigm"] == "brainagent" {
             egui::CollapsingHeader::new("BrainAgent trace")
