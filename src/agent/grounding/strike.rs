@@ -2,7 +2,8 @@
 //! nothing measured, after the report was asked for again, are struck from it. Each stands replaced by a
 //! marker naming what it claimed, so a reader sees that something was removed and why; the trace keeps the
 //! report as the model wrote it and the struck claims. Measured: after the one re-ask, Qwen2.5-Coder-1.5B still
-//! wrote such sentences in 4 of 54 BrainAgent reports (ee7d256) and 11 of 54 CodeAct solutions (32ec685).
+//! wrote such sentences in 4 of 54 BrainAgent reports (ee7d256); its CodeAct run of 32ec685, made before the
+//! solution's re-ask existed, in 11 of 54 solutions.
 
 use super::{Claim, Done, Work, ungrounded, values};
 
