@@ -122,7 +122,10 @@ fn small_world_runs_in_the_background() {
     h.run_steps(2);
     settle_metrics(&mut h);
     h.get_by_label("Compute σ/ω (20 references)").click();
-    for _ in 0..400 {
+    // Waits for the background job, not for a time: up to 2 minutes on a loaded machine (10 s was too short
+    // for a debug build beside two model runs on 2 cores).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::time::Instant::now() < deadline {
         h.run_steps(1);
         if h.state().networks.current.as_ref().unwrap().small_world.is_some() {
             break;
