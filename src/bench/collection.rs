@@ -197,6 +197,7 @@ impl Collection {
                 let struck = e
                     .get("struck_after_run")
                     .and_then(|s| s["instances"].as_array())
+                    .filter(|i| !i.is_empty())
                     .map_or(String::new(), |i| format!(" · {} struck afterwards", plural(i.len(), "report")));
                 format!(
                     "{} · {}{report} · {suite} · {} · run {day}{struck}",
