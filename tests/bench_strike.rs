@@ -76,3 +76,50 @@ fn a_stored_run_is_struck_parsed_again_and_rescored() {
     assert_ne!(code, 0);
     assert!(err.contains("struck.json") && err.contains("struck already"), "{err}");
 }
+
+/// A parser that cannot be reached stops the strike with an error naming the file and the instance, and no
+/// file is written (no model needed: the endpoint is a closed port).
+#[test]
+fn a_parser_that_fails_writes_nothing_and_names_the_instance() {
+    let d = tempfile::tempdir().unwrap();
+    let suite = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", suite.to_str().unwrap(), "--seed", "11", "--json"]);
+    // A run as it ran: one report of the shipped file as the model wrote it (Foundational case 1_1's PSD claim).
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_brainagent_model.json");
+    let mut raw: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&shipped).unwrap()).unwrap();
+    raw["experiment"].as_object_mut().unwrap().remove("struck_after_run");
+    let i = raw["instances"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|i| i["instance_id"] == "Foundational Analysis-case1-case1_1")
+        .unwrap();
+    let t = i["sandbox"]["trace"].as_object_mut().unwrap();
+    let written = t.remove("report_as_written").unwrap();
+    t.remove("struck_claims");
+    t.insert("report_text".into(), written.clone());
+    i["agent_output"] = written;
+    let stored = d.path().join("as_run.json");
+    std::fs::write(&stored, raw.to_string()).unwrap();
+    let out = d.path().join("struck.json");
+    let (code, _, err) = common::run(&[
+        "bench",
+        "strike",
+        stored.to_str().unwrap(),
+        "--cases",
+        suite.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "none",
+        "--retries",
+        "0",
+        "--timeout",
+        "2",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("as_run.json") && err.contains("Foundational Analysis-case1-case1_1"), "{err}");
+    assert!(!out.exists(), "nothing written half");
+}

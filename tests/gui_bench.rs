@@ -309,14 +309,7 @@ fn a_solution_asked_again_and_a_flagged_value_are_shown_in_the_instance() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("qwen_codeact.json");
     std::fs::write(&path, file.to_string()).unwrap();
-    let mut app = BrainLensApp::new(None, false);
-    app.open(path);
-    app.bench.finish_loading();
-    let mut h =
-        Harness::builder().with_size([1280.0, 2400.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
-    h.state_mut().bench.view = View::Instances;
-    h.state_mut().bench.instances.selected = Some((0, 0));
-    h.run_steps(3);
+    let mut h = instance_view(path, 0);
     h.get_by_label_contains("Report claims what nothing did (1)");
     h.get_by_label_contains("value: \"The mean heart rate is 72.5 bpm\"");
     h.get_by_label("Sandbox / CodeAct trace").click();
@@ -338,14 +331,7 @@ fn struck_sentences_and_the_report_as_written_are_shown_in_the_instance() {
         .iter()
         .position(|i| i["instance_id"] == "Foundational Analysis-case1-case1_1")
         .unwrap();
-    let mut app = BrainLensApp::new(None, false);
-    app.open(real);
-    app.bench.finish_loading();
-    let mut h =
-        Harness::builder().with_size([1280.0, 2400.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
-    h.state_mut().bench.view = View::Instances;
-    h.state_mut().bench.instances.selected = Some((0, at));
-    h.run_steps(3);
+    let mut h = instance_view(real, at);
     h.get_by_label_contains("Struck from the model's report (1)");
     h.get_by_label_contains("spectrum: \"The Welch PSD was computed for each channel");
     // The text as written is also in the trace's report call: opening it shows it once more.
@@ -354,4 +340,17 @@ fn struck_sentences_and_the_report_as_written_are_shown_in_the_instance() {
     h.get_by_label("The report as the model wrote it").click();
     h.run_steps(3);
     assert_eq!(h.query_all_by_label_contains(written).count(), before + 1);
+}
+
+/// The Bench room's instance view on one result file, its instance `at` selected.
+fn instance_view(file: std::path::PathBuf, at: usize) -> Harness<'static, BrainLensApp> {
+    let mut app = BrainLensApp::new(None, false);
+    app.open(file);
+    app.bench.finish_loading();
+    let mut h =
+        Harness::builder().with_size([1280.0, 2400.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.state_mut().bench.view = View::Instances;
+    h.state_mut().bench.instances.selected = Some((0, at));
+    h.run_steps(3);
+    h
 }

@@ -3,7 +3,7 @@
 
 use super::write_json;
 use crate::bench::case::load_cases_for_scoring;
-use crate::bench::rescore::{CaseIndex, Keep, RescoreStats, rescore_instance};
+use crate::bench::rescore::{CaseIndex, Keep, rescore_one};
 use crate::bench::results::ResultFile;
 use crate::bench::scoring::ScoreContext;
 use anyhow::{Context, Result, bail};
@@ -40,7 +40,6 @@ pub fn strike(
     // As `bench rescore` without a workspace or judge: artifact checks and judged units keep their scores.
     let ctx = ScoreContext::default();
     let keep = Keep { judged: true, files: true };
-    let mut stats = RescoreStats::default();
     let mut struck = Vec::new();
     for inst in &mut file.instances {
         let Some(case) = index.find(inst) else { continue };
@@ -52,7 +51,7 @@ pub fn strike(
         if claims.is_empty() {
             continue;
         }
-        rescore_instance(inst, &index, &ctx, keep, &mut stats);
+        rescore_one(inst, &index, &ctx, keep);
         struck.push(Struck {
             instance_id: inst.instance_id.clone(),
             works: {

@@ -5,8 +5,6 @@
 //! after the strike was wired into the agents needs none of this.
 
 use super::runner::{PARSER_TOKENS, roles::parse};
-use crate::agent::codeact::CodeActTrace;
-use crate::agent::eeg::EegTrace;
 use crate::agent::grounding::{self, Claim};
 use crate::bench::case::Case;
 use crate::bench::results::Instance;
@@ -29,17 +27,7 @@ pub fn strike_stored(
         return Ok(Vec::new());
     }
     let paradigm = trace["paradigm"].as_str().unwrap_or("").to_string();
-    let (written, done) = match paradigm.as_str() {
-        "brainagent" => match serde_json::from_value::<EegTrace>(trace.clone()) {
-            Ok(t) => (t.report_text.clone(), grounding::done_by_tools(&t)),
-            Err(_) => return Ok(Vec::new()),
-        },
-        "codeact" => match serde_json::from_value::<CodeActTrace>(trace.clone()) {
-            Ok(t) => (inst.report().to_string(), grounding::done_by_code(&t)),
-            Err(_) => return Ok(Vec::new()),
-        },
-        _ => return Ok(Vec::new()),
-    };
+    let Some((written, done)) = grounding::stored(trace, inst.report()) else { return Ok(Vec::new()) };
     let struck = grounding::strike(&written, &done, &task);
     // The model's text is the whole output (CodeAct, a model-written BrainAgent report) or a labelled part of
     // it (the system-written BrainAgent report): only that part changes.

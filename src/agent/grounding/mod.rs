@@ -342,21 +342,29 @@ pub fn repeats_prompt(report: &str, task: &str, prompt: &str) -> bool {
     copied >= 2 && 2 * copied >= lines.len()
 }
 
-/// The ungrounded claims of a stored instance, checked again with the current rules: `trace` is the
-/// instance's stored agent trace (BrainAgent or CodeAct, told apart by its `paradigm`), `report` the agent's
-/// output, `task` the case's instruction. `None` when the trace is neither (nothing to check).
-pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Vec<Claim>> {
+/// What a stored instance's check reads: the model's own text and what its steps or code did. `trace` is the
+/// instance's stored agent trace (BrainAgent or CodeAct, told apart by its `paradigm`), `output` the agent's
+/// output (a CodeAct solution is the whole of it; a BrainAgent report's model text is in the trace). `None`
+/// when the trace is neither.
+pub fn stored(trace: &serde_json::Value, output: &str) -> Option<(String, Done)> {
     match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
         "brainagent" => {
             let t: EegTrace = serde_json::from_value(trace.clone()).ok()?;
-            Some(ungrounded(&t.report_text, &done_by_tools(&t), task))
+            Some((t.report_text.clone(), done_by_tools(&t)))
         }
         "codeact" => {
             let t: CodeActTrace = serde_json::from_value(trace.clone()).ok()?;
-            Some(ungrounded(report, &done_by_code(&t), task))
+            Some((output.to_string(), done_by_code(&t)))
         }
         _ => None,
     }
+}
+
+/// The ungrounded claims of a stored instance, checked again with the current rules ([`stored`]; `task` is
+/// the case's instruction). `None` when the trace is neither paradigm's (nothing to check).
+pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Vec<Claim>> {
+    let (text, done) = stored(trace, report)?;
+    Some(ungrounded(&text, &done, task))
 }
 
 #[cfg(test)]
