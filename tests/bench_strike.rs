@@ -12,29 +12,10 @@ use std::path::Path;
 fn a_stored_run_is_struck_parsed_again_and_rescored() {
     let Some(model) = common::local_model() else { return };
     let d = tempfile::tempdir().unwrap();
-    let suite = d.path().join("suite");
-    // The local suite the shipped runs ran on (real_demo.sh: seed 11).
-    common::json(&["bench", "generate", "--out", suite.to_str().unwrap(), "--seed", "11", "--json"]);
-    // The shipped file was struck after its run: its reports as the model wrote them make the run as it ran.
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_brainagent_model.json");
-    let mut raw: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&shipped).unwrap()).unwrap();
-    raw["experiment"].as_object_mut().unwrap().remove("struck_after_run");
-    let mut flagged = Vec::new();
-    for i in raw["instances"].as_array_mut().unwrap() {
-        let t = i["sandbox"]["trace"].as_object_mut().unwrap();
-        if let Some(written) = t.remove("report_as_written") {
-            t.remove("struck_claims");
-            t.insert("report_text".into(), written.clone());
-            i["agent_output"] = written;
-            i.as_object_mut().unwrap().remove("struck_after_run");
-            flagged.push(i["instance_id"].as_str().unwrap().to_string());
-        }
-    }
+    let (suite, stored, flagged) = as_run(d.path());
     assert_eq!(flagged.len(), 4, "docs/bench.md: 4 reports of this run were struck");
-    let stored = d.path().join("as_run.json");
-    std::fs::write(&stored, raw.to_string()).unwrap();
     let before = ResultFile::load(&stored).unwrap();
-    let shipped = ResultFile::load(&shipped).unwrap();
+    let shipped = ResultFile::load(Path::new(SHIPPED)).unwrap();
     let out = d.path().join("struck.json");
     let args = |input: &Path, out: &Path| -> Vec<String> {
         let (input, out, suite) = (input.to_str().unwrap(), out.to_str().unwrap(), suite.to_str().unwrap());
@@ -50,11 +31,11 @@ fn a_stored_run_is_struck_parsed_again_and_rescored() {
     let struck: Vec<&str> =
         v["struck"].as_array().unwrap().iter().map(|s| s["instance_id"].as_str().unwrap()).collect();
     assert_eq!(struck, flagged);
+    let after = ResultFile::load(&out).unwrap();
     // The same sentences are struck as in the shipped file (the parser here is SmolLM2, not the run's Qwen).
-    for (a, b) in ResultFile::load(&out).unwrap().instances.iter().zip(&shipped.instances) {
+    for (a, b) in after.instances.iter().zip(&shipped.instances) {
         assert_eq!(a.report(), b.report(), "{}", a.instance_id);
     }
-    let after = ResultFile::load(&out).unwrap();
     assert_eq!(after.instances.len(), before.instances.len());
     for (b, a) in before.instances.iter().zip(&after.instances) {
         assert!(a.sandbox["trace"].get("ungrounded_claims").is_none(), "{}", a.instance_id);
@@ -82,25 +63,9 @@ fn a_stored_run_is_struck_parsed_again_and_rescored() {
 #[test]
 fn a_parser_that_fails_writes_nothing_and_names_the_instance() {
     let d = tempfile::tempdir().unwrap();
-    let suite = d.path().join("suite");
-    common::json(&["bench", "generate", "--out", suite.to_str().unwrap(), "--seed", "11", "--json"]);
-    // A run as it ran: one report of the shipped file as the model wrote it (Foundational case 1_1's PSD claim).
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_brainagent_model.json");
-    let mut raw: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&shipped).unwrap()).unwrap();
-    raw["experiment"].as_object_mut().unwrap().remove("struck_after_run");
-    let i = raw["instances"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|i| i["instance_id"] == "Foundational Analysis-case1-case1_1")
-        .unwrap();
-    let t = i["sandbox"]["trace"].as_object_mut().unwrap();
-    let written = t.remove("report_as_written").unwrap();
-    t.remove("struck_claims");
-    t.insert("report_text".into(), written.clone());
-    i["agent_output"] = written;
-    let stored = d.path().join("as_run.json");
-    std::fs::write(&stored, raw.to_string()).unwrap();
+    // Its first struck report is Foundational case 1_1's PSD claim.
+    let (suite, stored, flagged) = as_run(d.path());
+    assert_eq!(flagged[0], "Foundational Analysis-case1-case1_1");
     let out = d.path().join("struck.json");
     let (code, _, err) = common::run(&[
         "bench",
@@ -122,4 +87,30 @@ fn a_parser_that_fails_writes_nothing_and_names_the_instance() {
     assert_ne!(code, 0);
     assert!(err.contains("as_run.json") && err.contains("Foundational Analysis-case1-case1_1"), "{err}");
     assert!(!out.exists(), "nothing written half");
+}
+
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/bench/real/qwen_brainagent_model.json");
+
+/// In `dir`: the local suite the shipped runs ran on (real_demo.sh: seed 11), and the shipped Qwen model-report
+/// run as it ran — it was struck after its run, so its reports as the model wrote them are put back — with
+/// the ids of the instances put back.
+fn as_run(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, Vec<String>) {
+    let suite = dir.join("suite");
+    common::json(&["bench", "generate", "--out", suite.to_str().unwrap(), "--seed", "11", "--json"]);
+    let mut raw: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(SHIPPED).unwrap()).unwrap();
+    raw["experiment"].as_object_mut().unwrap().remove("struck_after_run");
+    let mut flagged = Vec::new();
+    for i in raw["instances"].as_array_mut().unwrap() {
+        let t = i["sandbox"]["trace"].as_object_mut().unwrap();
+        if let Some(written) = t.remove("report_as_written") {
+            t.remove("struck_claims");
+            t.insert("report_text".into(), written.clone());
+            i["agent_output"] = written;
+            i.as_object_mut().unwrap().remove("struck_after_run");
+            flagged.push(i["instance_id"].as_str().unwrap().to_string());
+        }
+    }
+    let stored = dir.join("as_run.json");
+    std::fs::write(&stored, raw.to_string()).unwrap();
+    (suite, stored, flagged)
 }
