@@ -140,12 +140,17 @@ pub fn write_npy(w: &mut impl std::io::Write, a: &NpyArray) -> std::io::Result<(
     w.write_all(&(header.len() as u16).to_le_bytes())?;
     w.write_all(header.as_bytes())?;
     let mut buf = Vec::with_capacity(1 << 16);
+    // A little-endian machine's numbers are their `.npy` bytes already: written as they are, with no copy.
     macro_rules! chunks {
         ($d:expr) => {
-            for chunk in $d.chunks(8192) {
-                buf.clear();
-                chunk.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
-                w.write_all(&buf)?;
+            if cfg!(target_endian = "little") {
+                w.write_all(bytemuck::cast_slice(&$d[..]))?;
+            } else {
+                for chunk in $d.chunks(8192) {
+                    buf.clear();
+                    chunk.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+                    w.write_all(&buf)?;
+                }
             }
         };
     }
