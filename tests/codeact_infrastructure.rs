@@ -126,3 +126,54 @@ fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
     assert_eq!(o.trace.struck_claims.iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Filter, Work::Value]);
     assert_eq!(CALLS.load(Ordering::SeqCst), 3, "asked again once, not a third time");
 }
+
+/// A block that fails after some of its statements ran keeps them: the observation says which lines ran,
+/// the model's next request shows the block from its failing line on, and sending that part again is asked
+/// again, not run. Unsandboxed kernel, scripted model: round 1 loads x then fails; round 2 resends the failing
+/// part and, asked again, fixes it using the x that round 1 left.
+#[test]
+fn a_block_that_fails_part_way_keeps_what_ran_and_shows_the_rest() {
+    let d = tempfile::tempdir().unwrap();
+    let mut spec = Spec::new(&d.path().join("ws"));
+    spec.unsafe_no_sandbox = true;
+    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    let model = CodeActScripted {
+        over: Some(Box::new(move |r| {
+            let last = r.messages.last().unwrap().content.clone();
+            let history: Vec<String> = r.messages.iter().map(|m| m.content.clone()).collect();
+            log.lock().unwrap().push(history.join("\n---\n"));
+            let text = if last.contains("x2 82") {
+                "<solution>x2: 82</solution>"
+            } else if last.contains("Note: the code of round 1 failed with") {
+                "<execute>print('x2', x * 2)</execute>"
+            } else if last.contains("send the code from line 3 on") {
+                "<execute>import sys\nprint('x2', x * sys.no_such_name)</execute>"
+            } else {
+                "<execute>import sys\nx = 41\nprint('x2', x * sys.no_such_name)</execute>"
+            };
+            Some(Ok(Value::String(text.into())))
+        })),
+    };
+    let o = run("Report x2.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let r = &o.trace.rounds;
+    assert_eq!(r.len(), 3, "{r:#?}");
+    assert_eq!(r[0].stopped_at, Some(3));
+    assert!(
+        r[0].observation.contains("lines 1–2 of this block ran without an error and bound x"),
+        "{}",
+        r[0].observation
+    );
+    let history = seen.lock().unwrap()[1].clone();
+    assert!(
+        history.contains(
+            "<execute>\n# Lines 1–2 ran without an error; x is defined.\nprint('x2', x * sys.no_such_name)\n</execute>"
+        ),
+        "{history}"
+    );
+    assert_eq!(r[1].resent.as_ref().map(|x| x.of_round), Some(1), "{:?}", r[1]);
+    assert!(!r[1].failed && r[1].observation.contains("x2 82"), "{:?}", r[1]);
+    assert_eq!(o.report, "x2: 82");
+}

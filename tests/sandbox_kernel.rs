@@ -80,6 +80,12 @@ fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line()
     let e = k.exec("values = [1, 2]\nvalues[5]", 10.0).unwrap();
     let err = e.error.unwrap();
     assert!(err.contains("line 2") && err.contains("values[5]") && err.contains("IndexError"), "{err}");
+    // A block that fails part-way: which lines ran, where it stopped, what the lines that ran bound (kept).
+    let e = k.exec("import os\ny = 2\nfor i in range(2):\n    print(i)\nz = values[9]\nprint('never')", 10.0).unwrap();
+    assert_eq!((e.ran_to, e.stopped_at, e.defined.clone()), (Some(4), Some(5), vec!["y".to_string(), "i".to_string()]));
+    assert_eq!(k.exec("y", 10.0).unwrap().result.as_deref(), Some("2"));
+    let e = k.exec("values[9]", 10.0).unwrap();
+    assert_eq!((e.ran_to, e.stopped_at), (None, Some(1)), "{e:?}");
     let e = k.exec("def f(:\n    pass", 10.0).unwrap();
     let err = e.error.unwrap();
     assert!(err.contains("def f(:") && err.contains("SyntaxError") && !err.contains("ast.py"), "{err}");

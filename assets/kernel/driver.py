@@ -1,12 +1,14 @@
 """BrainLens CodeAct kernel: executes code blocks in one persistent namespace.
 
 Protocol (JSON lines): requests on stdin {"id": n, "code": str, "timeout": seconds}; replies on the original
-stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float}.
+stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float,
+"ran_to": int|null, "stopped_at": int|null, "defined": [str]}: on an error, the last line of the last top-level
+statement that ran, the first line of the one that raised, and the names the statements that ran bound.
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
 """
-import ast, contextlib, io, json, linecache, os, signal, sys, time, traceback
+import ast, contextlib, io, json, linecache, os, signal, sys, time, traceback, types
 
 proto = os.fdopen(os.dup(1), "w", buffering=1)
 requests = os.fdopen(os.dup(0), "r")
@@ -28,16 +30,29 @@ def on_alarm(signum, frame):
 signal.signal(signal.SIGALRM, on_alarm)
 
 
-def run(code, name):
+def run(code, name, reply):
     # The block's source is known to linecache, so a traceback shows the failing line itself.
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     tree = ast.parse(code, name, "exec")
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
-    exec(compile(tree, name, "exec"), namespace)
+    # One top-level statement at a time (what exec of the whole block does), so a failure says which lines
+    # ran before it and what they defined; those stay in the namespace.
+    before = {k: id(v) for k, v in namespace.items()}
+    for stmt in tree.body:
+        reply["stopped_at"] = stmt.lineno
+        exec(compile(ast.Module([stmt], []), name, "exec"), namespace)
+        reply["ran_to"] = stmt.end_lineno
+        reply["defined"] = [
+            k for k, v in namespace.items()
+            if not k.startswith("_") and before.get(k) != id(v) and not isinstance(v, types.ModuleType)
+        ][-12:]
+    reply["stopped_at"] = None
     if last is not None:
+        reply["stopped_at"] = last.body.lineno
         value = eval(compile(last, name, "eval"), namespace)
+        reply["stopped_at"] = None
         if value is not None:
             return repr(value)
     return None
@@ -49,12 +64,13 @@ for line in requests:
     except ValueError:
         continue
     out = io.StringIO()
-    reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False}
+    reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False, "ran_to": None,
+             "stopped_at": None, "defined": []}
     t0 = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            reply["result"] = run(req.get("code", ""), f"<block {req.get('id')}>")
+            reply["result"] = run(req.get("code", ""), f"<block {req.get('id')}>", reply)
     except BlockTimeout as e:
         reply["timed_out"] = True
         reply["error"] = str(e)

@@ -27,6 +27,15 @@ pub struct Execution {
     #[serde(default)]
     pub restarted: bool,
     pub seconds: f64,
+    /// On an error: the last line of the last top-level statement that ran before it (none when the first
+    /// statement raised), the first line of the statement that raised, and the names the statements that ran
+    /// bound (they stay in the namespace; modules left out).
+    #[serde(default)]
+    pub ran_to: Option<usize>,
+    #[serde(default)]
+    pub stopped_at: Option<usize>,
+    #[serde(default)]
+    pub defined: Vec<String>,
 }
 
 pub struct Kernel {

@@ -155,7 +155,12 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
 /// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
 /// answering.
 fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
-    let earlier = rounds.iter().rev().find(|r| r.code.as_deref() == Some(code))?;
+    // A block that failed part-way is shown to the model from its failing line on: that part sent again (with
+    // or without the history's comment line, or imports before it) is the same code.
+    let earlier = rounds.iter().rev().find(|r| {
+        r.code.as_deref() == Some(code)
+            || r.stopped_at.zip(r.code.as_deref()).is_some_and(|(at, c)| essence(&from_line(c, at)) == essence(code))
+    })?;
     let n = earlier.round;
     if !earlier.failed {
         let printed: String = earlier.observation.chars().take(600).collect();
@@ -241,6 +246,14 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
         if let Some(hint) = environment_hint(err) {
             s.push_str(&format!("\n{hint}\n"));
         }
+        if let Some((ran_to, at)) = kept_part(e) {
+            let bound = bound_names(&e.defined).map(|n| format!(" and bound {n}")).unwrap_or_default();
+            s.push_str(&format!(
+                "\nNote: lines 1–{ran_to} of this block ran without an error{bound}; the session keeps what they \
+                 did, so do not send them again. The block stopped at line {at}: send the code from line {at} on, \
+                 changed to avoid the error.\n"
+            ));
+        }
     }
     if s.trim().is_empty() {
         s = "Executed successfully (no output).".into();
@@ -250,6 +263,49 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
         s = format!("{cut}\n[observation cut to {limit} characters]");
     }
     s
+}
+
+/// When a block failed after some of its top-level statements ran (the kernel says which): the last line of
+/// those that ran and the first line of the statement that raised. Not after a restart (the namespace is gone).
+fn kept_part(e: &crate::sandbox::kernel::Execution) -> Option<(usize, usize)> {
+    let (ran_to, at) = (e.ran_to?, e.stopped_at?);
+    (e.error.is_some() && !e.restarted && ran_to < at).then_some((ran_to, at))
+}
+
+fn bound_names(names: &[String]) -> Option<String> {
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// The lines of `code` from line `at` (1-based) on: what of a failed block is still to run.
+fn from_line(code: &str, at: usize) -> String {
+    code.lines().skip(at.saturating_sub(1)).collect::<Vec<_>>().join("\n")
+}
+
+/// A block without its leading blank, comment and import lines (which change nothing when sent again).
+fn essence(code: &str) -> &str {
+    let mut rest = code.trim();
+    while let Some(line) = rest.lines().next() {
+        let l = line.trim();
+        if !(l.is_empty() || l.starts_with('#') || l.starts_with("import ") || l.starts_with("from ")) {
+            break;
+        }
+        rest = rest[line.len()..].trim_start();
+    }
+    rest.trim_end()
+}
+
+/// The first line of a block shown in the model's history in place of the lines of it that ran before it
+/// failed.
+const KEPT_COMMENT: &str = "# Lines 1–";
+
+/// A failed block as the model's history shows it when some of it ran: the lines that ran as one comment,
+/// then the code from the statement that raised. Measured at 0496cdd: Qwen2.5-Coder-1.5B wrote the whole task
+/// as one block of 40 lines or more, it failed at its first wrong call, and the next block repeated everything
+/// before it (its own history is what it copies).
+fn kept_history(code: &str, ran_to: usize, at: usize, defined: &[String]) -> String {
+    let verb = if defined.len() == 1 { "is" } else { "are" };
+    let bound = bound_names(defined).map(|n| format!("; {n} {verb} defined")).unwrap_or_default();
+    format!("<execute>\n{KEPT_COMMENT}{ran_to} ran without an error{bound}.\n{}\n</execute>", from_line(code, at))
 }
 
 /// Names older examples use that the pinned environment no longer has (checked on assets/python/codeact.lock:
@@ -481,6 +537,10 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                         };
                     }
                 };
+                if let Some((ran_to, at)) = kept_part(&e) {
+                    sent = kept_history(&code, ran_to, at, &e.defined);
+                    r.stopped_at = Some(at);
+                }
                 r.observation = observation(&e, s.observation_chars);
                 if let Some(note) = cut_note {
                     r.observation = format!("{note}\n{}", r.observation);
@@ -589,6 +649,54 @@ mod tests {
         assert_eq!(unfence("x = 1\nprint(x)\n```"), "x = 1\nprint(x)");
         assert_eq!(unfence("x = 1\nprint(x)"), "x = 1\nprint(x)");
         assert_eq!(unfence("```python\nx = 1"), "x = 1");
+    }
+
+    /// A block that failed after some of it ran: the observation says which lines ran and what they bound;
+    /// the history shows the block from its failing line on; that part sent again is resent code.
+    #[test]
+    fn a_block_that_failed_part_way_is_shown_from_its_failing_line() {
+        let e = crate::sandbox::kernel::Execution {
+            error: Some("Traceback ...\nTypeError: bad keyword".into()),
+            ran_to: Some(3),
+            stopped_at: Some(5),
+            defined: vec!["raw".into(), "sfreq".into()],
+            ..Default::default()
+        };
+        let obs = observation(&e, 2000);
+        assert!(obs.contains("Note: lines 1–3 of this block ran without an error and bound raw, sfreq"), "{obs}");
+        assert!(obs.contains("send the code from line 5 on"), "{obs}");
+        // The first statement raising, or a restarted kernel: nothing was kept, nothing said.
+        let first = crate::sandbox::kernel::Execution { ran_to: None, stopped_at: Some(1), ..e.clone() };
+        assert!(!observation(&first, 2000).contains("ran without an error"));
+        let restarted = crate::sandbox::kernel::Execution { restarted: true, ..e.clone() };
+        assert_eq!(kept_part(&restarted), None);
+        let code = "import mne\nraw = load()\nsfreq = 1\n\npsd = raw.bad(x=1)\nprint(psd)";
+        let shown = kept_history(code, 3, 5, &e.defined);
+        assert_eq!(
+            shown,
+            "<execute>\n# Lines 1–3 ran without an error; raw, sfreq are defined.\npsd = raw.bad(x=1)\nprint(psd)\n</execute>"
+        );
+        let failed = Round {
+            round: 2,
+            code: Some(code.into()),
+            failed: true,
+            stopped_at: Some(5),
+            observation: obs,
+            ..Default::default()
+        };
+        let rounds = [failed];
+        for again in [
+            "psd = raw.bad(x=1)\nprint(psd)",
+            "# Lines 1–3 ran without an error; raw, sfreq are defined.\npsd = raw.bad(x=1)\nprint(psd)",
+            code,
+        ] {
+            let (of, note) = resent(again, &rounds).expect("the same code");
+            assert!(of == 2 && note.contains("failed with: TypeError: bad keyword"), "{note}");
+        }
+        let imports_first = "import mne\n\npsd = raw.bad(x=1)\nprint(psd)";
+        assert_eq!(resent(imports_first, &rounds).map(|r| r.0), Some(2));
+        assert_eq!(resent("psd = raw.compute_psd()\nprint(psd)", &rounds), None);
+        assert_eq!(essence("# c\nimport a\nfrom b import c\n\nx = 1\nimport d"), "x = 1\nimport d");
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct Round {
     /// the model was told which work it claimed and asked again in the same round, and `reply` is its second answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solution_again: Option<SolutionAgain>,
+    /// When the block failed after some of its top-level statements ran: the first line of the statement that
+    /// raised. The model's history shows the block from there on, the lines before it as one comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<usize>,
 }
 
 /// A reply that resent the code of a failed round, set aside in its round.
