@@ -155,11 +155,18 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
 /// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
 /// answering.
 fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
-    // A block that failed part-way is shown to the model from its failing line on: that part sent again (with
-    // or without the history's comment line, or imports before it) is the same code.
+    // Blank and comment lines change nothing (the model copies the history's comment line with other line
+    // numbers). A block that failed part-way is shown to the model from its failing line on: that part sent
+    // again, with or without imports that already ran before it, is the same code.
+    let mine = statements(code);
     let earlier = rounds.iter().rev().find(|r| {
-        r.code.as_deref() == Some(code)
-            || r.stopped_at.zip(r.code.as_deref()).is_some_and(|(at, c)| essence(&from_line(c, at)) == essence(code))
+        let Some(c) = r.code.as_deref() else { return false };
+        statements(c) == mine
+            || r.stopped_at.is_some_and(|at| {
+                let ran = statements(&c.lines().take(at - 1).collect::<Vec<_>>().join("\n"));
+                let skip = mine.iter().take_while(|l| is_import(l) && ran.contains(l)).count();
+                mine[skip..] == statements(&from_line(c, at))[..]
+            })
     })?;
     let n = earlier.round;
     if !earlier.failed {
@@ -281,17 +288,34 @@ fn from_line(code: &str, at: usize) -> String {
     code.lines().skip(at.saturating_sub(1)).collect::<Vec<_>>().join("\n")
 }
 
-/// A block without its leading blank, comment and import lines (which change nothing when sent again).
-fn essence(code: &str) -> &str {
-    let mut rest = code.trim();
-    while let Some(line) = rest.lines().next() {
-        let l = line.trim();
-        if !(l.is_empty() || l.starts_with('#') || l.starts_with("import ") || l.starts_with("from ")) {
-            break;
-        }
-        rest = rest[line.len()..].trim_start();
-    }
-    rest.trim_end()
+/// A block's lines that do something (blank and comment lines left out), trimmed at the end.
+fn statements(code: &str) -> Vec<String> {
+    code.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+fn is_import(line: &str) -> bool {
+    line.starts_with("import ") || line.starts_with("from ")
+}
+
+/// After a block that ran without an error: when the block before it had stopped part-way and this one does not
+/// reach that block's last line, a note that the rest of it has not run. Measured at 9eb9e84: Qwen2.5-Coder-1.5B
+/// answered a block stopped at its line 6 (`from scipy.signal import hann`) with that line fixed alone, and
+/// then lost the rest of its analysis.
+fn rest_not_run(code: &str, rounds: &[Round]) -> Option<String> {
+    let before = rounds.iter().rev().find(|r| r.code.is_some())?;
+    let (at, c) = (before.stopped_at?, before.code.as_deref()?);
+    let rest = statements(&from_line(c, at));
+    let last = rest.last()?;
+    (rest.len() > 1 && !statements(code).contains(last)).then(|| {
+        format!(
+            "Note: round {}'s block stopped at its line {at}; its lines after that have not run. Send them \
+             (changed where needed), or your <solution> if nothing more is needed.",
+            before.round
+        )
+    })
 }
 
 /// The first line of a block shown in the model's history in place of the lines of it that ran before it
@@ -542,6 +566,11 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                     r.stopped_at = Some(at);
                 }
                 r.observation = observation(&e, s.observation_chars);
+                if e.error.is_none()
+                    && let Some(note) = rest_not_run(&code, &trace.rounds)
+                {
+                    r.observation = format!("{}\n{note}", r.observation.trim_end());
+                }
                 if let Some(note) = cut_note {
                     r.observation = format!("{note}\n{}", r.observation);
                 }
@@ -693,10 +722,22 @@ mod tests {
             let (of, note) = resent(again, &rounds).expect("the same code");
             assert!(of == 2 && note.contains("failed with: TypeError: bad keyword"), "{note}");
         }
+        // Imports that ran before it change nothing; an import that did not run may be the fix.
         let imports_first = "import mne\n\npsd = raw.bad(x=1)\nprint(psd)";
         assert_eq!(resent(imports_first, &rounds).map(|r| r.0), Some(2));
+        assert_eq!(resent("import numpy\npsd = raw.bad(x=1)\nprint(psd)", &rounds), None);
         assert_eq!(resent("psd = raw.compute_psd()\nprint(psd)", &rounds), None);
-        assert_eq!(essence("# c\nimport a\nfrom b import c\n\nx = 1\nimport d"), "x = 1\nimport d");
+        // The history's comment copied with other numbers is still the same code.
+        assert_eq!(
+            resent("# Lines 6–7 ran without an error.\npsd = raw.bad(x=1)\nprint(psd)", &rounds).map(|r| r.0),
+            Some(2)
+        );
+        // A fix of the failing line alone runs, and is told the rest has not.
+        assert!(
+            rest_not_run("psd = raw.compute_psd()", &rounds)
+                .is_some_and(|n| n.contains("round 2's block stopped at its line 5"))
+        );
+        assert_eq!(rest_not_run("psd = raw.compute_psd()\nprint(psd)", &rounds), None);
     }
 
     #[test]
