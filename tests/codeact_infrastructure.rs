@@ -13,6 +13,13 @@ use brainlens::util::cancel::Cancel;
 use common::codeact_scripted::CodeActScripted;
 use serde_json::Value;
 
+/// A kernel without bubblewrap (these tests are about the loop, not the sandbox), its workspace in `dir`.
+fn unsandboxed_kernel(dir: &std::path::Path) -> Kernel {
+    let mut spec = Spec::new(&dir.join("ws"));
+    spec.unsafe_no_sandbox = true;
+    Kernel::start(&spec, std::path::Path::new("python3")).unwrap()
+}
+
 #[test]
 fn a_kernel_that_cannot_restart_ends_the_run_as_an_infrastructure_failure() {
     let d = tempfile::tempdir().unwrap();
@@ -45,9 +52,7 @@ fn a_kernel_that_cannot_restart_ends_the_run_as_an_infrastructure_failure() {
 #[test]
 fn resent_failing_code_is_asked_again_not_run_again() {
     let d = tempfile::tempdir().unwrap();
-    let mut spec = Spec::new(&d.path().join("ws"));
-    spec.unsafe_no_sandbox = true;
-    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
     let bad = "<execute>import sys\nx = sys.no_such_name\n</execute>";
     let model = CodeActScripted {
         over: Some(Box::new(move |r| {
@@ -88,9 +93,7 @@ fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let d = tempfile::tempdir().unwrap();
-    let mut spec = Spec::new(&d.path().join("ws"));
-    spec.unsafe_no_sandbox = true;
-    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
     let model = CodeActScripted {
         over: Some(Box::new(move |r| {
             CALLS.fetch_add(1, Ordering::SeqCst);
@@ -134,9 +137,7 @@ fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
 #[test]
 fn a_block_that_fails_part_way_keeps_what_ran_and_shows_the_rest() {
     let d = tempfile::tempdir().unwrap();
-    let mut spec = Spec::new(&d.path().join("ws"));
-    spec.unsafe_no_sandbox = true;
-    let mut kernel = Kernel::start(&spec, std::path::Path::new("python3")).unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let log = seen.clone();
     let model = CodeActScripted {
