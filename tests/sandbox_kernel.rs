@@ -84,6 +84,12 @@ fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line()
     let e = k.exec("import os\ny = 2\nfor i in range(2):\n    print(i)\nz = values[9]\nprint('never')", 10.0).unwrap();
     assert_eq!((e.ran_to, e.stopped_at, e.defined.clone()), (Some(4), Some(5), vec!["y".to_string(), "i".to_string()]));
     assert_eq!(k.exec("y", 10.0).unwrap().result.as_deref(), Some("2"));
+    // An import of a name that does not exist, which the block does not use, is left out; one it uses fails.
+    let e = k.exec("from os.path import join, no_such\nimport no_such_module\nprint(join('a', 'b'))", 10.0).unwrap();
+    assert_eq!((e.stdout.as_str(), e.error.as_deref()), ("a/b\n", None), "{e:?}");
+    assert_eq!(e.skipped, ["os.path.no_such", "no_such_module"]);
+    let e = k.exec("from os.path import no_such\nno_such", 10.0).unwrap();
+    assert!(e.error.as_deref().unwrap().contains("cannot import name 'no_such'") && e.skipped.is_empty(), "{e:?}");
     let e = k.exec("values[9]", 10.0).unwrap();
     assert_eq!((e.ran_to, e.stopped_at), (None, Some(1)), "{e:?}");
     let e = k.exec("def f(:\n    pass", 10.0).unwrap();

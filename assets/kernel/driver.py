@@ -2,8 +2,9 @@
 
 Protocol (JSON lines): requests on stdin {"id": n, "code": str, "timeout": seconds}; replies on the original
 stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float,
-"ran_to": int|null, "stopped_at": int|null, "defined": [str]}: on an error, the last line of the last top-level
-statement that ran, the first line of the one that raised, and the names the statements that ran bound.
+"ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str]}: on an error, the last line of the
+last top-level statement that ran, the first line of the one that raised, and the names the statements that ran
+bound; the imports left out (a name that does not exist here, which the block does not use).
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
@@ -30,10 +31,37 @@ def on_alarm(signum, frame):
 signal.signal(signal.SIGALRM, on_alarm)
 
 
+def run_import(stmt, name, used, reply):
+    # An import of a name that does not exist here, which the block never uses, is left out and the block runs
+    # on (reported in "skipped"); any other failing import raises as it would.
+    aliases = list(stmt.names)
+    while True:
+        try:
+            exec(compile(ast.Module([type(stmt)(**{**stmt.__dict__, "names": aliases})], []), name, "exec"), namespace)
+            return
+        except ImportError as e:
+            missing = getattr(e, "name", None) if isinstance(stmt, ast.Import) else None
+            text = str(e)
+            for a in aliases:
+                bound = a.asname or a.name.split(".")[0]
+                hit = (isinstance(stmt, ast.ImportFrom) and text.startswith(f"cannot import name '{a.name}'")) or (
+                    missing is not None and (a.name == missing or a.name.startswith(missing + ".")))
+                if hit and bound not in used:
+                    module = stmt.module if isinstance(stmt, ast.ImportFrom) else None
+                    reply["skipped"].append(f"{module}.{a.name}" if module else a.name)
+                    aliases = [b for b in aliases if b is not a]
+                    break
+            else:
+                raise
+            if not aliases:
+                return
+
+
 def run(code, name, reply):
     # The block's source is known to linecache, so a traceback shows the failing line itself.
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     tree = ast.parse(code, name, "exec")
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body.pop().value)
@@ -42,7 +70,8 @@ def run(code, name, reply):
     before = {k: id(v) for k, v in namespace.items()}
     for stmt in tree.body:
         reply["stopped_at"] = stmt.lineno
-        exec(compile(ast.Module([stmt], []), name, "exec"), namespace)
+        run_import(stmt, name, used, reply) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else exec(
+            compile(ast.Module([stmt], []), name, "exec"), namespace)
         reply["ran_to"] = stmt.end_lineno
         reply["defined"] = [
             k for k, v in namespace.items()
@@ -65,7 +94,7 @@ for line in requests:
         continue
     out = io.StringIO()
     reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False, "ran_to": None,
-             "stopped_at": None, "defined": []}
+             "stopped_at": None, "defined": [], "skipped": []}
     t0 = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:

@@ -36,6 +36,10 @@ pub struct Execution {
     pub stopped_at: Option<usize>,
     #[serde(default)]
     pub defined: Vec<String>,
+    /// Imports left out: a name that does not exist in the environment, which the block does not use
+    /// (`module.name`, or the module), so the block ran on.
+    #[serde(default)]
+    pub skipped: Vec<String>,
 }
 
 pub struct Kernel {

@@ -265,6 +265,14 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     if s.trim().is_empty() {
         s = "Executed successfully (no output).".into();
     }
+    if !e.skipped.is_empty() {
+        // First, so no cut of a long output hides it.
+        let (names, verb) = (e.skipped.join(", "), if e.skipped.len() == 1 { "does" } else { "do" });
+        s = format!(
+            "Note: {names} {verb} not exist in this environment and this block does not use it: the import was left \
+             out and the block ran on. Do not import it again.\n{s}"
+        );
+    }
     if s.chars().count() > limit {
         let cut: String = s.chars().take(limit).collect();
         s = format!("{cut}\n[observation cut to {limit} characters]");
@@ -691,6 +699,13 @@ mod tests {
             defined: vec!["raw".into(), "sfreq".into()],
             ..Default::default()
         };
+        let skipped = crate::sandbox::kernel::Execution {
+            skipped: vec!["mne.time_frequency.psd_welch".into()],
+            ..Default::default()
+        };
+        assert!(observation(&skipped, 2000).starts_with(
+            "Note: mne.time_frequency.psd_welch does not exist in this environment and this block does not use it"
+        ));
         let obs = observation(&e, 2000);
         assert!(obs.contains("Note: lines 1–3 of this block ran without an error and bound raw, sfreq"), "{obs}");
         assert!(obs.contains("send the code from line 5 on"), "{obs}");
