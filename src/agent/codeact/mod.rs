@@ -163,7 +163,7 @@ fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
         let Some(c) = r.code.as_deref() else { return false };
         statements(c) == mine
             || r.stopped_at.is_some_and(|at| {
-                let ran = statements(&c.lines().take(at - 1).collect::<Vec<_>>().join("\n"));
+                let ran = statements(&c.lines().take(at.saturating_sub(1)).collect::<Vec<_>>().join("\n"));
                 let skip = mine.iter().take_while(|l| is_import(l) && ran.contains(l)).count();
                 mine[skip..] == statements(&from_line(c, at))[..]
             })
@@ -267,10 +267,13 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     }
     if !e.skipped.is_empty() {
         // First, so no cut of a long output hides it.
-        let (names, verb) = (e.skipped.join(", "), if e.skipped.len() == 1 { "does" } else { "do" });
+        let one = e.skipped.len() == 1;
+        let (names, verb, it) =
+            (e.skipped.join(", "), if one { "does" } else { "do" }, if one { "it" } else { "them" });
+        let imports = if one { "the import was" } else { "the imports were" };
         s = format!(
-            "Note: {names} {verb} not exist in this environment and this block does not use it: the import was left \
-             out and the block ran on. Do not import it again.\n{s}"
+            "Note: {names} {verb} not exist in this environment and this block does not use {it}: {imports} left \
+             out and the block ran on. Do not import {it} again.\n{s}"
         );
     }
     if s.chars().count() > limit {
