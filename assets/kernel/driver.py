@@ -68,11 +68,14 @@ def run(code, name, reply):
     # One top-level statement at a time (what exec of the whole block does), so a failure says which lines
     # ran before it and what they defined; those stay in the namespace.
     before = {k: id(v) for k, v in namespace.items()}
-    for stmt in tree.body:
-        reply["stopped_at"] = stmt.lineno
-        run_import(stmt, name, used, reply) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else exec(
-            compile(ast.Module([stmt], []), name, "exec"), namespace)
-        reply["ran_to"] = stmt.end_lineno
+    try:
+        for stmt in tree.body:
+            reply["stopped_at"] = stmt.lineno
+            run_import(stmt, name, used, reply) if isinstance(stmt, (ast.Import, ast.ImportFrom)) else exec(
+                compile(ast.Module([stmt], []), name, "exec"), namespace)
+            reply["ran_to"] = stmt.end_lineno
+    finally:
+        # What the statements that ran bound, once, however the block ended.
         reply["defined"] = [
             k for k, v in namespace.items()
             if not k.startswith("_") and before.get(k) != id(v) and not isinstance(v, types.ModuleType)
