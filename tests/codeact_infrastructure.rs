@@ -84,6 +84,35 @@ fn resent_failing_code_is_asked_again_not_run_again() {
     assert_eq!(o.report, "x: 42");
 }
 
+/// A block that ran, sent again after the note that it ran, runs once more and the next turn is the last.
+/// Scripted model: the same block every turn until it is told the turn is the last.
+#[test]
+fn a_block_that_ran_sent_again_after_the_note_makes_the_next_turn_the_last() {
+    let d = tempfile::tempdir().unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
+    let model = CodeActScripted {
+        over: Some(Box::new(|r| {
+            let asked: String = r.messages.iter().map(|m| m.content.as_str()).collect();
+            let text = if asked.contains("This is the last turn") {
+                "<solution>x: 42</solution>"
+            } else {
+                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
+            };
+            Some(Ok(Value::String(text.into())))
+        })),
+    };
+    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    assert!(o.failure.is_none(), "{:?}", o.failure);
+    let r = &o.trace.rounds;
+    assert_eq!(r.len(), 3, "{r:#?}");
+    assert!(r[0].observation.contains("x 42") && !r[0].observation.contains("Note:"), "{:?}", r[0]);
+    assert_eq!(r[1].resent.as_ref().map(|x| x.of_round), Some(1), "{:?}", r[1]);
+    assert!(r[1].code.is_some() && !r[1].failed, "{:?}", r[1]);
+    assert!(r[1].observation.contains("this is the code of round 1 again"), "{}", r[1].observation);
+    assert_eq!(o.trace.ended_by, "forced_solution");
+    assert_eq!(o.report, "x: 42");
+}
+
 /// A solution claiming work that no code that ran did is answered once an instance, in its round: the model
 /// is told which work it claimed (not shown its reply), and its second answer is the solution (kept even if it still claims:
 /// the runner's check flags it). Scripted model: round 1 computes x without touching data; the solution

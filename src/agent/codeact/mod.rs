@@ -55,13 +55,15 @@ Write files you are asked for to /workspace/file_check/ and report them as /work
 Keep each block short and import only what it uses. Print the values you need to see; state every requested value with the name the task gives it in the report. \
 If the data file does not exist, say so in the solution and report no values.";
 
-/// How the current MNE does what older examples do with removed functions.
+/// How the current MNE does what older examples do with removed functions. The removed names themselves are
+/// left to the notes after a failure (`environment_hint`): named here, Qwen2.5-Coder-1.5B imported them (114
+/// imports of them in 269 blocks at 0cc7832, often all together in the sentence's own order).
 const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=True); raw.filter(l_freq, h_freq); \
 raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
 then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
-fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq). mne.time_frequency.psd_welch and \
-mne.filter.bandpass_filter no longer exist; MNE's Welch takes n_fft, n_per_seg and n_overlap (samples). SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, \
-scipy.integrate.trapezoid and simpson, numpy.trapezoid (scipy.signal.hann, trapz and simps no longer exist).";
+fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq); MNE's Welch takes n_fft, n_per_seg and \
+n_overlap (samples). SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, scipy.integrate.trapezoid and simpson, \
+numpy.trapezoid.";
 
 /// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
 /// assets/python/codeact.lock) and the MNE calls that replaced removed ones.
@@ -191,6 +193,16 @@ fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
              avoids this error, or your <solution>."
         ),
     ))
+}
+
+/// The note after a block that ran without an error was sent again although the model had been told it ran.
+/// Measured at 0cc7832: in 31 of 54 instances Qwen2.5-Coder-1.5B answered that note with the same block, and
+/// went on re-running it until the last round (152 such rounds of 269).
+fn repeated_note(of: usize) -> String {
+    format!(
+        "Note: this is the code of round {of} again, sent after the note that it had run; it printed what it printed \
+         then. The next turn is the last: reply with your <solution>, stating the values your code printed."
+    )
 }
 
 /// Asks the model again in a round: the same request with `note` added to its last message (the task or the
@@ -365,7 +377,8 @@ const REMOVED: [(&str, &str, &str); 8] = [
 /// 'hann' from 'scipy.signal'", "module 'numpy' has no attribute 'trapz'"): what to use instead. SciPy's
 /// Welch keywords given to MNE's (6 of the first 36 failed blocks of the Qwen run) get MNE's names; an
 /// attribute a Raw object does not have (`raw.var`, `raw.variance`, `raw.events`: 4 of the Qwen run's
-/// instances) gets what a Raw has; a missing module, the packages there are.
+/// instances) gets what a Raw has, as does `find_events` given an `event_id`; a missing module, the packages
+/// there are; `fir_design='bandpass'`, what the parameter is.
 pub fn environment_hint(traceback: &str) -> Option<String> {
     let last = last_line(traceback);
     let removed = REMOVED.iter().find_map(|(module, name, instead)| {
@@ -392,7 +405,17 @@ pub fn environment_hint(traceback: &str) -> Option<String> {
             ))
         })
         .or_else(|| {
-            (last.starts_with("AttributeError: 'Raw") && last.contains("object has no attribute")).then(|| {
+            // MNE's design method taken for the band type (8 of the 59 failed blocks at 0cc7832).
+            last.contains("'fir_design' parameter").then(|| {
+                "Note: raw.filter(l_freq, h_freq) is a band-pass already; fir_design is the FIR design method \
+                 ('firwin', the default, or 'firwin2'), not the kind of band: leave it out."
+                    .to_string()
+            })
+        })
+        .or_else(|| {
+            let events = last.contains("find_events() got an unexpected keyword argument");
+            let raw_attr = last.starts_with("AttributeError: 'Raw") && last.contains("object has no attribute");
+            (raw_attr || events).then(|| {
                 "Note: an MNE Raw object has get_data() (channels × samples, in V), ch_names, info[\"sfreq\"], times, \
              n_times and annotations (events: mne.events_from_annotations(raw)); compute statistics with numpy \
              on raw.get_data()."
@@ -483,8 +506,8 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         };
         let mut code = executable(&resp, s.max_tokens);
         // Resent code is not run again: the model is asked once more in the round, told so.
-        let resent = code.as_ref().filter(|_| !last).and_then(|(c, _)| resent(c, &trace.rounds));
-        let resp = match resent {
+        let sent_before = code.as_ref().filter(|_| !last).and_then(|(c, _)| resent(c, &trace.rounds));
+        let resp = match sent_before {
             None => resp,
             Some((of, told)) => {
                 r.resent = Some(Resent { of_round: of, reply: resp.text.clone() });
@@ -518,6 +541,14 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         if r.resent.is_some() || r.solution_again.is_some() {
             code = executable(&resp, s.max_tokens);
         }
+        // Told that a block ran already, the model sent it once more: it runs, and the next turn is the last.
+        let repeated_ok = r
+            .resent
+            .as_ref()
+            .and(code.as_ref())
+            .and_then(|(c, _)| resent(c, &trace.rounds))
+            .map(|(of, _)| of)
+            .filter(|of| trace.rounds.iter().any(|x| x.round == *of && !x.failed));
         let reply = resp.text.clone();
         let mut sent = reply.clone();
         r.reply = reply.clone();
@@ -595,6 +626,10 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 if err.is_some() && err == previous_error {
                     force = true;
                 }
+                if let Some(of) = repeated_ok.filter(|_| err.is_none()) {
+                    r.observation = format!("{}\n{}", r.observation.trim_end(), repeated_note(of));
+                    force = true;
+                }
                 previous_error = err;
             }
             None => {
@@ -649,6 +684,12 @@ mod tests {
         assert!(environment_hint(mne).is_some_and(|h| h.contains("compute_psd")));
         let welch = "TypeError: Got unexpected keyword arguments nperseg, noverlap for PSD method \"welch\".";
         assert!(environment_hint(welch).is_some_and(|h| h.contains("n_per_seg")));
+        // MNE 1.13's messages, as the Qwen run's blocks got them.
+        let design = "ValueError: Invalid value for the 'fir_design' parameter. Allowed values are 'firwin' and \
+                      'firwin2', but got 'bandpass' instead.";
+        assert!(environment_hint(design).is_some_and(|h| h.contains("leave it out")));
+        let events = "TypeError: find_events() got an unexpected keyword argument 'event_id'";
+        assert!(environment_hint(events).is_some_and(|h| h.contains("mne.events_from_annotations(raw)")));
         assert_eq!(environment_hint("NameError: name 'raw' is not defined"), None);
     }
 
@@ -762,6 +803,8 @@ mod tests {
     fn the_system_prompt_states_import_names_versions_and_mne_api() {
         let s = system();
         assert!(s.contains("sklearn 1.9.1 (pip scikit-learn)") && s.contains("mne 1.13.2"), "{s}");
-        assert!(s.contains("compute_psd") && s.contains("psd_welch") && s.contains("working directory"), "{s}");
+        assert!(s.contains("compute_psd") && s.contains("psd_array_welch") && s.contains("working directory"), "{s}");
+        // The removed names are for the notes after a failure, not the prompt.
+        assert!(!s.contains("psd_welch and") && !s.contains("trapz") && !s.contains("bandpass_filter"), "{s}");
     }
 }
