@@ -113,6 +113,26 @@ fn a_block_that_ran_sent_again_after_the_note_makes_the_next_turn_the_last() {
     assert_eq!(o.report, "x: 42");
 }
 
+/// An empty `<execute>` block runs nothing and is answered as a reply without an action.
+#[test]
+fn an_empty_block_runs_nothing_and_is_told_so() {
+    let d = tempfile::tempdir().unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
+    let model = CodeActScripted {
+        over: Some(Box::new(|r| {
+            let last = &r.messages.last().unwrap().content;
+            let text =
+                if last.contains("was empty") { "<solution>nothing computed</solution>" } else { "<execute>\n\n" };
+            Some(Ok(Value::String(text.into())))
+        })),
+    };
+    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let r = &o.trace.rounds;
+    assert_eq!(r.len(), 2, "{r:#?}");
+    assert!(r[0].code.is_none() && r[0].failed && r[0].observation.contains("nothing ran"), "{:?}", r[0]);
+    assert_eq!(o.report, "nothing computed");
+}
+
 /// A solution claiming work that no code that ran did is answered once an instance, in its round: the model
 /// is told which work it claimed (not shown its reply), and its second answer is the solution (kept even if it still claims:
 /// the runner's check flags it). Scripted model: round 1 computes x without touching data; the solution

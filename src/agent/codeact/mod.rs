@@ -141,9 +141,12 @@ pub fn cut_reply_code(code: &str, max_tokens: u32) -> (String, String) {
 }
 
 /// The code a reply asks to run (fence taken off; cut as [`cut_reply_code`] when the reply reached the token
-/// limit, with its note).
+/// limit, with its note); none for an empty block.
 fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(String, Option<String>)> {
     let code = unfence(&tagged(&resp.text, "execute")?);
+    if code.trim().is_empty() {
+        return None;
+    }
     Some(if resp.finish_reason == "length" {
         let (code, note) = cut_reply_code(&code, max_tokens);
         (code, Some(note))
@@ -633,7 +636,15 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 previous_error = err;
             }
             None => {
-                r.observation = "Reply with <execute>code</execute> or <solution>report</solution>.".into();
+                // An empty block (Qwen2.5-Coder-1.5B sent `<execute>` and stopped in 5 rounds at 4c5d7af) runs
+                // nothing: it is a reply without an action too.
+                r.observation = if tagged(&reply, "execute").is_some() {
+                    "The <execute> block was empty: nothing ran. Send code for what is still missing, or your \
+                     <solution>."
+                        .into()
+                } else {
+                    "Reply with <execute>code</execute> or <solution>report</solution>.".into()
+                };
                 r.failed = true;
                 // A reply without an action is a failure too: two in a row stop the loop like any repeat.
                 let err = Some("no <execute> or <solution>".to_string());
