@@ -61,9 +61,9 @@ If the data file does not exist, say so in the solution and report no values.";
 const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=True); raw.filter(l_freq, h_freq); \
 raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
 then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
-fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq); MNE's Welch takes n_fft, n_per_seg and \
-n_overlap (samples). SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, scipy.integrate.trapezoid and simpson, \
-numpy.trapezoid.";
+fmin=..., fmax=...) and mne.filter.filter_data(x, sfreq, l_freq, h_freq). mne.time_frequency.psd_welch and \
+mne.filter.bandpass_filter no longer exist; MNE's Welch takes n_fft, n_per_seg and n_overlap (samples). SciPy 1.17 and NumPy 2.4: scipy.signal.windows.hann, \
+scipy.integrate.trapezoid and simpson, numpy.trapezoid (scipy.signal.hann, trapz and simps no longer exist).";
 
 /// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
 /// assets/python/codeact.lock) and the MNE calls that replaced removed ones.
@@ -815,7 +815,5 @@ mod tests {
         let s = system();
         assert!(s.contains("sklearn 1.9.1 (pip scikit-learn)") && s.contains("mne 1.13.2"), "{s}");
         assert!(s.contains("compute_psd") && s.contains("psd_array_welch") && s.contains("working directory"), "{s}");
-        // The removed names are for the notes after a failure, not the prompt.
-        assert!(!s.contains("psd_welch and") && !s.contains("trapz") && !s.contains("bandpass_filter"), "{s}");
     }
 }
