@@ -55,9 +55,10 @@ Write files you are asked for to /workspace/file_check/ and report them as /work
 Keep each block short and import only what it uses. Print the values you need to see; state every requested value with the name the task gives it in the report. \
 If the data file does not exist, say so in the solution and report no values.";
 
-/// How the current MNE does what older examples do with removed functions. The removed names themselves are
-/// left to the notes after a failure (`environment_hint`): named here, Qwen2.5-Coder-1.5B imported them (114
-/// imports of them in 269 blocks at 0cc7832, often all together in the sentence's own order).
+/// How the current MNE does what older examples do with removed functions, naming them. Qwen2.5-Coder-1.5B
+/// imports the names it reads here (73 imports of them in 148 blocks at b45efb0; the kernel leaves the unused
+/// ones out). Without the names the suite scored 7.25 (4c5d7af: 6 such imports) against 9.23 with them
+/// (b45efb0), two instances apart: the rule fixed before the runs kept them (docs/bench.md).
 const MNE_API: &str = "MNE 1.13's API: raw = mne.io.read_raw_edf(path, preload=True); raw.filter(l_freq, h_freq); \
 raw.set_eeg_reference(\"average\"); raw.resample(sfreq); spectrum = raw.compute_psd(method=\"welch\", fmin=..., fmax=...) \
 then psds, freqs = spectrum.get_data(return_freqs=True) (V²/Hz); for arrays mne.time_frequency.psd_array_welch(x, sfreq, \
