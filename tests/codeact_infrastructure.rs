@@ -4,9 +4,9 @@
 //! interpreter is a link that the test removes, so the restart after the kernel exits cannot spawn.
 
 mod common;
-use brainlens::agent::codeact::{Settings, run};
+use brainlens::agent::codeact::{Outcome, Settings, run};
 use brainlens::agent::grounding::Work;
-use brainlens::llm::ErrorClass;
+use brainlens::llm::{ChatRequest, ErrorClass};
 use brainlens::sandbox::Spec;
 use brainlens::sandbox::kernel::Kernel;
 use brainlens::util::cancel::Cancel;
@@ -18,6 +18,15 @@ fn unsandboxed_kernel(dir: &std::path::Path) -> Kernel {
     let mut spec = Spec::new(&dir.join("ws"));
     spec.unsafe_no_sandbox = true;
     Kernel::start(&spec, std::path::Path::new("python3")).unwrap()
+}
+
+/// Runs the loop on `task` in an unsandboxed kernel with a scripted model that answers each request with
+/// `reply(request)`.
+fn run_scripted(task: &str, reply: impl Fn(&ChatRequest) -> String + Send + Sync + 'static) -> Outcome {
+    let d = tempfile::tempdir().unwrap();
+    let mut kernel = unsandboxed_kernel(d.path());
+    let model = CodeActScripted { over: Some(Box::new(move |r| Some(Ok(Value::String(reply(r)))))) };
+    run(task, &mut kernel, &model, &Cancel::default(), &Settings::default())
 }
 
 #[test]
@@ -51,26 +60,20 @@ fn a_kernel_that_cannot_restart_ends_the_run_as_an_infrastructure_failure() {
 /// round 2 resends it and the re-ask gets the fixed block, round 3 resends that and the re-ask answers.
 #[test]
 fn resent_failing_code_is_asked_again_not_run_again() {
-    let d = tempfile::tempdir().unwrap();
-    let mut kernel = unsandboxed_kernel(d.path());
-    let bad = "<execute>import sys\nx = sys.no_such_name\n</execute>";
-    let model = CodeActScripted {
-        over: Some(Box::new(move |r| {
-            let last = r.messages.last().unwrap().content.clone();
-            let good = "<execute>x = 41 + 1\nprint('x', x)\n</execute>";
-            let text = if last.contains("Note: the code of round 1 failed with") {
-                good
-            } else if last.contains("Note: the code of round 2 already ran") {
-                "<solution>x: 42</solution>"
-            } else if last.contains("x 42") {
-                good
-            } else {
-                bad
-            };
-            Some(Ok(Value::String(text.into())))
-        })),
-    };
-    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let o = run_scripted("Report x.", |r| {
+        let last = &r.messages.last().unwrap().content;
+        let good = "<execute>x = 41 + 1\nprint('x', x)\n</execute>";
+        let text = if last.contains("Note: the code of round 1 failed with") {
+            good
+        } else if last.contains("Note: the code of round 2 already ran") {
+            "<solution>x: 42</solution>"
+        } else if last.contains("x 42") {
+            good
+        } else {
+            "<execute>import sys\nx = sys.no_such_name\n</execute>"
+        };
+        text.into()
+    });
     assert!(o.failure.is_none(), "{:?}", o.failure);
     let r = &o.trace.rounds;
     assert_eq!(r.len(), 3, "{r:#?}");
@@ -88,20 +91,15 @@ fn resent_failing_code_is_asked_again_not_run_again() {
 /// Scripted model: the same block every turn until it is told the turn is the last.
 #[test]
 fn a_block_that_ran_sent_again_after_the_note_makes_the_next_turn_the_last() {
-    let d = tempfile::tempdir().unwrap();
-    let mut kernel = unsandboxed_kernel(d.path());
-    let model = CodeActScripted {
-        over: Some(Box::new(|r| {
-            let asked: String = r.messages.iter().map(|m| m.content.as_str()).collect();
-            let text = if asked.contains("This is the last turn") {
-                "<solution>x: 42</solution>"
-            } else {
-                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
-            };
-            Some(Ok(Value::String(text.into())))
-        })),
-    };
-    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let o = run_scripted("Report x.", |r| {
+        let asked: String = r.messages.iter().map(|m| m.content.as_str()).collect();
+        let text = if asked.contains("This is the last turn") {
+            "<solution>x: 42</solution>"
+        } else {
+            "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
+        };
+        text.into()
+    });
     assert!(o.failure.is_none(), "{:?}", o.failure);
     let r = &o.trace.rounds;
     assert_eq!(r.len(), 3, "{r:#?}");
@@ -116,17 +114,11 @@ fn a_block_that_ran_sent_again_after_the_note_makes_the_next_turn_the_last() {
 /// An empty `<execute>` block runs nothing and is answered as a reply without an action.
 #[test]
 fn an_empty_block_runs_nothing_and_is_told_so() {
-    let d = tempfile::tempdir().unwrap();
-    let mut kernel = unsandboxed_kernel(d.path());
-    let model = CodeActScripted {
-        over: Some(Box::new(|r| {
-            let last = &r.messages.last().unwrap().content;
-            let text =
-                if last.contains("was empty") { "<solution>nothing computed</solution>" } else { "<execute>\n\n" };
-            Some(Ok(Value::String(text.into())))
-        })),
-    };
-    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let o = run_scripted("Report x.", |r| {
+        let last = &r.messages.last().unwrap().content;
+        let text = if last.contains("was empty") { "<solution>nothing computed</solution>" } else { "<execute>\n\n" };
+        text.into()
+    });
     let r = &o.trace.rounds;
     assert_eq!(r.len(), 2, "{r:#?}");
     assert!(r[0].code.is_none() && r[0].failed && r[0].observation.contains("nothing ran"), "{:?}", r[0]);
@@ -141,25 +133,20 @@ fn an_empty_block_runs_nothing_and_is_told_so() {
 fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static CALLS: AtomicUsize = AtomicUsize::new(0);
-    let d = tempfile::tempdir().unwrap();
-    let mut kernel = unsandboxed_kernel(d.path());
-    let model = CodeActScripted {
-        over: Some(Box::new(move |r| {
-            CALLS.fetch_add(1, Ordering::SeqCst);
-            let last = r.messages.last().unwrap().content.clone();
-            let text = if last.contains("Note: an earlier answer was a solution that claimed work") {
-                assert!(last.contains("loading the data") && last.contains("filtering"), "{last}");
-                assert!(!last.contains("I loaded the EEG file"), "the rejected reply is not shown again: {last}");
-                "<solution>x: 42. The signal was filtered 1-30 Hz.</solution>"
-            } else if last.contains("x 42") {
-                "<solution>I loaded the EEG file and filtered it 1-30 Hz. x: 42</solution>"
-            } else {
-                "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
-            };
-            Some(Ok(Value::String(text.into())))
-        })),
-    };
-    let o = run("Report x.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let o = run_scripted("Report x.", |r| {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        let last = &r.messages.last().unwrap().content;
+        let text = if last.contains("Note: an earlier answer was a solution that claimed work") {
+            assert!(last.contains("loading the data") && last.contains("filtering"), "{last}");
+            assert!(!last.contains("I loaded the EEG file"), "the rejected reply is not shown again: {last}");
+            "<solution>x: 42. The signal was filtered 1-30 Hz.</solution>"
+        } else if last.contains("x 42") {
+            "<solution>I loaded the EEG file and filtered it 1-30 Hz. x: 42</solution>"
+        } else {
+            "<execute>x = 41 + 1\nprint('x', x)\n</execute>"
+        };
+        text.into()
+    });
     assert!(o.failure.is_none(), "{:?}", o.failure);
     let r = &o.trace.rounds;
     assert_eq!(r.len(), 2, "{r:#?}");
@@ -185,28 +172,23 @@ fn a_solution_claiming_work_no_code_did_is_asked_again_once() {
 /// part and, asked again, fixes it using the x that round 1 left.
 #[test]
 fn a_block_that_fails_part_way_keeps_what_ran_and_shows_the_rest() {
-    let d = tempfile::tempdir().unwrap();
-    let mut kernel = unsandboxed_kernel(d.path());
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let log = seen.clone();
-    let model = CodeActScripted {
-        over: Some(Box::new(move |r| {
-            let last = r.messages.last().unwrap().content.clone();
-            let history: Vec<String> = r.messages.iter().map(|m| m.content.clone()).collect();
-            log.lock().unwrap().push(history.join("\n---\n"));
-            let text = if last.contains("x2 82") {
-                "<solution>x2: 82</solution>"
-            } else if last.contains("Note: the code of round 1 failed with") {
-                "<execute>print('x2', x * 2)</execute>"
-            } else if last.contains("send the code from line 3 on") {
-                "<execute>import sys\nprint('x2', x * sys.no_such_name)</execute>"
-            } else {
-                "<execute>import sys\nx = 41\nprint('x2', x * sys.no_such_name)</execute>"
-            };
-            Some(Ok(Value::String(text.into())))
-        })),
-    };
-    let o = run("Report x2.", &mut kernel, &model, &Cancel::default(), &Settings::default());
+    let o = run_scripted("Report x2.", move |r| {
+        let last = &r.messages.last().unwrap().content;
+        let history: Vec<String> = r.messages.iter().map(|m| m.content.clone()).collect();
+        log.lock().unwrap().push(history.join("\n---\n"));
+        let text = if last.contains("x2 82") {
+            "<solution>x2: 82</solution>"
+        } else if last.contains("Note: the code of round 1 failed with") {
+            "<execute>print('x2', x * 2)</execute>"
+        } else if last.contains("send the code from line 3 on") {
+            "<execute>import sys\nprint('x2', x * sys.no_such_name)</execute>"
+        } else {
+            "<execute>import sys\nx = 41\nprint('x2', x * sys.no_such_name)</execute>"
+        };
+        text.into()
+    });
     assert!(o.failure.is_none(), "{:?}", o.failure);
     let r = &o.trace.rounds;
     assert_eq!(r.len(), 3, "{r:#?}");
