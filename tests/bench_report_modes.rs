@@ -28,6 +28,12 @@ fn two_report_modes_of_one_model_stay_apart_on_the_leaderboard() {
     assert!((overall(qwen, BRAINAGENT) - 33.41).abs() < 0.005);
     // CodeAct: the b45efb0 run, its reports struck while it ran (docs/bench.md).
     assert!((overall(qwen, CODEACT) - 9.23).abs() < 0.005);
+    // Provenance says how many reports were struck, and when: by `bench strike` after the run, or while the
+    // run ran (the CodeAct file, b45efb0; docs/bench.md: 5 and 4).
+    let lines = c.provenance();
+    let line = |what: &str| lines.iter().find(|l| l.contains(what)).unwrap_or_else(|| panic!("{what}: {lines:?}"));
+    assert!(line("CodeAct, report model").ends_with("5 reports struck while it ran"), "{lines:?}");
+    assert!(line("BrainAgent, report model").ends_with("4 reports struck afterwards"), "{lines:?}");
     // One mode only: the name stays as it is.
     assert!(c.runs.iter().any(|r| r.model == "local:SmolLM2-135M-Instruct.Q4_1" && r.paradigm == BRAINAGENT));
     assert!(c.runs.iter().all(|r| r.run == 1), "no run is a repeat of another");

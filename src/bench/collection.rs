@@ -193,12 +193,21 @@ impl Collection {
                     s if s == "suite" => "local suite".to_string(),
                     s => format!("suite {s}"),
                 };
-                // Struck afterwards by `bench strike` (a run made since strikes while it runs).
-                let struck = e
-                    .get("struck_after_run")
-                    .and_then(|s| s["instances"].as_array())
-                    .filter(|i| !i.is_empty())
-                    .map_or(String::new(), |i| format!(" · {} struck afterwards", plural(i.len(), "report")));
+                // Struck afterwards by `bench strike`, or while it ran (a run made since ab3010b).
+                let afterwards = e.get("struck_after_run").and_then(|s| s["instances"].as_array());
+                let during = r
+                    .result
+                    .instances
+                    .iter()
+                    .filter(|i| i.sandbox["trace"]["struck_claims"].as_array().is_some_and(|c| !c.is_empty()));
+                let struck = match afterwards {
+                    Some(i) if !i.is_empty() => format!(" · {} struck afterwards", plural(i.len(), "report")),
+                    Some(_) => String::new(),
+                    None => match during.count() {
+                        0 => String::new(),
+                        n => format!(" · {} struck while it ran", plural(n, "report")),
+                    },
+                };
                 format!(
                     "{} · {}{report} · {suite} · {} · run {day}{struck}",
                     r.model,
