@@ -156,16 +156,16 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
     })
 }
 
-/// When a reply's code is that of an earlier round: that round and what to tell the model. Qwen2.5-Coder-1.5B
+/// When a reply's code is that of an earlier round: that round ([`resent_note`] says what to tell the model). Qwen2.5-Coder-1.5B
 /// at temperature 0 resent its failed block verbatim (the note on the error notwithstanding) in most of its
 /// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
 /// answering.
-fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
+fn resent<'a>(code: &str, rounds: &'a [Round]) -> Option<&'a Round> {
     // Blank and comment lines change nothing (the model copies the history's comment line with other line
     // numbers). A block that failed part-way is shown to the model from its failing line on: that part sent
     // again, with or without imports that already ran before it, is the same code.
     let mine = statements(code);
-    let earlier = rounds.iter().rev().find(|r| {
+    rounds.iter().rev().find(|r| {
         let Some(c) = r.code.as_deref() else { return false };
         statements(c) == mine
             || r.stopped_at.is_some_and(|at| {
@@ -173,30 +173,28 @@ fn resent(code: &str, rounds: &[Round]) -> Option<(usize, String)> {
                 let skip = mine.iter().take_while(|l| is_import(l) && ran.contains(l)).count();
                 mine[skip..] == statements(&from_line(c, at))[..]
             })
-    })?;
+    })
+}
+
+/// What to tell the model when its reply resent the code of `earlier`: what that code printed, or how it failed.
+fn resent_note(earlier: &Round) -> String {
     let n = earlier.round;
     if !earlier.failed {
         let printed: String = earlier.observation.chars().take(600).collect();
-        return Some((
-            n,
-            format!(
-                "Note: the code of round {n} already ran without an error and printed:\n{printed}\n\
-                 Do not send that code again: send new code for what is still missing, or your <solution>."
-            ),
-        ));
+        return format!(
+            "Note: the code of round {n} already ran without an error and printed:\n{printed}\n\
+             Do not send that code again: send new code for what is still missing, or your <solution>."
+        );
     }
     let mut text = error_line(&earlier.observation).unwrap_or("an error").to_string();
     for note in earlier.observation.lines().filter(|l| l.starts_with("Note:")) {
         text.push('\n');
         text.push_str(note);
     }
-    Some((
-        n,
-        format!(
-            "Note: the code of round {n} failed with: {text}\nSent again it fails again: send changed code that \
-             avoids this error, or your <solution>."
-        ),
-    ))
+    format!(
+        "Note: the code of round {n} failed with: {text}\nSent again it fails again: send changed code that \
+         avoids this error, or your <solution>."
+    )
 }
 
 /// The note after a block that ran without an error was sent again although the model had been told it ran.
@@ -513,9 +511,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
         let sent_before = code.as_ref().filter(|_| !last).and_then(|(c, _)| resent(c, &trace.rounds));
         let resp = match sent_before {
             None => resp,
-            Some((of, told)) => {
-                r.resent = Some(Resent { of_round: of, reply: resp.text.clone() });
-                match ask_again(model, cancel, &req, told, &mut r) {
+            Some(earlier) => {
+                r.resent = Some(Resent { of_round: earlier.round, reply: resp.text.clone() });
+                match ask_again(model, cancel, &req, resent_note(earlier), &mut r) {
                     Ok(second) => second,
                     Err(e) => return model_failed(trace, kernel.restarts, e),
                 }
@@ -551,8 +549,8 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
             .as_ref()
             .and(code.as_ref())
             .and_then(|(c, _)| resent(c, &trace.rounds))
-            .map(|(of, _)| of)
-            .filter(|of| trace.rounds.iter().any(|x| x.round == *of && !x.failed));
+            .filter(|earlier| !earlier.failed)
+            .map(|earlier| earlier.round);
         let reply = resp.text.clone();
         let mut sent = reply.clone();
         r.reply = reply.clone();
@@ -790,17 +788,18 @@ mod tests {
             "# Lines 1–3 ran without an error; raw, sfreq are defined.\npsd = raw.bad(x=1)\nprint(psd)",
             code,
         ] {
-            let (of, note) = resent(again, &rounds).expect("the same code");
-            assert!(of == 2 && note.contains("failed with: TypeError: bad keyword"), "{note}");
+            let earlier = resent(again, &rounds).expect("the same code");
+            let note = resent_note(earlier);
+            assert!(earlier.round == 2 && note.contains("failed with: TypeError: bad keyword"), "{note}");
         }
         // Imports that ran before it change nothing; an import that did not run may be the fix.
         let imports_first = "import mne\n\npsd = raw.bad(x=1)\nprint(psd)";
-        assert_eq!(resent(imports_first, &rounds).map(|r| r.0), Some(2));
-        assert_eq!(resent("import numpy\npsd = raw.bad(x=1)\nprint(psd)", &rounds), None);
-        assert_eq!(resent("psd = raw.compute_psd()\nprint(psd)", &rounds), None);
+        assert_eq!(resent(imports_first, &rounds).map(|r| r.round), Some(2));
+        assert!(resent("import numpy\npsd = raw.bad(x=1)\nprint(psd)", &rounds).is_none());
+        assert!(resent("psd = raw.compute_psd()\nprint(psd)", &rounds).is_none());
         // The history's comment copied with other numbers is still the same code.
         assert_eq!(
-            resent("# Lines 6–7 ran without an error.\npsd = raw.bad(x=1)\nprint(psd)", &rounds).map(|r| r.0),
+            resent("# Lines 6–7 ran without an error.\npsd = raw.bad(x=1)\nprint(psd)", &rounds).map(|r| r.round),
             Some(2)
         );
         // A fix of the failing line alone runs, and is told the rest has not.
