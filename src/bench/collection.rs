@@ -195,18 +195,13 @@ impl Collection {
                 };
                 // Struck afterwards by `bench strike`, or while it ran (a run made since ab3010b).
                 let afterwards = e.get("struck_after_run").and_then(|s| s["instances"].as_array());
-                let during = r
-                    .result
-                    .instances
-                    .iter()
-                    .filter(|i| i.sandbox["trace"]["struck_claims"].as_array().is_some_and(|c| !c.is_empty()));
-                let struck = match afterwards {
-                    Some(i) if !i.is_empty() => format!(" · {} struck afterwards", plural(i.len(), "report")),
-                    Some(_) => String::new(),
-                    None => match during.count() {
-                        0 => String::new(),
-                        n => format!(" · {} struck while it ran", plural(n, "report")),
-                    },
+                let struck = match (
+                    afterwards.map_or(0, Vec::len),
+                    r.result.instances.iter().filter(|i| i.struck_claims().is_some()).count(),
+                ) {
+                    (0, 0) => String::new(),
+                    (0, n) => format!(" · {} struck while it ran", plural(n, "report")),
+                    (n, _) => format!(" · {} struck afterwards", plural(n, "report")),
                 };
                 format!(
                     "{} · {}{report} · {suite} · {} · run {day}{struck}",

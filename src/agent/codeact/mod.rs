@@ -156,8 +156,8 @@ fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(Strin
     })
 }
 
-/// When a reply's code is that of an earlier round: that round ([`resent_note`] says what to tell the model). Qwen2.5-Coder-1.5B
-/// at temperature 0 resent its failed block verbatim (the note on the error notwithstanding) in most of its
+/// When a reply's code is that of an earlier round: that round ([`resent_note`] says what to tell the model).
+/// Qwen2.5-Coder-1.5B at temperature 0 resent its failed block verbatim (the note on the error notwithstanding) in most of its
 /// first 27 suite instances, and re-ran a block that had printed its answer for six rounds instead of
 /// answering.
 fn resent<'a>(code: &str, rounds: &'a [Round]) -> Option<&'a Round> {

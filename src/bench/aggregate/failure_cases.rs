@@ -84,7 +84,7 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
     if let Some(claims) = trace["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
         out.push((WHOLE.into(), "ungrounded_report", claims_rule(claims, "the report")));
     }
-    if let Some(claims) = trace["struck_claims"].as_array().filter(|c| !c.is_empty()) {
+    if let Some(claims) = i.struck_claims() {
         let rule = format!("{}; those sentences were struck from it", claims_rule(claims, "the model's report"));
         out.push((WHOLE.into(), "claims_struck", rule));
     }

@@ -72,6 +72,11 @@ impl Instance {
         self.agent_output.as_str().unwrap_or("")
     }
 
+    /// The claims struck from the report (the trace's `struck_claims`, `agent::grounding::strike`), when any.
+    pub fn struck_claims(&self) -> Option<&Vec<Value>> {
+        self.sandbox["trace"]["struck_claims"].as_array().filter(|c| !c.is_empty())
+    }
+
     /// Failure categories (the text before the first colon of each error).
     pub fn error_categories(&self) -> impl Iterator<Item = &str> {
         self.errors.iter().map(|e| e.split(':').next().unwrap_or(e).trim())
