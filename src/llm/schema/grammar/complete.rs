@@ -52,7 +52,7 @@ impl Grammar {
         let f = s.frames[depth];
         let parent = |d: usize| if d == 0 { b' ' } else { self.closing_byte(s, d - 1) };
         match f {
-            Frame::Value(node) => self.value_start(node),
+            Frame::Value(node) | Frame::Spaced(node) => self.value_start(node),
             Frame::Obj { node, next, st, .. } => {
                 let needed = self.required_left(node, next).is_some();
                 match st {
@@ -63,7 +63,7 @@ impl Grammar {
                             b'}'
                         }
                     }
-                    ObjSt::ExpectKey => b'"',
+                    ObjSt::ExpectKey | ObjSt::SpacedKey => b'"',
                     ObjSt::AfterKey => b':',
                     ObjSt::AfterValue => {
                         if needed {
@@ -76,7 +76,7 @@ impl Grammar {
             }
             Frame::FreeObj { st } => match st {
                 ObjSt::Open | ObjSt::AfterValue => b'}',
-                ObjSt::ExpectKey => b'"',
+                ObjSt::ExpectKey | ObjSt::SpacedKey => b'"',
                 ObjSt::AfterKey => b':',
             },
             Frame::Arr { items, first, st, lo, .. } => match st {

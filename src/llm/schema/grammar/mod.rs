@@ -1,7 +1,10 @@
 //! A byte-level recogniser for the JSON texts valid against a compiled `Schema`: a pushdown automaton whose
 //! whole state is a small `Copy` value (so a decoder can try a token on a copy, and cache token masks by
-//! state). Output is compact JSON: no whitespace outside strings, properties in schema order (optional ones
-//! may be skipped), enum values and keys as hard choices.
+//! state). Output is JSON with properties in schema order (optional ones may be skipped), enum values and keys
+//! as hard choices, and no whitespace outside strings but one optional space after a `:` or a `,`: the
+//! spacing models write by habit (`{"label": "ASD"}`). A compact-only grammar forbade those tokens (` "`,
+//! ` [`), and the model fell back to its next choice: with Qwen2.5-Coder-1.5B parsing "the dominant sleep
+//! stage was identified as 'Light'", `null` (llama.cpp's JSON-schema grammars allow whitespace there too).
 
 mod complete;
 mod number;
@@ -25,6 +28,8 @@ enum ObjSt {
     ExpectKey,
     AfterKey,
     AfterValue,
+    /// After `,` and one space: only a key may follow.
+    SpacedKey,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,6 +43,8 @@ enum ArrSt {
 enum Frame {
     /// A value of this node is expected; nothing consumed yet.
     Value(u16),
+    /// As `Value`, after the one space allowed before a value.
+    Spaced(u16),
     Obj {
         node: u16,
         next: u8,
@@ -197,7 +204,7 @@ impl Grammar {
                 let texts = &self.lits[t.lit as usize];
                 Some((t.nodes[at as usize].depth as usize, options.iter().map(|&c| texts[c].as_slice()).collect()))
             }
-            Frame::Value(n) => match &self.schema.nodes[n as usize] {
+            Frame::Value(n) | Frame::Spaced(n) => match &self.schema.nodes[n as usize] {
                 Node::Enum(_) => {
                     Some((0, self.lits[self.node_lit[n as usize] as usize].iter().map(|v| v.as_slice()).collect()))
                 }
@@ -236,7 +243,9 @@ impl Grammar {
     /// Is `s` at the start of (or inside) an enum value with several candidates left?
     pub fn at_enum_choice(&self, s: &State) -> bool {
         match s.top() {
-            Some(Frame::Value(n)) => matches!(&self.schema.nodes[n as usize], Node::Enum(o) if o.len() > 1),
+            Some(Frame::Value(n) | Frame::Spaced(n)) => {
+                matches!(&self.schema.nodes[n as usize], Node::Enum(o) if o.len() > 1)
+            }
             Some(Frame::Pick { trie, at }) => self.tries[trie as usize].nodes[at as usize].count > 1,
             _ => false,
         }
@@ -312,11 +321,11 @@ impl Grammar {
                     s.set_top(Frame::Obj { node: b, next: 1, cur: 0, st: ObjSt::AfterValue });
                 }
             }
-            Some(Frame::Obj { node, st: ObjSt::Open | ObjSt::ExpectKey, .. }) => {
+            Some(Frame::Obj { node, st: ObjSt::Open | ObjSt::ExpectKey | ObjSt::SpacedKey, .. }) => {
                 let c = chosen.unwrap_or(0) as u8;
                 s.set_top(Frame::Obj { node, next: c + 1, cur: c, st: ObjSt::AfterKey });
             }
-            Some(Frame::FreeObj { st: ObjSt::Open | ObjSt::ExpectKey }) => {
+            Some(Frame::FreeObj { st: ObjSt::Open | ObjSt::ExpectKey | ObjSt::SpacedKey }) => {
                 s.set_top(Frame::FreeObj { st: ObjSt::AfterKey })
             }
             _ => {}
@@ -333,7 +342,12 @@ impl Grammar {
         loop {
             let Some(top) = s.top() else { return false };
             match top {
-                Frame::Value(node) => {
+                // One space before a value that is not the whole text.
+                Frame::Value(node) if b == b' ' && s.len > 1 => {
+                    s.set_top(Frame::Spaced(node));
+                    return true;
+                }
+                Frame::Value(node) | Frame::Spaced(node) => {
                     let Some((frame, consumed)) = self.open(node, b) else { return false };
                     s.set_top(frame);
                     if consumed {
@@ -387,7 +401,11 @@ impl Grammar {
                 Frame::Obj { node, next, cur, st } => {
                     let done = self.required_left(node, next).is_none();
                     match (st, b) {
-                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => {
+                        (ObjSt::ExpectKey, b' ') => {
+                            s.set_top(Frame::Obj { node, next, cur, st: ObjSt::SpacedKey });
+                            return true;
+                        }
+                        (ObjSt::Open | ObjSt::ExpectKey | ObjSt::SpacedKey, b'"') => {
                             let alive = self.key_mask(node, next);
                             if alive == 0 || !s.push(Frame::Lit { set: self.node_lit[node as usize], pos: 0, alive }) {
                                 return false;
@@ -411,7 +429,8 @@ impl Grammar {
                 }
                 Frame::FreeObj { st } => {
                     match (st, b) {
-                        (ObjSt::Open | ObjSt::ExpectKey, b'"') => return s.push(FREE_STR),
+                        (ObjSt::ExpectKey, b' ') => s.set_top(Frame::FreeObj { st: ObjSt::SpacedKey }),
+                        (ObjSt::Open | ObjSt::ExpectKey | ObjSt::SpacedKey, b'"') => return s.push(FREE_STR),
                         (ObjSt::Open | ObjSt::AfterValue, b'}') => self.finish(s, None),
                         (ObjSt::AfterKey, b':') => {
                             s.set_top(Frame::FreeObj { st: ObjSt::AfterValue });
@@ -432,6 +451,8 @@ impl Grammar {
                         return true;
                     }
                     (ArrSt::Open, _) if hi == 0 => return false,
+                    // The optional space follows a `,`, not the `[`.
+                    (ArrSt::Open, b' ') => return false,
                     (ArrSt::Open | ArrSt::ExpectItem, _) => {
                         let node = if st == ArrSt::Open { first } else { items };
                         let hi = if hi == UNBOUNDED_ITEMS { hi } else { hi - 1 };

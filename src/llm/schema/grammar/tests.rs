@@ -32,11 +32,16 @@ fn forced_bytes_are_the_only_continuation() {
         "k": {"type": "integer"}
     }, "required": ["label", "note", "k"]}));
     let mut s = g.start();
-    assert_eq!(g.forced(&s, 64), br#"{"label":"sub-100"#.to_vec());
-    assert!(g.feed_all(&mut s, br#"{"label":"sub-100"#));
+    // After a `:` the model chooses: the value or one space first.
+    assert_eq!(g.forced(&s, 64), br#"{"label":"#.to_vec());
+    assert!(g.feed_all(&mut s, br#"{"label":"#));
+    assert!(g.forced(&s, 64).is_empty(), "a space or the value");
+    assert!(g.feed_all(&mut s, b" "));
+    assert_eq!(g.forced(&s, 64), br#""sub-100"#.to_vec(), "one space only");
+    assert!(g.feed_all(&mut s, br#""sub-100"#));
     assert!(g.forced(&s, 64).is_empty(), "two labels remain");
     assert!(g.feed_all(&mut s, b"3"));
-    assert_eq!(g.forced(&s, 64), br#"07","note":""#.to_vec());
+    assert_eq!(g.forced(&s, 64), br#"07","#.to_vec());
     assert_eq!(g.forced(&s, 3), b"07\"".to_vec());
     assert!(g.feed_all(&mut s, br#"07","note":"x"#));
     assert!(g.forced(&s, 64).is_empty(), "inside a free string");
@@ -51,6 +56,8 @@ fn accepts_exactly_the_valid_texts() {
         r#"{"tool":"degree","arguments":{"query":"hubs"}}"#,
         r#"{"tool":"retrieve_case","arguments":{"query":"a \"q\" \u00e9 é","regions_q":["Precuneus_L",""],"k":-12,"weighted":false},"score":-0.5e+3}"#,
         r#"{"tool":"degree","arguments":{"query":""},"extra":{"a":[1,true,null,{"b":"c"}]}}"#,
+        // One space after a `:` or a `,`, as models write JSON.
+        r#"{"tool": "degree", "arguments": {"query": "x", "regions_q": ["a", "b"]}, "extra": {"a": [1, null]}}"#,
     ] {
         assert!(accepts(&g, ok), "{ok}");
         let v: Value = serde_json::from_str(ok).unwrap();
@@ -65,7 +72,14 @@ fn accepts_exactly_the_valid_texts() {
         r#"{"tool":"degree","arguments":{"query":"x"}} "#,
         r#"{"tool":"degree","arguments":{"query":"x"},"score":01}"#,
         "{\"tool\":\"degree\",\"arguments\":{\"query\":\"a\nb\"}}",
-        r#"{"tool": "degree","arguments":{"query":"x"}}"#,
+        r#"{"tool":  "degree","arguments":{"query":"x"}}"#,
+        r#"{"tool" :"degree","arguments":{"query":"x"}}"#,
+        r#"{"tool":"degree" ,"arguments":{"query":"x"}}"#,
+        r#"{ "tool":"degree","arguments":{"query":"x"}}"#,
+        r#" {"tool":"degree","arguments":{"query":"x"}}"#,
+        r#"{"tool":"degree","arguments":{"query":"x","regions_q":[ "a"]}}"#,
+        r#"{"tool":"degree","arguments":{"query":"x"} }"#,
+        "{\"tool\":\n\"degree\",\"arguments\":{\"query\":\"x\"}}",
     ] {
         assert!(!accepts(&g, bad), "{bad}");
     }
