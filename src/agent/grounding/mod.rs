@@ -360,6 +360,45 @@ pub fn stored(trace: &serde_json::Value, output: &str) -> Option<(String, Done)>
     }
 }
 
+/// What a stored instance's agent was shown of what ran: every CodeAct observation; every BrainAgent step's
+/// output and error, and the measured results its report carries. `None` when the trace is neither
+/// paradigm's. (Not the code, the steps' arguments or the task: a value there was asked for, not measured.)
+pub fn outputs(trace: &serde_json::Value) -> Option<String> {
+    match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
+        "brainagent" => {
+            let t: EegTrace = serde_json::from_value(trace.clone()).ok()?;
+            let steps = t.rounds.iter().flat_map(|r| &r.executed);
+            let mut text: Vec<String> =
+                steps.flat_map(|s| [s.observation.to_string(), s.error.clone().unwrap_or_default()]).collect();
+            text.push(t.measured);
+            Some(text.join("\n"))
+        }
+        "codeact" => {
+            let t: CodeActTrace = serde_json::from_value(trace.clone()).ok()?;
+            Some(t.rounds.iter().map(|r| r.observation.as_str()).collect::<Vec<_>>().join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `outputs` show a parsed answer: a number they hold (as a report's value is held, [`values::held`]),
+/// a short text (a stage, a band, a channel: at most 64 characters) they contain, case-folded, a list whose
+/// every item they show. `None` where there is nothing to check this way: null, a boolean (the missing-file
+/// answer is about what is absent), an empty text or list, a long text (an explanation), an object.
+pub fn answer_shown(answer: &serde_json::Value, outputs: &str) -> Option<bool> {
+    use serde_json::Value;
+    match answer {
+        Value::Number(n) => Some(values::held(n, &values_in(outputs))),
+        Value::String(s) if !s.trim().is_empty() && s.chars().count() <= 64 => {
+            Some(outputs.to_lowercase().contains(&s.trim().to_lowercase()))
+        }
+        Value::Array(items) if !items.is_empty() => {
+            items.iter().map(|x| answer_shown(x, outputs)).try_fold(true, |all, x| Some(all && x?))
+        }
+        _ => None,
+    }
+}
+
 /// The ungrounded claims of a stored instance, checked again with the current rules ([`stored`]; `task` is
 /// the case's instruction). `None` when the trace is neither paradigm's (nothing to check).
 pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Vec<Claim>> {
@@ -370,6 +409,33 @@ pub fn recheck(trace: &serde_json::Value, report: &str, task: &str) -> Option<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn codeact_trace(observations: &[&str]) -> serde_json::Value {
+        let rounds = observations.iter().map(|o| Round { observation: o.to_string(), ..Default::default() }).collect();
+        serde_json::to_value(CodeActTrace { paradigm: "codeact".into(), rounds, ..Default::default() }).unwrap()
+    }
+
+    /// An answer is shown by what ran when an output holds it: not by the task's numbers or the code's.
+    #[test]
+    fn a_parsed_answer_is_looked_for_in_the_outputs_of_what_ran() {
+        use serde_json::json;
+        let trace =
+            codeact_trace(&["Peak: 10.25 Hz\nDominant band: Alpha", "se = 0.8734\nchannels ['EEG 001', 'EEG 010']"]);
+        let out = outputs(&trace).unwrap();
+        let shown = |v: serde_json::Value| answer_shown(&v, &out);
+        assert_eq!(shown(json!(10.25)), Some(true));
+        assert_eq!(shown(json!(10.3)), Some(true), "rounded to the answer's decimals");
+        assert_eq!(shown(json!(87.34)), Some(true), "a fraction as a percent");
+        assert_eq!(shown(json!(13.0)), Some(false), "the top of the task's range is no output");
+        assert_eq!(shown(json!("alpha")), Some(true), "text is compared case-folded");
+        assert_eq!(shown(json!("delta")), Some(false));
+        assert_eq!(shown(json!(["EEG 010", "EEG 001"])), Some(true));
+        assert_eq!(shown(json!(["EEG 010", "EEG 020"])), Some(false), "every item must be shown");
+        for unchecked in [json!(false), json!(null), json!(""), json!([]), json!("x".repeat(65)), json!({"a": 1})] {
+            assert_eq!(shown(unchecked.clone()), None, "{unchecked}");
+        }
+        assert_eq!(outputs(&json!({"paradigm": "other"})), None);
+    }
 
     /// The echo of a report prompt is one; a report that quotes the task's instruction once is not.
     #[test]

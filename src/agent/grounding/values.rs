@@ -108,6 +108,14 @@ fn found(w: Written, seen: &[f64]) -> bool {
     })
 }
 
+/// Whether `seen` holds the number the JSON text `number` writes (its decimals are the text's), as [`found`]
+/// holds a report's value: how a parsed answer is looked for among what the agent was shown.
+pub fn held(number: &serde_json::Number, seen: &[f64]) -> bool {
+    let text = number.to_string();
+    let (w, _) = number_at(text.trim_start_matches('-'), 0);
+    w.value.is_finite() && found(w, seen)
+}
+
 /// Whether a line is code: it comments, imports, returns, prints, defines or assigns (`n_fft = 2048`), or is
 /// a kernel's block marker.
 fn code_like(line: &str) -> bool {

@@ -15,9 +15,14 @@
 //! that no tool or code performed, or states a value that neither the task nor any tool or code output holds
 //! (the trace's `ungrounded_claims`, checked when the instance ran and again when it is rescored); and
 //! `claims_struck` — the model's report made such claims and they were struck from the delivered report
-//! (the trace's `struck_claims`, `grounding::strike`).
+//! (the trace's `struck_claims`, `grounding::strike`); and `answer_unshown` — an answer that scored (a
+//! number, a category, a set or a sequence, read by the parser) is shown by no tool or code output: the
+//! parser read it from the task or from the model's own words (`grounding::answer_shown`). Seen with
+//! Qwen2.5-Coder-1.5B: a peak frequency of 13.0 Hz, the top of the task's "between 7.0 and 13.0 Hz", read from
+//! a report that states no peak.
 
 use super::Report;
+use crate::agent::grounding;
 use crate::bench::collection::Collection;
 use crate::bench::results::Instance;
 use crate::bench::scoring::unit_of;
@@ -31,8 +36,8 @@ pub struct FailureRow {
     pub paradigm: String,
     /// Validation unit (`—` for failures of the whole instance).
     pub unit: String,
-    /// infrastructure, agent_error, parser_error, ungrounded_report, claims_struck, no_report, scoring_error,
-    /// wrong, partial.
+    /// infrastructure, agent_error, parser_error, ungrounded_report, claims_struck, answer_unshown, no_report,
+    /// scoring_error, wrong, partial.
     pub class: String,
     /// The rule that applied, in words.
     pub rule: String,
@@ -88,6 +93,10 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
         let rule = format!("{}; those sentences were struck from it", claims_rule(claims, "the model's report"));
         out.push((WHOLE.into(), "claims_struck", rule));
     }
+    if unshown_answers(i) {
+        let rule = "a scored answer that no tool or code output shows: read from the task or the model's own words";
+        out.push((WHOLE.into(), "answer_unshown", rule.into()));
+    }
     if i.vrr == 0.0 && out.is_empty() {
         out.push((WHOLE.into(), "no_report", "the target returned no report".into()));
     }
@@ -101,6 +110,18 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
         out.push((unit, class, rule));
     }
     out
+}
+
+/// Whether an answer that scored (raw score above 0) in a unit whose answer is a value (numbers, categories,
+/// sets, sequences) is shown by nothing the agent saw of what ran (`grounding::answer_shown`).
+fn unshown_answers(i: &Instance) -> bool {
+    const VALUES: [&str; 4] = ["numeric_check", "categorical_check", "set_match_check", "sequence_match_check"];
+    let Some(outputs) = grounding::outputs(&i.sandbox["trace"]) else { return false };
+    i.metric_details
+        .values()
+        .filter(|d| d.raw_score > 0.0 && d.metric_type.as_deref().is_some_and(|t| VALUES.contains(&t)))
+        .filter_map(|d| d.target_key.as_deref())
+        .any(|k| grounding::answer_shown(&i.parser_output[k], &outputs) == Some(false))
 }
 
 /// What `claims` (the trace's `ungrounded_claims` or `struck_claims`) say `whose` report did.
@@ -222,5 +243,24 @@ mod tests {
                     .to_string()
             )]
         );
+    }
+
+    /// A scored answer no output of what ran shows is flagged; one an observation printed is not.
+    #[test]
+    fn a_scored_answer_no_output_shows_is_flagged() {
+        use crate::agent::codeact::{CodeActTrace, Round};
+        let with = |observation: &str, raw: f64| {
+            let mut i = inst(&[], 1.0, &[(raw, None)]);
+            let d = i.metric_details.get_mut("m0").unwrap();
+            (d.metric_type, d.target_key) = (Some("numeric_check".into()), Some("peak_hz".into()));
+            i.parser_output = serde_json::json!({"peak_hz": 13.0});
+            let rounds = vec![Round { observation: observation.into(), ..Default::default() }];
+            let trace = CodeActTrace { paradigm: "codeact".into(), rounds, ..Default::default() };
+            i.sandbox = serde_json::json!({"trace": trace});
+            classify(&i).into_iter().map(|(_, c, _)| c).collect::<Vec<_>>()
+        };
+        assert_eq!(with("Executed successfully (no output)", 1.0), ["answer_unshown"]);
+        assert!(with("peak_hz = 13.0", 1.0).is_empty(), "printed by the code");
+        assert_eq!(with("Executed successfully (no output)", 0.0), ["wrong"], "only answers that scored");
     }
 }
