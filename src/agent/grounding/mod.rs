@@ -375,10 +375,28 @@ pub fn outputs(trace: &serde_json::Value) -> Option<String> {
         }
         "codeact" => {
             let t: CodeActTrace = serde_json::from_value(trace.clone()).ok()?;
-            Some(t.rounds.iter().map(|r| r.observation.as_str()).collect::<Vec<_>>().join("\n"))
+            Some(t.rounds.iter().map(|r| printed(&r.observation)).collect::<Vec<_>>().join("\n"))
         }
         _ => None,
     }
+}
+
+/// What a CodeAct observation shows of the code's results: without its tracebacks (they echo the code's lines:
+/// "delta_power = …" is no delta band found) and without BrainLens's notes to the model.
+fn printed(observation: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_traceback = false;
+    for line in observation.lines() {
+        if line.starts_with("Traceback (most recent call last)") {
+            in_traceback = true;
+        } else if in_traceback {
+            // The exception's own line ends it (unindented, after the frames).
+            in_traceback = line.starts_with(' ') || line.is_empty();
+        } else if !line.starts_with("Note:") {
+            out.push(line);
+        }
+    }
+    out.join("\n")
 }
 
 /// Whether `outputs` show a parsed answer: a number they hold (as a report's value is held, [`values::held`]),
@@ -419,8 +437,13 @@ mod tests {
     #[test]
     fn a_parsed_answer_is_looked_for_in_the_outputs_of_what_ran() {
         use serde_json::json;
-        let trace =
-            codeact_trace(&["Peak: 10.25 Hz\nDominant band: Alpha", "se = 0.8734\nchannels ['EEG 001', 'EEG 010']"]);
+        let traceback = "Traceback (most recent call last):\n  File \"<block 2>\", line 2, in <module>\n    delta_power = \
+                         x[13.0]\n    ^^^^\nNameError: name 'x' is not defined\n\nNote: lines 1–1 of this block ran, delta 13.0";
+        let trace = codeact_trace(&[
+            "Peak: 10.25 Hz\nDominant band: Alpha",
+            "se = 0.8734\nchannels ['EEG 001', 'EEG 010']",
+            traceback,
+        ]);
         let out = outputs(&trace).unwrap();
         let shown = |v: serde_json::Value| answer_shown(&v, &out);
         assert_eq!(shown(json!(10.25)), Some(true));
@@ -428,7 +451,7 @@ mod tests {
         assert_eq!(shown(json!(87.34)), Some(true), "a fraction as a percent");
         assert_eq!(shown(json!(13.0)), Some(false), "the top of the task's range is no output");
         assert_eq!(shown(json!("alpha")), Some(true), "text is compared case-folded");
-        assert_eq!(shown(json!("delta")), Some(false));
+        assert_eq!(shown(json!("delta")), Some(false), "a traceback's echoed code and BrainLens's notes are no output");
         assert_eq!(shown(json!(["EEG 010", "EEG 001"])), Some(true));
         assert_eq!(shown(json!(["EEG 010", "EEG 020"])), Some(false), "every item must be shown");
         for unchecked in [json!(false), json!(null), json!(""), json!([]), json!("x".repeat(65)), json!({"a": 1})] {
