@@ -18,8 +18,9 @@
 //! (the trace's `struck_claims`, `grounding::strike`); and `answer_unshown` — an answer that scored (a
 //! number, a category, a set or a sequence, read by the parser) is shown by no tool or code output: the
 //! parser read it from the task or from the model's own words (`grounding::answer_shown`). Seen with
-//! Qwen2.5-Coder-1.5B: a peak frequency of 13.0 Hz, the top of the task's "between 7.0 and 13.0 Hz", read from
-//! a report that states no peak.
+//! Qwen2.5-Coder-1.5B's CodeAct: "The dominant band is delta" from a run whose code printed no band. What it
+//! misses: a value some output prints for another reason (a peak of 13.0 Hz, the top of the task's band,
+//! passes because MNE's filter log printed "Upper passband edge: 13.00 Hz").
 
 use super::Report;
 use crate::agent::grounding;
