@@ -295,6 +295,29 @@ fn the_first_view_is_the_shipped_real_runs() {
     h.get_by_label_contains("Simulated results");
 }
 
+/// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: three
+/// in the Qwen CodeAct run, one in SmolLM2's BrainAgent run), with the rule in words.
+#[test]
+fn the_real_runs_failure_table_flags_answers_no_output_shows() {
+    let mut app = BrainLensApp::new(None, false);
+    app.open_bench(vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real")]);
+    app.bench.finish_loading();
+    let mut h =
+        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("Charts").click();
+    h.run_steps(2);
+    h.get_by_label("Failure cases").click();
+    h.run_steps(3);
+    assert_eq!(h.query_all_by_label("answer_unshown").count(), 2, "one row per run with such answers");
+    let rule = "a scored answer that no tool or code output shows: read from the task or the model's own words";
+    assert_eq!(h.query_all_by_label(rule).count(), 2);
+    let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2, \
+                    Neurocognitive Assessment-case3-case3_1";
+    assert!(h.query_all_by_label(examples).count() >= 1, "the CodeAct row's examples");
+    assert!(h.query_all_by_label("Foundational Analysis-case6-case6_1").count() >= 1, "SmolLM2's");
+}
+
 /// A CodeAct instance whose first solution was asked again (claimed work, and a value nothing measured) says so
 /// in its round, and the report's flagged value is listed with the claims (a shipped real CodeAct instance,
 /// marked up as the runner writes such a round).

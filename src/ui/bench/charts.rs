@@ -260,7 +260,8 @@ fn failure_cases(ui: &mut egui::Ui, r: &Report) -> Rect {
     ui.vertical(|ui| {
         ui.label(
             "Instances short of full marks by validation unit and class, with the rule that put them there \
-             (infrastructure failures are rerun and excluded from scores; the rest are outcomes)",
+             (infrastructure failures are rerun and excluded from scores; the rest are outcomes); and, whatever \
+             the score, reports that claim work nothing did and scored answers no output of what ran shows",
         );
         if r.failure_cases.is_empty() {
             ui.weak("every instance scored full marks");
