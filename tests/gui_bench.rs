@@ -11,8 +11,13 @@ use egui_kittest::kittest::Queryable;
 use std::path::Path;
 
 fn harness() -> Harness<'static, BrainLensApp> {
+    harness_on("fixtures/bench/demo/results")
+}
+
+/// The Bench room on a folder of the repository, loaded.
+fn harness_on(folder: &str) -> Harness<'static, BrainLensApp> {
     let mut app = BrainLensApp::new(None, false);
-    app.open_bench(vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/demo/results")]);
+    app.open_bench(vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(folder)]);
     app.bench.finish_loading();
     let mut h =
         Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
@@ -299,12 +304,7 @@ fn the_first_view_is_the_shipped_real_runs() {
 /// in the Qwen CodeAct run, one in SmolLM2's BrainAgent run), with the rule in words.
 #[test]
 fn the_real_runs_failure_table_flags_answers_no_output_shows() {
-    let mut app = BrainLensApp::new(None, false);
-    app.open_bench(vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real")]);
-    app.bench.finish_loading();
-    let mut h =
-        Harness::builder().with_size([1280.0, 800.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
-    h.run_steps(3);
+    let mut h = harness_on("fixtures/bench/real");
     h.get_by_label("Charts").click();
     h.run_steps(2);
     h.get_by_label("Failure cases").click();
