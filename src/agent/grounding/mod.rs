@@ -360,24 +360,55 @@ pub fn stored(trace: &serde_json::Value, output: &str) -> Option<(String, Done)>
     }
 }
 
-/// What a stored instance's agent was shown of what ran: every CodeAct observation; every BrainAgent step's
-/// output and error, and the measured results its report carries. `None` when the trace is neither
-/// paradigm's. (Not the code, the steps' arguments or the task: a value there was asked for, not measured.)
-pub fn outputs(trace: &serde_json::Value) -> Option<String> {
-    match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
-        "brainagent" => {
-            let t: EegTrace = serde_json::from_value(trace.clone()).ok()?;
-            let steps = t.rounds.iter().flat_map(|r| &r.executed);
-            let mut text: Vec<String> =
-                steps.flat_map(|s| [s.observation.to_string(), s.error.clone().unwrap_or_default()]).collect();
-            text.push(t.measured);
-            Some(text.join("\n"))
+/// What a stored instance's agent was shown of what ran, read once to look its answers up in: every CodeAct
+/// observation; every BrainAgent step's output and error, and the measured results its report carries. (Not
+/// the code, the steps' arguments or the task: a value there was asked for, not measured.)
+pub struct Outputs {
+    /// The text, case-folded.
+    folded: String,
+    /// Its numbers ([`values_in`]).
+    values: Vec<f64>,
+}
+
+impl Outputs {
+    /// `None` when the trace is neither paradigm's.
+    pub fn of(trace: &serde_json::Value) -> Option<Outputs> {
+        use serde::Deserialize;
+        let text = match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
+            "brainagent" => {
+                let t = EegTrace::deserialize(trace).ok()?;
+                let steps = t.rounds.iter().flat_map(|r| &r.executed);
+                let mut text: Vec<String> =
+                    steps.flat_map(|s| [s.observation.to_string(), s.error.clone().unwrap_or_default()]).collect();
+                text.push(t.measured);
+                text.join("\n")
+            }
+            "codeact" => {
+                let t = CodeActTrace::deserialize(trace).ok()?;
+                t.rounds.iter().map(|r| printed(&r.observation)).collect::<Vec<_>>().join("\n")
+            }
+            _ => return None,
+        };
+        Some(Outputs { values: values_in(&text), folded: text.to_lowercase() })
+    }
+
+    /// Whether they show a parsed answer: a number they hold (as a report's value is held, [`values::held`]),
+    /// a short text (a stage, a band, a channel: at most 64 characters) they contain, case-folded, a list whose
+    /// every item they show. `None` where there is nothing to check this way: null, a boolean (the
+    /// missing-file answer is about what is absent), an empty text or list, a long text (an explanation), an
+    /// object.
+    pub fn show(&self, answer: &serde_json::Value) -> Option<bool> {
+        use serde_json::Value;
+        match answer {
+            Value::Number(n) => Some(values::held(n, &self.values)),
+            Value::String(s) if !s.trim().is_empty() && s.chars().count() <= 64 => {
+                Some(self.folded.contains(&s.trim().to_lowercase()))
+            }
+            Value::Array(items) if !items.is_empty() => {
+                items.iter().map(|x| self.show(x)).try_fold(true, |all, x| Some(all && x?))
+            }
+            _ => None,
         }
-        "codeact" => {
-            let t: CodeActTrace = serde_json::from_value(trace.clone()).ok()?;
-            Some(t.rounds.iter().map(|r| printed(&r.observation)).collect::<Vec<_>>().join("\n"))
-        }
-        _ => None,
     }
 }
 
@@ -397,24 +428,6 @@ fn printed(observation: &str) -> String {
         }
     }
     out.join("\n")
-}
-
-/// Whether `outputs` show a parsed answer: a number they hold (as a report's value is held, [`values::held`]),
-/// a short text (a stage, a band, a channel: at most 64 characters) they contain, case-folded, a list whose
-/// every item they show. `None` where there is nothing to check this way: null, a boolean (the missing-file
-/// answer is about what is absent), an empty text or list, a long text (an explanation), an object.
-pub fn answer_shown(answer: &serde_json::Value, outputs: &str) -> Option<bool> {
-    use serde_json::Value;
-    match answer {
-        Value::Number(n) => Some(values::held(n, &values_in(outputs))),
-        Value::String(s) if !s.trim().is_empty() && s.chars().count() <= 64 => {
-            Some(outputs.to_lowercase().contains(&s.trim().to_lowercase()))
-        }
-        Value::Array(items) if !items.is_empty() => {
-            items.iter().map(|x| answer_shown(x, outputs)).try_fold(true, |all, x| Some(all && x?))
-        }
-        _ => None,
-    }
 }
 
 /// The ungrounded claims of a stored instance, checked again with the current rules ([`stored`]; `task` is
@@ -444,8 +457,8 @@ mod tests {
             "se = 0.8734\nchannels ['EEG 001', 'EEG 010']",
             traceback,
         ]);
-        let out = outputs(&trace).unwrap();
-        let shown = |v: serde_json::Value| answer_shown(&v, &out);
+        let out = Outputs::of(&trace).unwrap();
+        let shown = |v: serde_json::Value| out.show(&v);
         assert_eq!(shown(json!(10.25)), Some(true));
         assert_eq!(shown(json!(10.3)), Some(true), "rounded to the answer's decimals");
         assert_eq!(shown(json!(87.34)), Some(true), "a fraction as a percent");
@@ -457,7 +470,7 @@ mod tests {
         for unchecked in [json!(false), json!(null), json!(""), json!([]), json!("x".repeat(65)), json!({"a": 1})] {
             assert_eq!(shown(unchecked.clone()), None, "{unchecked}");
         }
-        assert_eq!(outputs(&json!({"paradigm": "other"})), None);
+        assert!(Outputs::of(&json!({"paradigm": "other"})).is_none());
     }
 
     /// The echo of a report prompt is one; a report that quotes the task's instruction once is not.

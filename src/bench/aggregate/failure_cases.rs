@@ -17,7 +17,7 @@
 //! `claims_struck` — the model's report made such claims and they were struck from the delivered report
 //! (the trace's `struck_claims`, `grounding::strike`); and `answer_unshown` — an answer that scored (a
 //! number, a category, a set or a sequence, read by the parser) is shown by no tool or code output: the
-//! parser read it from the task or from the model's own words (`grounding::answer_shown`). Seen with
+//! parser read it from the task or from the model's own words (`grounding::Outputs`). Seen with
 //! Qwen2.5-Coder-1.5B's CodeAct: "The dominant band is delta" from a run whose code printed no band. What it
 //! misses: a value some output prints for another reason (a peak of 13.0 Hz, the top of the task's band,
 //! passes because MNE's filter log printed "Upper passband edge: 13.00 Hz").
@@ -114,15 +114,21 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
 }
 
 /// Whether an answer that scored (raw score above 0) in a unit whose answer is a value (numbers, categories,
-/// sets, sequences) is shown by nothing the agent saw of what ran (`grounding::answer_shown`).
+/// sets, sequences) is shown by nothing the agent saw of what ran (`grounding::Outputs::show`). The trace is
+/// read only for an instance with such an answer.
 fn unshown_answers(i: &Instance) -> bool {
     const VALUES: [&str; 4] = ["numeric_check", "categorical_check", "set_match_check", "sequence_match_check"];
-    let Some(outputs) = grounding::outputs(&i.sandbox["trace"]) else { return false };
-    i.metric_details
+    let scored: Vec<&str> = i
+        .metric_details
         .values()
         .filter(|d| d.raw_score > 0.0 && d.metric_type.as_deref().is_some_and(|t| VALUES.contains(&t)))
         .filter_map(|d| d.target_key.as_deref())
-        .any(|k| grounding::answer_shown(&i.parser_output[k], &outputs) == Some(false))
+        .collect();
+    if scored.is_empty() {
+        return false;
+    }
+    let Some(outputs) = grounding::Outputs::of(&i.sandbox["trace"]) else { return false };
+    scored.iter().any(|&k| outputs.show(&i.parser_output[k]) == Some(false))
 }
 
 /// What `claims` (the trace's `ungrounded_claims` or `struck_claims`) say `whose` report did.
