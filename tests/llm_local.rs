@@ -226,3 +226,38 @@ fn the_capable_model_copies_paths_and_formulas_exactly() {
     assert!(reply.text.contains(path), "{}", reply.text);
     assert!(reply.text.contains(formula), "{}", reply.text);
 }
+
+/// Under a JSON schema the capable model reads the value a report states (the parser's call, as the bench
+/// harness makes it). Before e54c8b8 the grammar allowed compact JSON only: Qwen's next token after
+/// `"dominant_stage":` is ` "`, it was forbidden, and the model answered `null` (the Sleep 7_x instances of
+/// the shipped CodeAct run; docs/bench.md). One short greedy call, skipped as the test above.
+#[test]
+fn the_capable_model_reads_a_stated_value_under_a_schema() {
+    let entry = brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap();
+    if !entry.path().is_file() {
+        assert!(
+            std::env::var("BRAINLENS_REQUIRE_CAPABLE").as_deref() != Ok("1"),
+            "{} is missing",
+            entry.path().display()
+        );
+        return;
+    }
+    let _one = one_model();
+    let model = LocalModel::shared(&entry.path()).unwrap();
+    let system = "From the report, extract dominant_stage: one of Light, Deep, REM. Answer with JSON \
+                  {\"dominant_stage\": string or null}.\nCopy values from the report only; use null for a value the \
+                  report does not state. Never invent values.";
+    let report = "Report:\nAfter running the code, the dominant sleep stage was identified as 'Light'. The result \
+                  was printed as 'Light'.";
+    let schema = json!({"type": "object", "properties": {"dominant_stage": {}}, "required": ["dominant_stage"]});
+    let request = ChatRequest {
+        temperature: 0.0,
+        max_tokens: 32,
+        seed: Some(0),
+        format: ResponseFormat::JsonSchema { name: "parser_output".into(), schema },
+        ..ChatRequest::new(vec![brainlens::llm::Message::system(system), brainlens::llm::Message::user(report)])
+    };
+    let reply = model.chat(&request).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&reply.text).unwrap();
+    assert_eq!(parsed["dominant_stage"], "Light", "{}", reply.text);
+}
