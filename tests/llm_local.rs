@@ -199,23 +199,26 @@ fn openai_client_against_brainlens_llm_serve() {
     assert!(["\"yes\"", "\"no\""].contains(&v["response"]["text"].as_str().unwrap()), "{v}");
 }
 
+/// The capable model (Qwen2.5-Coder-1.5B) from the cache; `None` (the test is skipped) when it is not there,
+/// unless BRAINLENS_REQUIRE_CAPABLE=1 (scripts/test.sh fetches it and sets it).
+fn capable_model() -> Option<std::path::PathBuf> {
+    let path = brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap().path();
+    if !path.is_file() {
+        assert!(std::env::var("BRAINLENS_REQUIRE_CAPABLE").as_deref() != Ok("1"), "{} is missing", path.display());
+        return None;
+    }
+    Some(path)
+}
+
 /// The capable model (Qwen2.5-Coder-1.5B, its own tokenizer and per-model sampling) copies an identifier-laden
 /// path and a quoted formula exactly: the two failures of SmolLM2's tokenizer and of the repeat penalty. One
 /// short greedy call (the CI smoke check of the capable model); skipped when the model is not in the cache
 /// unless BRAINLENS_REQUIRE_CAPABLE=1 (scripts/test.sh fetches it and sets it).
 #[test]
 fn the_capable_model_copies_paths_and_formulas_exactly() {
-    let entry = brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap();
-    if !entry.path().is_file() {
-        assert!(
-            std::env::var("BRAINLENS_REQUIRE_CAPABLE").as_deref() != Ok("1"),
-            "{} is missing",
-            entry.path().display()
-        );
-        return;
-    }
+    let Some(path) = capable_model() else { return };
     let _one = one_model();
-    let model = LocalModel::shared(&entry.path()).unwrap();
+    let model = LocalModel::shared(&path).unwrap();
     let sampling = model.sampling().unwrap();
     assert!(!sampling.contains("repeat_penalty") && sampling.contains("no_repeat_ngram 8"), "{sampling}");
     let path = "data_path = os.path.join('data', 'eeg', 'mne_sample_eeg60.edf')";
@@ -233,17 +236,9 @@ fn the_capable_model_copies_paths_and_formulas_exactly() {
 /// the shipped CodeAct run; docs/bench.md). One short greedy call, skipped as the test above.
 #[test]
 fn the_capable_model_reads_a_stated_value_under_a_schema() {
-    let entry = brainlens::llm::catalogue::find("qwen2.5-coder-1.5b").unwrap();
-    if !entry.path().is_file() {
-        assert!(
-            std::env::var("BRAINLENS_REQUIRE_CAPABLE").as_deref() != Ok("1"),
-            "{} is missing",
-            entry.path().display()
-        );
-        return;
-    }
+    let Some(path) = capable_model() else { return };
     let _one = one_model();
-    let model = LocalModel::shared(&entry.path()).unwrap();
+    let model = LocalModel::shared(&path).unwrap();
     let system = "From the report, extract dominant_stage: one of Light, Deep, REM. Answer with JSON \
                   {\"dominant_stage\": string or null}.\nCopy values from the report only; use null for a value the \
                   report does not state. Never invent values.";
