@@ -63,6 +63,7 @@ fn works_of(s: &str) -> Vec<Work> {
     // "… computed with no filtering" states the filter as not done.
     let unfiltered = any(s, &["no filter", "without filter", "no band-pass", "without band-pass"]);
     if !unfiltered
+        && !selects_rows(s)
         && (any(s, &["filtered", "bandpassed", "band-passed"])
             || (done
                 && any(
@@ -100,6 +101,18 @@ fn works_of(s: &str) -> Vec<Work> {
         out.push(Work::Heart);
     }
     out
+}
+
+/// Whether a sentence (lower-cased) uses "filter" for picking rows or epochs ("filtered out the wake epochs",
+/// "filtered the epochs to exclude wake"), not for a signal filter: it names no frequency and no kind of filter.
+/// Seen in the Qwen2.5-Coder-1.5B CodeAct run (e54c8b8), Sleep 1_1-1_3: pandas row selections struck as filtering.
+fn selects_rows(s: &str) -> bool {
+    let selection = any(
+        s,
+        &["filtered out", "filtering out", "filtered for", "filtered by", " to exclude", " to keep", " to include"],
+    );
+    let signal = any(s, &["hz", "pass", "notch", "fir", "iir", "butterworth", "line noise", "cutoff", "cut-off"]);
+    selection && !signal
 }
 
 /// A report's sentences: a full stop ends one only before a space or the end, so "40.0 Hz", "-0.2 s" and
@@ -573,6 +586,28 @@ mod tests {
         assert_eq!(c[0].sentence, real.trim_end_matches('.'));
         // Without the task, the quoted instruction's past participle is a claim.
         assert!(!ungrounded(report, &Done::default(), "").is_empty());
+    }
+
+    /// The Qwen2.5-Coder-1.5B CodeAct run (e54c8b8), Sleep 1_2 and 1_3: the code picked rows of a hypnogram
+    /// with pandas, and the report's "filtered out the wake epochs" was struck as a signal filter.
+    #[test]
+    fn picking_rows_is_not_a_signal_filter() {
+        for s in [
+            "The code loaded the hypnogram data, filtered out the wake epochs, and then calculated the total sleep time",
+            "The code loaded the hypnogram data, filtered the epochs to exclude wake epochs, and then calculated it",
+            "The table was filtered by stage.",
+        ] {
+            assert!(claims(s, "").iter().all(|c| c.work != Work::Filter), "{s}: {:?}", claims(s, ""));
+        }
+        // A frequency or a kind of filter keeps the claim (the same run, Foundational 1_2).
+        for s in [
+            "The code filtered the EEG data using a band-pass filter from 0.5 to 40 Hz, computed the Welch PSD",
+            "The 50 Hz line noise was filtered out.",
+            "The channels were filtered to exclude drifts with a high-pass filter.",
+            "The EEG was filtered.",
+        ] {
+            assert!(claims(s, "").iter().any(|c| c.work == Work::Filter), "{s}: {:?}", claims(s, ""));
+        }
     }
 
     /// The Qwen2.5-Coder-1.5B model-report run (90e279d), Foundational case 7_1: the report named the artifact's
