@@ -2,14 +2,15 @@
 
 Protocol (JSON lines): requests on stdin {"id": n, "code": str, "timeout": seconds}; replies on the original
 stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float,
-"ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str]}: on an error, the last line of the
-last top-level statement that ran, the first line of the one that raised, and the names the statements that ran
-bound; the imports left out (a name that does not exist here, which the block does not use).
+"ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str], "names": str|null}: on an error,
+the last line of the last top-level statement that ran, the first line of the one that raised, and the names the
+statements that ran bound; the imports left out (a name that does not exist here, which the block does not use);
+for a name a loaded module does not have, what it has instead.
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
 """
-import ast, contextlib, io, json, linecache, os, signal, sys, time, traceback, types
+import ast, contextlib, difflib, io, json, linecache, os, re, signal, sys, time, traceback, types
 
 proto = os.fdopen(os.dup(1), "w", buffering=1)
 requests = os.fdopen(os.dup(0), "r")
@@ -57,6 +58,28 @@ def run_import(stmt, name, used, reply):
                 return
 
 
+def names_note(error):
+    # A name a loaded module does not have ("cannot import name 'x' from 'm'", "module 'm' has no attribute 'x'"):
+    # the module's public names when they are few, else those like the missing one; None when neither helps.
+    text = str(error)
+    found = re.match(r"cannot import name '([^']+)' from '([^']+)'", text)
+    if found:
+        missing, module = found.groups()
+    else:
+        found = re.match(r"module '([^']+)' has no attribute '([^']+)'", text)
+        if not found:
+            return None
+        module, missing = found.groups()
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return None
+    names = sorted(n for n in dir(loaded) if not n.startswith("_"))
+    if len(names) <= 60:
+        return f"{module} has no {missing}; what it has: {', '.join(names)}."
+    like = difflib.get_close_matches(missing, names, n=5, cutoff=0.7)
+    return f"{module} has no {missing}; names in it like that one: {', '.join(like)}." if like else None
+
+
 def run(code, name, reply):
     # The block's source is known to linecache, so a traceback shows the failing line itself.
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
@@ -97,7 +120,7 @@ for line in requests:
         continue
     out = io.StringIO()
     reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False, "ran_to": None,
-             "stopped_at": None, "defined": [], "skipped": []}
+             "stopped_at": None, "defined": [], "skipped": [], "names": None}
     t0 = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:
@@ -115,6 +138,8 @@ for line in requests:
             # Raised while parsing the block: the block's line and caret, not the parser's frames.
             tb = None
         reply["error"] = "".join(traceback.format_exception(etype, value, tb))
+        if isinstance(value, (ImportError, AttributeError)):
+            reply["names"] = names_note(value)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     reply["stdout"] = out.getvalue()

@@ -40,6 +40,10 @@ pub struct Execution {
     /// (`module.name`, or the module), so the block ran on.
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// For a name a loaded module does not have (an import or an attribute): what the module has — all its
+    /// public names when there are at most 60, else the ones like the missing name.
+    #[serde(default)]
+    pub names: Option<String>,
 }
 
 pub struct Kernel {

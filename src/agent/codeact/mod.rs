@@ -264,7 +264,8 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     }
     if let Some(err) = &e.error {
         s.push_str(err);
-        if let Some(hint) = environment_hint(err) {
+        // The removed names' replacements first; else what the module has (the kernel's list).
+        if let Some(hint) = environment_hint(err).or_else(|| e.names.as_ref().map(|n| format!("Note: {n}"))) {
             s.push_str(&format!("\n{hint}\n"));
         }
         if let Some((ran_to, at)) = kept_part(e) {
@@ -740,6 +741,21 @@ mod tests {
         assert_eq!(unfence("x = 1\nprint(x)\n```"), "x = 1\nprint(x)");
         assert_eq!(unfence("x = 1\nprint(x)"), "x = 1\nprint(x)");
         assert_eq!(unfence("```python\nx = 1"), "x = 1");
+    }
+
+    /// A name a module lacks: the kernel's list of what it has is shown, unless the name is a removed one
+    /// with a known replacement (seen at e54c8b8: `from yasa import alpha_power` sent three rounds running).
+    #[test]
+    fn a_missing_module_name_shows_what_the_module_has() {
+        let e = |error: &str| crate::sandbox::kernel::Execution {
+            error: Some(format!("Traceback ...\n{error}")),
+            names: Some("yasa has no alpha_power; what it has: bandpower, sleep_statistics.".into()),
+            ..Default::default()
+        };
+        let obs = observation(&e("ImportError: cannot import name 'alpha_power' from 'yasa' (/x.py)"), 2000);
+        assert!(obs.ends_with("\nNote: yasa has no alpha_power; what it has: bandpower, sleep_statistics.\n"), "{obs}");
+        let obs = observation(&e("AttributeError: module 'numpy' has no attribute 'trapz'"), 2000);
+        assert!(obs.contains("use numpy.trapezoid") && !obs.contains("what it has"), "{obs}");
     }
 
     /// A block that failed after some of it ran: the observation says which lines ran and what they bound;
