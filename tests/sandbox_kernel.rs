@@ -91,12 +91,19 @@ fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line()
     let e = k.exec("from os.path import no_such\nno_such", 10.0).unwrap();
     assert!(e.error.as_deref().unwrap().contains("cannot import name 'no_such'") && e.skipped.is_empty(), "{e:?}");
     // What the module has instead: all its public names when few, else those like the missing one.
-    let names = e.names.unwrap_or_default();
+    let names = e.help.unwrap_or_default();
     assert!(names.starts_with("posixpath has no no_such; what it has: ") && names.contains(" join, "), "{names}");
     let e = k.exec("os.getcwdd()", 10.0).unwrap();
-    assert_eq!(e.names.as_deref(), Some("os has no getcwdd; names in it like that one: getcwd, getcwdb."), "{e:?}");
-    assert_eq!(k.exec("os.qqqqqq", 10.0).unwrap().names, None);
-    assert_eq!(k.exec("values.qqqqqq", 10.0).unwrap().names, None);
+    assert_eq!(e.help.as_deref(), Some("os has no getcwdd; names in it like that one: getcwd, getcwdb."), "{e:?}");
+    assert_eq!(k.exec("os.qqqqqq", 10.0).unwrap().help, None);
+    assert_eq!(k.exec("values.qqqqqq", 10.0).unwrap().help, None);
+    // A call given an argument its function does not take: the signature, found on the failing line.
+    let e = k.exec("def f(a, b: int = 1):\n    return a\n\ny = f(1,\n      c=2)", 10.0).unwrap();
+    assert_eq!(e.help.as_deref(), Some("the signature is f(a, b=1)."), "{e:?}");
+    let e = k.exec("values.append(1, 2)", 10.0).unwrap();
+    assert_eq!(e.help.as_deref(), Some("the signature is values.append(object, /)."), "{e:?}");
+    assert_eq!(k.exec("len(1, 2)", 10.0).unwrap().help.as_deref(), Some("the signature is len(obj, /)."));
+    assert_eq!(k.exec("1 + 'a'", 10.0).unwrap().help, None);
     let e = k.exec("values[9]", 10.0).unwrap();
     assert_eq!((e.ran_to, e.stopped_at), (None, Some(1)), "{e:?}");
     let e = k.exec("def f(:\n    pass", 10.0).unwrap();

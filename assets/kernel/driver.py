@@ -2,15 +2,16 @@
 
 Protocol (JSON lines): requests on stdin {"id": n, "code": str, "timeout": seconds}; replies on the original
 stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_out": bool, "seconds": float,
-"ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str], "names": str|null}: on an error,
+"ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str], "help": str|null}: on an error,
 the last line of the last top-level statement that ran, the first line of the one that raised, and the names the
 statements that ran bound; the imports left out (a name that does not exist here, which the block does not use);
-for a name a loaded module does not have, what it has instead.
+what the environment says that helps with the error (a name a loaded module does not have: what it has; a call
+given arguments its function does not take: the function's signature).
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
 """
-import ast, contextlib, difflib, io, json, linecache, os, re, signal, sys, time, traceback, types
+import ast, contextlib, difflib, inspect, io, json, linecache, os, re, signal, sys, time, traceback, types
 
 proto = os.fdopen(os.dup(1), "w", buffering=1)
 requests = os.fdopen(os.dup(0), "r")
@@ -80,6 +81,35 @@ def names_note(error):
     return f"{module} has no {missing}; names in it like that one: {', '.join(like)}." if like else None
 
 
+def signature_note(error, tb, code, name):
+    # A call given arguments its function does not take ("psd_array_welch() got an unexpected keyword argument
+    # 'method'"): the function's signature. The callee is the call of that name on the failing line of the
+    # block, evaluated where it failed when it is a plain name or attribute chain (nothing is called).
+    found = re.match(r"(?:[\w.]+\.)?(\w+)\(\) (?:got an unexpected keyword|got multiple values|missing \d+ required"
+                     r"|takes \d+ positional|takes from|takes exactly)", str(error))
+    frames = [(f, line) for f, line in traceback.walk_tb(tb) if f.f_code.co_filename == name]
+    if not found or not frames:
+        return None
+    frame, line = frames[-1]
+    chain = lambda e: isinstance(e, ast.Name) or (isinstance(e, ast.Attribute) and chain(e.value))
+    calls = [
+        c for c in ast.walk(ast.parse(code)) if isinstance(c, ast.Call) and c.lineno <= line <= c.end_lineno
+        and chain(c.func) and (c.func.id if isinstance(c.func, ast.Name) else c.func.attr) == found.group(1)
+    ]
+    if not calls:
+        return None
+    func = min(calls, key=lambda c: c.end_lineno - c.lineno).func
+    try:
+        callee = eval(compile(ast.Expression(func), name, "eval"), frame.f_globals, frame.f_locals)
+        sig = inspect.signature(callee)
+        # Without annotations: the parameters and their defaults are what a caller needs.
+        plain = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+        text = f"{ast.unparse(func)}{sig.replace(parameters=plain, return_annotation=inspect.Signature.empty)}"
+    except Exception:
+        return None
+    return f"the signature is {text if len(text) <= 700 else text[:700] + ' …'}."
+
+
 def run(code, name, reply):
     # The block's source is known to linecache, so a traceback shows the failing line itself.
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
@@ -120,7 +150,7 @@ for line in requests:
         continue
     out = io.StringIO()
     reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False, "ran_to": None,
-             "stopped_at": None, "defined": [], "skipped": [], "names": None}
+             "stopped_at": None, "defined": [], "skipped": [], "help": None}
     t0 = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:
@@ -139,7 +169,9 @@ for line in requests:
             tb = None
         reply["error"] = "".join(traceback.format_exception(etype, value, tb))
         if isinstance(value, (ImportError, AttributeError)):
-            reply["names"] = names_note(value)
+            reply["help"] = names_note(value)
+        elif isinstance(value, TypeError):
+            reply["help"] = signature_note(value, tb, req.get("code", ""), f"<block {req.get('id')}>")
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     reply["stdout"] = out.getvalue()

@@ -40,10 +40,11 @@ pub struct Execution {
     /// (`module.name`, or the module), so the block ran on.
     #[serde(default)]
     pub skipped: Vec<String>,
-    /// For a name a loaded module does not have (an import or an attribute): what the module has — all its
-    /// public names when there are at most 60, else the ones like the missing name.
+    /// On an error, what the environment itself says that helps: for a name a loaded module does not have (an
+    /// import or an attribute), what the module has — all its public names when there are at most 60, else the
+    /// ones like the missing name; for a call given arguments its function does not take, its signature.
     #[serde(default)]
-    pub names: Option<String>,
+    pub help: Option<String>,
 }
 
 pub struct Kernel {

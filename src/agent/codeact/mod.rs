@@ -278,9 +278,12 @@ pub fn observation(e: &crate::sandbox::kernel::Execution, limit: usize) -> Strin
     }
     if let Some(err) = &e.error {
         s.push_str(err);
-        // The removed names' replacements first; else what the module has (the kernel's list).
-        if let Some(hint) = environment_hint(err).or_else(|| e.names.as_ref().map(|n| format!("Note: {n}"))) {
+        if let Some(hint) = environment_hint(err) {
             s.push_str(&format!("\n{hint}\n"));
+        }
+        // What the kernel found (a module's names, a signature), unless a removed name's replacement is known.
+        if let Some(help) = e.help.as_ref().filter(|_| removed_hint(last_line(err)).is_none()) {
+            s.push_str(&format!("\nNote: {help}\n"));
         }
         if let Some((ran_to, at)) = kept_part(e) {
             let bound = bound_names(&e.defined).map(|n| format!(" and bound {n}")).unwrap_or_default();
@@ -398,13 +401,7 @@ const REMOVED: [(&str, &str, &str); 8] = [
 /// there are; `fir_design='bandpass'`, what the parameter is.
 pub fn environment_hint(traceback: &str) -> Option<String> {
     let last = last_line(traceback);
-    let removed = REMOVED.iter().find_map(|(module, name, instead)| {
-        let import = format!("cannot import name '{name}' from '{module}'");
-        let attribute = format!("module '{module}' has no attribute '{name}'");
-        (last.contains(&import) || last.contains(&attribute))
-            .then(|| format!("Note: {module}.{name} does not exist in this environment; use {instead}."))
-    });
-    removed
+    removed_hint(last)
         .or_else(|| {
             let scipy_keywords = last.contains("nperseg") || last.contains("noverlap");
             (last.contains("unexpected keyword argument") && scipy_keywords).then(|| {
@@ -439,6 +436,16 @@ pub fn environment_hint(traceback: &str) -> Option<String> {
                     .to_string()
             })
         })
+}
+
+/// The replacement of a removed name that a traceback's last line names (`REMOVED`).
+fn removed_hint(last: &str) -> Option<String> {
+    REMOVED.iter().find_map(|(module, name, instead)| {
+        let import = format!("cannot import name '{name}' from '{module}'");
+        let attribute = format!("module '{module}' has no attribute '{name}'");
+        (last.contains(&import) || last.contains(&attribute))
+            .then(|| format!("Note: {module}.{name} does not exist in this environment; use {instead}."))
+    })
 }
 
 /// A traceback's last line (the exception and its message).
@@ -757,19 +764,28 @@ mod tests {
         assert_eq!(unfence("```python\nx = 1"), "x = 1");
     }
 
-    /// A name a module lacks: the kernel's list of what it has is shown, unless the name is a removed one
-    /// with a known replacement (seen at e54c8b8: `from yasa import alpha_power` sent three rounds running).
+    /// What the kernel found is shown: a module's names (unless the name is a removed one with a known
+    /// replacement; seen at e54c8b8: `from yasa import alpha_power` sent three rounds running), a signature.
     #[test]
-    fn a_missing_module_name_shows_what_the_module_has() {
+    fn the_kernels_help_shows_a_modules_names_and_a_signature() {
         let e = |error: &str| crate::sandbox::kernel::Execution {
             error: Some(format!("Traceback ...\n{error}")),
-            names: Some("yasa has no alpha_power; what it has: bandpower, sleep_statistics.".into()),
+            help: Some("yasa has no alpha_power; what it has: bandpower, sleep_statistics.".into()),
             ..Default::default()
         };
         let obs = observation(&e("ImportError: cannot import name 'alpha_power' from 'yasa' (/x.py)"), 2000);
         assert!(obs.ends_with("\nNote: yasa has no alpha_power; what it has: bandpower, sleep_statistics.\n"), "{obs}");
         let obs = observation(&e("AttributeError: module 'numpy' has no attribute 'trapz'"), 2000);
         assert!(obs.contains("use numpy.trapezoid") && !obs.contains("what it has"), "{obs}");
+        // A signature the kernel found is shown beside BrainLens's own note on the same error.
+        let events = crate::sandbox::kernel::Execution {
+            error: Some("Traceback ...\nTypeError: find_events() got an unexpected keyword argument 'event_id'".into()),
+            help: Some("the signature is mne.find_events(raw, stim_channel=None).".into()),
+            ..Default::default()
+        };
+        let obs = observation(&events, 2000);
+        assert!(obs.contains("mne.events_from_annotations(raw)"), "{obs}");
+        assert!(obs.ends_with("\nNote: the signature is mne.find_events(raw, stim_channel=None).\n"), "{obs}");
     }
 
     /// A block that failed after some of it ran: the observation says which lines ran and what they bound;
