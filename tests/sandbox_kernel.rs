@@ -104,6 +104,14 @@ fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line()
     assert_eq!(e.help.as_deref(), Some("the signature is values.append(object, /)."), "{e:?}");
     assert_eq!(k.exec("len(1, 2)", 10.0).unwrap().help.as_deref(), Some("the signature is len(obj, /)."));
     assert_eq!(k.exec("1 + 'a'", 10.0).unwrap().help, None);
+    // A module used without its import (the input folder's `data/` is not one).
+    let mut help = |code: &str| k.exec(code, 10.0).unwrap().help;
+    assert_eq!(
+        help("json.dumps(1)").as_deref(),
+        Some("json is not defined in this session; it is a module here: add `import json`.")
+    );
+    assert_eq!(help("data").as_deref(), None);
+    assert_eq!(help("no_such_name").as_deref(), None);
     let e = k.exec("values[9]", 10.0).unwrap();
     assert_eq!((e.ran_to, e.stopped_at), (None, Some(1)), "{e:?}");
     let e = k.exec("def f(:\n    pass", 10.0).unwrap();

@@ -6,12 +6,13 @@ stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_ou
 the last line of the last top-level statement that ran, the first line of the one that raised, and the names the
 statements that ran bound; the imports left out (a name that does not exist here, which the block does not use);
 what the environment says that helps with the error (a name a loaded module does not have: what it has; a call
-given arguments its function does not take: the function's signature).
+given arguments its function does not take: the function's signature; a module used without its import: the
+import).
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
 """
-import ast, contextlib, difflib, inspect, io, json, linecache, os, re, signal, sys, time, traceback, types
+import ast, contextlib, difflib, importlib.util, inspect, io, json, linecache, os, re, signal, sys, time, traceback, types
 
 proto = os.fdopen(os.dup(1), "w", buffering=1)
 requests = os.fdopen(os.dup(0), "r")
@@ -79,6 +80,26 @@ def names_note(error):
         return f"{module} has no {missing}; what it has: {', '.join(names)}."
     like = difflib.get_close_matches(missing, names, n=5, cutoff=0.7)
     return f"{module} has no {missing}; names in it like that one: {', '.join(like)}." if like else None
+
+
+ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot", "sp": "scipy"}
+
+
+def import_note(error):
+    # A name that is a module of this environment (or its usual alias), used without its import: the import.
+    missing = getattr(error, "name", None)
+    module = ALIASES.get(missing, missing)
+    if not missing or not re.fullmatch(r"[A-Za-z_][\w.]*", module):
+        return None
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    installed = spec is not None and "site-packages" in (spec.origin or "") + "".join(spec.submodule_search_locations or [])
+    if not (module.split(".")[0] in sys.stdlib_module_names or installed):
+        return None
+    line = f"import {module}" if module == missing else f"import {module} as {missing}"
+    return f"{missing} is not defined in this session; it is a module here: add `{line}`."
 
 
 def signature_note(error, tb, code, name):
@@ -170,6 +191,8 @@ for line in requests:
         reply["error"] = "".join(traceback.format_exception(etype, value, tb))
         if isinstance(value, (ImportError, AttributeError)):
             reply["help"] = names_note(value)
+        elif isinstance(value, NameError):
+            reply["help"] = import_note(value)
         elif isinstance(value, TypeError):
             reply["help"] = signature_note(value, tb, req.get("code", ""), f"<block {req.get('id')}>")
     finally:
