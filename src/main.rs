@@ -109,6 +109,9 @@ fn main() -> ExitCode {
             BenchCommand::Strike { result, cases, out, provider, json } => {
                 brainlens::cli::bench_strike::strike(&result, &cases, &out, &provider, json, &mut stdout)
             }
+            BenchCommand::Judge { result, cases, out, provider, json } => {
+                brainlens::cli::bench_judge::judge(&result, &cases, &out, &provider, json, &mut stdout)
+            }
             BenchCommand::AuditParser { results, cases, n, provider, json } => {
                 bench::audit_parser(&results, &cases, n, &provider, json, &mut stdout)
             }

@@ -203,8 +203,14 @@ impl Collection {
                     (0, n) => format!(" · {} struck while it ran", plural(n, "report")),
                     (n, _) => format!(" · {} struck afterwards", plural(n, "report")),
                 };
+                // The judge of the judged units, when there was one (without one they scored 0).
+                let judge = match (e.get("judged_after_run"), e.get("models").and_then(|m| m["semantic"].as_str())) {
+                    (Some(j), _) => format!(" · judged afterwards by {}", j["judge"].as_str().unwrap_or("?")),
+                    (None, Some(j)) => format!(" · judged by {j}"),
+                    (None, None) => String::new(),
+                };
                 format!(
-                    "{} · {}{report} · {suite} · {} · run {day}{struck}",
+                    "{} · {}{report} · {suite} · {} · run {day}{judge}{struck}",
                     r.model,
                     r.paradigm,
                     plural(r.result.instances.len(), "instance")

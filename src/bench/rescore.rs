@@ -138,7 +138,8 @@ pub struct Keep {
     pub files: bool,
 }
 
-fn is_judged(kind: &str) -> bool {
+/// The kinds a judge model scores (no judge: 0).
+pub fn is_judged(kind: &str) -> bool {
     matches!(kind, "semantic_consistency" | "safety_compliance" | "factual_qa_check")
 }
 

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod atlas_arg;
 pub mod bench;
 pub mod bench_compare;
+pub mod bench_judge;
 pub mod bench_strike;
 pub mod bids;
 pub mod cohort;
@@ -459,6 +460,22 @@ pub enum BenchCommand {
     /// did, values nothing measured, each replaced by a marker), parse the struck reports again with the
     /// parser model (the same provider options as bench run) and rescore them into a new file.
     Strike {
+        result: PathBuf,
+        /// The cases the result was produced from (file, subset folder or suite).
+        #[arg(long)]
+        cases: PathBuf,
+        /// The new result file (the run's own file is not changed).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        provider: crate::cli::llm::ProviderArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Judge a stored run's judged units (semantic_consistency, safety_compliance, factual_qa_check) with a judge
+    /// model (the same provider options as bench run), as --judge-model does while a run runs, and rescore
+    /// into a new file. A run made without a judge scored them 0.
+    Judge {
         result: PathBuf,
         /// The cases the result was produced from (file, subset folder or suite).
         #[arg(long)]

@@ -2,6 +2,7 @@
 //! roles, shards and the Slurm job array, and the parser audit. `bench` below it holds cases, scoring, results and aggregates.
 
 pub mod error;
+pub mod judge;
 pub mod parser_audit;
 pub mod runner;
 pub mod slurm;
