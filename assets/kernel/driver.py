@@ -189,12 +189,16 @@ for line in requests:
             # Raised while parsing the block: the block's line and caret, not the parser's frames.
             tb = None
         reply["error"] = "".join(traceback.format_exception(etype, value, tb))
-        if isinstance(value, (ImportError, AttributeError)):
-            reply["help"] = names_note(value)
-        elif isinstance(value, NameError):
-            reply["help"] = import_note(value)
-        elif isinstance(value, TypeError):
-            reply["help"] = signature_note(value, tb, req.get("code", ""), f"<block {req.get('id')}>")
+        try:
+            # Help is a courtesy: whatever goes wrong finding it, the reply goes out without it.
+            if isinstance(value, (ImportError, AttributeError)):
+                reply["help"] = names_note(value)
+            elif isinstance(value, NameError):
+                reply["help"] = import_note(value)
+            elif isinstance(value, TypeError):
+                reply["help"] = signature_note(value, tb, req.get("code", ""), f"<block {req.get('id')}>")
+        except Exception:
+            reply["help"] = None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
     reply["stdout"] = out.getvalue()
