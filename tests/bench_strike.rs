@@ -1,4 +1,5 @@
-//! `bench strike` on a shipped real run (fixtures/bench/real, the Qwen model-report BrainAgent run): the
+//! `bench strike` on a real run (fixtures/bench/history: the Qwen model-report BrainAgent run at ee7d256, once
+//! shipped as the Bench room's, struck after its run): the
 //! reports the grounding check flags are struck, parsed again by the local SmolLM2 and rescored into a new
 //! file; nothing else changes, and a struck file is not struck twice. Skipped when the model cache is empty
 //! unless BRAINLENS_REQUIRE_MODELS=1.
@@ -89,7 +90,7 @@ fn a_parser_that_fails_writes_nothing_and_names_the_instance() {
     assert!(!out.exists(), "nothing written half");
 }
 
-const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/bench/real/qwen_brainagent_model.json");
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/bench/history/qwen_brainagent_model_ee7d256.json");
 
 /// In `dir`: the local suite the shipped runs ran on (real_demo.sh: seed 11), and the shipped Qwen model-report
 /// run as it ran — it was struck after its run, so its reports as the model wrote them are put back — with

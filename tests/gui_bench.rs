@@ -301,7 +301,8 @@ fn the_first_view_is_the_shipped_real_runs() {
 }
 
 /// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: three
-/// in the Qwen CodeAct run, one in SmolLM2's BrainAgent run), with the rule in words.
+/// in the Qwen CodeAct run, two in its model-report BrainAgent run, one in SmolLM2's BrainAgent run), with
+/// the rule in words.
 #[test]
 fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     let mut h = harness_on("fixtures/bench/real");
@@ -309,13 +310,15 @@ fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     h.run_steps(2);
     h.get_by_label("Failure cases").click();
     h.run_steps(3);
-    assert_eq!(h.query_all_by_label("answer_unshown").count(), 2, "one row per run with such answers");
+    assert_eq!(h.query_all_by_label("answer_unshown").count(), 3, "one row per run with such answers");
     let rule = "a scored answer that no tool or code output shows: read from the task or the model's own words";
-    assert_eq!(h.query_all_by_label(rule).count(), 2);
+    assert_eq!(h.query_all_by_label(rule).count(), 3);
     let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2, \
                     Neurocognitive Assessment-case3-case3_1";
     assert!(h.query_all_by_label(examples).count() >= 1, "the CodeAct row's examples");
     assert!(h.query_all_by_label("Foundational Analysis-case6-case6_1").count() >= 1, "SmolLM2's");
+    let examples = "Foundational Analysis-case2-case2_2, Neurocognitive Assessment-case3-case3_1";
+    assert!(h.query_all_by_label(examples).count() >= 1, "Qwen's model-report BrainAgent row");
 }
 
 /// A CodeAct instance whose first solution was asked again (claimed work, and a value nothing measured) says so
@@ -342,11 +345,12 @@ fn a_solution_asked_again_and_a_flagged_value_are_shown_in_the_instance() {
     );
 }
 
-/// A shipped instance whose report had sentences struck (the Qwen model-report run, Foundational case 1_1:
+/// A real instance whose report had sentences struck (the Qwen model-report run at ee7d256, in
+/// fixtures/bench/history; Foundational case 1_1:
 /// a PSD no step computed) lists what was struck, and opens the report as the model wrote it.
 #[test]
 fn struck_sentences_and_the_report_as_written_are_shown_in_the_instance() {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_brainagent_model.json");
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/history/qwen_brainagent_model_ee7d256.json");
     let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
     let at = file["instances"]
         .as_array()
