@@ -90,6 +90,10 @@ fn works_of(s: &str) -> Vec<Work> {
         "absolute power",
         "periodogram",
         "multitaper",
+        // Event-related power (the `event_power_change` tool's work).
+        "squared amplitude",
+        "power change",
+        "event power",
     ];
     if done && any(s, &spectral) {
         out.push(Work::Spectrum);
@@ -586,6 +590,17 @@ mod tests {
         assert_eq!(c[0].sentence, real.trim_end_matches('.'));
         // Without the task, the quoted instruction's past participle is a claim.
         assert!(!ungrounded(report, &Done::default(), "").is_empty());
+    }
+
+    /// The Qwen2.5-Coder-1.5B model-report run (0769874), Neurocognitive 3_1: no step computed an event power,
+    /// and the report said it was calculated.
+    #[test]
+    fn an_event_power_stated_as_computed_is_spectral_work() {
+        let s = "The mean squared amplitude from -0.5 to 0 s and from 0 to 0.5 s around each visual or auditory \
+                 event was calculated, summed over events and channels, and the percent change (post - pre) / pre \
+                 was computed.";
+        assert_eq!(claims(s, "").iter().map(|c| c.work).collect::<Vec<_>>(), [Work::Spectrum]);
+        assert!(claims("Take the mean squared amplitude around each event.", "").is_empty());
     }
 
     /// The Qwen2.5-Coder-1.5B CodeAct run (e54c8b8), Sleep 1_2 and 1_3: the code picked rows of a hypnogram
