@@ -90,12 +90,24 @@ fn relative_paths_resolve_in_the_read_only_inputs_and_tracebacks_show_the_line()
     assert_eq!(e.skipped, ["os.path.no_such", "no_such_module"]);
     let e = k.exec("from os.path import no_such\nno_such", 10.0).unwrap();
     assert!(e.error.as_deref().unwrap().contains("cannot import name 'no_such'") && e.skipped.is_empty(), "{e:?}");
-    // What the module has instead: all its public names when few, else those like the missing one.
-    let names = e.help.unwrap_or_default();
-    assert!(names.starts_with("posixpath has no no_such; what it has: ") && names.contains(" join, "), "{names}");
+    // What the module has instead: its names like the missing one (in spelling, or sharing a word), or none.
+    assert_eq!(e.help.as_deref(), Some("posixpath has no no_such, and no name in it like that one."), "{e:?}");
+    let e = k.exec("from os.path import joinn\njoinn('a')", 10.0).unwrap();
+    assert_eq!(e.help.as_deref(), Some("posixpath has no joinn; names in it like that one: join."), "{e:?}");
+    let e = k.exec("from os.path import real_name\nreal_name('a')", 10.0).unwrap();
+    assert_eq!(
+        e.help.as_deref(),
+        Some(
+            "posixpath has no real_name; names in it like that one: basename, dirname, realpath, supports_unicode_filenames."
+        ),
+        "{e:?}"
+    );
     let e = k.exec("os.getcwdd()", 10.0).unwrap();
     assert_eq!(e.help.as_deref(), Some("os has no getcwdd; names in it like that one: getcwd, getcwdb."), "{e:?}");
-    assert_eq!(k.exec("os.qqqqqq", 10.0).unwrap().help, None);
+    assert_eq!(
+        k.exec("os.qqqqqq", 10.0).unwrap().help.as_deref(),
+        Some("os has no qqqqqq, and no name in it like that one.")
+    );
     assert_eq!(k.exec("values.qqqqqq", 10.0).unwrap().help, None);
     // A call given an argument its function does not take: the signature, found on the failing line.
     let e = k.exec("def f(a, b: int = 1):\n    return a\n\ny = f(1,\n      c=2)", 10.0).unwrap();

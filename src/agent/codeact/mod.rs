@@ -800,13 +800,16 @@ mod tests {
     fn the_kernels_help_shows_a_modules_names_and_a_signature() {
         let e = |error: &str| crate::sandbox::kernel::Execution {
             error: Some(format!("Traceback ...\n{error}")),
-            help: Some("yasa has no alpha_power; what it has: bandpower, sleep_statistics.".into()),
+            help: Some("yasa has no alpha_power; names in it like that one: bandpower, stft_power.".into()),
             ..Default::default()
         };
         let obs = observation(&e("ImportError: cannot import name 'alpha_power' from 'yasa' (/x.py)"), 2000);
-        assert!(obs.ends_with("\nNote: yasa has no alpha_power; what it has: bandpower, sleep_statistics.\n"), "{obs}");
+        assert!(
+            obs.ends_with("\nNote: yasa has no alpha_power; names in it like that one: bandpower, stft_power.\n"),
+            "{obs}"
+        );
         let obs = observation(&e("AttributeError: module 'numpy' has no attribute 'trapz'"), 2000);
-        assert!(obs.contains("use numpy.trapezoid") && !obs.contains("what it has"), "{obs}");
+        assert!(obs.contains("use numpy.trapezoid") && !obs.contains("names in it"), "{obs}");
         // A signature the kernel found is shown beside BrainLens's own note on the same error.
         let events = crate::sandbox::kernel::Execution {
             error: Some("Traceback ...\nTypeError: find_events() got an unexpected keyword argument 'event_id'".into()),
