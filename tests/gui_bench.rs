@@ -300,7 +300,7 @@ fn the_first_view_is_the_shipped_real_runs() {
     h.get_by_label_contains("Simulated results");
 }
 
-/// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: three
+/// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: five
 /// in the Qwen CodeAct run, two in its model-report BrainAgent run, one in SmolLM2's BrainAgent run), with
 /// the rule in words.
 #[test]
@@ -314,7 +314,7 @@ fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     let rule = "a scored answer that no tool or code output shows: read from the task or the model's own words";
     assert_eq!(h.query_all_by_label(rule).count(), 3);
     let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2, \
-                    Neurocognitive Assessment-case3-case3_1";
+                    Foundational Analysis-case3-case3_2";
     assert!(h.query_all_by_label(examples).count() >= 1, "the CodeAct row's examples");
     assert!(h.query_all_by_label("Foundational Analysis-case6-case6_1").count() >= 1, "SmolLM2's");
     let examples = "Foundational Analysis-case2-case2_2, Neurocognitive Assessment-case3-case3_1";
