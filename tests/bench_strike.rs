@@ -31,10 +31,19 @@ fn a_stored_run_is_struck_parsed_again_and_rescored() {
     let v = common::json(&strs(&args(&stored, &out)));
     let struck: Vec<&str> =
         v["struck"].as_array().unwrap().iter().map(|s| s["instance_id"].as_str().unwrap()).collect();
-    assert_eq!(struck, flagged);
+    // The 4 struck when it was struck, and one more since the check reads an event power stated as calculated
+    // as spectral work (dd490d3): Neurocognitive 3_1's "The mean squared amplitude … was calculated".
+    let since = "Neurocognitive Assessment-case3-case3_1";
+    let mut expected: Vec<&str> = flagged.iter().map(String::as_str).collect();
+    expected.push(since);
+    assert_eq!(struck, expected);
     let after = ResultFile::load(&out).unwrap();
     // The same sentences are struck as in the shipped file (the parser here is SmolLM2, not the run's Qwen).
     for (a, b) in after.instances.iter().zip(&shipped.instances) {
+        if a.instance_id == since {
+            assert!(a.report().contains("[struck by BrainLens: ") && !b.report().contains("[struck"), "{}", a.report());
+            continue;
+        }
         assert_eq!(a.report(), b.report(), "{}", a.instance_id);
     }
     assert_eq!(after.instances.len(), before.instances.len());
