@@ -106,12 +106,8 @@ fn main() -> ExitCode {
             BenchCommand::Rescore { result, cases, out, workspace, strict, json } => {
                 bench::rescore(&result, &cases, out.as_deref(), workspace.as_deref(), strict, json, &mut stdout)
             }
-            BenchCommand::Strike { result, cases, out, provider, json } => {
-                brainlens::cli::bench_strike::strike(&result, &cases, &out, &provider, json, &mut stdout)
-            }
-            BenchCommand::Judge { result, cases, out, provider, json } => {
-                brainlens::cli::bench_judge::judge(&result, &cases, &out, &provider, json, &mut stdout)
-            }
+            BenchCommand::Strike(a) => brainlens::cli::bench_strike::strike(&a, &mut stdout),
+            BenchCommand::Judge(a) => brainlens::cli::bench_judge::judge(&a, &mut stdout),
             BenchCommand::AuditParser { results, cases, n, provider, json } => {
                 bench::audit_parser(&results, &cases, n, &provider, json, &mut stdout)
             }

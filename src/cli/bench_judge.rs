@@ -2,32 +2,19 @@
 //! units scored by a judge model after the run (`harness::judge`), into a new file.
 
 use super::write_json;
-use crate::bench::case::load_cases_for_scoring;
 use crate::bench::rescore::CaseIndex;
-use crate::bench::results::ResultFile;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
 
-pub fn judge(
-    result: &Path,
-    cases: &Path,
-    out_path: &Path,
-    provider: &crate::cli::llm::ProviderArgs,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<()> {
-    let mut file = ResultFile::load(result)?;
-    if file.experiment.get("judged_after_run").is_some() {
-        bail!("{}: it was judged already (experiment.judged_after_run)", result.display());
-    }
+pub fn judge(a: &super::StoredRunArgs, out: &mut dyn Write) -> Result<()> {
+    let (result, out_path, json) = (a.result.as_path(), a.out.as_path(), a.json);
+    let (mut file, set) = super::open_stored(a, "judged_after_run", "it was judged")?;
     if let Some(judge) = file.experiment.get("models").and_then(|m| m.get("semantic")).filter(|j| !j.is_null()) {
         bail!("{}: it was judged while it ran (experiment.models.semantic = {judge})", result.display());
     }
-    let set = load_cases_for_scoring(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
     let index = CaseIndex::new(&set.cases);
-    let model = provider.config(crate::llm::config::Purpose::Parser)?.build()?;
+    let model = a.provider.config(crate::llm::config::Purpose::Parser)?.build()?;
     let cancel = crate::util::cancel::Cancel::default();
     super::on_interrupt(cancel.clone());
     let mut judged = Vec::new();

@@ -2,14 +2,11 @@
 //! struck as a run now strikes them, the struck ones parsed again and rescored (`harness::strike`).
 
 use super::write_json;
-use crate::bench::case::load_cases_for_scoring;
 use crate::bench::rescore::{CaseIndex, Keep, rescore_one};
-use crate::bench::results::ResultFile;
 use crate::bench::scoring::ScoreContext;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::json;
 use std::io::Write;
-use std::path::Path;
 
 /// One instance whose report had sentences struck.
 #[derive(Debug, serde::Serialize)]
@@ -20,21 +17,11 @@ struct Struck {
     score_after: f64,
 }
 
-pub fn strike(
-    result: &Path,
-    cases: &Path,
-    out_path: &Path,
-    provider: &crate::cli::llm::ProviderArgs,
-    json: bool,
-    out: &mut dyn Write,
-) -> Result<()> {
-    let mut file = ResultFile::load(result)?;
-    if file.experiment.get("struck_after_run").is_some() {
-        bail!("{}: its reports were struck already (experiment.struck_after_run)", result.display());
-    }
-    let set = load_cases_for_scoring(cases).map_err(|e| anyhow::anyhow!("{e}"))?;
+pub fn strike(a: &super::StoredRunArgs, out: &mut dyn Write) -> Result<()> {
+    let (result, out_path, json) = (a.result.as_path(), a.out.as_path(), a.json);
+    let (mut file, set) = super::open_stored(a, "struck_after_run", "its reports were struck")?;
     let index = CaseIndex::new(&set.cases);
-    let parser = provider.config(crate::llm::config::Purpose::Parser)?.build()?;
+    let parser = a.provider.config(crate::llm::config::Purpose::Parser)?.build()?;
     let cancel = crate::util::cancel::Cancel::default();
     super::on_interrupt(cancel.clone());
     // As `bench rescore` without a workspace or judge: artifact checks and judged units keep their scores.

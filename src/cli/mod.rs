@@ -50,6 +50,37 @@ pub fn on_signals(cancel: crate::util::cancel::Cancel) {
 
 /// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
 /// calls check the flag between tokens), after the result file's last atomic rewrite.
+/// A stored run given to a command that reads it with a model and writes a new file (`bench strike`, `bench judge`).
+#[derive(Debug, clap::Args)]
+pub struct StoredRunArgs {
+    pub result: PathBuf,
+    /// The cases the result was produced from (file, subset folder or suite).
+    #[arg(long)]
+    pub cases: PathBuf,
+    /// The new result file (the run's own file is not changed).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub provider: crate::cli::llm::ProviderArgs,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The stored run of `a` and its cases, refused (naming the file) when its experiment block has `done` (the
+/// command ran on it already: `what`).
+pub fn open_stored(
+    a: &StoredRunArgs,
+    done: &str,
+    what: &str,
+) -> anyhow::Result<(crate::bench::results::ResultFile, crate::bench::case::CaseSet)> {
+    let file = crate::bench::results::ResultFile::load(&a.result)?;
+    if file.experiment.get(done).is_some() {
+        anyhow::bail!("{}: {what} already (experiment.{done})", a.result.display());
+    }
+    let set = crate::bench::case::load_cases_for_scoring(&a.cases).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((file, set))
+}
+
 pub fn on_interrupt(cancel: crate::util::cancel::Cancel) {
     cancel_on(&[libc::SIGINT], &cancel);
 }
@@ -459,35 +490,11 @@ pub enum BenchCommand {
     /// Strike from a stored run's reports what a run now strikes (sentences that claim work no step or code
     /// did, values nothing measured, each replaced by a marker), parse the struck reports again with the
     /// parser model (the same provider options as bench run) and rescore them into a new file.
-    Strike {
-        result: PathBuf,
-        /// The cases the result was produced from (file, subset folder or suite).
-        #[arg(long)]
-        cases: PathBuf,
-        /// The new result file (the run's own file is not changed).
-        #[arg(long)]
-        out: PathBuf,
-        #[command(flatten)]
-        provider: crate::cli::llm::ProviderArgs,
-        #[arg(long)]
-        json: bool,
-    },
+    Strike(StoredRunArgs),
     /// Judge a stored run's judged units (semantic_consistency, safety_compliance, factual_qa_check) with a judge
     /// model (the same provider options as bench run), as --judge-model does while a run runs, and rescore
     /// into a new file. A run made without a judge scored them 0.
-    Judge {
-        result: PathBuf,
-        /// The cases the result was produced from (file, subset folder or suite).
-        #[arg(long)]
-        cases: PathBuf,
-        /// The new result file (the run's own file is not changed).
-        #[arg(long)]
-        out: PathBuf,
-        #[command(flatten)]
-        provider: crate::cli::llm::ProviderArgs,
-        #[arg(long)]
-        json: bool,
-    },
+    Judge(StoredRunArgs),
     /// Parser audit: a second parser model re-parses N stored reports; agreement with the stored parser output
     /// per field, overall, per unit and per target model (the BrainBench paper's E.9).
     AuditParser {
