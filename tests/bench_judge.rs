@@ -68,6 +68,9 @@ fn a_stored_runs_judged_units_are_judged_and_rescored() {
         // Every call is in the audit, its tokens counted; the instance says it was judged afterwards.
         assert_eq!(a.sandbox["audit"]["judge"].as_array().unwrap().len(), 1);
         assert!(a.token_usage["semantic"].as_f64().unwrap() > 0.0);
+        let secs = |i: &brainlens::bench::results::Instance, k: &str| i.timing_sec[k].as_f64().unwrap_or(0.0);
+        let judge_s = secs(a, "judge") - secs(b, "judge");
+        assert!(judge_s > 0.0 && (secs(a, "model_total") - secs(b, "model_total") - judge_s).abs() < 1e-9);
         assert!(a.extra["judged_after_run"]["judge"].as_str().unwrap().contains("SmolLM2"));
         assert_eq!(a.agent_output, b.agent_output);
     }

@@ -33,13 +33,13 @@ pub fn judge_stored(
     judge: &dyn ChatModel,
     cancel: &Cancel,
 ) -> Result<Option<Judged>, LlmError> {
-    // Never answered: nothing was scored, nothing to judge (as `rescore` leaves it).
-    if !case.metrics.iter().any(|m| is_judged(&m.kind)) || (inst.vrr <= 0.0 && inst.metric_details.is_empty()) {
+    if !case.metrics.iter().any(|m| is_judged(&m.kind)) {
         return Ok(None);
     }
     let mut fresh = inst.clone();
     let j = LlmJudge::new(judge, cancel);
     let ctx = ScoreContext { semantic_judge: Some(&j), ..Default::default() };
+    // Never answered (nothing was scored) or no case: left as `rescore` leaves it, nothing to judge.
     if !matches!(rescore_one(&mut fresh, index, &ctx, Keep { judged: false, files: true }), Outcome::Rescored { .. }) {
         return Ok(None);
     }
@@ -54,7 +54,10 @@ pub fn judge_stored(
     };
     add(&mut fresh.token_usage, "semantic", spent.tokens as f64);
     add(&mut fresh.token_usage, "total", spent.tokens as f64);
+    // The judge's seconds count to the model time, as the runner's accounting adds them (not to the
+    // instance's wall time, which the run measured).
     add(&mut fresh.timing_sec, "judge", spent.seconds);
+    add(&mut fresh.timing_sec, "model_total", spent.seconds);
     fresh.sandbox["audit"]["judge"] = json!(calls);
     let metrics = case
         .metrics
