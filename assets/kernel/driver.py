@@ -5,9 +5,9 @@ stdout {"id": n, "stdout": str, "result": str|null, "error": str|null, "timed_ou
 "ran_to": int|null, "stopped_at": int|null, "defined": [str], "skipped": [str], "help": str|null}: on an error,
 the last line of the last top-level statement that ran, the first line of the one that raised, and the names the
 statements that ran bound; the imports left out (a name that does not exist here, which the block does not use);
-what the environment says that helps with the error (a name a loaded module does not have: what it has; a call
-given arguments its function does not take: the function's signature; a module used without its import: the
-import).
+what the environment says that helps with the error (a name a loaded module does not have: its names like it; a
+call given arguments its function does not take: the function's signature; a module used without its import:
+the import).
 The value of a final expression statement is returned as its repr (as a notebook shows it). A block running
 past its timeout is interrupted with a TimeoutError raised inside it (SIGALRM); a block that cannot be
 interrupted is killed by BrainLens, which then starts a new kernel. Standard library only.
@@ -123,14 +123,12 @@ def signature_note(error, tb, code, name):
     if not calls:
         return None
     func = min(calls, key=lambda c: c.end_lineno - c.lineno).func
-    try:
-        callee = eval(compile(ast.Expression(func), name, "eval"), frame.f_globals, frame.f_locals)
-        sig = inspect.signature(callee)
-        # Without annotations: the parameters and their defaults are what a caller needs.
-        plain = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
-        text = f"{ast.unparse(func)}{sig.replace(parameters=plain, return_annotation=inspect.Signature.empty)}"
-    except Exception:
-        return None
+    # A callee that cannot be evaluated or has no signature raises: the caller then gives no help.
+    callee = eval(compile(ast.Expression(func), name, "eval"), frame.f_globals, frame.f_locals)
+    sig = inspect.signature(callee)
+    # Without annotations: the parameters and their defaults are what a caller needs.
+    plain = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+    text = f"{ast.unparse(func)}{sig.replace(parameters=plain, return_annotation=inspect.Signature.empty)}"
     return f"the signature is {text if len(text) <= 700 else text[:700] + ' …'}."
 
 
@@ -175,11 +173,12 @@ for line in requests:
     out = io.StringIO()
     reply = {"id": req.get("id"), "result": None, "error": None, "timed_out": False, "ran_to": None,
              "stopped_at": None, "defined": [], "skipped": [], "help": None}
+    block = f"<block {req.get('id')}>"
     t0 = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, float(req.get("timeout", 150)))
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            reply["result"] = run(req.get("code", ""), f"<block {req.get('id')}>", reply)
+            reply["result"] = run(req.get("code", ""), block, reply)
     except BlockTimeout as e:
         reply["timed_out"] = True
         reply["error"] = str(e)
@@ -199,7 +198,7 @@ for line in requests:
             elif isinstance(value, NameError):
                 reply["help"] = import_note(value)
             elif isinstance(value, TypeError):
-                reply["help"] = signature_note(value, tb, req.get("code", ""), f"<block {req.get('id')}>")
+                reply["help"] = signature_note(value, tb, req.get("code", ""), block)
         except Exception:
             reply["help"] = None
     finally:
