@@ -209,3 +209,26 @@ fn a_block_that_fails_part_way_keeps_what_ran_and_shows_the_rest() {
     assert!(!r[1].failed && r[1].observation.contains("x2 82"), "{:?}", r[1]);
     assert_eq!(o.report, "x2: 82");
 }
+
+/// Kernels started at once after the driver changed (a stale `driver.py` in the cache) all start: each writes
+/// the new driver under its own temporary name (one name per process let one thread rename another's away).
+#[test]
+fn kernels_started_at_once_over_a_stale_driver_all_start() {
+    let dir = brainlens::util::paths::cache_dir().join("kernel");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("driver.py"), "# stale").unwrap();
+    let d = tempfile::tempdir().unwrap();
+    std::thread::scope(|s| {
+        let started: Vec<_> = (0..4)
+            .map(|i| {
+                s.spawn({
+                    let ws = d.path().join(i.to_string());
+                    move || unsandboxed_kernel(&ws).exec("print(1)", 10.0).unwrap().stdout
+                })
+            })
+            .collect();
+        for t in started {
+            assert_eq!(t.join().unwrap(), "1\n");
+        }
+    });
+}

@@ -62,7 +62,11 @@ fn driver_dir() -> Result<PathBuf, SandboxError> {
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let file = dir.join("driver.py");
     if std::fs::read_to_string(&file).ok().as_deref() != Some(DRIVER) {
-        let tmp = dir.join(format!("driver.py.{}", std::process::id()));
+        // One temporary file per writer, threads of one process included: kernels started at once after the
+        // driver changed each write theirs (a shared name let one rename the other's away: the second failed).
+        static WRITERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!("driver.py.{}.{n}", std::process::id()));
         std::fs::write(&tmp, DRIVER).and_then(|_| std::fs::rename(&tmp, &file)).map_err(io(&file))?;
     }
     Ok(dir)
