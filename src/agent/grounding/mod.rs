@@ -115,7 +115,18 @@ fn selects_rows(s: &str) -> bool {
         s,
         &["filtered out", "filtering out", "filtered for", "filtered by", " to exclude", " to keep", " to include"],
     );
-    let signal = any(s, &["hz", "pass", "notch", "fir", "iir", "butterworth", "line noise", "cutoff", "cut-off"]);
+    // Whole words for the short ones (digits may touch them: "13Hz"): "first" and "passed" name no filter.
+    let word = |w: &str| {
+        s.match_indices(w).any(|(i, _)| {
+            let edge = |c: Option<char>| !c.is_some_and(char::is_alphabetic);
+            edge(s[..i].chars().next_back()) && edge(s[i + w.len()..].chars().next())
+        })
+    };
+    let signal = ["hz", "fir", "iir"].into_iter().any(word)
+        || any(
+            s,
+            &["-pass", "bandpass", "highpass", "lowpass", "notch", "butterworth", "line noise", "cutoff", "cut-off"],
+        );
     selection && !signal
 }
 
@@ -611,6 +622,7 @@ mod tests {
             "The code loaded the hypnogram data, filtered out the wake epochs, and then calculated the total sleep time",
             "The code loaded the hypnogram data, filtered the epochs to exclude wake epochs, and then calculated it",
             "The table was filtered by stage.",
+            "The code filtered out the wake epochs before the first sleep epoch and passed the rest on.",
         ] {
             assert!(claims(s, "").iter().all(|c| c.work != Work::Filter), "{s}: {:?}", claims(s, ""));
         }
@@ -618,6 +630,8 @@ mod tests {
         for s in [
             "The code filtered the EEG data using a band-pass filter from 0.5 to 40 Hz, computed the Welch PSD",
             "The 50 Hz line noise was filtered out.",
+            "The drifts were filtered out with a 0.5-Hz FIR.",
+            "The data were filtered to keep 8-13Hz.",
             "The channels were filtered to exclude drifts with a high-pass filter.",
             "The EEG was filtered.",
         ] {
