@@ -235,43 +235,47 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
             writeln!(out, "  {line}")?;
         }
     }
+    // Model names whole where they fit (two runs of one model may differ only at the end: "… [system report]").
+    let mw = r.models.iter().map(|m| m.chars().count()).max().unwrap_or(5).clamp(5, 60);
     writeln!(out, "\nLeaderboard (difficulty-weighted score, mean over runs)")?;
     let mut cols: Vec<String> = r.subsets.clone();
     cols.push("Overall".into());
-    writeln!(
-        out,
-        "{:<28} {:<11} {}",
-        "model",
-        "paradigm",
-        cols.iter().map(|c| format!("{:>12}", trunc(c, 12))).collect::<String>()
-    )?;
+    // A subset's name over two header lines (its first word, then the rest), each column as wide as its words.
+    let heads: Vec<(&str, &str)> = cols.iter().map(|c| c.split_once(' ').unwrap_or(("", c.as_str()))).collect();
+    let widths: Vec<usize> = heads.iter().map(|(a, b)| a.chars().count().max(b.chars().count()).max(8) + 2).collect();
+    let header = |part: fn(&(&str, &str)) -> String| -> String {
+        heads.iter().zip(&widths).map(|(h, w)| format!("{:>w$}", part(h))).collect()
+    };
+    writeln!(out, "{:<mw$} {:<11} {}", "", "", header(|h| h.0.to_string()))?;
+    writeln!(out, "{:<mw$} {:<11} {}", "model", "paradigm", header(|h| h.1.to_string()))?;
     for m in &r.models {
         for p in &r.paradigms {
             let vals: String = cols
                 .iter()
-                .map(|s| {
+                .zip(&widths)
+                .map(|(s, &w)| {
                     Report::find(&r.leaderboard, m, p, s)
-                        .map_or(format!("{:>12}", "–"), |c| format!("{:>12.2}", c.value))
+                        .map_or(format!("{:>w$}", "–"), |c| format!("{:>w$.2}", c.value))
                 })
                 .collect();
-            writeln!(out, "{:<28} {:<11} {vals}", trunc(m, 28), p)?;
+            writeln!(out, "{:<mw$} {:<11} {vals}", trunc(m, mw), p)?;
         }
     }
     writeln!(out, "\nDifficulty Advantage Index (slope of BrainAgent − CodeAct over levels 1–3, points per level)")?;
     for d in &r.dai {
-        writeln!(out, "  {:<28} {}", trunc(&d.model, 28), d.dai.map_or("–".into(), |v| format!("{v:+.2}")))?;
+        writeln!(out, "  {:<mw$} {}", trunc(&d.model, mw), d.dai.map_or("–".into(), |v| format!("{v:+.2}")))?;
     }
     writeln!(out, "\nMode gap per unit (BrainAgent − CodeAct mean raw score)")?;
     for g in &r.mode_gap {
-        writeln!(out, "  {:<28} {:<22} {:+.3}", trunc(&g.model, 28), g.key, g.value)?;
+        writeln!(out, "  {:<mw$} {:<22} {:+.3}", trunc(&g.model, mw), g.key, g.value)?;
     }
     if !r.consistency.is_empty() {
         writeln!(out, "\nRepeated runs")?;
         for c in &r.consistency {
             writeln!(
                 out,
-                "  {:<28} {:<11} runs {} changed {:.1} % mean |Δ| {:.2} pts std {}",
-                trunc(&c.model, 28),
+                "  {:<mw$} {:<11} runs {} changed {:.1} % mean |Δ| {:.2} pts std {}",
+                trunc(&c.model, mw),
                 c.paradigm,
                 c.runs,
                 100.0 * c.changed_share,
@@ -282,11 +286,13 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
     }
     if !r.failure_cases.is_empty() {
         writeln!(out, "\nFailure cases (instances short of full marks) by unit, class and rule")?;
+        let unit_w = r.failure_cases.iter().map(|f| f.unit.chars().count()).max().unwrap_or(0);
+        let class_w = r.failure_cases.iter().map(|f| f.class.chars().count()).max().unwrap_or(0);
         for f in &r.failure_cases {
             writeln!(
                 out,
-                "  {:<28} {:<11} {:<10} {:<14} {:>5}  {}",
-                trunc(&f.model, 28),
+                "  {:<mw$} {:<11} {:<unit_w$} {:<class_w$} {:>5}  {}",
+                trunc(&f.model, mw),
                 f.paradigm,
                 f.unit,
                 f.class,
@@ -300,8 +306,8 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
         for c in r.reasoning_effort.iter().filter(|c| c.key == crate::bench::aggregate::OVERALL) {
             writeln!(
                 out,
-                "  {:<28} {:<11} {:<8} {:>7.2}  ({} run(s))",
-                trunc(&c.model, 28),
+                "  {:<mw$} {:<11} {:<8} {:>7.2}  ({} run(s))",
+                trunc(&c.model, mw),
                 c.paradigm,
                 c.reasoning_effort,
                 c.value,
