@@ -29,18 +29,9 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
-cargo build --release --quiet
 WORK=target/bench-real
-# The runs use a copy of the binary and of assets/ (prompts, task files, the kernel's driver) taken now, so a
-# build or an edit while a run is going (hours) changes neither the shards nor the merge. One copy per commit.
-REV=$(git rev-parse --short HEAD 2>/dev/null || echo norev)
-git diff --quiet HEAD -- src assets Cargo.toml Cargo.lock build.rs 2>/dev/null || REV="$REV-dirty-$(date +%s)"
-RUNNER="$WORK/runner-$REV"
-if [ ! -x "$RUNNER/brainlens" ]; then
-    mkdir -p "$RUNNER" && cp -r assets "$RUNNER/" && cp target/release/brainlens "$RUNNER/"
-fi
-BIN="$RUNNER/brainlens"
-export BRAINLENS_DATA="$PWD/$RUNNER"
+# The runs use a copy of the binary and of assets/ taken now (the script says why).
+. scripts/bench/runner_snapshot.sh
 MODELS="${BRAINLENS_CACHE:-$HOME/.cache/brainlens}/models"
 QWEN="$MODELS/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 SMOL="$MODELS/SmolLM2-135M-Instruct.Q4_1.gguf"
