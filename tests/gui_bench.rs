@@ -300,7 +300,7 @@ fn the_first_view_is_the_shipped_real_runs() {
     h.get_by_label_contains("Simulated results");
 }
 
-/// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: five
+/// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: four
 /// in the Qwen CodeAct run, two in its model-report BrainAgent run, one in SmolLM2's BrainAgent run), with
 /// the rule in words.
 #[test]
