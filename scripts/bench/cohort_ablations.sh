@@ -3,6 +3,7 @@
 # (docs/networks.md): `agent eval --task asd --method brainagent --card-first --card-query template --subset 60`
 # with Qwen2.5-Coder-1.5B, each ablation (--no-understanding, --no-hark, --no-card) as 2 Slurm shards on the
 # local cluster (started when `sbatch` is missing), one CPU each; submitted one after the other, so they queue.
+# --no-card drops CARD's two settings with CARD.
 # --no-reflection needs no run of its own: at temperature 0 every step before reflection is the full method's,
 # so its labels are the full run's labels before reflection (`agent report` shows them).
 #   scripts/bench/cohort_ablations.sh [--ablations no-understanding,no-hark,no-card] [--full] [--status]
@@ -39,9 +40,12 @@ export RAYON_NUM_THREADS=1
 IFS=, read -ra RUNS <<<"$ABLATIONS"
 [ "$FULL" = 1 ] && RUNS=(full "${RUNS[@]}")
 for a in "${RUNS[@]}"; do
+    # CARD's settings go with CARD: the no-card ablation has neither (agent eval refuses them together).
+    card="--card-first --card-query template"
     case "$a" in
-        full) flag="" ;;
-        no-understanding | no-hark | no-card) flag="--$a" ;;
+        full) flag="$card" ;;
+        no-understanding | no-hark) flag="$card --$a" ;;
+        no-card) flag="--no-card" ;;
         *) echo "unknown ablation $a (no-understanding, no-hark, no-card)" >&2; exit 2 ;;
     esac
     dir="$WORK/abide_brainagent_${a}"
@@ -54,7 +58,7 @@ for a in "${RUNS[@]}"; do
     else
         # shellcheck disable=SC2086
         "$BIN" agent slurm "$WORK/abide.npz" --shards 2 --out-dir "$dir" --submit --time 24:00:00 --cpus 1 --mem 6G \
-            -- --task asd --method brainagent --card-first --card-query template --subset 60 $flag \
+            -- --task asd --method brainagent --subset 60 $flag \
             --provider local --model-path "$QWEN"
     fi
 done
