@@ -243,11 +243,10 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
     // A subset's name over two header lines (its first word, then the rest), each column as wide as its words.
     let heads: Vec<(&str, &str)> = cols.iter().map(|c| c.split_once(' ').unwrap_or(("", c.as_str()))).collect();
     let widths: Vec<usize> = heads.iter().map(|(a, b)| a.chars().count().max(b.chars().count()).max(8) + 2).collect();
-    let header = |part: fn(&(&str, &str)) -> String| -> String {
-        heads.iter().zip(&widths).map(|(h, w)| format!("{:>w$}", part(h))).collect()
-    };
-    writeln!(out, "{:<mw$} {:<11} {}", "", "", header(|h| h.0.to_string()))?;
-    writeln!(out, "{:<mw$} {:<11} {}", "model", "paradigm", header(|h| h.1.to_string()))?;
+    let first: String = heads.iter().zip(&widths).map(|((a, _), w)| format!("{a:>w$}")).collect();
+    let rest: String = heads.iter().zip(&widths).map(|((_, b), w)| format!("{b:>w$}")).collect();
+    writeln!(out, "{:<mw$} {:<11} {first}", "", "")?;
+    writeln!(out, "{:<mw$} {:<11} {rest}", "model", "paradigm")?;
     for m in &r.models {
         for p in &r.paradigms {
             let vals: String = cols
