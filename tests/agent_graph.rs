@@ -175,6 +175,7 @@ fn baselines_and_ablations_make_the_calls_they_should() {
         (&["--no-card", "--card-first"][..], "cannot be used with"),
         (&["--method", "cot", "--card-query", "template"][..], "settings of --method brainagent"),
         (&["--no-card", "--card-query", "template"][..], "cannot be used with"),
+        (&["--method", "direct", "--rationale-first"][..], "settings of --method brainagent"),
     ] {
         let args = replay_args(g.to_str().unwrap(), t, extra);
         let (code, _, err) = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -186,6 +187,25 @@ fn baselines_and_ablations_make_the_calls_they_should() {
     let (s, t) = steps(Settings { reflection: false, ..brainagent() });
     assert_eq!(s.last().unwrap(), "analysis");
     assert!(t.reflection.is_none());
+    // Rationale first: the analysis is asked for its claims before the label, in the prompt and in the order of
+    // the reply's schema; the label written after them is the decision.
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = order.clone();
+    let m = Scripted::with(move |name, req| {
+        (name == "analysis").then(|| {
+            if let brainlens::llm::ResponseFormat::JsonSchema { schema, .. } = &req.format {
+                *seen.lock().unwrap() = schema["properties"].as_object().unwrap().keys().cloned().collect();
+            }
+            let prompt = &req.messages.last().unwrap().content;
+            assert!(prompt.contains("then choose the label the claims support"), "{prompt}");
+            Ok(json!({"claims": [{"claim": "Modularity is high.", "evidence": ["G:modularity"]}],
+                "label": "sub-100307", "confidence": 0.6}))
+        })
+    });
+    let t = analyze(Arc::new(m), Settings { rationale_first: true, reflection: false, ..brainagent() });
+    assert_eq!(*order.lock().unwrap(), ["claims", "label", "confidence"]);
+    assert_eq!(t.decision.as_ref().unwrap().label, "sub-100307");
+    assert_eq!(t.method, "brainagent-no-reflection-rationale-first");
     // Keeping called tools on the menu (the paper's failure mode: the first tool again and again).
     let (_, t) = steps(Settings { remove_called_tools: false, rounds: 3, ..brainagent() });
     assert!(t.rounds.iter().all(|r| r.tool == "retrieve_knowledge"));

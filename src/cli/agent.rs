@@ -42,6 +42,10 @@ pub struct MethodArgs {
     /// set (the form of every earlier run), or a critique and the final label alone.
     #[arg(long, default_value = "revise", value_parser = crate::agent::graph::ReflectionForm::NAMES)]
     pub reflection_form: String,
+    /// The analysis writes its claims before the label, so the label follows a rationale (not the paper's
+    /// order: a model decoding left to right otherwise picks the label before any claim).
+    #[arg(long)]
+    pub rationale_first: bool,
     /// Loop rounds at most.
     #[arg(long, default_value_t = 4)]
     pub rounds: usize,
@@ -82,9 +86,9 @@ impl MethodArgs {
         let ablated = self.no_understanding || self.no_hark || self.no_card || self.no_reflection;
         let card_query = crate::agent::graph::CardQuery::parse(&self.card_query).map_err(|e| anyhow!(e))?;
         let card_setting = self.card_first || card_query != crate::agent::graph::CardQuery::Model;
-        if (ablated || card_setting) && method != Method::Brainagent {
+        if (ablated || card_setting || self.rationale_first) && method != Method::Brainagent {
             bail!(
-                "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first/--card-query are settings of --method brainagent"
+                "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first/--card-query/--rationale-first are settings of --method brainagent"
             );
         }
         s.understanding = !self.no_understanding;
@@ -92,6 +96,7 @@ impl MethodArgs {
         s.card = !self.no_card;
         s.reflection = s.reflection && !self.no_reflection;
         s.card_first = self.card_first;
+        s.rationale_first = self.rationale_first;
         s.card_query = card_query;
         s.reflection_form =
             crate::agent::graph::ReflectionForm::parse(&self.reflection_form).map_err(|e| anyhow!(e))?;

@@ -158,8 +158,9 @@ impl ReflectionForm {
 }
 
 /// The name suffixes of BrainAgent's harness variants (CARD first, the template query, the label-only
-/// reflection): choices of this harness, not the paper's protocol and not ablations.
-const VARIANTS: [&str; 3] = ["-card-first", "-template-query", "-label-reflection"];
+/// reflection, the rationale before the label): choices of this harness, not the paper's protocol and not
+/// ablations.
+const VARIANTS: [&str; 4] = ["-card-first", "-template-query", "-label-reflection", "-rationale-first"];
 
 /// Whether a method name (as `Settings::name` writes it) is one of BrainAgent's harness variants.
 pub fn is_harness_variant(name: &str) -> bool {
@@ -182,6 +183,9 @@ pub struct Settings {
     pub card_query: CardQuery,
     /// What the reflection step writes (a harness choice with `Label`).
     pub reflection_form: ReflectionForm,
+    /// The analysis writes its claims before the label (a harness choice): the paper's answer is a label
+    /// with a rationale, which a model decoding left to right otherwise chooses before any claim.
+    pub rationale_first: bool,
     /// Loop rounds at most.
     pub rounds: usize,
     /// The paper's rule: a tool leaves the menu once it has been called.
@@ -213,6 +217,7 @@ impl Default for Settings {
             card_first: false,
             card_query: CardQuery::Model,
             reflection_form: ReflectionForm::Revise,
+            rationale_first: false,
             rounds: 4,
             remove_called_tools: true,
             report_chars: 400,
@@ -261,6 +266,9 @@ impl Settings {
             if self.card && self.card_query == CardQuery::Template {
                 s.push_str(VARIANTS[1]);
             }
+            if self.rationale_first {
+                s.push_str(VARIANTS[3]);
+            }
         }
         if self.reflection && self.reflection_form == ReflectionForm::Label {
             s.push_str(VARIANTS[2]);
@@ -286,7 +294,13 @@ mod tests {
         let l = Settings { reflection_form: ReflectionForm::Label, ..s };
         assert_eq!(l.name(), "brainagent-card-first-template-query-label-reflection");
         assert!(is_harness_variant(&l.name()));
-        assert_eq!(Settings { reflection: false, ..l }.name(), "brainagent-no-reflection-card-first-template-query");
+        assert_eq!(
+            Settings { reflection: false, ..l.clone() }.name(),
+            "brainagent-no-reflection-card-first-template-query"
+        );
+        let r = Settings { rationale_first: true, ..l };
+        assert_eq!(r.name(), "brainagent-card-first-template-query-rationale-first-label-reflection");
+        assert!(is_harness_variant(&Settings { rationale_first: true, ..Settings::default() }.name()));
         let r = Settings { reflection_form: ReflectionForm::Label, ..Settings::for_method(Method::Reflection) };
         assert_eq!(r.name(), "reflection-label-reflection");
         assert!(Settings::for_method(Method::Reflection).reflection);

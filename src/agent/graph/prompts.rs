@@ -125,20 +125,31 @@ pub fn step_schema(action: Value, report_chars: usize) -> Value {
     }, "required": ["think", "report", "action"]})
 }
 
-/// The analysis step; `cites_ids`: the context shows citable ids (else the claims rest on links and regions).
-pub fn analysis(task: &Task, context: &str, report: &str, cot: bool, cites_ids: bool) -> String {
+/// The analysis step; `cites_ids`: the context shows citable ids (else the claims rest on links and regions);
+/// `rationale_first`: the claims are asked (and written) before the label.
+pub fn analysis(task: &Task, context: &str, report: &str, cot: bool, cites_ids: bool, rationale_first: bool) -> String {
     let rests_on = if cites_ids {
         "the ids it rests on (measured values, knowledge [K:…], cases [C:…] above)"
     } else {
         "the links or regions of the graph it rests on"
     };
+    let rationale = format!("{MAX_CLAIMS} claims: each claim one short sentence, with {rests_on} in its \"evidence\"");
+    let labels = task.labels.join(", ");
+    let ask = if rationale_first {
+        format!(
+            "Write a rationale of 1 to {rationale}; then choose the label the claims support (one of {labels}) and a \
+confidence between 0 and 1."
+        )
+    } else {
+        format!(
+            "Choose the label (one of {labels}), a confidence between 0 and 1, and a rationale of 1 to {rationale}."
+        )
+    };
     format!(
-        "{}\n\n{context}\n{}\n\n{}Choose the label (one of {}), a confidence between 0 and 1, and a rationale of 1 \
-to {MAX_CLAIMS} claims: each claim one short sentence, with {rests_on} in its \"evidence\".",
+        "{}\n\n{context}\n{}\n\n{}{ask}",
         task_block(task),
         report_line(report),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },
-        task.labels.join(", ")
     )
 }
 
@@ -152,14 +163,21 @@ fn claims_schema(ids: &[String]) -> Value {
     }, "required": ["claim", "evidence"]}})
 }
 
-pub fn analysis_schema(task: &Task, cot: bool, ids: &[String]) -> Value {
+/// The analysis' reply, in the order it is written: the label, its confidence, then the claims; with
+/// `rationale_first` the claims, then the label and confidence.
+pub fn analysis_schema(task: &Task, cot: bool, ids: &[String], rationale_first: bool) -> Value {
     let mut props = serde_json::Map::new();
     if cot {
         props.insert("reasoning".into(), json!({"type": "string", "maxLength": 2 * THINK_CHARS}));
     }
+    if rationale_first {
+        props.insert("claims".into(), claims_schema(ids));
+    }
     props.insert("label".into(), json!({"enum": task.labels}));
     props.insert("confidence".into(), json!({"type": "number"}));
-    props.insert("claims".into(), claims_schema(ids));
+    if !rationale_first {
+        props.insert("claims".into(), claims_schema(ids));
+    }
     let required: Vec<&String> = props.keys().collect();
     json!({"type": "object", "properties": props, "required": required})
 }
@@ -240,5 +258,35 @@ mod tests {
         assert_eq!(label["required"], json!(["critique", "label", "confidence", "claims"]));
         let p = reflection(&task, "CONTEXT", "", "{}", ReflectionForm::Label);
         assert!(p.contains("Write a critique, then give the final label (one of ADHD, HC)") && !p.contains("revise"));
+    }
+
+    /// Without `rationale_first` the analysis is what every earlier run asked, word for word and key for key;
+    /// with it the claims come first in the request and in the reply's schema.
+    #[test]
+    fn the_rationale_first_analysis_asks_for_the_claims_before_the_label() {
+        let task = Task::load("adhd").unwrap();
+        let ids = vec!["G:density".to_string()];
+        let p = analysis(&task, "CONTEXT", "", false, true, false);
+        assert!(p.ends_with(
+            "Choose the label (one of ADHD, HC), a confidence between 0 and 1, and a rationale of 1 to 4 claims: \
+             each claim one short sentence, with the ids it rests on (measured values, knowledge [K:…], cases [C:…] \
+             above) in its \"evidence\"."
+        ));
+        let before = json!({"type": "object", "properties": {
+            "label": {"enum": task.labels},
+            "confidence": {"type": "number"},
+            "claims": claims_schema(&ids)
+        }, "required": ["label", "confidence", "claims"]});
+        let schema = analysis_schema(&task, false, &ids, false);
+        assert_eq!(serde_json::to_string(&schema).unwrap(), serde_json::to_string(&before).unwrap());
+        let p = analysis(&task, "CONTEXT", "", false, true, true);
+        assert!(p.ends_with(
+            "Write a rationale of 1 to 4 claims: each claim one short sentence, with the ids it rests on (measured \
+             values, knowledge [K:…], cases [C:…] above) in its \"evidence\"; then choose the label the claims \
+             support (one of ADHD, HC) and a confidence between 0 and 1."
+        ));
+        assert_eq!(analysis_schema(&task, false, &ids, true)["required"], json!(["claims", "label", "confidence"]));
+        let cot = analysis_schema(&task, true, &ids, true);
+        assert_eq!(cot["required"], json!(["reasoning", "claims", "label", "confidence"]));
     }
 }

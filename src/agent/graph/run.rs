@@ -174,9 +174,9 @@ impl Agent {
             .ask(
                 trace,
                 "analysis",
-                prompts::analysis(&self.task, &context, &trace.report, cot, !graph_only),
+                prompts::analysis(&self.task, &context, &trace.report, cot, !graph_only, s.rationale_first),
                 "analysis",
-                prompts::analysis_schema(&self.task, cot, &evidence_ids),
+                prompts::analysis_schema(&self.task, cot, &evidence_ids, s.rationale_first),
                 &|v| self.check_decision(v),
             )
             .map_err(|e| ("analysis".to_string(), e))?;

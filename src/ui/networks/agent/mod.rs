@@ -252,6 +252,10 @@ impl AgentPanel {
                          votes (not the paper's protocol: there the model writes the query; it is recorded, not used).",
                     );
                 self.settings.card_query = if templated { CardQuery::Template } else { CardQuery::Model };
+                ui.checkbox(&mut self.settings.rationale_first, "rationale first").on_hover_text(
+                    "The analysis writes its claims before the label, so the label follows a rationale (not the \
+                     paper's order: a model decoding left to right otherwise picks the label before any claim).",
+                );
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
             }
