@@ -48,8 +48,6 @@ pub fn on_signals(cancel: crate::util::cancel::Cancel) {
     cancel_on(&[libc::SIGINT, libc::SIGTERM], &cancel);
 }
 
-/// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
-/// calls check the flag between tokens), after the result file's last atomic rewrite.
 /// A stored run given to a command that reads it with a model and writes a new file (`bench strike`, `bench judge`).
 #[derive(Debug, clap::Args)]
 pub struct StoredRunArgs {
@@ -81,6 +79,8 @@ pub fn open_stored(
     Ok((file, set))
 }
 
+/// Ctrl-C (SIGINT) sets `cancel`: the runner stops taking instances and abandons the ones in flight (model
+/// calls check the flag between tokens), after the result file's last atomic rewrite.
 pub fn on_interrupt(cancel: crate::util::cancel::Cancel) {
     cancel_on(&[libc::SIGINT], &cancel);
 }

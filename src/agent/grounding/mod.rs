@@ -49,6 +49,15 @@ fn any_word(s: &str, words: &[&str]) -> bool {
         .any(|w| s.match_indices(w).any(|(i, _)| !s[..i].chars().next_back().is_some_and(char::is_alphanumeric)))
 }
 
+/// Whether `s` has one of `words` as a whole word, digits allowed beside it: "13hz" says "hz", "first" does not
+/// say "fir".
+fn any_whole_word(s: &str, words: &[&str]) -> bool {
+    let edge = |c: Option<char>| !c.is_some_and(char::is_alphabetic);
+    words.iter().any(|w| {
+        s.match_indices(w).any(|(i, _)| edge(s[..i].chars().next_back()) && edge(s[i + w.len()..].chars().next()))
+    })
+}
+
 const DONE: [&str; 9] =
     ["computed", "calculated", "estimated", "obtained", "derived", "measured", "applied", "performed", "detected"];
 
@@ -115,14 +124,8 @@ fn selects_rows(s: &str) -> bool {
         s,
         &["filtered out", "filtering out", "filtered for", "filtered by", " to exclude", " to keep", " to include"],
     );
-    // Whole words for the short ones (digits may touch them: "13Hz"): "first" and "passed" name no filter.
-    let word = |w: &str| {
-        s.match_indices(w).any(|(i, _)| {
-            let edge = |c: Option<char>| !c.is_some_and(char::is_alphabetic);
-            edge(s[..i].chars().next_back()) && edge(s[i + w.len()..].chars().next())
-        })
-    };
-    let signal = ["hz", "fir", "iir"].into_iter().any(word)
+    // Whole words for the short ones: "first" and "passed" name no filter.
+    let signal = any_whole_word(s, &["hz", "fir", "iir"])
         || any(
             s,
             &["-pass", "bandpass", "highpass", "lowpass", "notch", "butterworth", "line noise", "cutoff", "cut-off"],
