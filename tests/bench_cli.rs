@@ -396,7 +396,7 @@ fn case_files_beside_results_are_counted_once() {
     let at = lines.iter().position(|l| l.starts_with("Leaderboard")).unwrap();
     let (words, rest, row) = (lines[at + 1], lines[at + 2], lines[at + 3]);
     assert!(words.contains("Neurocognitive") && rest.contains("Assessment") && !words.contains('…'), "{out}");
-    assert_eq!((rest.find("Overall").map(|i| i + 7)), Some(row.len()), "{out}");
+    assert_eq!(rest.find("Overall").map(|i| i + 7), Some(row.len()), "{out}");
     assert_eq!(err.trim(), format!("brainlens: {cases} files not read as results: {cases} BrainBench case files"));
     let d = tempfile::tempdir().unwrap();
     std::fs::copy(demo().join("results/simulated-small_codeact_run1.json"), d.path().join("run.json")).unwrap();
