@@ -6,10 +6,7 @@
 # --no-card drops CARD's two settings with CARD.
 # --no-reflection needs no run of its own: at temperature 0 every step before reflection is the full method's,
 # so its labels are the full run's labels before reflection (`agent report` shows them).
-#   scripts/bench/cohort_ablations.sh [--ablations no-understanding,no-hark,no-card] [--full] [--rationale-first]
-#       [--status]
-# --rationale-first adds that option to every run (the analysis asks for its claims before the label), in
-# folders of their own (…-rationale-first); docs/networks.md says when it is chosen.
+#   scripts/bench/cohort_ablations.sh [--ablations no-understanding,no-hark,no-card] [--full] [--status]
 # --status: each run's shards, then the merged runs' metrics side by side (`agent report`).
 # --full also reruns the full method. About 2 h of both cores per run here (median 235 s a subject at 87f9a13).
 # Resumable: a run whose folder has jobs.json resubmits only its missing shards; a merged run is not run again.
@@ -18,13 +15,10 @@ cd "$(dirname "$0")/../.."
 ABLATIONS="no-understanding,no-hark,no-card"
 FULL=0
 STATUS=0
-EXTRA=""
-SUFFIX=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --ablations) ABLATIONS="$2"; shift 2 ;;
         --full) FULL=1; shift ;;
-        --rationale-first) EXTRA="--rationale-first"; SUFFIX="-rationale-first"; shift ;;
         --status) STATUS=1; shift ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
@@ -55,9 +49,9 @@ for a in "${RUNS[@]}"; do
         no-card) flag="--no-card" ;;
         *) echo "unknown ablation $a (no-understanding, no-hark, no-card)" >&2; exit 2 ;;
     esac
-    dir="$WORK/abide_brainagent_${a}${SUFFIX}"
+    dir="$WORK/abide_brainagent_${a}"
     if [ "$STATUS" = 1 ]; then
-        echo "== $a$SUFFIX"; "$BIN" agent slurm --status "$dir" 2>&1 | tail -n 3 || true
+        echo "== $a"; "$BIN" agent slurm --status "$dir" 2>&1 | tail -n 3 || true
         [ ! -f "$dir/run.jsonl" ] || merged+=("$dir/run.jsonl")
     elif [ -f "$dir/run.jsonl" ]; then
         echo "$a: merged before ($dir)"
@@ -66,7 +60,7 @@ for a in "${RUNS[@]}"; do
     else
         # shellcheck disable=SC2086
         "$BIN" agent slurm "$WORK/abide.npz" --shards 2 --out-dir "$dir" --submit --time 24:00:00 --cpus 1 --mem 6G \
-            -- --task asd --method brainagent --subset 60 $flag $EXTRA \
+            -- --task asd --method brainagent --subset 60 $flag \
             --provider local --model-path "$QWEN"
     fi
 done
