@@ -91,6 +91,8 @@ fn a_cohort_evaluation_shows_its_confusion_and_accuracy_per_site() {
     h.get_by_label("Samples of logistic (none)").click();
     h.run_steps(5);
     assert!(h.query_by_label("Accuracy per site (test subjects)").is_some());
+    // The metrics table names each run's task, so runs of two cohorts loaded together are told apart.
+    assert!(h.query_by_label("task").is_some() && h.query_all_by_label("adhd").count() >= 1, "task column");
     assert!(h.query_by_label("truth \\ predicted").is_some() && h.query_by_label("P(label)").is_some());
     // Each subject's row shows the regression's probability of the label it chose.
     let first =

@@ -490,8 +490,9 @@ fn pct(v: Option<f64>) -> String {
 pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
     writeln!(
         out,
-        "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8} {:>7} {:>6}",
+        "{:<34} {:<6} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8} {:>7} {:>6}",
         "method (model)",
+        "task",
         "n",
         "acc%",
         "rec%",
@@ -508,8 +509,9 @@ pub fn print_metrics(out: &mut dyn Write, all: &[eval::Metrics]) -> Result<()> {
     for m in all {
         writeln!(
             out,
-            "{:<34} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6}",
+            "{:<34} {:<6} {:>4} {:>6} {:>6} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8.0} {:>7.1} {:>6}",
             format!("{} ({})", m.method, m.model),
+            m.task,
             m.samples,
             pct(Some(m.accuracy)),
             pct(m.recall),

@@ -154,19 +154,30 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
 }
 
 /// Per-site accuracy bars of the runs on a cohort: the sites (in first-seen order), one series per run
-/// (`method (backbone)`), `values[series][site]`.
+/// (`method (backbone)`), `values[series][site]`. Runs of more than one task (two cohorts: ABIDE's NYU is not
+/// ADHD-200's) name each site and each series with its task, so no row mixes cohorts.
 pub fn site_bars<'a>(all: impl IntoIterator<Item = &'a Metrics>) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
     let on_sites: Vec<&Metrics> = all.into_iter().filter(|m| !m.sites.is_empty()).collect();
+    let tasks = on_sites.iter().map(|m| &m.task).collect::<std::collections::BTreeSet<_>>().len();
+    let row = |m: &Metrics, site: &str| if tasks > 1 { format!("{} · {site}", m.task) } else { site.to_string() };
     let mut sites: Vec<String> = Vec::new();
-    for s in on_sites.iter().flat_map(|m| &m.sites) {
-        if !sites.contains(&s.site) {
-            sites.push(s.site.clone());
+    for name in on_sites.iter().flat_map(|m| m.sites.iter().map(|s| row(m, &s.site))) {
+        if !sites.contains(&name) {
+            sites.push(name);
         }
     }
-    let series = on_sites.iter().map(|m| format!("{} ({})", m.method, m.model)).collect();
+    let series = on_sites
+        .iter()
+        .map(|m| match tasks {
+            1 => format!("{} ({})", m.method, m.model),
+            _ => format!("{} ({}), {}", m.method, m.model, m.task),
+        })
+        .collect();
     let values = on_sites
         .iter()
-        .map(|m| sites.iter().map(|site| m.sites.iter().find(|s| &s.site == site).map(|s| s.accuracy)).collect())
+        .map(|m| {
+            sites.iter().map(|name| m.sites.iter().find(|s| &row(m, &s.site) == name).map(|s| s.accuracy)).collect()
+        })
         .collect();
     (sites, series, values)
 }
@@ -263,5 +274,24 @@ mod tests {
             confusion.contains(">failed<") && confusion.contains(">4<") && confusion.contains("Confusion of logistic"),
             "{confusion}"
         );
+    }
+
+    #[test]
+    fn runs_of_two_cohorts_keep_their_sites_apart() {
+        use crate::agent::graph::sites::SiteAccuracy;
+        // ABIDE and ADHD-200 both have a site called NYU: loaded together, each run's NYU is its own row.
+        let run = |task: &str, sites: &[(&str, usize)]| Metrics {
+            task: task.into(),
+            sites: sites
+                .iter()
+                .map(|&(s, c)| SiteAccuracy { site: s.into(), samples: 4, correct: c, accuracy: c as f64 / 4.0 })
+                .collect(),
+            ..m("logistic", "none", 0.5, None, None)
+        };
+        let all = [run("asd", &[("NYU", 3), ("UCLA", 2)]), run("adhd", &[("NYU", 1)])];
+        let (sites, series, values) = site_bars(&all);
+        assert_eq!(sites, ["asd · NYU", "asd · UCLA", "adhd · NYU"]);
+        assert_eq!(series, ["logistic (none), asd", "logistic (none), adhd"]);
+        assert_eq!(values, [vec![Some(0.75), Some(0.5), None], vec![None, None, Some(0.25)]]);
     }
 }

@@ -201,6 +201,7 @@ impl BatchView {
             for h in [
                 "method",
                 "model",
+                "task",
                 "n",
                 "acc %",
                 "recall %",
@@ -221,6 +222,7 @@ impl BatchView {
             for (_, m) in &self.runs {
                 ui.label(&m.method);
                 ui.label(&m.model);
+                ui.label(&m.task);
                 ui.label(m.samples.to_string());
                 ui.label(pct(Some(m.accuracy)));
                 ui.label(pct(m.recall));
