@@ -166,13 +166,8 @@ pub fn site_bars<'a>(all: impl IntoIterator<Item = &'a Metrics>) -> (Vec<String>
             sites.push(name);
         }
     }
-    let series = on_sites
-        .iter()
-        .map(|m| match tasks {
-            1 => format!("{} ({})", m.method, m.model),
-            _ => format!("{} ({}), {}", m.method, m.model, m.task),
-        })
-        .collect();
+    let run = |m: &Metrics| format!("{} ({})", m.method, m.model);
+    let series = on_sites.iter().map(|m| if tasks > 1 { format!("{}, {}", run(m), m.task) } else { run(m) }).collect();
     let values = on_sites
         .iter()
         .map(|m| {
