@@ -159,20 +159,25 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
 pub fn site_bars<'a>(all: impl IntoIterator<Item = &'a Metrics>) -> (Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>) {
     let on_sites: Vec<&Metrics> = all.into_iter().filter(|m| !m.sites.is_empty()).collect();
     let tasks = on_sites.iter().map(|m| &m.task).collect::<std::collections::BTreeSet<_>>().len();
-    let row = |m: &Metrics, site: &str| if tasks > 1 { format!("{} · {site}", m.task) } else { site.to_string() };
+    // Each run's (row name, accuracy), named once.
+    let rows: Vec<Vec<(String, f64)>> = on_sites
+        .iter()
+        .map(|m| {
+            let row = |site: &str| if tasks > 1 { format!("{} · {site}", m.task) } else { site.to_string() };
+            m.sites.iter().map(|s| (row(&s.site), s.accuracy)).collect()
+        })
+        .collect();
     let mut sites: Vec<String> = Vec::new();
-    for name in on_sites.iter().flat_map(|m| m.sites.iter().map(|s| row(m, &s.site))) {
-        if !sites.contains(&name) {
-            sites.push(name);
+    for (name, _) in rows.iter().flatten() {
+        if !sites.contains(name) {
+            sites.push(name.clone());
         }
     }
     let run = |m: &Metrics| format!("{} ({})", m.method, m.model);
     let series = on_sites.iter().map(|m| if tasks > 1 { format!("{}, {}", run(m), m.task) } else { run(m) }).collect();
-    let values = on_sites
+    let values = rows
         .iter()
-        .map(|m| {
-            sites.iter().map(|name| m.sites.iter().find(|s| &row(m, &s.site) == name).map(|s| s.accuracy)).collect()
-        })
+        .map(|r| sites.iter().map(|site| r.iter().find(|(name, _)| name == site).map(|&(_, acc)| acc)).collect())
         .collect();
     (sites, series, values)
 }
