@@ -20,16 +20,17 @@ apt_install() { # packages...
     fi
 }
 
-# The window's runtime libraries (GL, EGL, X11 input) and, to build, cmake/clang/libclang: llama.cpp (the
-# local model's engine) is compiled from source.
-missing=()
-for lib in libGL.so.1:libgl1 libEGL.so.1:libegl1 libX11.so.6:libx11-6 libxkbcommon-x11.so.0:libxkbcommon-x11-0 libXcursor.so.1:libxcursor1 libXi.so.6:libxi6 libXrandr.so.2:libxrandr2 libclang:libclang-dev; do
-    ldconfig -p | grep "${lib%%:*}" >/dev/null || missing+=("${lib##*:}")
-done
-command -v cmake >/dev/null || missing+=(cmake)
-command -v c++ >/dev/null || missing+=(clang)
+# The window's runtime libraries (GL, EGL, X11 input) and what the build loads: llama.cpp, the local model's
+# engine, is compiled from source (cmake, a C++ compiler, clang, and a libclang that bindgen accepts). One check,
+# shared with .ci/run and `brainlens doctor`: scripts/system_deps.sh.
+mapfile -t missing < <(scripts/system_deps.sh all)
 if [ ${#missing[@]} -gt 0 ]; then
-    apt_install "${missing[@]}" libgl1-mesa-dri
+    apt_install "${missing[@]}"
+    mapfile -t still < <(scripts/system_deps.sh all)
+    if [ ${#still[@]} -gt 0 ]; then
+        echo "Still missing after the install: ${still[*]}" >&2
+        exit 1
+    fi
 fi
 # The models the agents and retrieval run offline (SmolLM2 GGUF, MiniLM), once, into the cache.
 scripts/setup_models.sh

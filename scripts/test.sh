@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v cmake >/dev/null || ! ldconfig -p | grep libclang >/dev/null; then
-    echo "The build compiles llama.cpp from source: apt-get install -y cmake clang libclang-dev (.ci/run does)" >&2
+mapfile -t missing < <(scripts/system_deps.sh build)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "The build compiles llama.cpp from source: apt-get install -y ${missing[*]} (.ci/run does)" >&2
     exit 1
 fi
 # The model files go to the model cache, not the repo; the LLM tests then require them: SmolLM2 (the tests'
