@@ -7,6 +7,10 @@
    cut short, an unknown schema keyword, a bad method, a bad chunked body, garbage) — each must get a 4xx or
    a clean close, never a 5xx, a hang or a reset; then the same greedy request answers the same text as
    before them.
+   Invalid parameters (through the official client, as a user sends them): a max_tokens of -5 or "many", a
+   temperature of "hot" or -3, a tool_choice naming a function not in tools, a stop of 5 — each must get 400
+   with OpenAI's error body (type invalid_request_error, the param named, a message); a normal request still
+   gets 200.
 3. Queue limit: a second server with --max-waiting 2, 8 requests at once: one runs, two wait, the rest get
    429 with Retry-After.
 4. Slow clients: a head sent a byte at a time and a body sent slowly get 408 at their deadline, while a
@@ -177,6 +181,30 @@ def malformed(server, n, failures):
     failures += [f"malformed: {b}" for b in bad[:5]]
 
 
+def invalid_params(server, failures):
+    msg = [{"role": "user", "content": "hi"}]
+    nope = {"type": "function", "function": {"name": "not_a_tool"}}
+    cases = [("max_tokens", {"max_tokens": -5}), ("max_tokens", {"max_tokens": "many"}),
+             ("temperature", {"temperature": "hot"}), ("temperature", {"temperature": -3}),
+             ("tool_choice", {"tools": TOOLS, "tool_choice": nope}), ("stop", {"stop": 5})]
+    for param, extra in cases:
+        try:
+            server.client.chat.completions.create(model="m", messages=msg, **extra)
+            failures.append(f"invalid {param} {extra}: answered 200")
+            print(f"invalid {extra}: 200 (WRONG)")
+        except openai.BadRequestError as e:
+            ok = e.status_code == 400 and e.param == param and e.type == "invalid_request_error" and e.message
+            print(f"invalid {json.dumps(extra)[:70]}: {e.status_code} param={e.param} type={e.type}: "
+                  f"{(e.body or {}).get('message', '')}")
+            if not ok:
+                failures.append(f"invalid {param} {extra}: {e.status_code} param={e.param!r} type={e.type!r}")
+    r = server.client.chat.completions.with_raw_response.create(model="m", messages=msg, max_tokens=8, temperature=0,
+                                                                 stop=["\n\n"], seed=1)
+    print(f"a normal request: {r.http_response.status_code}")
+    if r.http_response.status_code != 200:
+        failures.append(f"a normal request: {r.http_response.status_code}")
+
+
 def queue_limit(binary, model, failures):
     s = Server(binary, model, "--max-waiting", "2")
     try:
@@ -287,6 +315,7 @@ def main():
         before = greedy(s)
         load(s, a.workers, a.requests, failures)
         malformed(s, a.malformed, failures)
+        invalid_params(s, failures)
         after = greedy(s)
         print("after the malformed requests: " + ("the same text" if after == before else f"DIFFERENT: {before!r} vs {after!r}"))
         if after != before:

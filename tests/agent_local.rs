@@ -8,10 +8,16 @@ use brainlens::agent::graph::{OutcomeClass, Trace};
 
 #[test]
 fn brainagent_with_the_local_model_completes_with_valid_steps() {
-    let Some(model) = common::local_model() else { return };
+    if common::local_model().is_none() {
+        return;
+    }
     let graph = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("assets/cases/hcp_fingerprint/graphs/sub-100307_REST2_t400.npy");
-    let v = common::json(&[
+    // The model is named by its catalogue name, as `models list` prints it; the default model points at a
+    // file that does not exist, so a `--model` the local provider ignored would fail to load.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .env("BRAINLENS_MODEL_PATH", "/nonexistent/default.gguf")
+        .args([
         "agent",
         "analyze",
         graph.to_str().unwrap(),
@@ -19,8 +25,8 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
         "fingerprint",
         "--provider",
         "local",
-        "--model-path",
-        model.to_str().unwrap(),
+        "--model",
+        "smollm2-135m",
         "--rounds",
         "2",
         "--max-links",
@@ -28,7 +34,11 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
         "--max-tokens",
         "200",
         "--json",
-    ]);
+    ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let t: Trace = serde_json::from_value(v["trace"].clone()).unwrap();
     assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
     assert!(t.understanding.is_some());
@@ -44,6 +54,7 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
     assert!((0.0..=1.0).contains(&d.confidence));
     assert!(t.reflection.is_some());
     assert!(t.calls.iter().all(|c| c.attempts == 1 && c.completion_tokens > 0));
+    assert!(t.calls.iter().all(|c| c.model == "local:SmolLM2-135M-Instruct.Q4_1"), "the model that answered: {:?}", t.calls[0].model);
     eprintln!(
         "local brainagent: {} calls, {} + {} tokens, {:.1} s, label {}",
         t.calls.len(),
@@ -52,4 +63,23 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
         t.elapsed_ms / 1000.0,
         d.label
     );
+}
+
+#[test]
+fn a_local_model_name_outside_the_catalogue_is_an_error_listing_it() {
+    for args in [
+        &["agent", "analyze", "x.npy", "--task", "fingerprint", "--provider", "local", "--model", "nope"][..],
+        &["llm", "chat", "hi", "--provider", "local", "--model", "nope"],
+        &["llm", "serve", "--model", "nope", "--port", "0"],
+        &["llm", "tokenize", "hi", "--model", "nope"],
+    ] {
+        let (code, _, err) = common::run(args);
+        assert_ne!(code, 0, "{args:?}");
+        for m in &brainlens::llm::catalogue::catalogue().models {
+            assert!(err.contains(&m.name), "{args:?}: {err}");
+        }
+        assert!(err.contains("no model named \"nope\"") && err.contains("brainlens models fetch"), "{err}");
+    }
+    let (code, _, err) = common::run(&["llm", "chat", "hi", "--model", "smollm2-135m", "--model-path", "/other.gguf"]);
+    assert!(code != 0 && err.contains("give one of them"), "{err}");
 }

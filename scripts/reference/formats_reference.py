@@ -5,6 +5,10 @@ readers (MNE 1.13.2, NumPy, SciPy).
 Files:
 - `../shared/data/formats/scan41_short.cnt` (MNE's test file; 16-bit, header says 0 samples) read with
   `mne.io.read_raw_cnt(data_format="int16")` and `--cnt-format int16`; without a width both must refuse it.
+  The same file clipped here (its samples cut in the middle of its events, its whole event table after them,
+  as a cut recording keeps it): the events past the last sample are left out as MNE leaves them out, with one
+  notice naming how many. (MNE's own clipped test file, `test_CNT_events_mne_JWoess_clipped.cnt`, is not among
+  the shared files.)
 - EEGLAB: MNE's test files `test_raw_chanloc.set` (+ `.fdt`) and `test_raw_event_duration.set` (data inside),
   and the MNE sample EEG exported here with `mne.export` (eeglabio 0.1.4): continuous, with its annotations,
   and as 2-s epochs (compared with `read_epochs_eeglab`'s epochs laid end to end). Data inside a `.set`
@@ -27,7 +31,7 @@ relative; 1e-6 for float32 files, float32 precision). Exits 1 on any mismatch.
 
     python scripts/reference/formats_reference.py --check target/debug/brainlens
 """
-import argparse, collections, os, subprocess, sys, tempfile
+import argparse, collections, os, struct, subprocess, sys, tempfile
 
 import numpy as np
 import mne
@@ -71,6 +75,42 @@ def check_cnt(binary, failures):
         failures.append(f"scan41_short.cnt without --cnt-format: expected a refusal naming the file, got {r.returncode} {r.stderr!r}")
     else:
         print("scan41_short.cnt without a width: refused, as MNE refuses it")
+
+
+def clipped_cnt(d, raw):
+    """scan41_short.cnt clipped as a cut recording is: the samples end at the middle of its events, and its whole
+    event table follows them, so the later events point past the last sample. Real data, clipped here."""
+    b = open(CNT, "rb").read()
+    n_ch = struct.unpack_from("<H", b, 370)[0]
+    data_offset, event_offset = 900 + 75 * n_ch, struct.unpack_from("<i", b, 886)[0]
+    onsets = sorted(a["onset"] for a in raw.annotations)
+    keep = int((onsets[len(onsets) // 2 - 1] + onsets[len(onsets) // 2]) / 2 * raw.info["sfreq"])
+    out = bytearray(b[:data_offset] + b[data_offset:data_offset + keep * n_ch * 2] + b[event_offset:])
+    struct.pack_into("<i", out, 886, data_offset + keep * n_ch * 2)
+    path = os.path.join(d, "scan41_clipped.cnt")
+    with open(path, "wb") as f:
+        f.write(out)
+    return path
+
+
+def check_cnt_clipped(binary, d, failures):
+    """Events past the last sample are left out, as MNE leaves them out (with one notice)."""
+    full = mne.io.read_raw_cnt(CNT, data_format="int16", preload=False, verbose="error", **CNT_AUTO_TYPES)
+    path = clipped_cnt(d, full)
+    raw = mne.io.read_raw_cnt(path, data_format="int16", preload=True, verbose="error", **CNT_AUTO_TYPES)
+    if len(raw.annotations) >= len(full.annotations):
+        failures.append(f"clipped CNT: MNE keeps {len(raw.annotations)} of {len(full.annotations)} events: clip it earlier")
+    ref = recording_check.from_mne(raw, lambda name: 1e-6, types=True)
+    ref["bads"] = raw.info["bads"]
+    recording_check.check(binary, f"scan41_short.cnt clipped at {raw.n_times} samples (MNE: {len(raw.annotations)} "
+                          f"of its {len(full.annotations)} events)", path, ref, failures, extra=["--cnt-format", "int16"])
+    info = recording_check.ours(binary, "info", path, "--cnt-format", "int16")
+    notes = [r["action"] for r in info.get("repairs", []) if "past the last sample" in r["action"]]
+    left = len(full.annotations) - len(raw.annotations)
+    if len(notes) != 1 or not notes[0].startswith(f"{left} event"):
+        failures.append(f"clipped CNT: expected one notice of {left} events left out, got {notes}")
+    else:
+        print(f"clipped CNT notice: {notes[0]}")
 
 
 def check_eeglab(binary, d, failures):
@@ -367,6 +407,7 @@ def main():
     check_gdf(a.check, failures)
     check_edf_types(a.check, failures)
     with tempfile.TemporaryDirectory() as d:
+        check_cnt_clipped(a.check, d, failures)
         check_eeglab(a.check, d, failures)
         check_brainvision_writer(a.check, d, failures)
         check_gdf1(a.check, d, failures)

@@ -354,7 +354,7 @@ pub struct RunArgs {
     pub paradigm: String,
     #[command(flatten)]
     pub provider: crate::cli::llm::ProviderArgs,
-    /// The parser's model: target (the same model), or local[:GGUF], openai:MODEL, replay:TRANSCRIPT.
+    /// The parser's model: target (the same model), or local[:NAME|GGUF], openai:MODEL, replay:TRANSCRIPT.
     #[arg(long, default_value = "target")]
     pub parser_model: String,
     /// The semantic judge's model (same forms as --parser-model), or none (judged units then score 0).
@@ -426,7 +426,7 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-/// The model of a role: `target` (the target's own instance), `none`, `local[:GGUF]`, `openai:MODEL` (the
+/// The model of a role: `target` (the target's own instance), `none`, `local[:NAME|GGUF]`, `openai:MODEL` (the
 /// target's endpoint settings), `replay:TRANSCRIPT`.
 fn role_model(
     spec: &str,
@@ -442,7 +442,12 @@ fn role_model(
         "none" => return Ok(None),
         "local" => {
             c.provider = ProviderKind::Local;
-            c.model_path = rest.to_string();
+            c.model.clear();
+            c.model_path = if rest.trim().is_empty() {
+                String::new()
+            } else {
+                crate::llm::catalogue::resolve(rest).map_err(|e| anyhow::anyhow!("model {spec:?}: {e}"))?.display().to_string()
+            };
         }
         "openai" => {
             c.provider = ProviderKind::Openai;
@@ -452,7 +457,7 @@ fn role_model(
             c.provider = ProviderKind::Replay;
             c.transcript = rest.to_string();
         }
-        o => bail!("model {o:?}: use target, none, local[:GGUF], openai:MODEL or replay:TRANSCRIPT"),
+        o => bail!("model {o:?}: use target, none, local[:NAME|GGUF], openai:MODEL or replay:TRANSCRIPT"),
     }
     Ok(Some(c.build()?))
 }

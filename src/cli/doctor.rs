@@ -1,4 +1,5 @@
-//! `brainlens doctor`: what this machine has for BrainLens — the model files, the CodeAct sandbox
+//! `brainlens doctor`: what this machine has for BrainLens — the window's libraries and the build's tools
+//! (scripts/system_deps.sh, embedded: the check run.sh and .ci/run make), the model files, the CodeAct sandbox
 //! (bubblewrap, namespaces, the process limit) and the CodeAct Python environment with its package versions.
 
 use super::write_json;
@@ -31,24 +32,19 @@ fn python_env() -> Value {
     json!({"python": python, "present": true, "packages": versions, "matches_lock": stamp == want})
 }
 
-/// The window's runtime libraries (the same list `scripts/run.sh` installs) that the loader cannot find.
-fn missing_window_libraries() -> Vec<&'static str> {
-    const LIBS: [(&str, &str); 7] = [
-        ("libGL.so.1", "libgl1"),
-        ("libEGL.so.1", "libegl1"),
-        ("libX11.so.6", "libx11-6"),
-        ("libxkbcommon-x11.so.0", "libxkbcommon-x11-0"),
-        ("libXcursor.so.1", "libxcursor1"),
-        ("libXi.so.6", "libxi6"),
-        ("libXrandr.so.2", "libxrandr2"),
-    ];
-    let cache = Command::new("ldconfig").arg("-p").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
-    let Ok(cache) = cache else { return Vec::new() };
-    LIBS.iter().filter(|(lib, _)| !cache.contains(lib)).map(|(_, pkg)| *pkg).collect()
+/// The one check of system packages that `scripts/run.sh`, `.ci/run` and `scripts/test.sh` run too.
+const SYSTEM_DEPS: &str = include_str!("../../scripts/system_deps.sh");
+
+/// The Debian packages `scripts/system_deps.sh WHAT` finds missing here (`window`: the window's libraries;
+/// `build`: what compiling llama.cpp loads). None when the check cannot run (no bash).
+fn missing_packages(what: &str) -> Option<Vec<String>> {
+    let out = Command::new("bash").args(["-c", SYSTEM_DEPS, "system_deps.sh", what]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from).collect())
 }
 
 pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
-    let window_missing = missing_window_libraries();
+    let window_missing = missing_packages("window").unwrap_or_default();
+    let build_missing = missing_packages("build");
     let display = ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
     let model = crate::llm::config::default_model_path();
     let minilm = crate::retrieval::text::MiniLm::default_dir();
@@ -66,6 +62,7 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
         "sandbox": {"bwrap": bwrap, "namespaces": namespaces, "process_limit": crate::sandbox::describe_process_limit()},
         "codeact_python": python_env(),
         "window": {"missing_packages": window_missing, "display": display},
+        "build": {"missing_packages": build_missing},
     });
     if json_out {
         return write_json(out, &report);
@@ -83,9 +80,18 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
     } else {
         writeln!(
             out,
-            "window libraries    MISSING: sudo apt-get install -y {} libgl1-mesa-dri",
+            "window libraries    MISSING: sudo apt-get install -y {}",
             window_missing.join(" ")
         )?;
+    }
+    match &build_missing {
+        Some(m) if m.is_empty() => writeln!(out, "build tools         ok (libclang, clang, cmake, C++ compiler)")?,
+        Some(m) => writeln!(
+            out,
+            "build tools         MISSING, to rebuild BrainLens (llama.cpp is compiled from source): sudo apt-get install -y {}",
+            m.join(" ")
+        )?,
+        None => writeln!(out, "build tools         not checked (bash is missing)")?,
     }
     if display {
         writeln!(out, "display             ok")?;

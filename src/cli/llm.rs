@@ -20,10 +20,12 @@ pub struct ProviderArgs {
     /// OpenAI-compatible base URL (implies --provider openai).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// Model name sent to the endpoint.
-    #[arg(long)]
+    /// The model: for the local provider a catalogue name (`brainlens models list`, e.g. smollm2-135m) or a
+    /// GGUF file; for an OpenAI-compatible endpoint the name sent to it.
+    #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// GGUF file for the local provider (default: the capable catalogue model when fetched, else SmolLM2; BRAINLENS_MODEL_PATH overrides).
+    /// GGUF file for the local provider (default: the capable catalogue model when fetched, else SmolLM2;
+    /// BRAINLENS_MODEL_PATH overrides).
     #[arg(long, value_name = "GGUF")]
     pub model_path: Option<PathBuf>,
     /// Seconds before an HTTP call times out.
@@ -84,6 +86,7 @@ impl ProviderArgs {
         if c.provider == ProviderKind::Replay && c.transcript.is_empty() {
             return Err(anyhow!("--provider replay needs --transcript FILE"));
         }
+        c.resolve_local_model().map_err(|e| anyhow!(e))?;
         Ok(c)
     }
 }
@@ -93,9 +96,10 @@ pub enum LlmCommand {
     /// Serve a GGUF model as an OpenAI-compatible API on loopback (/v1/chat/completions with tool calling,
     /// /v1/models, /health).
     Serve {
-        /// GGUF file (default: the default local model, as for the agents).
-        #[arg(long, value_name = "GGUF")]
-        model: Option<PathBuf>,
+        /// A catalogue name (`brainlens models list`) or a GGUF file (default: the default local model, as for
+        /// the agents).
+        #[arg(long, value_name = "NAME|GGUF")]
+        model: Option<String>,
         #[arg(long, default_value_t = 8080)]
         port: u16,
         /// Address to bind; loopback unless you mean to share the model on a network.
@@ -154,9 +158,9 @@ pub enum LlmCommand {
         /// A JSON file holding an array of strings: each is tokenized.
         #[arg(long, value_name = "JSON")]
         corpus: Option<PathBuf>,
-        /// GGUF file (default: the default local model).
-        #[arg(long, value_name = "GGUF")]
-        model: Option<PathBuf>,
+        /// A catalogue name (`brainlens models list`) or a GGUF file (default: the default local model).
+        #[arg(long, value_name = "NAME|GGUF")]
+        model: Option<String>,
         /// Add the model's BOS/EOS as its GGUF asks (llama.cpp's add_special).
         #[arg(long)]
         add_special: bool,
@@ -231,10 +235,18 @@ pub fn run(command: LlmCommand, out: &mut dyn Write) -> Result<()> {
     }
 }
 
+/// A `--model NAME|GGUF` of the commands that load a GGUF themselves; none is the default local model.
+fn local_model(spec: Option<&str>) -> Result<PathBuf> {
+    match spec {
+        Some(s) => crate::llm::catalogue::resolve(s).map_err(|e| anyhow!(e)),
+        None => Ok(crate::llm::config::default_model_path()),
+    }
+}
+
 fn tokenize(
     text: Option<String>,
     corpus: Option<PathBuf>,
-    model: Option<PathBuf>,
+    model: Option<String>,
     add_special: bool,
     parse_special: bool,
     json: bool,
@@ -248,7 +260,7 @@ fn tokenize(
         }
         _ => return Err(anyhow!("give a text or --corpus FILE (not both)")),
     };
-    let path = model.unwrap_or_else(crate::llm::config::default_model_path);
+    let path = local_model(model.as_deref())?;
     let vocab = crate::llm::local::tokenizer(&path).map_err(|e| anyhow!("{e}"))?;
     let ids: Vec<Vec<u32>> = texts.iter().map(|t| vocab.tokenize_with(t, add_special, parse_special)).collect();
     if json {
@@ -277,7 +289,7 @@ fn read_schema(text: &str) -> Result<Value> {
 }
 
 fn serve(
-    model: Option<PathBuf>,
+    model: Option<String>,
     port: u16,
     host: &str,
     key: Option<crate::llm::config::Secret>,
@@ -285,7 +297,7 @@ fn serve(
     out: &mut dyn Write,
 ) -> Result<()> {
     let config =
-        ProviderConfig { model_path: model.map(|m| m.display().to_string()).unwrap_or_default(), ..Default::default() };
+        ProviderConfig { model_path: local_model(model.as_deref())?.display().to_string(), ..Default::default() };
     let model = config.build().map_err(|e| anyhow!("{e}"))?;
     let keyed = key.is_some();
     let server = Server::bind(model.clone(), &format!("{host}:{port}"), key, options).map_err(|e| anyhow!(e))?;

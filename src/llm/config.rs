@@ -195,6 +195,43 @@ impl ProviderConfig {
         a
     }
 
+    /// For the local provider, `model` is a catalogue name (`--model smollm2-135m`): it becomes the GGUF the
+    /// provider loads, or an error naming the catalogue and the `models fetch` line. A name and a different
+    /// `model_path` together are an error, never one silently preferred.
+    pub fn resolve_local_model(&mut self) -> Result<(), RequestError> {
+        if self.provider != ProviderKind::Local || self.model.trim().is_empty() {
+            return Ok(());
+        }
+        let path = crate::llm::catalogue::resolve(&self.model).map_err(|e| RequestError(e.to_string()))?;
+        let given = self.model_path.trim();
+        if !given.is_empty() && std::path::Path::new(given) != path {
+            return Err(RequestError(format!(
+                "--model {} is {}, but --model-path names {given}: give one of them",
+                self.model.trim(),
+                path.display()
+            )));
+        }
+        self.model_path = path.display().to_string();
+        Ok(())
+    }
+
+    /// The model these settings call, as a user names it: the local GGUF (with its catalogue name), the
+    /// endpoint's model name, or the replayed transcript.
+    pub fn describe_model(&self) -> String {
+        match self.provider {
+            ProviderKind::Local => {
+                let path = self.local_model_path();
+                let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                match crate::llm::catalogue::entry_for(&path) {
+                    Some(e) => format!("local {} ({file})", e.name),
+                    None => format!("local {}", path.display()),
+                }
+            }
+            ProviderKind::Openai => format!("{} at {}", self.model, self.base_url),
+            ProviderKind::Replay => format!("replay of {}", self.transcript),
+        }
+    }
+
     /// The GGUF the local provider loads.
     pub fn local_model_path(&self) -> PathBuf {
         if self.model_path.trim().is_empty() { default_model_path() } else { PathBuf::from(self.model_path.trim()) }

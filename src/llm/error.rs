@@ -77,6 +77,57 @@ impl LlmError {
 #[error("{0}")]
 pub struct RequestError(pub String);
 
+/// A chat-completions request field that cannot be used as given, named as OpenAI's API names it (`param`,
+/// e.g. `max_tokens` or `messages[2].role`), with OpenAI's `code` (`invalid_type`, `invalid_value`,
+/// `missing_required_parameter`); `llm serve` answers it with 400 and OpenAI's error body.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParamError {
+    pub param: Option<String>,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ParamError {
+    /// A value of the wrong JSON type: "Invalid type for 'max_tokens': expected an integer, but got a string."
+    pub fn invalid_type(param: impl Into<String>, expected: &str, got: &serde_json::Value) -> Self {
+        let param = param.into();
+        let message = format!("Invalid type for '{param}': expected {expected}, but got {}.", json_kind(got));
+        ParamError { param: Some(param), code: "invalid_type", message }
+    }
+    /// A value of the right type that is out of range or not one of the allowed ones.
+    pub fn invalid_value(param: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        let param = param.into();
+        ParamError { message: format!("Invalid '{param}': {message}"), param: Some(param), code: "invalid_value" }
+    }
+    pub fn missing(param: impl Into<String>) -> Self {
+        let param = param.into();
+        ParamError {
+            message: format!("Missing required parameter: '{param}'."),
+            param: Some(param),
+            code: "missing_required_parameter",
+        }
+    }
+    /// A problem with the body as a whole (not JSON, not an object).
+    pub fn body(message: impl Into<String>) -> Self {
+        ParamError { param: None, code: "invalid_value", message: message.into() }
+    }
+}
+
+/// "a string", "an integer", "a number", … for an error message.
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a decimal number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 impl From<crate::llm::schema::SchemaError> for RequestError {
     fn from(e: crate::llm::schema::SchemaError) -> Self {
         RequestError(e.to_string())

@@ -6,7 +6,7 @@
 
 use super::schema::Schema;
 use super::types::{ChatRequest, Message, ResponseFormat, Role};
-use crate::llm::error::RequestError;
+use crate::llm::error::ParamError;
 use serde_json::{Value, json};
 
 /// The branch tag of a plain answer under `tool_choice: "auto"` (not a valid function name: it has spaces).
@@ -49,49 +49,91 @@ pub enum Reply {
     Calls(Vec<Call>),
 }
 
-/// Reads `tools`, `tool_choice` and `parallel_tool_calls`; None when the request has no tools.
-pub fn parse(body: &Value) -> Result<Option<ToolSpec>, RequestError> {
-    let Some(list) = body.get("tools").filter(|t| !t.is_null()) else { return Ok(None) };
-    let list = list.as_array().ok_or("\"tools\" must be an array")?;
+/// Reads `tools`, `tool_choice` and `parallel_tool_calls`; None when the request has no tools. Every field is
+/// checked against OpenAI's types (a `tool_choice` without `tools`, or naming a function not in them, is
+/// refused, as OpenAI refuses it); the error names the parameter.
+pub fn parse(body: &Value) -> Result<Option<ToolSpec>, ParamError> {
+    let present = |key: &str| body.get(key).filter(|v| !v.is_null());
+    let parallel = match present("parallel_tool_calls") {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => return Err(ParamError::invalid_type("parallel_tool_calls", "a boolean", v)),
+    };
+    let Some(list) = present("tools") else {
+        return match present("tool_choice") {
+            None => Ok(None),
+            Some(_) => Err(ParamError::invalid_value(
+                "tool_choice",
+                "'tool_choice' is only allowed when 'tools' are specified.",
+            )),
+        };
+    };
+    let list = list.as_array().ok_or_else(|| ParamError::invalid_type("tools", "an array", list))?;
     let mut functions = Vec::new();
     for (i, t) in list.iter().enumerate() {
-        if t.get("type").and_then(Value::as_str).unwrap_or("function") != "function" {
-            return Err(format!("tools[{i}].type must be \"function\"").into());
+        if !t.is_object() {
+            return Err(ParamError::invalid_type(format!("tools[{i}]"), "an object", t));
         }
-        let f = t.get("function").ok_or(format!("tools[{i}].function missing"))?;
-        let name = f.get("name").and_then(Value::as_str).ok_or(format!("tools[{i}].function.name missing"))?;
+        match t.get("type") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(k)) if k == "function" => {}
+            Some(v) => return Err(ParamError::invalid_value(format!("tools[{i}].type"), format!("{v} is not 'function'."))),
+        }
+        let f = t.get("function").ok_or_else(|| ParamError::missing(format!("tools[{i}].function")))?;
+        let name = match f.get("name") {
+            Some(Value::String(n)) => n.as_str(),
+            Some(v) => return Err(ParamError::invalid_type(format!("tools[{i}].function.name"), "a string", v)),
+            None => return Err(ParamError::missing(format!("tools[{i}].function.name"))),
+        };
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(format!("tools[{i}].function.name {name:?} must match ^[a-zA-Z0-9_-]+$").into());
+            return Err(ParamError::invalid_value(
+                format!("tools[{i}].function.name"),
+                format!("{name:?} must match ^[a-zA-Z0-9_-]+$."),
+            ));
         }
+        let description = match f.get("description") {
+            None | Some(Value::Null) => "",
+            Some(Value::String(d)) => d.as_str(),
+            Some(v) => return Err(ParamError::invalid_type(format!("tools[{i}].function.description"), "a string", v)),
+        };
         let parameters = f.get("parameters").cloned().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
-        Schema::compile(&parameters).map_err(|e| format!("tools[{i}] ({name}): parameters: {e}"))?;
-        functions.push(Function {
-            name: name.to_string(),
-            description: f.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
-            parameters,
-        });
+        Schema::compile(&parameters).map_err(|e| {
+            ParamError::invalid_value(format!("tools[{i}].function.parameters"), format!("({name}): {e}"))
+        })?;
+        functions.push(Function { name: name.to_string(), description: description.to_string(), parameters });
     }
-    let choice = match body.get("tool_choice") {
-        None | Some(Value::Null) => Choice::Auto,
+    let choice = match present("tool_choice") {
+        None => Choice::Auto,
         Some(Value::String(s)) => match s.as_str() {
             "auto" => Choice::Auto,
             "none" => Choice::None,
             "required" => Choice::Required,
-            o => return Err(format!("tool_choice {o:?} is not auto, none, required or a function").into()),
+            o => {
+                return Err(ParamError::invalid_value(
+                    "tool_choice",
+                    format!("{o:?} is not 'auto', 'none', 'required' or a function."),
+                ));
+            }
         },
-        Some(v) => {
-            let name =
-                v.pointer("/function/name").and_then(Value::as_str).ok_or("tool_choice.function.name missing")?;
+        Some(v @ Value::Object(_)) => {
+            let name = match v.pointer("/function/name") {
+                Some(Value::String(n)) => n.as_str(),
+                Some(other) => return Err(ParamError::invalid_type("tool_choice.function.name", "a string", other)),
+                None => return Err(ParamError::missing("tool_choice.function.name")),
+            };
             if !functions.iter().any(|f| f.name == name) {
-                return Err(format!("tool_choice names {name:?}, which is not in tools").into());
+                return Err(ParamError::invalid_value(
+                    "tool_choice",
+                    format!("names the function {name:?}, which is not in 'tools'."),
+                ));
             }
             Choice::Named(name.to_string())
         }
+        Some(v) => return Err(ParamError::invalid_type("tool_choice", "a string or an object", v)),
     };
     if functions.is_empty() && choice != Choice::None {
-        return Err("\"tools\" is empty".into());
+        return Err(ParamError::invalid_value("tools", "empty array: give at least one function."));
     }
-    let parallel = body.get("parallel_tool_calls").and_then(Value::as_bool).unwrap_or(true);
     Ok(Some(ToolSpec { functions, choice, parallel }))
 }
 
@@ -241,6 +283,12 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("(f)") && e.contains("allOf"), "{e}");
+        let p = |b: Value| parse(&b).unwrap_err().param.unwrap_or_default();
+        assert_eq!(p(json!({"tool_choice": {"type": "function", "function": {"name": "g"}}})), "tool_choice");
+        assert_eq!(p(json!({"tools": [{"function": {"name": "f"}}], "tool_choice": 3})), "tool_choice");
+        assert_eq!(p(json!({"tools": "f"})), "tools");
+        assert_eq!(p(json!({"tools": [{"function": {"name": 7}}]})), "tools[0].function.name");
+        assert_eq!(p(json!({"tools": [{"function": {"name": "f"}}], "parallel_tool_calls": "yes"})), "parallel_tool_calls");
         assert!(
             parse(&json!({"tools": [{"function": {"name": "a b"}}]})).unwrap_err().to_string().contains("must match")
         );

@@ -1,6 +1,39 @@
-//! Editing a recording's annotations with undo and redo (snapshots: annotation lists are small).
+//! Editing a recording's annotations with undo and redo (snapshots: annotation lists are small), and MNE's rule
+//! for annotations outside the data.
 
 use super::edf::Annotation;
+
+/// What [`crop_to_data`] did: annotations left out (wholly outside the data) and shortened (running past it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cropped {
+    pub left_out: usize,
+    pub shortened: usize,
+}
+
+/// MNE's rule when annotations are set on a raw (`Annotations.crop` to the data, from the first sample to
+/// `end_s`, the time just after the last one): an annotation that starts after `end_s`, or ends before 0, is
+/// left out; one that runs over either edge is cut there. A marker where there is no signal is never listed.
+pub fn crop_to_data(items: &mut Vec<Annotation>, end_s: f64) -> Cropped {
+    let mut done = Cropped::default();
+    items.retain_mut(|a| {
+        let duration = a.duration_s.filter(|d| d.is_finite()).unwrap_or(0.0);
+        let (start, stop) = (a.onset_s, a.onset_s + duration);
+        if start > end_s || stop < 0.0 {
+            done.left_out += 1;
+            return false;
+        }
+        if start < 0.0 || stop > end_s {
+            done.shortened += 1;
+            let (start, stop) = (start.max(0.0), stop.min(end_s));
+            a.onset_s = start;
+            if a.duration_s.is_some() {
+                a.duration_s = Some(stop - start);
+            }
+        }
+        true
+    });
+    done
+}
 
 /// The annotation list being edited, kept sorted by onset.
 #[derive(Debug, Clone, Default)]
@@ -108,6 +141,17 @@ mod tests {
 
     fn ann(t: f64, s: &str) -> Annotation {
         Annotation { onset_s: t, duration_s: None, text: s.into() }
+    }
+
+    #[test]
+    fn annotations_past_the_data_are_left_out_and_those_over_its_end_cut_as_mne_does() {
+        let span = |t: f64, d: f64| Annotation { onset_s: t, duration_s: Some(d), text: "BAD_x".into() };
+        let mut items = vec![ann(0.0, "a"), ann(90.0, "at the end"), ann(90.5, "past"), span(89.0, 3.0), span(120.0, 1.0)];
+        let done = crop_to_data(&mut items, 90.0);
+        assert_eq!(done, Cropped { left_out: 2, shortened: 1 });
+        let texts: Vec<&str> = items.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(texts, ["a", "at the end", "BAD_x"]);
+        assert_eq!(items[2].duration_s, Some(1.0));
     }
 
     #[test]

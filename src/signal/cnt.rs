@@ -8,7 +8,8 @@
 //! Values are µV: (stored − baseline) × calibration × sensitivity / 204.8. Events become annotations with
 //! MNE's descriptions (`KeyPad Response k`, `Keyboard Response k`, the stimulus type) and onsets
 //! ((byte offset − data offset) ÷ frame − 1 samples); a span the keypad rejected is `BAD_…` up to the next
-//! accept/reject event, and accept events are dropped.
+//! accept/reject event, and accept events are dropped. Events past the last sample (a clipped or cut
+//! recording keeps its whole table) are left out with one notice, as MNE leaves them out.
 
 use super::channel::Channel;
 use super::channel_kind::ChannelKind;
@@ -185,7 +186,28 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         let kind = ChannelKind::from_label(&label);
         channels.push(Channel { signal: i, label, sample_rate: rate, physical_dimension: "µV".into(), kind });
     }
-    let annotations = events(&file, file_len, event_offset, n_channels, format, rate, &mut repairs);
+    let mut annotations = events(&file, file_len, event_offset, n_channels, format, rate, &mut repairs);
+    // A clipped or cut recording keeps its whole event table: markers past the last sample are left out.
+    let end_s = n_samples as f64 / rate;
+    let cropped = super::annotations::crop_to_data(&mut annotations, end_s);
+    if cropped.left_out > 0 {
+        repairs.push(Repair::at(
+            event_offset,
+            "event table",
+            format!(
+                "{} event{} past the last sample ({end_s} s): left out, as MNE leaves them out",
+                cropped.left_out,
+                if cropped.left_out == 1 { " lies" } else { "s lie" }
+            ),
+        ));
+    }
+    if cropped.shortened > 0 {
+        repairs.push(Repair::at(
+            event_offset,
+            "event table",
+            format!("{} rejected span(s) run past the last sample ({end_s} s): cut there, as MNE cuts them", cropped.shortened),
+        ));
+    }
     let positions = topo_to_sphere(&channels, &xy);
     let dtype = if format == CntFormat::Int16 { Dtype::I16 } else { Dtype::I32 };
     let layout = if block > 1 { Layout::Blocked(block) } else { Layout::SampleMajor };

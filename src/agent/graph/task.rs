@@ -97,7 +97,7 @@ impl Task {
     pub fn memory_dir(&self) -> Option<PathBuf> {
         let m = self.memory.as_ref()?;
         let base = self.file.parent().unwrap_or(Path::new("."));
-        Some(base.join(m))
+        Some(crate::util::paths::normalise(&base.join(m)))
     }
 }
 

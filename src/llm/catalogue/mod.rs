@@ -59,8 +59,12 @@ pub enum State {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CatalogueError {
-    #[error("no model named \"{0}\" in the catalogue ({1})")]
+    #[error(
+        "no model named \"{0}\" in the catalogue; it has {1}. Fetch one with `brainlens models fetch NAME`, or give a GGUF file"
+    )]
     Unknown(String, String),
+    #[error("model \"{0}\" is in the catalogue but not in the cache: fetch it with `brainlens models fetch {0}`")]
+    NotFetched(String),
     #[error("{0}: {1}")]
     Io(String, String),
 }
@@ -76,6 +80,45 @@ pub fn catalogue() -> &'static Catalogue {
 
 pub fn names() -> String {
     catalogue().models.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// The catalogue's names, each with whether it is in the cache: what an error about a model name lists.
+pub fn names_with_state() -> String {
+    catalogue()
+        .models
+        .iter()
+        .map(|m| {
+            let state = match m.state() {
+                State::Present => "fetched",
+                State::Absent => "not fetched",
+                State::Broken(_) => "broken: fetch it again",
+            };
+            format!("{} ({state})", m.name)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The GGUF a user's `--model` names: a catalogue name (what `brainlens models list` prints, as with
+/// `ollama run NAME`) when it is in the cache, or a GGUF file. A catalogue model that is not fetched, a file
+/// that does not exist, and any other name are errors naming what is available.
+pub fn resolve(spec: &str) -> Result<PathBuf, CatalogueError> {
+    let spec = spec.trim();
+    if let Ok(m) = find(spec) {
+        return match m.state() {
+            State::Present => Ok(m.path()),
+            State::Absent => Err(CatalogueError::NotFetched(m.name.clone())),
+            State::Broken(problem) => Err(CatalogueError::Io(m.name.clone(), problem)),
+        };
+    }
+    let path = std::path::Path::new(spec);
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if spec.contains(std::path::MAIN_SEPARATOR) || spec.ends_with(".gguf") {
+        return Err(CatalogueError::Io(spec.to_string(), "no such GGUF file".into()));
+    }
+    Err(CatalogueError::Unknown(spec.to_string(), names_with_state()))
 }
 
 pub fn find(name: &str) -> Result<&'static Entry, CatalogueError> {
@@ -185,5 +228,26 @@ mod tests {
             assert!(m.download_bytes() <= m.bytes + m.bytes / 10, "{}", m.name);
         }
         assert!(matches!(find("nope"), Err(CatalogueError::Unknown(..))));
+    }
+
+    #[test]
+    fn a_model_spec_is_a_catalogue_name_or_a_file_and_anything_else_lists_the_catalogue() {
+        let err = resolve("nope").unwrap_err().to_string();
+        for m in &catalogue().models {
+            assert!(err.contains(&m.name), "{err}");
+        }
+        assert!(err.contains("brainlens models fetch"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mine.gguf");
+        std::fs::write(&file, b"GGUF").unwrap();
+        assert_eq!(resolve(file.to_str().unwrap()).unwrap(), file);
+        let missing = dir.path().join("gone.gguf");
+        assert!(resolve(missing.to_str().unwrap()).unwrap_err().to_string().contains("no such GGUF file"));
+        // A catalogue name resolves to its place in the cache, or says how to fetch it.
+        let fast = find(&catalogue().fast).unwrap();
+        match resolve(&fast.name.to_uppercase()) {
+            Ok(p) => assert_eq!(p, fast.path()),
+            Err(e) => assert!(e.to_string().contains(&format!("brainlens models fetch {}", fast.name)), "{e}"),
+        }
     }
 }

@@ -90,8 +90,14 @@ fn respond_json(stream: &TcpStream, status: u16, headers: &[(&str, String)], bod
     http::respond(stream, status, headers, "application/json", &json_bytes(body));
 }
 
+/// OpenAI's error body: `message`, `type`, and the `param` and `code` (null where none applies).
 fn error_body(kind: &str, message: &str) -> Value {
-    json!({"error": {"message": message, "type": kind}})
+    json!({"error": {"message": message, "type": kind, "param": null, "code": null}})
+}
+
+/// A request field refused: 400's body names the parameter, as OpenAI's does.
+fn param_error_body(e: &crate::llm::error::ParamError) -> Value {
+    json!({"error": {"message": e.message, "type": "invalid_request_error", "param": e.param, "code": e.code}})
 }
 
 /// OpenAI's usage object, with the prompt tokens served from the prefix cache.
@@ -231,12 +237,12 @@ fn connection(stream: &TcpStream, shared: &Shared) {
 
 fn chat_completion(stream: &TcpStream, shared: &Shared, body: &[u8]) {
     let parsed = serde_json::from_slice::<Value>(body)
-        .map_err(|e| RequestError::from(format!("body is not JSON: {e}")))
+        .map_err(|e| crate::llm::error::ParamError::body(format!("The body is not JSON: {e}")))
         .and_then(|b| Ok((parse_request(&b)?, tools::parse(&b)?)));
     let (mut chat, spec) = match parsed {
         Ok(p) => p,
         Err(message) => {
-            return respond_json(stream, 400, &[], &error_body("invalid_request_error", &message.to_string()));
+            return respond_json(stream, 400, &[], &param_error_body(&message));
         }
     };
     if let Some(t) = &spec {

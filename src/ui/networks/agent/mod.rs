@@ -288,11 +288,7 @@ impl AgentPanel {
         });
         ui.horizontal_wrapped(|ui| {
             let model = if self.settings.method.uses_model() {
-                format!(
-                    "model: {:?} {} (Model… window)",
-                    provider.provider,
-                    if provider.model.is_empty() { &provider.model_path } else { &provider.model }
-                )
+                format!("model: {} (Model… window)", provider.describe_model())
             } else {
                 "no language model".into()
             };
