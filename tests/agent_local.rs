@@ -18,23 +18,23 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
         .env("BRAINLENS_MODEL_PATH", "/nonexistent/default.gguf")
         .args([
-        "agent",
-        "analyze",
-        graph.to_str().unwrap(),
-        "--task",
-        "fingerprint",
-        "--provider",
-        "local",
-        "--model",
-        "smollm2-135m",
-        "--rounds",
-        "2",
-        "--max-links",
-        "10",
-        "--max-tokens",
-        "200",
-        "--json",
-    ])
+            "agent",
+            "analyze",
+            graph.to_str().unwrap(),
+            "--task",
+            "fingerprint",
+            "--provider",
+            "local",
+            "--model",
+            "smollm2-135m",
+            "--rounds",
+            "2",
+            "--max-links",
+            "10",
+            "--max-tokens",
+            "200",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -54,7 +54,11 @@ fn brainagent_with_the_local_model_completes_with_valid_steps() {
     assert!((0.0..=1.0).contains(&d.confidence));
     assert!(t.reflection.is_some());
     assert!(t.calls.iter().all(|c| c.attempts == 1 && c.completion_tokens > 0));
-    assert!(t.calls.iter().all(|c| c.model == "local:SmolLM2-135M-Instruct.Q4_1"), "the model that answered: {:?}", t.calls[0].model);
+    assert!(
+        t.calls.iter().all(|c| c.model == "local:SmolLM2-135M-Instruct.Q4_1"),
+        "the model that answered: {:?}",
+        t.calls[0].model
+    );
     eprintln!(
         "local brainagent: {} calls, {} + {} tokens, {:.1} s, label {}",
         t.calls.len(),

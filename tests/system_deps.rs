@@ -60,7 +60,11 @@ fn a_listing_without_the_window_libraries_names_their_packages() {
     let listing = dir.path().join("listing.txt");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let full = std::fs::read_to_string(root.join("fixtures/system/ldconfig-with-libclang.txt")).unwrap();
-    let without: String = full.lines().filter(|l| !l.contains("libEGL.so.1") && !l.contains("libXi.so.6")).map(|l| format!("{l}\n")).collect();
+    let without: String = full
+        .lines()
+        .filter(|l| !l.contains("libEGL.so.1") && !l.contains("libXi.so.6"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     std::fs::write(&listing, without).unwrap();
     let out = Command::new("bash")
         .arg(root.join("scripts/system_deps.sh"))

@@ -446,7 +446,10 @@ fn role_model(
             c.model_path = if rest.trim().is_empty() {
                 String::new()
             } else {
-                crate::llm::catalogue::resolve(rest).map_err(|e| anyhow::anyhow!("model {spec:?}: {e}"))?.display().to_string()
+                crate::llm::catalogue::resolve(rest)
+                    .map_err(|e| anyhow::anyhow!("model {spec:?}: {e}"))?
+                    .display()
+                    .to_string()
             };
         }
         "openai" => {

@@ -78,11 +78,7 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
     if window_missing.is_empty() {
         writeln!(out, "window libraries    ok")?;
     } else {
-        writeln!(
-            out,
-            "window libraries    MISSING: sudo apt-get install -y {}",
-            window_missing.join(" ")
-        )?;
+        writeln!(out, "window libraries    MISSING: sudo apt-get install -y {}", window_missing.join(" "))?;
     }
     match &build_missing {
         Some(m) if m.is_empty() => writeln!(out, "build tools         ok (libclang, clang, cmake, C++ compiler)")?,

@@ -12,10 +12,12 @@ pub mod local;
 pub mod openai;
 mod provider;
 pub mod replay;
+pub mod reply_json;
 pub mod schema;
 pub mod server;
 pub mod tools;
 pub mod types;
 
 pub use error::{ErrorClass, LlmError};
+pub use reply_json::extract_json;
 pub use types::{ChatModel, ChatRequest, ChatResponse, EnumChoice, Message, Repetition, ResponseFormat, Role, Usage};

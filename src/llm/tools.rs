@@ -77,7 +77,9 @@ pub fn parse(body: &Value) -> Result<Option<ToolSpec>, ParamError> {
         match t.get("type") {
             None | Some(Value::Null) => {}
             Some(Value::String(k)) if k == "function" => {}
-            Some(v) => return Err(ParamError::invalid_value(format!("tools[{i}].type"), format!("{v} is not 'function'."))),
+            Some(v) => {
+                return Err(ParamError::invalid_value(format!("tools[{i}].type"), format!("{v} is not 'function'.")));
+            }
         }
         let f = t.get("function").ok_or_else(|| ParamError::missing(format!("tools[{i}].function")))?;
         let name = match f.get("name") {
@@ -288,7 +290,10 @@ mod tests {
         assert_eq!(p(json!({"tools": [{"function": {"name": "f"}}], "tool_choice": 3})), "tool_choice");
         assert_eq!(p(json!({"tools": "f"})), "tools");
         assert_eq!(p(json!({"tools": [{"function": {"name": 7}}]})), "tools[0].function.name");
-        assert_eq!(p(json!({"tools": [{"function": {"name": "f"}}], "parallel_tool_calls": "yes"})), "parallel_tool_calls");
+        assert_eq!(
+            p(json!({"tools": [{"function": {"name": "f"}}], "parallel_tool_calls": "yes"})),
+            "parallel_tool_calls"
+        );
         assert!(
             parse(&json!({"tools": [{"function": {"name": "a b"}}]})).unwrap_err().to_string().contains("must match")
         );

@@ -102,11 +102,15 @@ fn aal(n: usize) -> Atlas {
     let mut labels = Vec::new();
     let mut coords = Vec::new();
     let mut lobes = Vec::new();
-    for line in AAL_CENTROIDS.lines().skip(1).take(n) {
-        let f: Vec<&str> = line.split(',').collect();
-        labels.push(f[1].to_string());
-        coords.push([f[2].parse().unwrap_or(0.0), f[3].parse().unwrap_or(0.0), f[4].parse().unwrap_or(0.0)]);
-        lobes.push(aal_lobe(f[1]).to_string());
+    let rows = crate::util::csv_text::records(AAL_CENTROIDS).expect("the shipped AAL table parses (tested)");
+    for r in rows.iter().skip(1).take(n) {
+        labels.push(r.get(1).to_string());
+        coords.push([
+            r.get(2).parse().unwrap_or(0.0),
+            r.get(3).parse().unwrap_or(0.0),
+            r.get(4).parse().unwrap_or(0.0),
+        ]);
+        lobes.push(aal_lobe(r.get(1)).to_string());
     }
     Atlas {
         name: format!("AAL-{n}"),
@@ -186,12 +190,10 @@ fn schaefer(n: usize) -> Atlas {
 /// The shipped centroids of Schaefer-`n` (made by scripts/atlas/schaefer_centroids.py; rows `region,x,y,z`).
 fn schaefer_coords(n: usize) -> Vec<[f64; 3]> {
     let text = SCHAEFER_CENTROIDS.iter().find(|(k, _)| *k == n).map_or("", |(_, t)| t);
-    text.lines()
+    let rows = crate::util::csv_text::records(text).expect("the shipped Schaefer centroids parse (tested)");
+    rows.iter()
         .skip(1)
-        .map(|l| {
-            let f: Vec<f64> = l.split(',').skip(1).map(|v| v.trim().parse().unwrap_or(0.0)).collect();
-            [f.first().copied().unwrap_or(0.0), f.get(1).copied().unwrap_or(0.0), f.get(2).copied().unwrap_or(0.0)]
-        })
+        .map(|r| [r.get(1).parse().unwrap_or(0.0), r.get(2).parse().unwrap_or(0.0), r.get(3).parse().unwrap_or(0.0)])
         .collect()
 }
 
@@ -320,9 +322,10 @@ fn from_csv(path: &Path) -> Result<Atlas> {
 /// An atlas CSV's text (`name` for errors and the atlas's name).
 fn parse_csv(name: &str, text: &str) -> Result<Atlas> {
     let name = name.to_string();
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let records = crate::util::csv_text::records(text).map_err(|e| format(&name, e))?;
+    let mut rows = records.iter();
     let header: Vec<String> =
-        lines.next().ok_or_else(|| format(&name, "empty"))?.split(',').map(|s| s.trim().to_ascii_lowercase()).collect();
+        rows.next().ok_or_else(|| format(&name, "empty"))?.fields.iter().map(|s| s.to_ascii_lowercase()).collect();
     let col = |k: &str| header.iter().position(|h| h == k);
     let label = col("label").ok_or_else(|| format(&name, "no 'label' column in the header"))?;
     let xyz = match (col("x"), col("y"), col("z")) {
@@ -331,17 +334,18 @@ fn parse_csv(name: &str, text: &str) -> Result<Atlas> {
     };
     let net = col("network").or_else(|| col("lobe"));
     let (mut labels, mut coords, mut nets) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, line) in lines.enumerate() {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+    for r in rows {
         let get = |c: usize| {
-            f.get(c).copied().ok_or_else(|| format(&name, format!("line {}: missing column {}", i + 2, header[c])))
+            r.fields
+                .get(c)
+                .map(String::as_str)
+                .ok_or_else(|| format(&name, format!("line {}: missing column {}", r.line, header[c])))
         };
         labels.push(get(label)?.to_string());
         if let Some([x, y, z]) = xyz {
             let p = |c| -> Result<f64> {
-                get(c)?
-                    .parse()
-                    .map_err(|e| format(&name, format!("line {}: '{}' is not a coordinate: {e}", i + 2, f[c])))
+                let v = get(c)?;
+                v.parse().map_err(|e| format(&name, format!("line {}: '{v}' is not a coordinate: {e}", r.line)))
             };
             coords.push([p(x)?, p(y)?, p(z)?]);
         }
@@ -356,6 +360,22 @@ fn parse_csv(name: &str, text: &str) -> Result<Atlas> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_atlas_csv_with_a_quoted_label_holding_a_comma_reads_it_whole() {
+        let a = parse_csv(
+            "mine.csv",
+            "\u{feff}label,x,y,z,network\n\"Frontal, left\",-30,40,10,\"DMN, core\"\nB,1,2,3,Vis\n",
+        )
+        .unwrap();
+        assert_eq!(a.labels, ["Frontal, left", "B"]);
+        assert_eq!(a.coords.unwrap()[0], [-30.0, 40.0, 10.0]);
+        assert_eq!(a.networks.unwrap()[0], "DMN, core");
+        let e = parse_csv("mine.csv", "label,x,y,z\nA,1,two,3\n").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("'two'"), "{e}");
+        let aal = Atlas::builtin("aal90").unwrap();
+        assert_eq!((aal.labels.len(), aal.labels[0].as_str()), (90, "Precentral_L"));
+    }
 
     /// The shipped Schaefer centroids (scripts/atlas/schaefer_centroids.py over brainspace's conte69 files)
     /// are where the parcels are: regions 1..n/2 in the left hemisphere (x < 0), the rest right, and the

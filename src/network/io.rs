@@ -118,22 +118,21 @@ fn read_npz(path: &Path) -> Result<Array2<f64>> {
     }
 }
 
-/// Parses a text matrix: delimiter tab, comma or whitespace; an optional header row of labels and an
+/// Parses a text matrix: delimiter tab, comma (CSV, quoted labels allowed) or whitespace; an optional header row of labels and an
 /// optional first column of labels are recognised by not being numbers.
 pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     let Some(first) = lines.first() else { fail!(name, "no data") };
-    let split = |l: &str| -> Vec<String> {
-        if first.contains('\t') {
-            l.split('\t').map(|s| s.trim().to_string()).collect()
-        } else if first.contains(',') {
-            l.split(',').map(|s| s.trim().trim_matches('"').to_string()).collect()
-        } else {
-            l.split_whitespace().map(str::to_string).collect()
-        }
-    };
     let is_num = |s: &str| s.parse::<f64>().is_ok();
-    let mut rows: Vec<Vec<String>> = lines.iter().map(|l| split(l)).collect();
+    let mut rows: Vec<Vec<String>> = if first.contains('\t') {
+        lines.iter().map(|l| l.split('\t').map(|s| s.trim().to_string()).collect()).collect()
+    } else if first.contains(',') {
+        // CSV: labels may be quoted, with commas inside ("Frontal_Sup_L, lateral").
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        crate::util::csv_text::records(&body).map_err(|e| format(&name, e))?.into_iter().map(|r| r.fields).collect()
+    } else {
+        lines.iter().map(|l| l.split_whitespace().map(str::to_string).collect()).collect()
+    };
     let mut col_labels = None;
     if rows[0].iter().skip(1).any(|c| !is_num(c)) || (rows[0].len() > 1 && rows[0].iter().all(|c| !is_num(c))) {
         let mut h = rows.remove(0);
@@ -175,20 +174,11 @@ pub fn parse_text(name: &str, text: &str) -> Result<RawMatrix> {
 
 /// Writes the matrix as CSV with a header row and a label column.
 pub fn write_csv(path: &Path, c: &Connectome) -> Result<()> {
-    let mut s = String::from("region");
-    for l in &c.labels {
-        s.push(',');
-        s.push_str(l);
-    }
-    s.push('\n');
-    for i in 0..c.n {
-        s.push_str(&c.labels[i]);
-        for j in 0..c.n {
-            s.push(',');
-            s.push_str(&format!("{}", c.get(i, j)));
-        }
-        s.push('\n');
-    }
+    let header = std::iter::once("region".to_string()).chain(c.labels.iter().cloned()).collect::<Vec<_>>();
+    let rows = (0..c.n).map(|i| {
+        std::iter::once(c.labels[i].clone()).chain((0..c.n).map(|j| format!("{}", c.get(i, j)))).collect::<Vec<_>>()
+    });
+    let s = crate::util::csv_text::write(std::iter::once(header).chain(rows));
     std::fs::write(path, s).map_err(io(&path.display(), "write"))
 }
 
@@ -226,6 +216,10 @@ mod tests {
         assert_eq!((r, c, l), (3, 3, None));
         let e = parse_text("t.csv", "0,1\n1,x\n").unwrap_err();
         assert!(e.to_string().contains("row 2, column 2: 'x' is not a number"), "{e}");
+        // A quoted label with a comma is one label, and a written matrix with such labels reads back.
+        let (_, c, _, l) =
+            parse_text("t.csv", "\u{feff}region,\"Frontal, left\",B\n\"Frontal, left\",0,1\nB,1,0\n").unwrap();
+        assert_eq!((c, l.unwrap()), (2, vec!["Frontal, left".to_string(), "B".into()]));
     }
 
     /// Found by cargo-fuzz (connectome_read): a connectome `.mat` whose dimensions multiply past i32 made the

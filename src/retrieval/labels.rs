@@ -4,26 +4,42 @@ use crate::retrieval::error::{Result, RetrievalError};
 use crate::util::error::Context;
 use std::path::Path;
 
-/// One row of labels.csv: graph file, label, group.
+/// One row of labels.csv: graph file, label, group (a header row `file,…` is skipped; fields may be quoted).
 pub fn read_labels(path: &Path) -> Result<Vec<(String, String, String)>> {
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let records =
+        crate::util::csv_text::records(&text).map_err(|e| RetrievalError::from(format!("{}: {e}", path.display())))?;
     let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if line.trim().is_empty() || (n == 0 && cells.first().is_some_and(|c| c.eq_ignore_ascii_case("file"))) {
+    for (n, r) in records.iter().enumerate() {
+        if n == 0 && r.get(0).eq_ignore_ascii_case("file") {
             continue;
         }
-        if cells.len() < 2 || cells[0].is_empty() || cells[1].is_empty() {
+        if r.get(0).is_empty() || r.get(1).is_empty() {
             return Err(RetrievalError::from(format!(
                 "{} line {}: expected file,label[,group]",
                 path.display(),
-                n + 1
+                r.line
             )));
         }
-        rows.push((cells[0].to_string(), cells[1].to_string(), cells.get(2).unwrap_or(&"").to_string()));
+        rows.push((r.get(0).to_string(), r.get(1).to_string(), r.get(2).to_string()));
     }
     if rows.is_empty() {
         return Err(RetrievalError::from(format!("{}: no cases", path.display())));
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_quoted_file_name_with_a_comma_is_one_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("labels.csv");
+        std::fs::write(&p, "\u{feff}file,label,group\n\"sub-1, run 2.npy\",ASD,\"NYU, A\"\nsub-2.npy,HC\n").unwrap();
+        let rows = super::read_labels(&p).unwrap();
+        assert_eq!(rows[0], ("sub-1, run 2.npy".into(), "ASD".into(), "NYU, A".into()));
+        assert_eq!(rows[1], ("sub-2.npy".into(), "HC".into(), String::new()));
+        std::fs::write(&p, "file,label\nsub-3.npy\n").unwrap();
+        assert!(super::read_labels(&p).unwrap_err().to_string().contains("line 2"));
+    }
 }

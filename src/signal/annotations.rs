@@ -146,7 +146,8 @@ mod tests {
     #[test]
     fn annotations_past_the_data_are_left_out_and_those_over_its_end_cut_as_mne_does() {
         let span = |t: f64, d: f64| Annotation { onset_s: t, duration_s: Some(d), text: "BAD_x".into() };
-        let mut items = vec![ann(0.0, "a"), ann(90.0, "at the end"), ann(90.5, "past"), span(89.0, 3.0), span(120.0, 1.0)];
+        let mut items =
+            vec![ann(0.0, "a"), ann(90.0, "at the end"), ann(90.5, "past"), span(89.0, 3.0), span(120.0, 1.0)];
         let done = crop_to_data(&mut items, 90.0);
         assert_eq!(done, Cropped { left_out: 2, shortened: 1 });
         let texts: Vec<&str> = items.iter().map(|a| a.text.as_str()).collect();

@@ -205,7 +205,10 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
         repairs.push(Repair::at(
             event_offset,
             "event table",
-            format!("{} rejected span(s) run past the last sample ({end_s} s): cut there, as MNE cuts them", cropped.shortened),
+            format!(
+                "{} rejected span(s) run past the last sample ({end_s} s): cut there, as MNE cuts them",
+                cropped.shortened
+            ),
         ));
     }
     let positions = topo_to_sphere(&channels, &xy);

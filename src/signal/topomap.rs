@@ -13,12 +13,10 @@ const STANDARD_1020: &str = include_str!("../../assets/montages/standard_1020.cs
 /// Positions by label from a `channel,x,y,z` CSV text (metres).
 pub fn parse_positions(text: &str) -> Result<Vec<(String, [f64; 3])>, SignalError> {
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1).filter(|(_, l)| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let num = |k: usize| {
-            f.get(k).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| invalid!("line {}: bad coordinate", i + 1))
-        };
-        out.push((f[0].to_string(), [num(1)?, num(2)?, num(3)?]));
+    for r in crate::util::csv_text::records(text).map_err(|e| invalid!("{e}"))?.iter().skip(1) {
+        let num =
+            |k: usize| r.get(k).parse::<f64>().map_err(|_| invalid!("line {}: bad coordinate '{}'", r.line, r.get(k)));
+        out.push((r.get(0).to_string(), [num(1)?, num(2)?, num(3)?]));
     }
     Ok(out)
 }
@@ -151,6 +149,15 @@ pub fn topomap(labels: Vec<String>, xy: Vec<[f64; 2]>, values: Vec<f64>, size: u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_electrode_name_with_a_comma_is_one_name() {
+        let p = parse_positions("\u{feff}channel,x,y,z\n\"EEG Fp1, ref A1\",0.01,0.08,0.02\n\nCz,0,0,0.09\n").unwrap();
+        assert_eq!(p[0], ("EEG Fp1, ref A1".to_string(), [0.01, 0.08, 0.02]));
+        assert_eq!(p[1].0, "Cz");
+        assert!(parse_positions("channel,x,y,z\nO1,0,x,0\n").unwrap_err().to_string().contains("line 2"));
+        assert!(parse_positions(STANDARD_1020).unwrap().len() > 90);
+    }
 
     #[test]
     fn standard_positions_and_projection() {

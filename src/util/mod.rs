@@ -3,6 +3,7 @@
 pub mod arrays;
 pub mod cancel;
 pub mod chart;
+pub mod csv_text;
 pub mod error;
 pub mod hash;
 pub mod le;

@@ -3,10 +3,6 @@
 
 use std::path::Path;
 
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
 /// A table: column names and rows of text (numbers as Rust prints them, exactly).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -19,10 +15,9 @@ impl Table {
         Table { header: header.iter().map(|h| h.to_string()).collect(), rows: rows.into_iter().collect() }
     }
 
-    /// CSV text (RFC 4180 quoting).
+    /// CSV text (RFC 4180 quoting, through the `csv` crate: `util::csv_text`).
     pub fn csv(&self) -> String {
-        let line = |r: &[String]| r.iter().map(|f| field(f)).collect::<Vec<_>>().join(",") + "\n";
-        std::iter::once(line(&self.header)).chain(self.rows.iter().map(|r| line(r))).collect()
+        crate::util::csv_text::write(std::iter::once(&self.header).chain(&self.rows))
     }
 
     /// A booktabs `tabular` (numbers to 3 decimals, right-aligned; text escaped, left-aligned).

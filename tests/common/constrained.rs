@@ -1,7 +1,7 @@
 //! Prompts and schemas for the constrained-decoding check (shared by tests/llm_local.rs and
 //! examples/constrained_rate.rs): a label decision and a tool call, each varied over connectome findings.
 
-use brainlens::llm::openai::extract_json;
+use brainlens::llm::extract_json;
 use brainlens::llm::schema::Schema;
 use brainlens::llm::{ChatModel, ChatRequest, Message, ResponseFormat};
 use serde_json::{Value, json};

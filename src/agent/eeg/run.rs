@@ -7,7 +7,7 @@ use super::tools::{self, Domain, ToolSpec};
 use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
 use crate::agent::error::{AgentError, Result};
 use crate::agent::grounding;
-use crate::llm::openai::extract_json;
+use crate::llm::extract_json;
 use crate::llm::schema::Schema;
 use crate::llm::{ChatModel, ChatRequest, ErrorClass, LlmError, Message, ResponseFormat};
 use crate::util::cancel::Cancel;

@@ -3,7 +3,7 @@
 //! call recorded in the trace. Failures come back classified, never mapped to an answer.
 
 use super::trace::{Call, OutcomeClass, Trace};
-use crate::llm::openai::extract_json;
+use crate::llm::extract_json;
 use crate::llm::schema::Schema;
 use crate::llm::{ChatModel, ChatRequest, ErrorClass, Message};
 use crate::util::cancel::Cancel;

@@ -98,13 +98,16 @@ impl DataFolder {
     fn hypnogram(&self, subject: &str) -> Result<Item> {
         let src = find(&self.sources, "sample_data_sri.csv")?;
         let text = std::fs::read_to_string(&src).with_context(|| format!("{}: cannot read", src.display()))?;
-        let mut out = String::from("epoch,reference,device\n");
-        for line in text.lines().skip(1) {
-            let f: Vec<&str> = line.split(',').map(str::trim).collect();
-            if f.len() == 4 && f[0] == subject {
-                out.push_str(&format!("{},{},{}\n", f[1], f[2], f[3]));
-            }
-        }
+        let records =
+            crate::util::csv_text::records(&text).map_err(|e| BenchError::from(format!("{}: {e}", src.display())))?;
+        let epochs: Vec<Vec<String>> = records
+            .iter()
+            .skip(1)
+            .filter(|r| r.fields.len() == 4 && r.get(0) == subject)
+            .map(|r| r.fields[1..].to_vec())
+            .collect();
+        let header = vec!["epoch".to_string(), "reference".into(), "device".into()];
+        let out = crate::util::csv_text::write(std::iter::once(header).chain(epochs));
         if out.lines().count() < 3 {
             return Err(BenchError::from(format!("{}: no epochs of subject {subject:?}", src.display())));
         }

@@ -4,7 +4,7 @@
 use crate::bench::case::Case;
 use crate::bench::scoring::{Judge, VisionJudge};
 use crate::harness::error::Result;
-use crate::llm::openai::extract_json;
+use crate::llm::extract_json;
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message, ResponseFormat};
 use crate::util::cancel::Cancel;
 use serde_json::{Map, Value, json};

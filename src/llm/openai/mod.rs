@@ -2,10 +2,9 @@
 //! `brainlens llm serve`): JSON mode and json_schema when the server takes them, the reply validated against
 //! the schema with one corrective retry, retries with backoff on infrastructure failures, streaming (SSE).
 
-mod extract;
 pub mod retry;
 
-pub use extract::extract_json;
+use crate::llm::reply_json::extract_json;
 
 use crate::llm::config::{ProviderConfig, Secret};
 use crate::llm::error::{ErrorClass, LlmError};

@@ -31,7 +31,10 @@ fn integer(body: &Map<String, Value>, key: &str, min: i64) -> Result<Option<i64>
         None => return Err(ParamError::invalid_type(key, "an integer", v)),
     };
     if n < min {
-        return Err(ParamError::invalid_value(key, format!("integer below minimum value: expected >= {min}, but got {n}.")));
+        return Err(ParamError::invalid_value(
+            key,
+            format!("integer below minimum value: expected >= {min}, but got {n}."),
+        ));
     }
     Ok(Some(n))
 }
@@ -53,7 +56,9 @@ fn stop(body: &Map<String, Value>) -> Result<Vec<String>, ParamError> {
             list.iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    s.as_str().map(String::from).ok_or_else(|| ParamError::invalid_type(format!("stop[{i}]"), "a string", s))
+                    s.as_str()
+                        .map(String::from)
+                        .ok_or_else(|| ParamError::invalid_type(format!("stop[{i}]"), "a string", s))
                 })
                 .collect()
         }
@@ -81,16 +86,22 @@ fn message(i: usize, m: &Value) -> Result<Message, ParamError> {
             for (j, p) in parts.iter().enumerate() {
                 match p.get("text") {
                     Some(Value::String(t)) => text.push_str(t),
-                    Some(v) => return Err(ParamError::invalid_type(format!("messages[{i}].content[{j}].text"), "a string", v)),
+                    Some(v) => {
+                        return Err(ParamError::invalid_type(format!("messages[{i}].content[{j}].text"), "a string", v));
+                    }
                     None if p.is_object() => {}
-                    None => return Err(ParamError::invalid_type(format!("messages[{i}].content[{j}]"), "an object", p)),
+                    None => {
+                        return Err(ParamError::invalid_type(format!("messages[{i}].content[{j}]"), "an object", p));
+                    }
                 }
             }
             text
         }
         (None | Some(Value::Null), Some(_)) => String::new(),
         (None, None) => return Err(ParamError::missing(at("content"))),
-        (Some(v), _) => return Err(ParamError::invalid_type(at("content"), "a string or an array of content parts", v)),
+        (Some(v), _) => {
+            return Err(ParamError::invalid_type(at("content"), "a string or an array of content parts", v));
+        }
     };
     // Earlier calls and their results go back to the model as the text it would have written/read.
     let content = match calls {
@@ -126,8 +137,7 @@ fn message(i: usize, m: &Value) -> Result<Message, ParamError> {
 
 fn response_format(body: &Map<String, Value>) -> Result<ResponseFormat, ParamError> {
     let Some(format) = present(body, "response_format") else { return Ok(ResponseFormat::Text) };
-    let format =
-        format.as_object().ok_or_else(|| ParamError::invalid_type("response_format", "an object", format))?;
+    let format = format.as_object().ok_or_else(|| ParamError::invalid_type("response_format", "an object", format))?;
     let compile = |param: &str, schema: &Value| {
         crate::llm::schema::Schema::compile(schema).map_err(|e| ParamError::invalid_value(param, e))
     };
@@ -190,7 +200,10 @@ pub fn parse_request(body: &Value) -> Result<ChatRequest, ParamError> {
         request.max_tokens = n.min(u32::MAX as i64) as u32;
     }
     if let Some(n) = integer(body, "n", 1)?.filter(|n| *n != 1) {
-        return Err(ParamError::invalid_value("n", format!("this server returns one choice: expected 1, but got {n}.")));
+        return Err(ParamError::invalid_value(
+            "n",
+            format!("this server returns one choice: expected 1, but got {n}."),
+        ));
     }
     request.seed = match present(body, "seed") {
         None => None,

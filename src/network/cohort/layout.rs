@@ -43,7 +43,7 @@ fn has_ext(p: &Path, exts: &[&str]) -> bool {
 fn header_of(path: &Path) -> Vec<String> {
     let Ok(text) = std::fs::read(path) else { return Vec::new() };
     let first = text.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    String::from_utf8_lossy(first).trim().split(',').map(|h| h.trim().trim_matches('"').to_string()).collect()
+    crate::util::csv_text::first_record(&String::from_utf8_lossy(first))
 }
 
 /// The preset whose id and label columns the table at `path` has.
@@ -114,4 +114,18 @@ fn finish(name: &'static str, folder: &Path, phenotype: Option<PathBuf>) -> Resu
     }
     let spec = phenotype.as_deref().and_then(preset_for);
     Ok(Layout { name, subjects, phenotype, spec })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_phenotype_header_with_a_quoted_comma_still_finds_its_preset() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pheno.csv");
+        let abide = super::Spec::abide();
+        std::fs::write(&p, format!("\u{feff}\"{}\",\"notes, free text\",{}\n1,\"a, b\",2\n", abide.id, abide.label))
+            .unwrap();
+        assert_eq!(super::header_of(&p), [abide.id.clone(), "notes, free text".into(), abide.label.clone()]);
+        assert_eq!(super::preset_for(&p).map(|s| s.id), Some(abide.id));
+    }
 }

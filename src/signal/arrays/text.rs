@@ -1,4 +1,5 @@
-//! A recording as a text table (`.csv`, `.tsv`): delimiter tab, semicolon or comma; an optional header row
+//! A recording as a text table (`.csv`, `.tsv`, read through the `csv` crate: quoted fields, a byte-order
+//! mark, `#` comment lines): delimiter tab, semicolon or comma; an optional header row
 //! of channel names; an optional first column of times (header `time`, `t`, `seconds`, `time_s` or
 //! `time (s)`), which gives the sampling rate.
 
@@ -30,28 +31,30 @@ fn number(s: &str) -> Option<f64> {
 pub fn read(path: &Path) -> Result<Table, EdfError> {
     let bytes = std::fs::read(path).map_err(|e| err(path, "open", e.to_string()))?;
     let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<(usize, &str)> =
-        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#')).collect();
-    let Some(&(_, first)) = lines.first() else { return Err(err(path, "table", "no rows")) };
+    let unmarked = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let first = unmarked.lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let Some(first) = first else { return Err(err(path, "table", "no rows")) };
     let delim = if first.contains('\t') {
-        '\t'
+        b'\t'
     } else if first.contains(';') && !first.contains(',') {
-        ';'
+        b';'
     } else {
-        ','
+        b','
     };
-    let cells = |l: &str| -> Vec<String> { l.split(delim).map(|c| c.trim().trim_matches('"').to_string()).collect() };
-    let head = cells(first);
+    // Through the csv crate: quoted names with the delimiter inside, a byte-order mark, comment lines.
+    let records = crate::util::csv_text::records_with(&text, delim, true).map_err(|e| err(path, "table", e))?;
+    let Some(head_record) = records.first() else { return Err(err(path, "table", "no rows")) };
+    let head = head_record.fields.clone();
     let has_header = head.iter().any(|c| number(c).is_none());
-    let body = if has_header { &lines[1..] } else { &lines[..] };
+    let body = if has_header { &records[1..] } else { &records[..] };
     let width = head.len();
     let mut rows: Vec<Vec<f64>> = Vec::with_capacity(body.len());
-    for &(i, l) in body {
-        let c = cells(l);
+    for r in body {
+        let c = &r.fields;
         if c.len() != width {
             return Err(err(
                 path,
-                &format!("line {}", i + 1),
+                &format!("line {}", r.line),
                 format!("{} fields, the first row has {width}", c.len()),
             ));
         }
@@ -60,7 +63,7 @@ pub fn read(path: &Path) -> Result<Table, EdfError> {
             .enumerate()
             .map(|(j, v)| {
                 number(v).ok_or_else(|| {
-                    err(path, &format!("line {}, column {}", i + 1, j + 1), format!("{v:?} is not a number"))
+                    err(path, &format!("line {}, column {}", r.line, j + 1), format!("{v:?} is not a number"))
                 })
             })
             .collect::<Result<Vec<f64>, _>>()?;
@@ -104,4 +107,22 @@ pub fn read(path: &Path) -> Result<Table, EdfError> {
         names = (1..=n_channels).map(|i| format!("Ch{i}")).collect();
     }
     Ok(Table { names, values, rate, orientation_note: note })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_quoted_channel_name_with_the_delimiter_is_one_channel() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("rec.csv");
+        std::fs::write(&p, "\u{feff}# exported\ntime,\"EEG Fp1, ref A1\",Cz\n0,1,2\n0.5,3,\n1,5,6\n").unwrap();
+        let t = super::read(&p).unwrap();
+        assert_eq!(t.names, ["EEG Fp1, ref A1", "Cz"]);
+        assert_eq!(t.rate, Some(2.0));
+        assert_eq!(&t.values[..3], &[1.0, 3.0, 5.0]);
+        assert!(t.values[4].is_nan(), "an empty cell is NaN");
+        std::fs::write(&p, "a;b\n1;2\n3;x\n").unwrap();
+        let e = super::read(&p).err().unwrap().to_string();
+        assert!(e.contains("line 3, column 2"), "{e}");
+    }
 }

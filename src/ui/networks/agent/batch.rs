@@ -31,7 +31,8 @@ pub struct BatchView {
 
 impl Default for BatchView {
     fn default() -> Self {
-        let memory = crate::util::paths::normalise(&crate::agent::graph::task::default_dir().join("../cases/hcp_fingerprint"));
+        let memory =
+            crate::util::paths::normalise(&crate::agent::graph::task::default_dir().join("../cases/hcp_fingerprint"));
         BatchView {
             graphs: memory.join("graphs").display().to_string(),
             labels: memory.join("labels.csv").display().to_string(),

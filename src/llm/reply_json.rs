@@ -1,4 +1,5 @@
-//! Finding the JSON value in a model's reply (bare, fenced in ```json, or inside prose).
+//! Finding the JSON value in a model's reply (bare, fenced in ```json, or inside prose), whatever model wrote
+//! it: the one home the providers, the agents and the bench harness read replies through.
 
 use serde_json::Value;
 
