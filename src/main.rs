@@ -48,6 +48,9 @@ fn gui(_: Option<std::path::PathBuf>, _: &Cli) -> anyhow::Result<()> {
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
     brainlens::signal::open_options::set_defaults(cli.open_options());
+    if let Some(n) = cli.threads {
+        brainlens::llm::local::threads::set_threads(usize::from(n));
+    }
     let mut stdout = std::io::stdout().lock();
     let result = match cli.command.take() {
         Some(Command::Info { file, json }) => recording::info(&file, json, &mut stdout),

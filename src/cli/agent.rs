@@ -336,6 +336,9 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
         } => {
             let task = Task::load(&task)?;
             let shard = shard.as_deref().map(crate::agent::graph::shard::Shard::parse).transpose()?;
+            if let Some(s) = shard {
+                crate::llm::local::threads::set_local_shards(s.count);
+            }
             // A cohort file is both the folder of graphs (`cohort.npz/SUBJECT`) and the labels.
             let (graphs, labels) = match (cohort, graphs, labels) {
                 (Some(c), _, _) => (c.clone(), c),
@@ -364,6 +367,10 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 bail!("--cases {sweep:?} with --replay-before-reflection: re-run one k at a time");
             }
             let model = model_for(&base, &provider)?;
+            if model.as_ref().is_some_and(|m| m.name().starts_with("local:")) {
+                let t = crate::llm::local::threads::threads();
+                eprintln!("local model: {} thread(s) ({})", t.threads, t.why);
+            }
             let mut all = Vec::new();
             for &cases in &sweep {
                 let settings = Settings { k: cases, ..base.clone() };

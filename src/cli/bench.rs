@@ -478,8 +478,16 @@ fn repeat_path(out: &Path, r: usize) -> PathBuf {
 /// abandoned (finished ones are already written), exit status 130.
 pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
     use crate::harness::runner::{Live, Models, Options, Paradigm, run};
+    // A shard of a run shares this machine's cores with its sibling shards: set before the model loads.
+    if let Some(s) = a.shard.as_deref() {
+        crate::llm::local::threads::set_local_shards(crate::harness::runner::parse_shard(s)?.1);
+    }
     let cfg = a.provider.config(crate::llm::config::Purpose::Agent)?;
     let target = cfg.build()?;
+    if target.name().starts_with("local:") {
+        let t = crate::llm::local::threads::threads();
+        eprintln!("local model: {} thread(s) ({})", t.threads, t.why);
+    }
     let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
     let judge = role_model(&a.judge_model, &cfg, &target)?;
     if a.vlm_model.trim().starts_with("local") {

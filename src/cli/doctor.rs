@@ -54,8 +54,10 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
             .args(["--unshare-all", "--ro-bind", "/", "/", "true"])
             .output()
             .is_ok_and(|o| o.status.success());
+    let threads = crate::llm::local::threads::threads();
     let report = json!({
         "version": crate::build_info::VERSION_LINE,
+        "model_threads": threads,
         "cache": crate::util::paths::cache_dir(),
         "models": {"local_llm": {"path": model, "present": model.is_file()},
                    "minilm": {"path": minilm, "present": minilm.join("model.safetensors").is_file()}},
@@ -72,6 +74,11 @@ pub fn doctor(json_out: bool, out: &mut dyn Write) -> Result<()> {
     writeln!(out, "cache               {}", report["cache"].as_str().unwrap_or(""))?;
     writeln!(out, "local model         {} ({})", yes(model.is_file()), model.display())?;
     writeln!(out, "MiniLM              {} ({})", yes(minilm.join("model.safetensors").is_file()), minilm.display())?;
+    writeln!(
+        out,
+        "model threads       {} ({}; --threads N to choose; shards of one run on this machine split the cores)",
+        threads.threads, threads.why
+    )?;
     if !model.is_file() || !minilm.join("model.safetensors").is_file() {
         writeln!(out, "                    fetch them with scripts/setup_models.sh (scripts/run.sh does)")?;
     }

@@ -130,6 +130,10 @@ pub struct Cli {
     /// GUI: open the BrainAgent panel's batch results on run files of `agent eval` (comma-separated).
     #[arg(long, hide = true, value_name = "RUNS")]
     pub agent_runs: Option<String>,
+    /// Threads of the local model (default: the cores this process may use — Slurm's allocation, or the
+    /// machine's cores divided among the local shards of a `--shard I/N` run).
+    #[arg(long, value_name = "N", global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     /// Sampling rate in Hz for a recording file that records none (.npy, and .npz/.mat/.csv without one).
     #[arg(long, value_name = "HZ", global = true)]
     pub rate: Option<f64>,

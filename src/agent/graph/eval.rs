@@ -119,6 +119,10 @@ impl Plan {
             training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
             graphs: c.graphs.display().to_string(),
             shard: c.shard,
+            model_threads: model
+                .as_ref()
+                .filter(|m| m.name().starts_with("local:"))
+                .map(|_| crate::llm::local::threads::threads()),
             reused_from: None,
         };
         let resources = super::setup::assemble(&settings, memory, training)?;

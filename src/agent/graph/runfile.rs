@@ -30,6 +30,10 @@ pub struct Header {
     /// The shard of the test samples this file runs (`--shard I/N`); None: all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::Shard>,
+    /// The local model's threads in the process that wrote the header, and why that many (None: no local
+    /// model, or a file written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_threads: Option<crate::llm::local::threads::Threads>,
     /// A reflection re-run: the stored run whose replies answered every step before reflection (`reuse`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reused_from: Option<String>,

@@ -266,7 +266,8 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     e.insert(
         "runner".into(),
         json!({"name": "brainlens bench run", "version": env!("CARGO_PKG_VERSION"),
-        "commit": env!("BRAINLENS_GIT_COMMIT"), "deadline_s": opts.deadline_s, "infrastructure_retries": opts.retries}),
+        "commit": env!("BRAINLENS_GIT_COMMIT"), "deadline_s": opts.deadline_s, "infrastructure_retries": opts.retries,
+        "model_threads": crate::llm::local::threads::threads()}),
     );
     e
 }

@@ -74,13 +74,9 @@ fn take_logged() -> Vec<String> {
     std::mem::take(&mut *LOGGED.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// Threads for the forward pass: `RAYON_NUM_THREADS` when set (as for candle before), else every core.
+/// Threads for the forward pass: the process's share of the cores (`threads::threads`).
 pub fn threads() -> i32 {
-    std::env::var("RAYON_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<i32>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as i32))
+    super::threads::threads().threads.min(i32::MAX as usize) as i32
 }
 
 struct Slot {

@@ -10,6 +10,7 @@ mod gguf_check;
 mod lookup;
 mod quantize;
 mod template;
+pub mod threads;
 pub mod vocab;
 
 pub use constrained::{Constrainer, Mask, TokenTrie};

@@ -87,7 +87,11 @@ fn message(i: usize, m: &Value) -> Result<Message, ParamError> {
                 match p.get("text") {
                     Some(Value::String(t)) => text.push_str(t),
                     Some(v) => {
-                        return Err(ParamError::invalid_type(format!("messages[{i}].content[{j}].text"), "a string", v));
+                        return Err(ParamError::invalid_type(
+                            format!("messages[{i}].content[{j}].text"),
+                            "a string",
+                            v,
+                        ));
                     }
                     None if p.is_object() => {}
                     None => {
