@@ -463,6 +463,7 @@ mod eval_tests {
             training_samples: 0,
             graphs: graphs.display().to_string(),
             shard: None,
+            model_threads: None,
             reused_from: None,
         };
         EvalJob { agent, graphs, test, header, concurrency, judge: true, out, reuse: None }
