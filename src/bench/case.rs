@@ -1,9 +1,9 @@
 //! BrainBench case files: discovery (`case<d>/case<d>_<d>.json`), loading and validation with errors that
 //! name the file and the JSON path.
 
-use super::canon::{int_coerced, number};
+use super::canonical::{int_coerced, number};
 use super::scoring::Metric;
-use crate::util::par;
+use crate::util::parallel as par;
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! Bench room and `brainlens bench` show. See `../shared/BRAINBENCH.md` for the formats and rules.
 
 pub mod aggregate;
-pub mod canon;
+pub mod canonical;
 pub mod case;
 pub mod collection;
 pub mod error;

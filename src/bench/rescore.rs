@@ -5,7 +5,7 @@ use super::results::{
     Instance, MetricDetail, RawResults, ResultError, ResultFile, StreamWriter, Summarizer, refreshed_summary,
 };
 use super::scoring::{ScoreContext, resolve_artifact, score_metric};
-use crate::util::par;
+use crate::util::parallel as par;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::path::Path;

@@ -414,7 +414,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
         }
         AgentCommand::Slurm(a) => slurm(&a, out),
         AgentCommand::Merge { shards, out: merged, json } => {
-            let run = crate::agent::graph::shards::merge(&shards, &merged)?;
+            let run = crate::agent::graph::shard_merge::merge(&shards, &merged)?;
             let task = Task::load(&run.header.task)?;
             let m = metrics(&run, &task);
             eprintln!("merged {} shard files ({} runs) into {}", shards.len(), run.records.len(), merged.display());

@@ -582,7 +582,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
 
 /// `bench merge SHARDS... --out RESULT.json [--cases SUITE]`.
 pub fn merge(shards: &[PathBuf], cases: Option<&Path>, out_path: &Path, json: bool, out: &mut dyn Write) -> Result<()> {
-    let mut merged = crate::harness::runner::shards::merge(shards, cases)?;
+    let mut merged = crate::harness::runner::shard_merge::merge(shards, cases)?;
     merged.summary.insert("result_file".into(), json!(out_path.display().to_string()));
     merged.save(out_path)?;
     if json {

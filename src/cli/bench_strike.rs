@@ -1,5 +1,5 @@
 //! `brainlens bench strike RESULT --cases CASES --out NEW [provider options] [--json]`: a stored run's reports
-//! struck as a run now strikes them, the struck ones parsed again and rescored (`harness::strike`).
+//! struck as a run now strikes them, the struck ones parsed again and rescored (`harness::restrike`).
 
 use super::write_json;
 use crate::bench::rescore::{CaseIndex, Keep, rescore_one};
@@ -32,7 +32,7 @@ pub fn strike(a: &super::StoredRunArgs, out: &mut dyn Write) -> Result<()> {
         let Some(case) = index.find(inst) else { continue };
         let before = inst.total_score;
         let claims =
-            crate::harness::strike::strike_stored(inst, case, parser.as_ref(), &cancel).with_context(|| {
+            crate::harness::restrike::strike_stored(inst, case, parser.as_ref(), &cancel).with_context(|| {
                 format!("{}: instance {}: parsing the struck report", result.display(), inst.instance_id)
             })?;
         if claims.is_empty() {

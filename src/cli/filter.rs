@@ -5,7 +5,7 @@ use crate::signal::Recording;
 use crate::signal::edf::derive::{DerivedChannel, write_derived};
 use crate::signal::filter::butter::{butter_filtfilt, notch_filtfilt};
 use crate::signal::filter::fir::{FirFilter, FirWindow};
-use crate::signal::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
+use crate::signal::filter::segments::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
 use anyhow::{Result, anyhow, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};

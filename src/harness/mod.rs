@@ -4,6 +4,6 @@
 pub mod error;
 pub mod judge;
 pub mod parser_audit;
+pub mod restrike;
 pub mod runner;
 pub mod slurm;
-pub mod strike;

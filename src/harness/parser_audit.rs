@@ -6,7 +6,7 @@
 //! reported overall, per validation unit and per target model, with every disagreement listed.
 
 use super::runner::roles::parse;
-use crate::bench::canon::number;
+use crate::bench::canonical::number;
 use crate::bench::case::Case;
 use crate::bench::collection::Collection;
 use crate::bench::rescore::CaseIndex;

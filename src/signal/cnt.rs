@@ -17,7 +17,7 @@ use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
 use super::open_options::{CntFormat, NEEDS_CNT_FORMAT, OpenOptions};
-use crate::util::le::Le;
+use crate::util::little_endian::Le;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 

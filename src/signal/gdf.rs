@@ -9,7 +9,7 @@ use super::channel_kind::ChannelKind;
 use super::continuous::Continuous;
 use super::edf::{Annotation, EdfError, Repair};
 use super::matrix::{Dtype, Layout, Matrix, OnDisk, open_data};
-use crate::util::le::Le;
+use crate::util::little_endian::Le;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 

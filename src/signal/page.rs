@@ -3,7 +3,7 @@
 
 use super::edf::EdfError;
 use super::filter::display::DisplayFilter;
-use super::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, stretches};
+use super::filter::segments::{SkipByAnnotation, filter_stretches, recording_spans, stretches};
 use super::montage::Derivation;
 use super::recording::Recording;
 

@@ -4,7 +4,7 @@
 
 use super::Recording;
 use super::filter::fir::{FirFilter, FirWindow};
-use super::filter::stretches::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
+use super::filter::segments::{SkipByAnnotation, filter_stretches, recording_spans, run_stretches};
 use crate::signal::error::{SignalError, invalid};
 use serde::Serialize;
 use std::ops::Range;

@@ -16,7 +16,7 @@ pub mod run;
 pub mod runfile;
 pub mod setup;
 pub mod shard;
-pub mod shards;
+pub mod shard_merge;
 pub mod sites;
 pub mod task;
 pub mod tools;

@@ -1,7 +1,7 @@
 //! BrainBench result files (experiment / instances / summary) and JSONL instance streams: read, written back
 //! field for field (unknown fields kept), rewritten atomically, summarised as the reference does.
 
-mod de;
+mod fast_read;
 mod stream;
 
 pub use stream::StreamWriter;
@@ -55,7 +55,7 @@ pub struct Instance {
 impl Instance {
     /// Difficulty weight (default 1, as the reference summary).
     pub fn difficulty_weight(&self) -> f64 {
-        crate::bench::canon::number(&self.difficulty).filter(|d| *d != 0.0).unwrap_or(1.0)
+        crate::bench::canonical::number(&self.difficulty).filter(|d| *d != 0.0).unwrap_or(1.0)
     }
 
     /// The maximum score, 100 when the file gives none (as the reference summary assumes).
@@ -88,11 +88,11 @@ impl Instance {
     }
 
     pub fn tokens(&self, role: &str) -> f64 {
-        self.token_usage.get(role).and_then(crate::bench::canon::number).unwrap_or(0.0)
+        self.token_usage.get(role).and_then(crate::bench::canonical::number).unwrap_or(0.0)
     }
 
     pub fn seconds(&self, role: &str) -> f64 {
-        self.timing_sec.get(role).and_then(crate::bench::canon::number).unwrap_or(0.0)
+        self.timing_sec.get(role).and_then(crate::bench::canonical::number).unwrap_or(0.0)
     }
 
     /// The task: the case's folder, qualified by the subset (`Foundational Analysis/case12`).
@@ -159,9 +159,9 @@ impl ResultFile {
     pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
         let raw = ResultFile::read_raw(path)?;
         let mut instances = Vec::with_capacity(raw.len());
-        crate::util::par::map_in_order(
+        crate::util::parallel::map_in_order(
             raw.len(),
-            crate::util::par::threads(),
+            crate::util::parallel::threads(),
             64,
             |i| raw.instance(i),
             |inst| {
@@ -204,8 +204,8 @@ impl ResultFile {
             return Ok(RawResults { head: ResultFile::default(), spans, lines: Some(lines), path: path.into(), text });
         }
         let mut reader = serde_json::Deserializer::from_str(&text);
-        let located = de::Located { base, spans: Vec::new() };
-        let read = serde::de::DeserializeSeed::deserialize(de::Streamed(located), &mut reader).and_then(|r| {
+        let located = fast_read::Located { base, spans: Vec::new() };
+        let read = serde::de::DeserializeSeed::deserialize(fast_read::Streamed(located), &mut reader).and_then(|r| {
             reader.end()?;
             Ok(r)
         });
@@ -270,7 +270,7 @@ pub fn refreshed_summary(stored: &Map<String, Value>, acc: Summarizer) -> Map<St
     let wall = stored
         .get("timing_sec")
         .and_then(|t| t.get("wall_clock_total"))
-        .and_then(crate::bench::canon::number)
+        .and_then(crate::bench::canonical::number)
         .unwrap_or(0.0);
     let n = acc.n;
     let mut summary = acc.finish(wall);

@@ -2,7 +2,7 @@
 //! must hold (EEG signal fields, image non-empty + optional vision judge).
 
 use super::{Metric, ScoreContext, judge::judge_value_score};
-use crate::bench::canon::number;
+use crate::bench::canonical::number;
 use crate::bench::error::{BenchError, Result};
 use crate::bench::signal_file::SignalFile;
 use serde_json::{Map, Value, json};

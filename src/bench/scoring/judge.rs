@@ -2,7 +2,7 @@
 //! `ChatModel` plugs into. With no judge, or no prompt, the score is 0 — as the reference does.
 
 use super::Metric;
-use crate::bench::canon::{clamp01, number};
+use crate::bench::canonical::{clamp01, number};
 use crate::bench::error::{BenchError, Result};
 use serde_json::Value;
 use std::path::Path;

@@ -8,7 +8,7 @@ mod units;
 pub use artifact::{ArtifactFile, resolve_artifact};
 pub use judge::{Judge, VisionJudge, judge_value_score};
 
-use super::canon::number;
+use super::canonical::number;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -136,7 +136,7 @@ pub fn score_metric(parsed: &Value, report: &str, metric: &Metric, ctx: &ScoreCo
         other => Err(format!("unsupported metric type: {other:?}").into()),
     };
     let (raw, error) = match outcome {
-        Ok(raw) => (super::canon::clamp01(raw), None),
+        Ok(raw) => (super::canonical::clamp01(raw), None),
         Err(e) => {
             (0.0, Some(format!("{} scorer failed: {e}", if metric.kind.is_empty() { "unknown" } else { &metric.kind })))
         }

@@ -3,7 +3,7 @@
 //! the reference scores 0 with an error.
 
 use super::Metric;
-use crate::bench::canon::{canonical, clamp01, dedupe, int_coerced, number, tokens};
+use crate::bench::canonical::{canonical, clamp01, dedupe, int_coerced, number, tokens};
 use crate::bench::error::{BenchError, Result};
 use serde_json::Value;
 use std::collections::HashSet;

@@ -8,7 +8,7 @@ use crate::util::error::Context;
 mod instance;
 mod live;
 pub mod roles;
-pub mod shards;
+pub mod shard_merge;
 
 use crate::agent::eeg;
 use crate::bench::case::{Case, load_cases};

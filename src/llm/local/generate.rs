@@ -54,7 +54,7 @@ fn with_schema_hint(messages: &[Message], format: &ResponseFormat, schema: Optio
         // An outline, not the schema itself: the grammar enforces every value, and a schema's enums (region
         // labels, ids, files) would cost hundreds of prompt tokens per step.
         (ResponseFormat::JsonSchema { .. }, Some(s)) => {
-            format!("Reply with one JSON value only, shaped like: {}", s.sketch())
+            format!("Reply with one JSON value only, shaped like: {}", s.outline())
         }
         _ => "Reply with one JSON object only.".to_string(),
     };

@@ -10,7 +10,7 @@ pub mod error;
 pub mod grammar;
 
 pub use error::SchemaError;
-mod sketch;
+mod outline;
 
 use serde_json::Value;
 

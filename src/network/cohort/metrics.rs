@@ -28,7 +28,7 @@ pub struct SubjectMetrics {
 
 /// The global metrics of every subject of `c`, in cohort order.
 pub fn of_cohort(c: &Cohort, o: &MetricsOptions) -> Vec<SubjectMetrics> {
-    crate::util::par::map_collect(c.len(), crate::util::par::threads(), 8, |i| {
+    crate::util::parallel::map_collect(c.len(), crate::util::parallel::threads(), 8, |i| {
         let mut s = SubjectMetrics {
             id: c.ids[i].clone(),
             label: c.labels[i].clone(),

@@ -182,9 +182,11 @@ pub fn import(
     let total = layout.subjects.len();
     // The region count most subjects have (from each file's first row) and the region set.
     let shapes: Vec<(usize, Option<Vec<String>>)> =
-        crate::util::par::map_collect(total, crate::util::par::threads(), 16, |i| series::peek(&layout.subjects[i].1))
-            .into_iter()
-            .collect::<Result<_>>()?;
+        crate::util::parallel::map_collect(total, crate::util::parallel::threads(), 16, |i| {
+            series::peek(&layout.subjects[i].1)
+        })
+        .into_iter()
+        .collect::<Result<_>>()?;
     let regions_in = most_common(shapes.iter().map(|s| s.0));
     let codes_in = shapes.iter().find(|s| s.0 == regions_in).and_then(|s| s.1.clone());
     let regions = opts.regions.unwrap_or(if regions_in == 116 { Regions::Aal90 } else { Regions::All });
@@ -223,54 +225,57 @@ pub fn import(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut connectomes = vec![0.0; total * r * r];
     let slots: Vec<std::sync::Mutex<&mut [f64]>> = connectomes.chunks_mut(r * r).map(std::sync::Mutex::new).collect();
-    let passed = crate::util::par::map_collect(total, crate::util::par::threads(), 4, |i| -> Result<Subject> {
-        if cancel.is_cancelled() {
-            return Err(NetworkError::Cancelled);
-        }
-        let (id, file) = &layout.subjects[i];
-        let mut reasons = Vec::new();
-        match &rows[i] {
-            None => reasons.push(format!("not in the phenotype table {}", table.path)),
-            Some(row) if row.label.is_none() => reasons.push(format!("no {} value (line {})", spec.label, row.line)),
-            _ => {}
-        }
-        if let Some(lines) = table.duplicates.get(&phenotype::key(id)) {
-            reasons.push(format!("its id is on several lines of the phenotype table: {lines:?}"));
-        }
-        let s = series::read(file)?;
-        let other_codes = matches!((&s.codes, &codes_in), (Some(a), Some(b)) if a != b);
-        let out = if s.regions != regions_in || other_codes {
-            reasons.push(if other_codes {
-                "its header names other regions (or another order) than the cohort's".to_string()
-            } else {
-                format!("{} regions where the cohort has {regions_in}", s.regions)
-            });
-            Subject { reasons, volumes: s.volumes, kept: false, constant: Vec::new() }
-        } else {
-            let sel = s.select(&columns);
-            drop(s);
-            if sel.volumes < opts.min_volumes {
-                reasons.push(format!("{} volumes: fewer than {}", sel.volumes, opts.min_volumes));
+    let passed =
+        crate::util::parallel::map_collect(total, crate::util::parallel::threads(), 4, |i| -> Result<Subject> {
+            if cancel.is_cancelled() {
+                return Err(NetworkError::Cancelled);
             }
-            let constant = sel.constant_columns();
-            if !constant.is_empty() {
-                reasons.push(constant_reason(&constant, &region_labels, &region_codes));
-            }
-            let kept = reasons.is_empty() || opts.keep_flagged;
-            if kept {
-                let m = estimate::subject(&sel.values, sel.volumes, r, kind)
-                    .map_err(|e| crate::network::error::format(&file.display(), e.to_string()))?;
-                let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
-                slot.copy_from_slice(&m);
-                if kind != Kind::Tangent {
-                    mark_constant(&mut slot, &constant, r);
+            let (id, file) = &layout.subjects[i];
+            let mut reasons = Vec::new();
+            match &rows[i] {
+                None => reasons.push(format!("not in the phenotype table {}", table.path)),
+                Some(row) if row.label.is_none() => {
+                    reasons.push(format!("no {} value (line {})", spec.label, row.line))
                 }
+                _ => {}
             }
-            Subject { reasons, volumes: sel.volumes, kept, constant }
-        };
-        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-        Ok(out)
-    });
+            if let Some(lines) = table.duplicates.get(&phenotype::key(id)) {
+                reasons.push(format!("its id is on several lines of the phenotype table: {lines:?}"));
+            }
+            let s = series::read(file)?;
+            let other_codes = matches!((&s.codes, &codes_in), (Some(a), Some(b)) if a != b);
+            let out = if s.regions != regions_in || other_codes {
+                reasons.push(if other_codes {
+                    "its header names other regions (or another order) than the cohort's".to_string()
+                } else {
+                    format!("{} regions where the cohort has {regions_in}", s.regions)
+                });
+                Subject { reasons, volumes: s.volumes, kept: false, constant: Vec::new() }
+            } else {
+                let sel = s.select(&columns);
+                drop(s);
+                if sel.volumes < opts.min_volumes {
+                    reasons.push(format!("{} volumes: fewer than {}", sel.volumes, opts.min_volumes));
+                }
+                let constant = sel.constant_columns();
+                if !constant.is_empty() {
+                    reasons.push(constant_reason(&constant, &region_labels, &region_codes));
+                }
+                let kept = reasons.is_empty() || opts.keep_flagged;
+                if kept {
+                    let m = estimate::subject(&sel.values, sel.volumes, r, kind)
+                        .map_err(|e| crate::network::error::format(&file.display(), e.to_string()))?;
+                    let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
+                    slot.copy_from_slice(&m);
+                    if kind != Kind::Tangent {
+                        mark_constant(&mut slot, &constant, r);
+                    }
+                }
+                Subject { reasons, volumes: sel.volumes, kept, constant }
+            };
+            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+            Ok(out)
+        });
     drop(slots);
     let passed: Vec<Subject> = passed.into_iter().collect::<Result<_>>()?;
     let mut flagged = Vec::new();

@@ -6,4 +6,4 @@ pub mod display;
 pub mod fir;
 pub mod iir;
 pub mod lfilter;
-pub mod stretches;
+pub mod segments;

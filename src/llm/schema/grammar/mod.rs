@@ -7,12 +7,12 @@
 //! stage was identified as 'Light'", `null` (llama.cpp's JSON-schema grammars allow whitespace there too).
 
 mod complete;
+mod enum_trie;
 mod number;
-mod pick;
 
 use super::{Node, Schema};
+use enum_trie::PickTrie;
 use number::NumSt;
-use pick::PickTrie;
 
 const DEPTH: usize = 24;
 /// `left` of a string without `maxLength` (bounds at or above it count as none).

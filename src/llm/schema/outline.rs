@@ -9,11 +9,11 @@ const LISTED: usize = 8;
 
 impl Schema {
     /// E.g. `{"label": "ASD"|"HC", "confidence": number, "claims": [{"claim": text (≤ 160 chars), …}, …]}`.
-    pub fn sketch(&self) -> String {
-        self.sketch_node(self.root, 0)
+    pub fn outline(&self) -> String {
+        self.outline_node(self.root, 0)
     }
 
-    fn sketch_node(&self, node: usize, depth: usize) -> String {
+    fn outline_node(&self, node: usize, depth: usize) -> String {
         if depth > 12 {
             return "…".into();
         }
@@ -24,14 +24,14 @@ impl Schema {
             Node::Number => "number".into(),
             Node::Integer => "integer".into(),
             Node::Boolean => "true|false".into(),
-            Node::Nullable(inner) => format!("{} or null", self.sketch_node(*inner, depth + 1)),
+            Node::Nullable(inner) => format!("{} or null", self.outline_node(*inner, depth + 1)),
             Node::Enum(values) if values.len() <= LISTED => {
                 values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("|")
             }
             Node::Enum(values) => format!("one of {} values ({}, {}, …)", values.len(), values[0], values[1]),
             Node::Array { items, max, .. } => {
                 let most = max.map_or(String::new(), |m| format!(" (≤ {m})"));
-                format!("[{}, …]{most}", self.sketch_node(*items, depth + 1))
+                format!("[{}, …]{most}", self.outline_node(*items, depth + 1))
             }
             Node::Object { free: true, .. } => "{…}".into(),
             Node::Object { props, .. } => {
@@ -40,7 +40,7 @@ impl Schema {
                     .map(|p| {
                         let name = serde_json::Value::from(p.name.as_str()).to_string();
                         let opt = if p.required { "" } else { " (optional)" };
-                        format!("{name}{opt}: {}", self.sketch_node(p.node, depth + 1))
+                        format!("{name}{opt}: {}", self.outline_node(p.node, depth + 1))
                     })
                     .collect();
                 format!("{{{}}}", fields.join(", "))
@@ -50,7 +50,7 @@ impl Schema {
                 let tag = serde_json::Value::from(props[0].name.as_str()).to_string();
                 format!(
                     "{{{tag}: {}, …the fields of that {}}} ({} kinds)",
-                    self.sketch_node(props[0].node, depth + 1),
+                    self.outline_node(props[0].node, depth + 1),
                     props[0].name,
                     branches.len()
                 )
@@ -65,7 +65,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn sketches_are_short_and_name_every_field() {
+    fn outlines_are_short_and_name_every_field() {
         let regions: Vec<String> = (0..100).map(|i| format!("R{i}")).collect();
         let s = Schema::compile(&json!({"type": "object", "properties": {
             "label": {"enum": ["ASD", "HC"]},
@@ -78,7 +78,7 @@ mod tests {
         }, "required": ["label", "hubs", "claims", "step"]}))
         .unwrap();
         assert_eq!(
-            s.sketch(),
+            s.outline(),
             "{\"label\": \"ASD\"|\"HC\", \"hubs\": [one of 100 values (\"R0\", \"R1\", …), …] (≤ 6), \"claims\": [{\"claim\": text (≤ 160 chars), \"n\" (optional): integer or null}, …], \"step\": {\"tool\": \"a\"|\"b\", …the fields of that tool} (2 kinds)}"
         );
     }

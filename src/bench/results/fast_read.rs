@@ -28,7 +28,7 @@ impl<'de> Deserialize<'de> for Lenient {
                 Ok(Lenient(v as f64))
             }
             fn visit_str<E>(self, v: &str) -> Result<Lenient, E> {
-                Ok(Lenient(crate::bench::canon::number(&Value::String(v.to_string())).unwrap_or(0.0)))
+                Ok(Lenient(crate::bench::canonical::number(&Value::String(v.to_string())).unwrap_or(0.0)))
             }
             fn visit_bool<E>(self, _: bool) -> Result<Lenient, E> {
                 Ok(Lenient(0.0))
