@@ -10,6 +10,28 @@ pub struct Cropped {
     pub shortened: usize,
 }
 
+impl Cropped {
+    /// What was done, one line each, for a reader's notices (`what`: "event", "annotation").
+    pub fn notices(&self, what: &str, end_s: f64) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.left_out > 0 {
+            let (n, s, verb) = (
+                self.left_out,
+                if self.left_out == 1 { "" } else { "s" },
+                if self.left_out == 1 { "lies" } else { "lie" },
+            );
+            out.push(format!(
+                "{n} {what}{s} {verb} past the last sample ({end_s} s): left out, as MNE leaves them out"
+            ));
+        }
+        if self.shortened > 0 {
+            let (n, s) = (self.shortened, if self.shortened == 1 { "" } else { "s" });
+            out.push(format!("{n} {what}{s} ran past the last sample ({end_s} s): cut there, as MNE cuts them"));
+        }
+        out
+    }
+}
+
 /// MNE's rule when annotations are set on a raw (`Annotations.crop` to the data, from the first sample to
 /// `end_s`, the time just after the last one): an annotation that starts after `end_s`, or ends before 0, is
 /// left out; one that runs over either edge is cut there. A marker where there is no signal is never listed.
@@ -153,6 +175,13 @@ mod tests {
         let texts: Vec<&str> = items.iter().map(|a| a.text.as_str()).collect();
         assert_eq!(texts, ["a", "at the end", "BAD_x"]);
         assert_eq!(items[2].duration_s, Some(1.0));
+        assert_eq!(
+            done.notices("event", 90.0),
+            [
+                "2 events lie past the last sample (90 s): left out, as MNE leaves them out",
+                "1 event ran past the last sample (90 s): cut there, as MNE cuts them"
+            ]
+        );
     }
 
     #[test]

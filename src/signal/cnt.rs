@@ -190,26 +190,8 @@ pub fn open(path: &Path, options: &OpenOptions) -> Result<Continuous, EdfError> 
     // A clipped or cut recording keeps its whole event table: markers past the last sample are left out.
     let end_s = n_samples as f64 / rate;
     let cropped = super::annotations::crop_to_data(&mut annotations, end_s);
-    if cropped.left_out > 0 {
-        repairs.push(Repair::at(
-            event_offset,
-            "event table",
-            format!(
-                "{} event{} past the last sample ({end_s} s): left out, as MNE leaves them out",
-                cropped.left_out,
-                if cropped.left_out == 1 { " lies" } else { "s lie" }
-            ),
-        ));
-    }
-    if cropped.shortened > 0 {
-        repairs.push(Repair::at(
-            event_offset,
-            "event table",
-            format!(
-                "{} rejected span(s) run past the last sample ({end_s} s): cut there, as MNE cuts them",
-                cropped.shortened
-            ),
-        ));
+    for notice in cropped.notices("event", end_s) {
+        repairs.push(Repair::at(event_offset, "event table", notice));
     }
     let positions = topo_to_sphere(&channels, &xy);
     let dtype = if format == CntFormat::Int16 { Dtype::I16 } else { Dtype::I32 };
