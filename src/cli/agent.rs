@@ -367,9 +367,8 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 bail!("--cases {sweep:?} with --replay-before-reflection: re-run one k at a time");
             }
             let model = model_for(&base, &provider)?;
-            if model.as_ref().is_some_and(|m| m.name().starts_with("local:")) {
-                let t = crate::llm::local::threads::threads();
-                eprintln!("local model: {} thread(s) ({})", t.threads, t.why);
+            if let Some(m) = &model {
+                super::say_threads(m.as_ref());
             }
             let mut all = Vec::new();
             for &cases in &sweep {

@@ -484,10 +484,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
     }
     let cfg = a.provider.config(crate::llm::config::Purpose::Agent)?;
     let target = cfg.build()?;
-    if target.name().starts_with("local:") {
-        let t = crate::llm::local::threads::threads();
-        eprintln!("local model: {} thread(s) ({})", t.threads, t.why);
-    }
+    super::say_threads(target.as_ref());
     let parser = role_model(&a.parser_model, &cfg, &target)?.context("--parser-model none: a run needs a parser")?;
     let judge = role_model(&a.judge_model, &cfg, &target)?;
     if a.vlm_model.trim().starts_with("local") {

@@ -28,6 +28,14 @@ pub mod slurm;
 pub mod spectrum;
 
 /// Prints `value` as indented JSON followed by a newline (every `--json` output).
+/// On stderr, when `model` is this process's local model: how many threads it computes with, and why (the
+/// start of `agent eval` and `bench run`, whose run headers record the same).
+pub fn say_threads(model: &dyn crate::llm::ChatModel) {
+    if let Some(t) = crate::llm::local::threads::of_model(&model.name()) {
+        eprintln!("local model: {} thread(s) ({})", t.threads, t.why);
+    }
+}
+
 pub fn write_json<T: serde::Serialize + ?Sized>(out: &mut dyn std::io::Write, value: &T) -> anyhow::Result<()> {
     serde_json::to_writer_pretty(&mut *out, value)?;
     writeln!(out)?;

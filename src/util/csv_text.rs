@@ -1,5 +1,5 @@
 //! CSV text read and written through the `csv` crate, the one home for every table BrainLens reads or writes
-//! as CSV (labels, atlases, electrode positions, matrices, phenotype headers, result tables): fields quoted
+//! as CSV (labels, atlases, electrode positions, matrices, phenotype tables, result tables): fields quoted
 //! as RFC 4180 quotes them (a comma, a quote or a line break inside quotes), a UTF-8 byte-order mark at the
 //! start (as spreadsheets write it), blank lines skipped, every field trimmed.
 
@@ -65,12 +65,9 @@ fn csv_problem(e: &csv::Error) -> String {
     }
 }
 
-/// The fields of the first line of a CSV text (a header row), or none.
+/// The fields of the first record of a CSV text (a header row), or none.
 pub fn first_record(text: &str) -> Vec<String> {
-    let first = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut reader =
-        csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(first.as_bytes());
-    reader.records().next().and_then(Result::ok).map(|r| r.iter().map(str::to_string).collect()).unwrap_or_default()
+    records(text).ok().and_then(|r| r.into_iter().next()).map(|r| r.fields).unwrap_or_default()
 }
 
 /// CSV text of `rows` (the header first, if any): a field is quoted when it holds a comma, a quote or a line

@@ -119,10 +119,7 @@ impl Plan {
             training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
             graphs: c.graphs.display().to_string(),
             shard: c.shard,
-            model_threads: model
-                .as_ref()
-                .filter(|m| m.name().starts_with("local:"))
-                .map(|_| crate::llm::local::threads::threads()),
+            model_threads: model.as_ref().and_then(|m| crate::llm::local::threads::of_model(&m.name())),
             reused_from: None,
         };
         let resources = super::setup::assemble(&settings, memory, training)?;

@@ -37,9 +37,16 @@ fn env_count(name: &str) -> Option<usize> {
 /// The threads of this process's model, from its settings and environment.
 pub fn threads() -> Threads {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    decide(CHOSEN.get().copied(), env_count("RAYON_NUM_THREADS"), env_count("SLURM_CPUS_PER_TASK"), cores, || {
-        if std::env::var_os("SLURM_JOB_ID").is_some() { 1 } else { LOCAL_SHARDS.load(Ordering::Relaxed) }
-    })
+    // Shards under Slurm each have their own allocation; only shards on this machine share its cores.
+    let local_shards =
+        if std::env::var_os("SLURM_JOB_ID").is_some() { 1 } else { LOCAL_SHARDS.load(Ordering::Relaxed) };
+    decide(CHOSEN.get().copied(), env_count("RAYON_NUM_THREADS"), env_count("SLURM_CPUS_PER_TASK"), cores, local_shards)
+}
+
+/// The threads of the model named `model` (a `ChatModel::name`) when it is this process's local model: what a
+/// run says and records beside the model's name. None for an endpoint or a replay, which use no cores here.
+pub fn of_model(model: &str) -> Option<Threads> {
+    model.starts_with(&format!("{}:", super::PROVIDER)).then(threads)
 }
 
 fn decide(
@@ -47,7 +54,7 @@ fn decide(
     rayon: Option<usize>,
     slurm: Option<usize>,
     cores: usize,
-    local_shards: impl Fn() -> usize,
+    local_shards: usize,
 ) -> Threads {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     if let Some(n) = chosen {
@@ -59,7 +66,7 @@ fn decide(
     if let Some(n) = slurm {
         return Threads { threads: n, why: format!("Slurm's allocation: SLURM_CPUS_PER_TASK={n}") };
     }
-    let shards = local_shards().max(1);
+    let shards = local_shards.max(1);
     if shards > 1 {
         let n = (cores / shards).max(1);
         return Threads { threads: n, why: format!("{cores} core{} shared by {shards} local shards", plural(cores)) };
@@ -73,13 +80,15 @@ mod tests {
 
     #[test]
     fn the_cores_are_split_among_local_shards_and_an_allocation_or_a_choice_wins() {
-        assert_eq!(decide(None, None, None, 2, || 1).threads, 2);
-        let two = decide(None, None, None, 2, || 2);
+        assert_eq!(decide(None, None, None, 2, 1).threads, 2);
+        let two = decide(None, None, None, 2, 2);
         assert_eq!((two.threads, two.why.as_str()), (1, "2 cores shared by 2 local shards"));
-        assert_eq!(decide(None, None, None, 8, || 3).threads, 2);
-        assert_eq!(decide(None, None, None, 2, || 4).threads, 1, "at least one thread each");
-        assert_eq!(decide(None, None, Some(4), 2, || 2).threads, 4, "Slurm's allocation");
-        assert_eq!(decide(None, Some(3), Some(4), 2, || 2).why, "RAYON_NUM_THREADS=3");
-        assert_eq!(decide(Some(1), Some(3), None, 2, || 2).why, "--threads 1");
+        assert_eq!(decide(None, None, None, 8, 3).threads, 2);
+        assert_eq!(decide(None, None, None, 2, 4).threads, 1, "at least one thread each");
+        assert_eq!(decide(None, None, Some(4), 2, 2).threads, 4, "Slurm's allocation");
+        assert_eq!(decide(None, Some(3), Some(4), 2, 2).why, "RAYON_NUM_THREADS=3");
+        assert_eq!(decide(Some(1), Some(3), None, 2, 2).why, "--threads 1");
+        assert!(of_model("local:SmolLM2-135M-Instruct.Q4_1").is_some());
+        assert_eq!(of_model("openai:gpt-4o"), None);
     }
 }

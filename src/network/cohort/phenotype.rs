@@ -150,16 +150,12 @@ pub fn read(path: &Path, spec: &Spec) -> Result<Table> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(io(&name, "read"))?;
     let tab = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tsv"));
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(if tab { b'\t' } else { b',' })
-        .flexible(true)
-        .from_reader(bytes.as_slice());
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| format(&name, format!("header line: {e}")))?
-        .iter()
-        .map(|h| h.trim().trim_start_matches('\u{feff}').to_string())
-        .collect();
+    let records =
+        crate::util::csv_text::records_with(&String::from_utf8_lossy(&bytes), if tab { b'\t' } else { b',' }, false)
+            .map_err(|e| format(&name, e))?;
+    // An empty table has an empty header: the first column asked for is then missing, naming the file.
+    let header: &[String] = records.first().map_or(&[], |r| &r.fields);
+    let body = records.get(1..).unwrap_or(&[]);
     let column = |c: &str| -> Result<usize> {
         match header.iter().position(|h| h == c) {
             Some(i) => Ok(i),
@@ -172,10 +168,9 @@ pub fn read(path: &Path, spec: &Spec) -> Result<Table> {
     let (sex_col, age_col, site_col) = (optional(&spec.sex)?, optional(&spec.age)?, optional(&spec.site)?);
     let known = spec.labels.iter().map(|(raw, l)| format!("{raw} = {l}")).collect::<Vec<_>>().join(", ");
     let mut table = Table { path: name.clone(), rows: HashMap::new(), duplicates: HashMap::new() };
-    for record in reader.records() {
-        let record = record.map_err(|e| format(&name, e.to_string()))?;
-        let line = record.position().map_or(0, |p| p.line() as usize);
-        let cell = |c: usize| record.get(c).unwrap_or("").trim();
+    for record in body {
+        let line = record.line as usize;
+        let cell = |c: usize| record.get(c);
         let id = cell(id_col);
         if missing(id) {
             continue;
@@ -220,6 +215,20 @@ pub fn read(path: &Path, spec: &Spec) -> Result<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_note_with_a_comma_stays_one_cell_and_bad_lines_keep_their_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pheno.csv");
+        let text = "\u{feff}ScanDir ID,Notes,Site,Gender,Age,DX\n1018959,\"motion, large ventricles\",3,0,12.36,0\n\n1019436,ok,5,1,N/A,7\n";
+        std::fs::write(&p, text).unwrap();
+        let e = read(&p, &Spec::adhd200()).unwrap_err().to_string();
+        assert!(e.contains("line 4: DX = '7'"), "{e}");
+        std::fs::write(&p, text.replace(",7\n", ",3\n")).unwrap();
+        let t = read(&p, &Spec::adhd200()).unwrap();
+        let r = &t.rows[&key("1018959")];
+        assert_eq!((r.site.as_deref(), r.age, r.line), (Some("KKI"), Some(12.36), 2));
+    }
 
     #[test]
     fn presets_map_values_and_name_bad_lines() {
