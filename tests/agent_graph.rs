@@ -412,13 +412,15 @@ fn a_timeout_in_round_2_is_classified_and_the_trace_kept() {
 
 mod eval_tests {
     use super::*;
-    use brainlens::agent::graph::cohort::{self, read_rows, sample_id, split};
+    use brainlens::agent::graph::cohort::{self, split};
     use brainlens::agent::graph::eval::{self, EvalJob, Header, metrics};
+    use brainlens::network::cohort::source::Source;
 
-    fn cohort() -> (PathBuf, Vec<cohort::Row>) {
+    fn cohort() -> (Arc<Source>, Vec<cohort::Row>) {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
-        let rows = read_rows(&dir.join("labels.csv")).unwrap();
-        (dir.join("graphs"), rows)
+        let source = Source::folder(&dir.join("graphs"), &dir.join("labels.csv")).unwrap();
+        let rows = source.subjects.clone();
+        (Arc::new(source), rows)
     }
 
     #[test]
@@ -447,7 +449,7 @@ mod eval_tests {
     }
 
     fn job<'a>(agent: &'a Agent, out: PathBuf, concurrency: usize) -> EvalJob<'a> {
-        let (graphs, rows) = cohort();
+        let (source, rows) = cohort();
         let (test, _) = split(&rows, 0.2, 0).unwrap();
         let header = Header {
             kind: "run".into(),
@@ -458,15 +460,17 @@ mod eval_tests {
             seed: 0,
             runs: 2,
             settings: agent.settings.clone(),
-            test: test.iter().map(|r| sample_id(&r.file)).collect(),
+            test: test.iter().map(|r| r.id.clone()).collect(),
+            sites: Vec::new(),
             memory_cases: 0,
             training_samples: 0,
-            graphs: graphs.display().to_string(),
+            graphs: source.origin.graphs.clone().unwrap(),
+            source: Some(source.origin.clone()),
             shard: None,
             model_threads: None,
             reused_from: None,
         };
-        EvalJob { agent, graphs, test, header, concurrency, judge: true, out, reuse: None }
+        EvalJob { agent, source, test, header, concurrency, judge: true, out, reuse: None }
     }
 
     #[test]
@@ -645,8 +649,8 @@ mod eval_tests {
     /// with that k.
     #[test]
     fn card_top_k_sweep_is_one_command_with_one_row_per_k() {
-        let (graphs, _) = cohort();
-        let labels = graphs.parent().unwrap().join("labels.csv");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
+        let (graphs, labels) = (dir.join("graphs"), dir.join("labels.csv"));
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("sweep.jsonl");
         let args = eval_args(&graphs, &labels, &out, &["--method", "evidence-knn", "--cases", "3,4,5,6", "--json"]);
@@ -685,8 +689,8 @@ mod eval_tests {
 
     #[test]
     fn evidence_knn_eval_and_report_from_the_cli() {
-        let (graphs, _) = cohort();
-        let labels = graphs.parent().unwrap().join("labels.csv");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint");
+        let (graphs, labels) = (dir.join("graphs"), dir.join("labels.csv"));
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("knn.jsonl");
         let args = eval_args(&graphs, &labels, &out, &["--method", "evidence-knn", "--concurrency", "2", "--json"]);

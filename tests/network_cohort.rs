@@ -312,7 +312,8 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     // similarity is the cosine of the encoder fitted here on the 32 training subjects (fitted on all 40, the
     // values would differ).
     assert_eq!(header["settings"]["card_encoder"], "supervised");
-    let load = |id: &str| brainlens::retrieval::cases::load_graph(&cohort.join(id), None).unwrap();
+    let source = brainlens::network::cohort::source::Source::cohort_file(&cohort).unwrap();
+    let load = |id: &str| source.connectome_of(id).unwrap();
     let train: Vec<(String, brainlens::network::Connectome)> =
         c.ids.iter().filter(|id| !test.contains(&id.as_str())).map(|id| (id.clone(), load(id))).collect();
     let train_labels: Vec<String> =
@@ -390,6 +391,62 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     );
 }
 
+/// An evaluation holds its cohort as a value: the cohort file is read once when the source is opened (its
+/// bytes hashed as they are parsed), and nothing after that opens it — here the file is moved away before the
+/// case memory, the supervised baseline, the runs and the metrics (with their per-site table) are made. The
+/// run header records the source's file and SHA-256, and each test subject's site.
+#[test]
+fn an_evaluation_opens_the_cohort_archive_once() {
+    use brainlens::agent::graph::eval::{self, Plan};
+    use brainlens::agent::graph::{Method, Settings, Task};
+    use brainlens::network::cohort::source::Source;
+    use brainlens::util::cancel::Cancel;
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let sha256 = brainlens::util::hash::sha256_hex(&std::fs::read(&cohort).unwrap());
+    let c = file::read(&cohort).unwrap();
+    let source = std::sync::Arc::new(Source::cohort_file(&cohort).unwrap());
+    assert_eq!((source.origin.kind.as_str(), source.origin.sha256.as_str()), ("cohort file", sha256.as_str()));
+    let moved = tmp.path().join("moved-away.npz");
+    std::fs::rename(&cohort, &moved).unwrap();
+    let task = Task::load("adhd").unwrap();
+    for method in [Method::EvidenceKnn, Method::Logistic] {
+        let plan = Plan::new(
+            task.clone(),
+            Settings::for_method(method),
+            None,
+            &eval::Cohort {
+                source: source.clone(),
+                fraction: 0.2,
+                seed: 0,
+                runs: 1,
+                memory: None,
+                hold_out_site: None,
+                shard: None,
+                subset: None,
+            },
+            &Cancel::default(),
+        )
+        .unwrap();
+        let out = tmp.path().join(format!("{}.jsonl", method.as_str()));
+        let run = eval::run(&plan.job(1, false, out), &Cancel::default(), &|_, _| {}).unwrap();
+        let h = &run.header;
+        assert_eq!(
+            h.source.as_ref().map(|o| (o.file.clone(), o.sha256.clone())),
+            Some((cohort.display().to_string(), sha256.clone()))
+        );
+        let site_of = |id: &str| c.site[c.ids.iter().position(|x| x == id).unwrap()].clone();
+        assert_eq!(h.sites, h.test.iter().map(|id| site_of(id)).collect::<Vec<_>>());
+        assert_eq!(run.records.len(), h.test.len());
+        assert!(run.records.iter().all(|r| r.label.is_some()), "{method:?}");
+        let m = eval::metrics(&run, &task);
+        assert_eq!(m.sites.iter().map(|s| s.samples).sum::<usize>(), h.test.len());
+        assert!(m.sites.len() > 1, "{:?}", m.sites);
+    }
+    assert!(!cohort.exists(), "the cohort file was not rewritten");
+}
+
 /// `--card-encoder gfm`: CARD's graph encoder is the GFM trained on the training split's 32 graphs alone
 /// (the small default model; 5 epochs here, 150 by default), kept in the cache under the hash of those graphs; each hit's graph
 /// similarity is the cosine of that model's embeddings; a second evaluation reuses the model.
@@ -434,7 +491,8 @@ fn the_gfm_card_encoder_is_trained_on_the_training_split_alone() {
     let tested = header["test"].as_array().unwrap().len();
     assert_eq!((log["graphs"].as_u64(), log["epochs_done"].as_u64()), (Some(40 - tested as u64), Some(5)));
     let model = brainlens::retrieval::gfm::GfmModel::load(&models[0]).unwrap();
-    let load = |id: &str| brainlens::retrieval::cases::load_graph(&cohort.join(id), None).unwrap();
+    let source = brainlens::network::cohort::source::Source::cohort_file(&cohort).unwrap();
+    let load = |id: &str| source.connectome_of(id).unwrap();
     let first: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
     let q = model.embed(&load(first["sample"].as_str().unwrap())).unwrap();
     for h in first["trace"]["rounds"][0]["data"]["hits"].as_array().unwrap().iter().take(5) {

@@ -149,11 +149,14 @@ impl brainlens::llm::ChatModel for Reporter {
 #[test]
 fn model_reports_are_drafted_then_refined() {
     let dir = tempfile::tempdir().unwrap();
-    let labels = vec![("sub-100206_REST1_t0.npy".to_string(), "sub-100206".to_string(), "run1".to_string())];
+    let labels = dir.path().join("labels.csv");
+    std::fs::write(&labels, "file,label,group\nsub-100206_REST1_t0.npy,sub-100206,run1\n").unwrap();
+    let graphs = std::path::Path::new("assets/cases/hcp_fingerprint/graphs");
+    let source = brainlens::network::cohort::source::Source::folder(graphs, &labels).unwrap();
     let model = Reporter(std::sync::Mutex::new(0));
     let memory = CaseMemory::build(
-        std::path::Path::new("assets/cases/hcp_fingerprint/graphs"),
-        &labels,
+        &source,
+        &source.subjects,
         "fingerprint",
         Some("schaefer100"),
         None,

@@ -339,12 +339,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             if let Some(s) = shard {
                 crate::llm::local::threads::set_local_shards(s.count);
             }
-            // A cohort file is both the folder of graphs (`cohort.npz/SUBJECT`) and the labels.
-            let (graphs, labels) = match (cohort, graphs, labels) {
-                (Some(c), _, _) => (c.clone(), c),
-                (None, Some(g), Some(l)) => (g, l),
-                _ => bail!("give --cohort FILE, or --graphs DIR and --labels CSV"),
-            };
+            let source = open_source(cohort, graphs, labels)?;
             // The CARD top-k sweep: one evaluation per k, the same split, one table.
             let sweep = method.cases.clone();
             if sweep.is_empty() || sweep.contains(&0) {
@@ -379,8 +374,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                     settings,
                     model.clone(),
                     &eval::Cohort {
-                        graphs: graphs.clone(),
-                        labels: labels.clone(),
+                        source: source.clone(),
                         fraction,
                         seed,
                         runs: k,
@@ -620,13 +614,9 @@ fn slurm(a: &crate::cli::slurm::SlurmArgs, out: &mut dyn Write) -> Result<()> {
     else {
         bail!("the options after -- are agent eval's");
     };
-    let (graphs, labels) = match (cohort, graphs, labels) {
-        (Some(c), _, _) => (c.clone(), c),
-        (None, Some(g), Some(l)) => (g, l),
-        _ => bail!("a graphs folder needs --labels CSV among the eval options"),
-    };
+    let source = open_source(cohort, graphs, labels)?;
     let task = Task::load(&task)?;
-    let c = eval::Cohort { graphs, labels, fraction, seed, runs: k, memory: None, hold_out_site, shard: None, subset };
+    let c = eval::Cohort { source, fraction, seed, runs: k, memory: None, hold_out_site, shard: None, subset };
     let (test, _) = eval::split_rows(&task, &c)?;
     let n = a.shards.unwrap_or(0);
     let expected = (1..=n)
@@ -636,4 +626,19 @@ fn slurm(a: &crate::cli::slurm::SlurmArgs, out: &mut dyn Write) -> Result<()> {
         })
         .collect();
     crate::cli::slurm::slurm_work(a, Work::AgentEval, run_args, Some(expected), out)
+}
+
+/// The cohort source of `agent eval`: a cohort file (`--cohort`), or a graphs folder with its labels CSV.
+fn open_source(
+    cohort: Option<PathBuf>,
+    graphs: Option<PathBuf>,
+    labels: Option<PathBuf>,
+) -> Result<std::sync::Arc<crate::network::cohort::source::Source>> {
+    use crate::network::cohort::source::Source;
+    let source = match (cohort, graphs, labels) {
+        (Some(c), _, _) => Source::cohort_file(&c)?,
+        (None, Some(g), Some(l)) => Source::folder(&g, &l)?,
+        _ => bail!("give --cohort FILE, or --graphs DIR and --labels CSV"),
+    };
+    Ok(std::sync::Arc::new(source))
 }

@@ -118,10 +118,9 @@ fn minilm_if_available() -> Option<std::sync::Arc<MiniLm>> {
 pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
     use crate::retrieval::cases::{CaseMemory, GraphEncoder, evaluate};
     use crate::retrieval::gfm::GfmModel;
-    use crate::retrieval::labels::read_labels;
     match command {
         CasesCommand::Build { graphs, labels, task, atlas, reports, provider, gfm, out: dir } => {
-            let rows = read_labels(&labels)?;
+            let source = crate::network::cohort::source::Source::folder(&graphs, &labels)?;
             let model = match reports.as_str() {
                 "template" => None,
                 "llm" => {
@@ -136,8 +135,8 @@ pub fn cases(command: CasesCommand, out: &mut dyn Write) -> Result<()> {
             };
             let progress = super::progress::Progress::new(0, "cases");
             let memory = CaseMemory::build(
-                &graphs,
-                &rows,
+                &source,
+                &source.subjects,
                 &task,
                 atlas.as_deref(),
                 text.as_deref(),

@@ -7,6 +7,7 @@ use super::graph::{ENCODER, embed_graph};
 use super::text::{Bm25, MiniLm, TextIndex, dot};
 use crate::llm::{ChatModel, ChatRequest, Message};
 use crate::network::atlas::Atlas;
+use crate::network::cohort::source::{Source, Subject};
 use crate::network::connectome::{Asymmetry, Connectome};
 use crate::network::describe::describe;
 use crate::network::metrics::summary::{MetricsOptions, prepare, summarize_prepared};
@@ -115,32 +116,21 @@ fn networks_of(atlas: Option<&Atlas>, n: usize) -> Option<Vec<String>> {
     atlas.and_then(|a| a.networks.clone()).filter(|v| v.len() == n)
 }
 
-/// Loads a graph for the memory (labels from the atlas when it matches).
+/// Loads a graph file for the memory (labels from the atlas when it matches).
 pub fn load_graph(path: &Path, atlas: Option<&Atlas>) -> Result<Connectome> {
-    let mut c = match crate::network::cohort::file::member(path) {
-        // A subject of a cohort file (`cohort.npz/SUBJECT`).
-        Some(m) => {
-            let (i, cohort) = m?;
-            Connectome::from_matrix(
-                &path.display().to_string(),
-                cohort.r,
-                cohort.r,
-                cohort.matrix(i).to_vec(),
-                Some(cohort.region_labels.clone()),
-                Asymmetry::Symmetrize,
-            )?
-        }
-        None => crate::network::io::load(path, Asymmetry::Symmetrize)?,
-    };
+    with_atlas(crate::network::io::load(path, Asymmetry::Symmetrize)?, atlas, &path.display())
+}
+
+/// Subject `i` of `source`, its region labels the atlas' (whose region count must match).
+pub fn source_graph(source: &Source, i: usize, atlas: Option<&Atlas>) -> Result<Connectome> {
+    with_atlas(source.connectome(i)?, atlas, &source.graph_name(i))
+}
+
+/// `c` with `atlas`'s region labels; `name` names the graph when the region counts differ.
+fn with_atlas(mut c: Connectome, atlas: Option<&Atlas>, name: &dyn std::fmt::Display) -> Result<Connectome> {
     if let Some(a) = atlas {
         if a.len() != c.n {
-            return Err(RetrievalError::from(format!(
-                "{}: {} regions but atlas {} has {}",
-                path.display(),
-                c.n,
-                a.name,
-                a.len()
-            )));
+            return Err(RetrievalError::from(format!("{name}: {} regions but atlas {} has {}", c.n, a.name, a.len())));
         }
         c.labels = a.labels.clone();
     }
@@ -249,10 +239,10 @@ pub fn model_report(
 }
 
 impl CaseMemory {
-    /// Builds a memory of the graphs in `labels` (paths relative to `graphs_dir`).
+    /// Builds a memory of `subjects` (each one of `source`'s); a case's graph is named relative to `memory_dir`.
     pub fn build(
-        graphs_dir: &Path,
-        labels: &[(String, String, String)],
+        source: &Source,
+        subjects: &[Subject],
         task: &str,
         atlas_spec: Option<&str>,
         text: Option<&MiniLm>,
@@ -262,25 +252,25 @@ impl CaseMemory {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<CaseMemory> {
         let atlas = atlas_spec.map(Atlas::load).transpose()?;
-        let mut cases = Vec::with_capacity(labels.len());
-        for (i, (file, label, group)) in labels.iter().enumerate() {
-            progress(i, labels.len());
-            let path = graphs_dir.join(file);
-            let c = load_graph(&path, atlas.as_ref())?;
-            let graph_embedding = encoder.embed(&c, atlas.as_ref()).with_context(|| path.display().to_string())?;
+        let mut cases = Vec::with_capacity(subjects.len());
+        for (n, subject) in subjects.iter().enumerate() {
+            progress(n, subjects.len());
+            let i = source.position(&subject.id)?;
+            let name = source.graph_name(i);
+            let c = source_graph(source, i, atlas.as_ref())?;
+            let graph_embedding = encoder.embed(&c, atlas.as_ref()).with_context(|| name.clone())?;
             if let Some(first) = cases.first().map(|x: &Case| x.graph_embedding.len()) {
                 if graph_embedding.len() != first {
                     return Err(RetrievalError::from(format!(
-                        "{}: {} regions, unlike the memory's first graph",
-                        path.display(),
+                        "{name}: {} regions, unlike the memory's first graph",
                         c.n
                     )));
                 }
             }
+            let label = &subject.label;
             let (report, report_text, written_by) = match model {
                 Some(m) => {
-                    let (r, t) =
-                        model_report(m, &c, atlas.as_ref(), label, task).with_context(|| path.display().to_string())?;
+                    let (r, t) = model_report(m, &c, atlas.as_ref(), label, task).with_context(|| name.clone())?;
                     (r, t, format!("model:{}", m.name()))
                 }
                 None => {
@@ -288,15 +278,11 @@ impl CaseMemory {
                     (r, t, "template".to_string())
                 }
             };
-            let graph = pathdiff(&path, memory_dir);
             cases.push(Case {
-                id: Path::new(file)
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| file.clone()),
+                id: subject.id.clone(),
                 label: label.clone(),
-                group: group.clone(),
-                graph,
+                group: subject.group.clone(),
+                graph: pathdiff(source.graph_file(i), memory_dir),
                 report,
                 report_text,
                 written_by,
@@ -310,7 +296,7 @@ impl CaseMemory {
                 case.report_embedding = v;
             }
         }
-        progress(labels.len(), labels.len());
+        progress(subjects.len(), subjects.len());
         Ok(CaseMemory {
             task: task.to_string(),
             encoder: encoder.name(memory_dir),

@@ -10,5 +10,4 @@ pub mod gfm;
 pub mod graph;
 pub mod kb_build;
 pub mod knowledge;
-pub mod labels;
 pub mod text;

@@ -19,7 +19,12 @@ pub fn check_npy_header(path: &std::path::Path) -> Result<(), String> {
 /// to the reader to refuse).
 pub fn check_npz_headers(path: &std::path::Path) -> Result<(), String> {
     let f = std::fs::File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
-    let Ok(mut z) = zip::ZipArchive::new(f) else { return Ok(()) };
+    check_npz_headers_of(f)
+}
+
+/// [`check_npz_headers`] on an archive already open (or held in memory).
+pub fn check_npz_headers_of<R: Read + Seek>(archive: R) -> Result<(), String> {
+    let Ok(mut z) = zip::ZipArchive::new(archive) else { return Ok(()) };
     for i in 0..z.len() {
         let Ok(mut member) = z.by_index(i) else { continue };
         let name = member.name().to_string();
@@ -198,6 +203,14 @@ pub fn write_npz(path: &std::path::Path, members: &[(&str, NpyArray)]) -> std::i
 pub fn npz_strings(path: &std::path::Path, key: &str) -> Result<(Vec<usize>, Vec<String>), String> {
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut zip = zip::ZipArchive::new(f).map_err(|e| format!("not an .npz (zip) file: {e}"))?;
+    npz_strings_of(&mut zip, key)
+}
+
+/// [`npz_strings`] from an archive already open.
+pub fn npz_strings_of<R: Read + Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    key: &str,
+) -> Result<(Vec<usize>, Vec<String>), String> {
     let mut member = zip.by_name(&format!("{key}.npy")).map_err(|_| format!("no member {key:?}"))?;
     let mut bytes = Vec::new();
     member.read_to_end(&mut bytes).map_err(|e| format!("member {key:?}: {e}"))?;

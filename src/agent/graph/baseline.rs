@@ -8,10 +8,10 @@ use super::task::Task;
 use super::trace::Decision;
 use crate::agent::error::{AgentError, Result};
 use crate::network::atlas::Atlas;
+use crate::network::cohort::source::{Source, Subject};
 use crate::network::connectome::Connectome;
 use crate::network::features::fisher_z_upper;
 use crate::util::logistic::{self, CvFit};
-use std::path::PathBuf;
 
 /// Folds of the cross-validation that chooses the logistic regression's strength.
 pub const CV_FOLDS: usize = 5;
@@ -33,14 +33,14 @@ pub struct Logistic {
 }
 
 impl Training {
-    /// Learns `method`'s baseline from `samples` (graph path, label).
-    pub fn learn(method: Method, task: &Task, samples: &[(PathBuf, String)]) -> Result<Training> {
-        let labels: Vec<String> = samples.iter().map(|(_, l)| l.clone()).collect();
+    /// Learns `method`'s baseline from `samples` (subjects of `source`).
+    pub fn learn(method: Method, task: &Task, source: &Source, samples: &[Subject]) -> Result<Training> {
+        let labels: Vec<String> = samples.iter().map(|s| s.label.clone()).collect();
         if !labels.iter().any(|l| task.labels.contains(l)) {
             return Err(AgentError::from("the training split has no sample with a label of this task".to_string()));
         }
         let logistic = match method {
-            Method::Logistic => Some(Logistic::learn(task, samples)?),
+            Method::Logistic => Some(Logistic::learn(task, source, samples)?),
             _ => None,
         };
         Ok(Training { labels, logistic })
@@ -66,24 +66,25 @@ impl Training {
 }
 
 impl Logistic {
-    fn learn(task: &Task, samples: &[(PathBuf, String)]) -> Result<Logistic> {
+    fn learn(task: &Task, source: &Source, samples: &[Subject]) -> Result<Logistic> {
         let [negative, positive] = binary_labels(task)?;
         let atlas = Atlas::load(&task.atlas).ok();
         let mut x = Vec::new();
         let mut y = Vec::new();
         let mut p = None;
-        for (path, label) in samples {
-            let c = crate::retrieval::cases::load_graph(path, atlas.as_ref())?;
-            let z = features(path, &c)?;
+        for s in samples {
+            let i = source.position(&s.id)?;
+            let name = source.graph_name(i);
+            let c = crate::retrieval::cases::source_graph(source, i, atlas.as_ref())?;
+            let z = features(&name, &c)?;
             if *p.get_or_insert(z.len()) != z.len() {
                 return Err(AgentError::from(format!(
-                    "{}: {} regions, unlike the training split's first graph",
-                    path.display(),
+                    "{name}: {} regions, unlike the training split's first graph",
                     c.n
                 )));
             }
             x.extend(z);
-            y.push(*label == positive);
+            y.push(s.label == positive);
         }
         let counts = [y.iter().filter(|v| !**v).count(), y.iter().filter(|v| **v).count()];
         if counts.iter().any(|&n| n < CV_FOLDS) {

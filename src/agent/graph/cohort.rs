@@ -1,23 +1,10 @@
-//! A labelled cohort of graphs (labels.csv rows with their groups) and its seeded, group-aware,
-//! label-stratified test split.
+//! The seeded, group-aware, label-stratified test split of a cohort source's subjects, its leave-site-out
+//! alternative, and the fixed subset a slow method runs on.
 
 use crate::agent::error::{AgentError, Result};
+pub use crate::network::cohort::source::Subject as Row;
 use crate::util::rng::splitmix64;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::path::Path;
-
-/// One labelled graph: file (relative to the graphs folder), label, group (same-group graphs split together).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Row {
-    pub file: String,
-    pub label: String,
-    pub group: String,
-}
-
-pub fn sample_id(file: &str) -> String {
-    Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| file.to_string())
-}
 
 /// Test rows and memory rows: per label, `fraction` of its groups (rounded, at least one, never all) chosen
 /// by a seeded shuffle go to the test set with all their graphs.
@@ -82,47 +69,24 @@ pub fn stratified_subset(rows: &[Row], n: usize, seed: u64) -> Result<Vec<Row>> 
     Ok(chosen.into_iter().map(|i| rows[i].clone()).collect())
 }
 
-/// The rows of a cohort file (`brainlens cohort import`): its subjects, each its own group, with their labels.
-pub fn cohort_rows(path: &Path) -> Result<Vec<Row>> {
-    let c = crate::network::cohort::file::cached(path).map_err(|e| AgentError::from(e.to_string()))?;
-    if let Some(i) = c.labels.iter().position(String::is_empty) {
-        return Err(AgentError::from(format!("{}: subject {} has no label", path.display(), c.ids[i])));
-    }
-    Ok(c.ids
-        .iter()
-        .zip(&c.labels)
-        .map(|(id, l)| Row { file: id.clone(), label: l.clone(), group: id.clone() })
-        .collect())
-}
-
-/// Leave-site-out: the subjects of `site` (a cohort file's) to test, every other site's to remember; both
-/// must hold a subject, and the remembered ones more than one label.
-pub fn site_split(path: &Path, rows: &[Row], site: &str) -> Result<(Vec<Row>, Vec<Row>)> {
-    let c = crate::network::cohort::file::cached(path).map_err(|e| AgentError::from(e.to_string()))?;
-    let site_of = |r: &Row| c.ids.iter().position(|id| *id == r.file).map(|i| c.site[i].as_str());
-    let (test, train): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| site_of(r) == Some(site));
+/// Leave-site-out: the subjects of `site` to test, every other site's to remember; both must hold a subject,
+/// and the remembered ones more than one label. `of` names the source in errors.
+pub fn site_split(of: &str, rows: &[Row], site: &str) -> Result<(Vec<Row>, Vec<Row>)> {
+    let (test, train): (Vec<Row>, Vec<Row>) = rows.iter().cloned().partition(|r| r.site == site);
     if test.is_empty() {
-        let sites = c.site_counts().into_iter().map(|(s, _)| s).collect::<Vec<_>>().join(", ");
-        return Err(AgentError::from(format!("{}: no subject of site '{site}' (sites: {sites})", path.display())));
+        let sites: Vec<&str> = rows.iter().map(|r| r.site.as_str()).filter(|s| !s.is_empty()).collect();
+        let mut seen = Vec::new();
+        sites.into_iter().for_each(|s| {
+            if !seen.contains(&s) {
+                seen.push(s)
+            }
+        });
+        return Err(AgentError::from(format!("{of}: no subject of site '{site}' (sites: {})", seen.join(", "))));
     }
     if train.iter().map(|r| r.label.as_str()).collect::<BTreeSet<_>>().len() < 2 {
-        return Err(AgentError::from(format!(
-            "{}: without site '{site}' fewer than two labels remain",
-            path.display()
-        )));
+        return Err(AgentError::from(format!("{of}: without site '{site}' fewer than two labels remain")));
     }
     Ok((test, train))
-}
-
-/// The labelled rows of `labels`: a labels CSV (file,label[,group]) or a cohort file.
-pub fn read_rows(labels: &Path) -> Result<Vec<Row>> {
-    if crate::network::cohort::file::is_cohort(labels) {
-        return cohort_rows(labels);
-    }
-    Ok(crate::retrieval::labels::read_labels(labels)?
-        .into_iter()
-        .map(|(file, label, group)| Row { group: if group.is_empty() { file.clone() } else { group }, file, label })
-        .collect())
 }
 
 #[cfg(test)]
@@ -133,9 +97,10 @@ mod tests {
     fn a_stratified_subset_keeps_each_labels_share_and_is_seeded() {
         let rows: Vec<Row> = (0..173)
             .map(|i| Row {
-                file: format!("s{i}"),
+                id: format!("s{i}"),
                 label: if i < 80 { "ASD" } else { "HC" }.into(),
                 group: format!("s{i}"),
+                site: String::new(),
             })
             .collect();
         let a = stratified_subset(&rows, 60, 0).unwrap();
@@ -143,7 +108,7 @@ mod tests {
         assert_eq!((a.len(), a.iter().filter(|r| r.label == "ASD").count()), (60, 28));
         assert_eq!(a, stratified_subset(&rows, 60, 0).unwrap());
         assert_ne!(a, stratified_subset(&rows, 60, 1).unwrap());
-        let order: Vec<usize> = a.iter().map(|r| r.file[1..].parse().unwrap()).collect();
+        let order: Vec<usize> = a.iter().map(|r| r.id[1..].parse().unwrap()).collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "in the rows' order");
         assert!(stratified_subset(&rows, 174, 0).unwrap_err().to_string().contains("1 to 173"));
     }

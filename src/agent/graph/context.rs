@@ -6,6 +6,7 @@
 use crate::agent::error::Result;
 use crate::network::Connectome;
 use crate::network::atlas::Atlas;
+use crate::network::cohort::source::Source;
 use crate::network::describe::{Description, describe};
 use crate::network::error::NetworkError;
 use crate::network::metrics::summary::{
@@ -48,6 +49,13 @@ impl GraphContext {
         let c = crate::retrieval::cases::load_graph(path, atlas)?;
         let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(Self::new(name, path.to_path_buf(), c, atlas.cloned()))
+    }
+
+    /// Subject `id` of a cohort source (`path`: the file its graph is in; `name`: the subject's id).
+    pub fn of_subject(source: &Source, id: &str, atlas: Option<&Atlas>) -> Result<GraphContext> {
+        let i = source.position(id)?;
+        let c = crate::retrieval::cases::source_graph(source, i, atlas)?;
+        Ok(Self::new(id.to_string(), source.graph_file(i).to_path_buf(), c, atlas.cloned()))
     }
 
     pub fn new(name: String, path: PathBuf, connectome: Connectome, atlas: Option<Atlas>) -> GraphContext {

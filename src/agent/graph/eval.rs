@@ -4,7 +4,7 @@
 //! recall, precision, positive-prediction rate, confusion matrix, pass@1/@k, tokens and time) from one or
 //! more run files.
 
-use super::cohort::{Row, read_rows, sample_id, split};
+use super::cohort::{Row, split};
 use super::context::GraphContext;
 use super::interpret::{self, Scores};
 use super::method::Settings;
@@ -13,20 +13,20 @@ pub use super::runfile::{Header, Record, RunFile, read_run};
 use super::task::Task;
 use super::trace::{OutcomeClass, Trace};
 use crate::agent::error::{AgentError, Result};
+use crate::network::cohort::source::Source;
 use crate::util::cancel::Cancel;
 use crate::util::error::Context;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-/// A labelled cohort to evaluate on.
-#[derive(Debug, Clone, PartialEq)]
+/// A labelled cohort to evaluate on, and how.
+#[derive(Debug, Clone)]
 pub struct Cohort {
-    pub graphs: PathBuf,
-    /// CSV: file,label[,group].
-    pub labels: PathBuf,
+    /// The subjects and their connectomes (a cohort file read once, or a graphs folder with its labels).
+    pub source: Arc<Source>,
     /// Test fraction (per label, of its groups).
     pub fraction: f64,
     pub seed: u64,
@@ -34,7 +34,7 @@ pub struct Cohort {
     pub runs: usize,
     /// A prebuilt case memory (its test graphs are removed); None: built from the training split.
     pub memory: Option<PathBuf>,
-    /// A cohort file's site to hold out: its subjects are the test set, every other site's the training
+    /// A site to hold out (a cohort file's): its subjects are the test set, every other site's the training
     /// split (leave-site-out), instead of the seeded fraction.
     pub hold_out_site: Option<String>,
     /// Run only this shard of the test samples.
@@ -46,20 +46,20 @@ pub struct Cohort {
 /// The test and training rows of an evaluation: the labels read and checked against the task, the seeded
 /// split (or leave-site-out), then the `--subset` of the test rows.
 pub fn split_rows(task: &Task, c: &Cohort) -> Result<(Vec<Row>, Vec<Row>)> {
-    let rows = read_rows(&c.labels)?;
+    let rows = &c.source.subjects;
     if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
         return Err(AgentError::from(format!(
             "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
-            c.labels.display(),
+            c.source.origin.file,
             bad.label,
-            bad.file,
+            bad.id,
             task.name,
             task.labels.join(", ")
         )));
     }
     let (test, train) = match &c.hold_out_site {
-        None => split(&rows, c.fraction, c.seed)?,
-        Some(site) => super::cohort::site_split(&c.labels, &rows, site)?,
+        None => split(rows, c.fraction, c.seed)?,
+        Some(site) => super::cohort::site_split(&c.source.origin.file, rows, site)?,
     };
     // The training split stays whole; only the samples tested are fewer.
     let test = match c.subset {
@@ -72,7 +72,7 @@ pub fn split_rows(task: &Task, c: &Cohort) -> Result<(Vec<Row>, Vec<Row>)> {
 /// The agent, the test rows and the run header of an evaluation, ready to run.
 pub struct Plan {
     pub agent: Agent,
-    pub graphs: PathBuf,
+    pub source: Arc<Source>,
     pub test: Vec<Row>,
     pub header: Header,
 }
@@ -94,14 +94,13 @@ impl Plan {
         let memory = match (&c.memory, settings.needs_card()) {
             (_, false) => None,
             (Some(d), true) => {
-                let test_ids: Vec<String> = test.iter().map(|r| sample_id(&r.file)).collect();
+                let test_ids: Vec<String> = test.iter().map(|r| r.id.clone()).collect();
                 Some(super::setup::memory_from(d, &settings, &test_ids)?)
             }
-            (None, true) => Some(super::setup::memory_of(&c.graphs, &train, &task, &settings, cancel)?),
+            (None, true) => Some(super::setup::memory_of(&c.source, &train, &task, &settings, cancel)?),
         };
         let training = if settings.method.is_baseline() {
-            let samples: Vec<_> = train.iter().map(|r| (c.graphs.join(&r.file), r.label.clone())).collect();
-            Some(std::sync::Arc::new(super::baseline::Training::learn(settings.method, &task, &samples)?))
+            Some(Arc::new(super::baseline::Training::learn(settings.method, &task, &c.source, &train)?))
         } else {
             None
         };
@@ -114,23 +113,29 @@ impl Plan {
             seed: c.seed,
             runs: c.runs,
             settings: settings.clone(),
-            test: test.iter().map(|r| sample_id(&r.file)).collect(),
+            test: test.iter().map(|r| r.id.clone()).collect(),
+            sites: if test.iter().any(|r| !r.site.is_empty()) {
+                test.iter().map(|r| r.site.clone()).collect()
+            } else {
+                Vec::new()
+            },
             memory_cases: memory.as_ref().map_or(0, |m| m.memory.cases.len()),
             training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
-            graphs: c.graphs.display().to_string(),
+            graphs: c.source.origin.graphs.clone().unwrap_or_else(|| c.source.origin.file.clone()),
+            source: Some(c.source.origin.clone()),
             shard: c.shard,
             model_threads: model.as_ref().and_then(|m| crate::llm::local::threads::of_model(&m.name())),
             reused_from: None,
         };
         let resources = super::setup::assemble(&settings, memory, training)?;
-        Ok(Plan { agent: Agent::new(task, model, resources, settings), graphs: c.graphs.clone(), test, header })
+        Ok(Plan { agent: Agent::new(task, model, resources, settings), source: c.source.clone(), test, header })
     }
 
     pub fn job(&self, concurrency: usize, judge: bool, out: PathBuf) -> EvalJob<'_> {
         let mine = |i: usize| self.header.shard.is_none_or(|s| s.holds(i));
         EvalJob {
             agent: &self.agent,
-            graphs: self.graphs.clone(),
+            source: self.source.clone(),
             test: self.test.iter().enumerate().filter(|(i, _)| mine(*i)).map(|(_, r)| r.clone()).collect(),
             header: self.header.clone(),
             concurrency,
@@ -152,7 +157,7 @@ impl Plan {
 
 pub struct EvalJob<'a> {
     pub agent: &'a Agent,
-    pub graphs: PathBuf,
+    pub source: Arc<Source>,
     pub test: Vec<Row>,
     pub header: Header,
     pub concurrency: usize,
@@ -206,7 +211,7 @@ pub fn run(job: &EvalJob, cancel: &Cancel, progress: &(dyn Fn(usize, usize) + Sy
         .test
         .iter()
         .flat_map(|r| (0..job.header.runs).map(move |k| (r.clone(), k)))
-        .filter(|(r, k)| !done.contains(&(sample_id(&r.file), *k)))
+        .filter(|(r, k)| !done.contains(&(r.id.clone(), *k)))
         .collect();
     let total = job.test.len() * job.header.runs;
     let finished = std::sync::atomic::AtomicUsize::new(total - todo.len());
@@ -262,13 +267,12 @@ fn one(
     atlas: Option<&crate::network::atlas::Atlas>,
     cancel: &Cancel,
 ) -> Result<Record> {
-    let path = job.graphs.join(&row.file);
-    let ctx = GraphContext::load(&path, atlas)?;
+    let ctx = GraphContext::of_subject(&job.source, &row.id, atlas)?;
     let seed = job.header.seed + k as u64;
     let mut trace = match &job.reuse {
         None => job.agent.analyze(&ctx, seed, cancel, &mut |_| {}),
         Some(reuse) => {
-            let stored = reuse.record(&sample_id(&row.file), k)?;
+            let stored = reuse.record(&row.id, k)?;
             // An analysis that failed before reflection would fail again: the stored record is this run's.
             if !super::reuse::reached_reflection(stored) {
                 let mut r = stored.clone();
@@ -289,7 +293,7 @@ fn one(
     let label = trace.label().map(String::from);
     Ok(Record {
         kind: "sample".into(),
-        sample: sample_id(&row.file),
+        sample: row.id.clone(),
         truth: row.label.clone(),
         run: k,
         seed,
@@ -520,7 +524,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
             .then(|| Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>())),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
         calibration: Calibration::of(&run.records),
-        sites: super::sites::site_accuracy(Path::new(&h.graphs), &outcomes),
+        sites: super::sites::site_accuracy(h, &outcomes),
         reused_from: h.reused_from.clone(),
     }
 }

@@ -22,11 +22,17 @@ pub struct Header {
     pub runs: usize,
     pub settings: Settings,
     pub test: Vec<String>,
+    /// The test samples' sites, in `test`'s order (empty when the source records none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
     pub memory_cases: usize,
     /// Training samples a supervised baseline learned from (0 for the others).
     #[serde(default)]
     pub training_samples: usize,
     pub graphs: String,
+    /// The cohort source evaluated: its kind, file and SHA-256 (None in files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::network::cohort::source::Origin>,
     /// The shard of the test samples this file runs (`--shard I/N`); None: all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<super::shard::Shard>,

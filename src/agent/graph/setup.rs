@@ -10,10 +10,12 @@ use super::task::Task;
 use super::tools::Memory;
 use super::tools::Resources;
 use crate::agent::error::{AgentError, Result};
-use crate::retrieval::cases::{CaseMemory, GraphEncoder, load_graph};
+use crate::network::cohort::source::{Origin, Source};
+use crate::retrieval::cases::{CaseMemory, GraphEncoder};
 use crate::retrieval::edges::EdgeEncoder;
 use crate::retrieval::knowledge::{Hark, KnowledgeBase, default_dir};
 use crate::retrieval::text::{MiniLm, TextMethod};
+use crate::util::error::Context;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,35 +42,38 @@ pub fn memory_from(dir: &Path, settings: &Settings, leave_out: &[String]) -> Res
     Ok(Arc::new(Memory::new(memory, encoder, text, settings)))
 }
 
-/// A memory of `rows` (graph files relative to `graphs`), its graphs embedded by `settings.card_encoder`: the
-/// baseline encoder, or the supervised one fitted on these rows (the training split) alone.
+/// A memory of `rows` (subjects of `source`), its graphs embedded by `settings.card_encoder`: the baseline
+/// encoder, or the supervised one fitted on these rows (the training split) alone.
 pub fn memory_of(
-    graphs: &Path,
+    source: &Source,
     rows: &[Row],
     task: &Task,
     settings: &Settings,
     cancel: &crate::util::cancel::Cancel,
 ) -> Result<Arc<Memory>> {
     let text = text_model();
-    let labels: Vec<(String, String, String)> =
-        rows.iter().map(|r| (r.file.clone(), r.label.clone(), r.group.clone())).collect();
     let encoder = match settings.card_encoder {
         CardEncoder::Baseline => GraphEncoder::Baseline,
-        CardEncoder::Supervised => GraphEncoder::Supervised(Arc::new(supervised_encoder(graphs, rows, task)?)),
+        CardEncoder::Supervised => GraphEncoder::Supervised(Arc::new(supervised_encoder(source, rows, task)?)),
         CardEncoder::Gfm => {
             let dir = crate::util::paths::cache_dir().join("gfm");
-            gfm_encoder(graphs, rows, task, settings.gfm_epochs, &dir, cancel)?
+            gfm_encoder(source, rows, task, settings.gfm_epochs, &dir, cancel)?
         }
     };
+    // Case graphs are named relative to the folder of the source's graph files (a cohort file's folder).
+    let base = match &source.origin.graphs {
+        Some(g) => Path::new(g).to_path_buf(),
+        None => Path::new(&source.origin.file).parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
     let memory = CaseMemory::build(
-        graphs,
-        &labels,
+        source,
+        rows,
         &task.name,
         Some(&task.atlas),
         text.as_deref(),
         None,
         &encoder,
-        graphs,
+        &base,
         &mut |_, _| {},
     )
     .map_err(|e| AgentError::from(format!("building the case memory from the training split: {e:#}")))?;
@@ -76,15 +81,15 @@ pub fn memory_of(
 }
 
 /// The supervised graph encoder fitted on the training rows' graphs and labels.
-fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEncoder> {
+fn supervised_encoder(source: &Source, rows: &[Row], task: &Task) -> Result<EdgeEncoder> {
     // Region labels play no part in the edges' statistics: no atlas.
     let loaded: Vec<(String, crate::network::Connectome)> = rows
         .iter()
         .map(|r| {
-            let path = graphs.join(&r.file);
-            load_graph(&path, None).map(|c| (path.display().to_string(), c))
+            let i = source.position(&r.id)?;
+            Ok((source.graph_name(i), source.connectome(i)?))
         })
-        .collect::<std::result::Result<_, _>>()?;
+        .collect::<Result<_>>()?;
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     EdgeEncoder::fit(&loaded, &labels).map_err(|e| {
         AgentError::from(format!(
@@ -99,7 +104,7 @@ fn supervised_encoder(graphs: &Path, rows: &[Row], task: &Task) -> Result<EdgeEn
 /// when these graphs trained one before: `dir/<sha256 of the graphs and settings>.safetensors` (`dir` is
 /// `cache_dir()/gfm`) with its training log beside it. Shards and resumed runs of one evaluation thus share one model.
 fn gfm_encoder(
-    graphs: &Path,
+    source: &Source,
     rows: &[Row],
     task: &Task,
     epochs: usize,
@@ -108,7 +113,7 @@ fn gfm_encoder(
 ) -> Result<GraphEncoder> {
     use crate::retrieval::gfm::{GfmModel, train};
     let loaded: Vec<crate::network::Connectome> =
-        rows.iter().map(|r| load_graph(&graphs.join(&r.file), None)).collect::<std::result::Result<_, _>>()?;
+        rows.iter().map(|r| source.connectome_of(&r.id)).collect::<std::result::Result<_, _>>()?;
     let options = train::TrainOptions { epochs, ..train::TrainOptions::default() };
     let mut hash = crate::util::hash::Sha256Hex::new();
     hash.update(format!("{options:?}").as_bytes());
@@ -171,13 +176,25 @@ pub fn resources(
         let base = CaseMemory::file(dir).parent().map(Path::to_path_buf).unwrap_or_default();
         let group = |c: &crate::retrieval::cases::Case| if c.group.is_empty() { c.id.clone() } else { c.group.clone() };
         let own = memory.cases.iter().find(|c| Some(c.id.as_str()) == analysed).map(group);
-        let samples: Vec<_> = memory
-            .cases
-            .iter()
-            .filter(|c| own.as_ref() != Some(&group(c)))
-            .map(|c| (base.join(&c.graph), c.label.clone()))
+        let file = CaseMemory::file(dir);
+        let origin = Origin {
+            kind: "case memory".into(),
+            file: file.display().to_string(),
+            graphs: Some(base.display().to_string()),
+            sha256: std::fs::File::open(&file)
+                .and_then(crate::util::hash::sha256_reader)
+                .with_context(|| file.display().to_string())?,
+        };
+        let cases = memory.cases.iter().filter(|c| own.as_ref() != Some(&group(c)));
+        let subjects = cases
+            .map(|c| {
+                let s = Row { id: c.id.clone(), label: c.label.clone(), group: group(c), site: String::new() };
+                (s, base.join(&c.graph))
+            })
             .collect();
-        return assemble(settings, None, Some(Arc::new(Training::learn(settings.method, task, &samples)?)));
+        let source = Source::files(origin, subjects)?;
+        let training = Training::learn(settings.method, task, &source, &source.subjects)?;
+        return assemble(settings, None, Some(Arc::new(training)));
     }
     let memory = match memory_dir {
         Some(d) if settings.needs_card() => Some(memory_from(d, settings, &[])?),
@@ -208,7 +225,7 @@ mod tests {
     #[test]
     fn a_stopped_gfm_training_builds_no_memory() {
         let d = tempfile::tempdir().unwrap();
-        let mut rows = Vec::new();
+        let mut labels = String::from("file,label\n");
         for i in 0..4 {
             let n = 6;
             let w: Vec<f64> = (0..n * n)
@@ -226,15 +243,18 @@ mod tests {
             .unwrap();
             let file = format!("g{i}.csv");
             crate::network::io::write_csv(&d.path().join(&file), &c).unwrap();
-            rows.push(Row { file, label: if i % 2 == 0 { "HC".into() } else { "ADHD".into() }, group: String::new() });
+            labels.push_str(&format!("{file},{}\n", if i % 2 == 0 { "HC" } else { "ADHD" }));
         }
+        std::fs::write(d.path().join("labels.csv"), labels).unwrap();
+        let source = Source::folder(d.path(), &d.path().join("labels.csv")).unwrap();
+        let rows = source.subjects.clone();
         let task = Task::load("adhd").unwrap();
         let cancel = crate::util::cancel::Cancel::default();
         cancel.cancel();
         let models = d.path().join("gfm");
-        let e = gfm_encoder(d.path(), &rows, &task, 5, &models, &cancel).err().expect("stopped");
+        let e = gfm_encoder(&source, &rows, &task, 5, &models, &cancel).err().expect("stopped");
         assert!(e.to_string().contains("was stopped after 0 of 5 epochs"), "{e}");
-        let ok = gfm_encoder(d.path(), &rows, &task, 5, &models, &crate::util::cancel::Cancel::default());
+        let ok = gfm_encoder(&source, &rows, &task, 5, &models, &crate::util::cancel::Cancel::default());
         assert!(ok.is_ok(), "{:?}", ok.err());
     }
 }

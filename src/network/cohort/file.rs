@@ -12,7 +12,7 @@
 
 use super::{Cohort, Flag, Provenance};
 use crate::network::error::{Result, fail, format};
-use crate::util::arrays::{NpyArray, npz_f64, npz_strings, write_npz};
+use crate::util::arrays::{NpyArray, npz_f64, npz_strings_of, write_npz};
 use std::path::Path;
 
 /// True when `path` is an `.npz` holding a cohort (a `connectomes` and a `subject_ids` member).
@@ -21,38 +21,6 @@ pub fn is_cohort(path: &Path) -> bool {
     let Ok(zip) = zip::ZipArchive::new(f) else { return false };
     let names: Vec<&str> = zip.file_names().collect();
     names.contains(&"connectomes.npy") && names.contains(&"subject_ids.npy")
-}
-
-/// The cohort file at `path`, read once per process and shared (as long as the file is not rewritten): the
-/// agents load one subject at a time, and each subject must not cost a read of the whole file.
-pub fn cached(path: &Path) -> Result<std::sync::Arc<Cohort>> {
-    type Cache = std::sync::Mutex<Vec<(std::path::PathBuf, Option<std::time::SystemTime>, std::sync::Arc<Cohort>)>>;
-    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
-    let stamp = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some((_, _, c)) =
-        cache.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(p, t, _)| p == path && *t == stamp)
-    {
-        return Ok(c.clone());
-    }
-    let c = std::sync::Arc::new(read(path)?);
-    let mut entries = cache.lock().unwrap_or_else(|e| e.into_inner());
-    entries.retain(|(p, _, _)| p != path);
-    entries.push((path.to_path_buf(), stamp, c.clone()));
-    Ok(c)
-}
-
-/// A cohort member addressed as a file inside the cohort file (`abide.npz/NYU_0051020`), as the agents'
-/// evaluation addresses graphs in a folder: `None` when `path` is not such an address.
-pub fn member(path: &Path) -> Option<Result<(usize, std::sync::Arc<Cohort>)>> {
-    let (parent, id) = (path.parent()?, path.file_name()?.to_str()?);
-    if path.exists() || !parent.is_file() || !is_cohort(parent) {
-        return None;
-    }
-    Some(cached(parent).and_then(|c| match c.ids.iter().position(|s| s == id) {
-        Some(i) => Ok((i, c)),
-        None => fail!(parent.display(), "no subject '{id}' in this cohort"),
-    }))
 }
 
 /// Writes `c` to `path` (whole or not at all).
@@ -89,13 +57,22 @@ pub fn write(path: &Path, c: &Cohort) -> Result<()> {
 
 /// Reads a cohort file; every member is checked against the subject and region counts.
 pub fn read(path: &Path) -> Result<Cohort> {
-    let name = path.display().to_string();
-    crate::util::arrays::check_npz_headers(path).map_err(|e| format(&name, e))?;
-    let strings = |key: &str| -> Result<Vec<String>> {
-        npz_strings(path, key).map(|(_, v)| v).map_err(|e| format(&name, format!("not a cohort file: {e}")))
+    let bytes = std::fs::read(path).map_err(crate::network::error::io(&path.display(), "read"))?;
+    parse(&path.display().to_string(), &bytes)
+}
+
+/// A cohort file's content (`name` names it in errors): the archive is read from memory, so a caller that
+/// also needs the file's digest reads the file once.
+pub fn parse(name: &str, bytes: &[u8]) -> Result<Cohort> {
+    use std::io::Cursor;
+    crate::util::arrays::check_npz_headers_of(Cursor::new(bytes)).map_err(|e| format(&name, e))?;
+    let mut zip =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| format(&name, format!("not an .npz file: {e}")))?;
+    let mut strings = |key: &str| -> Result<Vec<String>> {
+        npz_strings_of(&mut zip, key).map(|(_, v)| v).map_err(|e| format(&name, format!("not a cohort file: {e}")))
     };
-    let f = std::fs::File::open(path).map_err(crate::network::error::io(&name, "open"))?;
-    let mut z = ndarray_npy::NpzReader::new(f).map_err(|e| format(&name, format!("not an .npz file: {e}")))?;
+    let mut z =
+        ndarray_npy::NpzReader::new(Cursor::new(bytes)).map_err(|e| format(&name, format!("not an .npz file: {e}")))?;
     let mut numbers = |key: &str| -> Result<(Vec<usize>, Vec<f64>)> {
         let a = npz_f64(&mut z, &format!("{key}.npy")).map_err(|e| format(&name, format!("not a cohort file: {e}")))?;
         Ok((a.shape().to_vec(), a.iter().copied().collect()))

@@ -6,10 +6,12 @@
 
 pub mod estimate;
 pub mod file;
+pub mod labels;
 pub mod layout;
 pub mod metrics;
 pub mod phenotype;
 pub mod series;
+pub mod source;
 
 pub use estimate::Kind;
 

@@ -243,7 +243,7 @@ impl GfmModel {
 pub fn graph_files(spec: &Path) -> Result<Vec<std::path::PathBuf>> {
     if spec.is_file() {
         let dir = spec.parent().unwrap_or(Path::new("."));
-        let rows = crate::retrieval::labels::read_labels(spec)?;
+        let rows = crate::network::cohort::labels::read_labels(spec)?;
         let graphs = dir.join("graphs");
         let base = if rows.iter().all(|r| graphs.join(&r.0).is_file()) { graphs } else { dir.to_path_buf() };
         return Ok(rows.into_iter().map(|r| base.join(r.0)).collect());

@@ -7,6 +7,7 @@ use crate::agent::graph::eval::{Cohort, Metrics, Plan, RunFile, metrics, read_ru
 use crate::agent::graph::interpret::DIMENSIONS;
 use crate::agent::graph::{Settings, Task};
 use crate::llm::config::ProviderConfig;
+use crate::network::cohort::source::Source;
 use crate::ui::jobs::Job;
 use crate::util::cancel::Cancel;
 use std::path::PathBuf;
@@ -62,27 +63,25 @@ impl BatchView {
         let (task, settings, provider) = (task.to_string(), settings.clone(), provider.clone());
         let graphs = PathBuf::from(self.graphs.trim());
         // A cohort file (`brainlens cohort import`) holds its labels too.
-        let labels = if self.labels.trim().is_empty() && crate::network::cohort::file::is_cohort(&graphs) {
-            graphs.clone()
-        } else {
-            PathBuf::from(self.labels.trim())
-        };
-        let cohort = Cohort {
-            graphs,
-            labels,
-            fraction: self.split,
-            seed: 0,
-            runs: self.runs_per_sample.max(1),
-            memory: None,
-            hold_out_site: None,
-            shard: None,
-            subset: None,
-        };
+        let labels = Some(PathBuf::from(self.labels.trim())).filter(|l| !l.as_os_str().is_empty());
+        let (fraction, runs) = (self.split, self.runs_per_sample.max(1));
         let (out, concurrency) = (PathBuf::from(self.out.trim()), self.concurrency.max(1));
         self.cancel = Cancel::default();
         let cancel = self.cancel.clone();
         self.error = None;
         self.job = Some(Job::spawn_with("BrainAgent evaluation", 1000, cancel.clone(), move |progress, _| {
+            // Read once here, on the job's thread: a large cohort file does not hold up the window.
+            let source = std::sync::Arc::new(Source::open(&graphs, labels.as_deref())?);
+            let cohort = Cohort {
+                source,
+                fraction,
+                seed: 0,
+                runs,
+                memory: None,
+                hold_out_site: None,
+                shard: None,
+                subset: None,
+            };
             let task = Task::load(&task)?;
             let model = if settings.method.uses_model() {
                 Some(provider.build().map_err(|e| anyhow::anyhow!("{e}"))?)

@@ -1,30 +1,26 @@
-//! `labels.csv`: the labelled graphs a case memory, a GFM encoder and a connectome evaluation are built from.
+//! `labels.csv`: the labels of a folder of graph files (`file,label[,group]`), which makes the folder a cohort
+//! source (`source::Source::folder`) as a cohort file is one.
 
-use crate::retrieval::error::{Result, RetrievalError};
-use crate::util::error::Context;
+use crate::network::error::{Result, fail, format, io};
 use std::path::Path;
 
 /// One row of labels.csv: graph file, label, group (a header row `file,…` is skipped; fields may be quoted).
 pub fn read_labels(path: &Path) -> Result<Vec<(String, String, String)>> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
-    let records =
-        crate::util::csv_text::records(&text).map_err(|e| RetrievalError::from(format!("{}: {e}", path.display())))?;
+    let name = path.display();
+    let text = std::fs::read_to_string(path).map_err(io(&name, "read"))?;
+    let records = crate::util::csv_text::records(&text).map_err(|e| format(&name, e.to_string()))?;
     let mut rows = Vec::new();
     for (n, r) in records.iter().enumerate() {
         if n == 0 && r.get(0).eq_ignore_ascii_case("file") {
             continue;
         }
         if r.get(0).is_empty() || r.get(1).is_empty() {
-            return Err(RetrievalError::from(format!(
-                "{} line {}: expected file,label[,group]",
-                path.display(),
-                r.line
-            )));
+            fail!(name, "line {}: expected file,label[,group]", r.line);
         }
         rows.push((r.get(0).to_string(), r.get(1).to_string(), r.get(2).to_string()));
     }
     if rows.is_empty() {
-        return Err(RetrievalError::from(format!("{}: no cases", path.display())));
+        fail!(name, "no labelled graphs");
     }
     Ok(rows)
 }
