@@ -101,6 +101,8 @@ scripts/bids_validate.sh target/debug/brainlens
 "$VENV/bin/python" scripts/reference/cohort_reference.py --check target/debug/brainlens "$BRAINLENS_COHORTS"
 # `agent eval --method logistic` equal to scikit-learn's LogisticRegressionCV on the same split (194 ADHD-200 subjects).
 "$VENV/bin/python" scripts/reference/logistic_reference.py --check target/debug/brainlens "$BRAINLENS_COHORTS"
+# `cohort train|predict` equal to scikit-learn's CalibratedClassifierCV (sigmoid and isotonic) on the same split.
+"$VENV/bin/python" scripts/reference/cohort_model_reference.py --check target/debug/brainlens "$BRAINLENS_COHORTS"
 # The generated local BrainBench suite's reference answers, recomputed with MNE/scipy/YASA/neurokit2.
 rm -rf target/bench-suite && target/debug/brainlens bench generate --out target/bench-suite >/dev/null
 "$VENV/bin/python" -W ignore::FutureWarning scripts/reference/bench_suite_reference.py target/bench-suite

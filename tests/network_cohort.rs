@@ -548,3 +548,93 @@ fn a_sharded_evaluation_merges_into_the_unsharded_run() {
     assert!(code != 0 && err.contains("shard-2.jsonl: shard 2/3 has 1 of its"), "{err}");
     assert!(!bad.exists());
 }
+
+/// `cohort train` on 40 ADHD-200 subjects: the model file records the cohort's hash, agent eval's split and
+/// its own cross-validation; `cohort predict` on a test subject's matrix gives the calibrated P the model's
+/// numbers give and names ten edges by region. Bad input — a model of another task, a graph of another atlas,
+/// a damaged model file, a cohort whose training split holds one label — is refused by name, nothing written.
+/// (Equality with scikit-learn's CalibratedClassifierCV: scripts/reference/cohort_model_reference.py.)
+#[test]
+fn a_cohort_model_is_trained_saved_and_used_on_one_connectome() {
+    use brainlens::agent::graph::cohort_model::CohortModel;
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let model = tmp.path().join("model.json");
+    let (c_path, m_path) = (cohort.to_str().unwrap(), model.to_str().unwrap());
+    let v = common::json(&["cohort", "train", c_path, "--task", "adhd", "--out", m_path, "--json"]);
+    let m = CohortModel::load(&model).unwrap();
+    let sha256 = brainlens::util::hash::sha256_hex(&std::fs::read(&cohort).unwrap());
+    assert_eq!((m.cohort.sha256.as_str(), m.task.as_str(), m.atlas.as_str()), (sha256.as_str(), "adhd", "aal90"));
+    let run = tmp.path().join("majority.jsonl");
+    common::json(&[
+        "agent",
+        "eval",
+        "--task",
+        "adhd",
+        "--cohort",
+        c_path,
+        "--method",
+        "majority",
+        "--out",
+        run.to_str().unwrap(),
+        "--json",
+    ]);
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&run).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(serde_json::json!(m.split.test), header["test"], "the model's test split is agent eval's");
+    assert_eq!(m.split.train.len() + m.split.test.len(), 40);
+    for k in ["accuracy", "auroc", "brier", "ece"] {
+        let x = v["cv"][k].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&x), "{k} {x}");
+    }
+    // One test subject's matrix as a CSV file (AAL-90 assumed from its 90 regions).
+    let c = file::read(&cohort).unwrap();
+    let id = &m.split.test[0];
+    let i = c.ids.iter().position(|s| s == id).unwrap();
+    let g = brainlens::network::Connectome::from_matrix(
+        id,
+        c.r,
+        c.r,
+        c.matrix(i).to_vec(),
+        None,
+        brainlens::network::connectome::Asymmetry::Symmetrize,
+    )
+    .unwrap();
+    let graph = tmp.path().join(format!("{id}.csv"));
+    brainlens::network::io::write_csv(&graph, &g).unwrap();
+    let p = common::json(&["cohort", "predict", m_path, graph.to_str().unwrap(), "--task", "adhd", "--json"]);
+    // The score and P from the saved numbers: x·w + b on the Fisher z upper triangle, then the calibrator.
+    let z = brainlens::network::features::fisher_z_upper(id, &g).unwrap();
+    let score: f64 = z.iter().zip(&m.weights).map(|(a, b)| a * b).sum::<f64>() + m.intercept;
+    assert!((p["score"].as_f64().unwrap() - score).abs() < 1e-9);
+    assert!((p["probability"].as_f64().unwrap() - m.calibrator.apply(score)).abs() < 1e-12);
+    let edges = p["edges"].as_array().unwrap();
+    assert_eq!(edges.len(), 10);
+    assert!(edges.iter().all(|e| e["regions"][0].as_str().is_some_and(|r| m.regions.iter().any(|x| x == r))));
+    let parts: Vec<f64> = edges.iter().map(|e| e["contribution"].as_f64().unwrap().abs()).collect();
+    assert!(parts.windows(2).all(|w| w[0] >= w[1]), "largest first");
+    // Another task, another atlas, a damaged file.
+    let (code, _, err) = common::run(&["cohort", "predict", m_path, graph.to_str().unwrap(), "--task", "asd"]);
+    assert!(code != 0 && err.contains("a cohort model of task adhd (atlas aal90), not of task asd"), "{err}");
+    let schaefer =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cases/hcp_fingerprint/graphs/sub-100206_REST1_t0.npy");
+    let (code, _, err) = common::run(&["cohort", "predict", m_path, schaefer.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("100 regions") && err.contains("is of atlas aal90 (90 regions)"), "{err}");
+    let damaged = tmp.path().join("damaged.json");
+    let text = std::fs::read_to_string(&model).unwrap();
+    std::fs::write(&damaged, &text[..text.len() / 2]).unwrap();
+    let (code, _, err) = common::run(&["cohort", "predict", damaged.to_str().unwrap(), graph.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("damaged.json: not a cohort model"), "{err}");
+    std::fs::write(&damaged, text.replacen("\"weights\":[", "\"weights\":[0.5,", 1)).unwrap();
+    let (code, _, err) = common::run(&["cohort", "predict", damaged.to_str().unwrap(), graph.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("damaged.json: a damaged cohort model: weights has 4006 entries"), "{err}");
+    // A cohort of one label: refused, no model written.
+    let one = tmp.path().join("one-label.npz");
+    file::write(&one, &cohort::Cohort { labels: vec!["HC".into(); c.len()], ..c.clone() }).unwrap();
+    let out = tmp.path().join("never.json");
+    let (code, _, err) =
+        common::run(&["cohort", "train", one.to_str().unwrap(), "--task", "adhd", "--out", out.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("one-label.npz: the training split holds 0 ADHD subject(s)"), "{err}");
+    assert!(!out.exists() && !out.with_extension("part").exists());
+}

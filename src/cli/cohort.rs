@@ -1,4 +1,4 @@
-//! `brainlens cohort import|show`: a cohort (ABIDE Preprocessed, ADHD-200, or a folder of ROI time series
+//! `brainlens cohort import|show` (and `train|predict`, in cohort_model.rs): a cohort (ABIDE Preprocessed, ADHD-200, or a folder of ROI time series
 //! with a phenotype table) into one `.npz` of connectomes, and its table back.
 
 use super::write_json;
@@ -43,6 +43,43 @@ pub enum CohortCommand {
     /// The cohort table: subject, label, sex, age, site, volumes, flags; label counts and how it was made.
     Show {
         file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trains a cohort model on the cohort's training split (agent eval's seeded split): a logistic
+    /// regression on the Fisher z edges, its probability calibrated by cross-validation on that split alone.
+    Train {
+        /// The cohort file (.npz, `cohort import`).
+        file: PathBuf,
+        /// The task (asd, adhd, …) whose labels the cohort holds.
+        #[arg(long)]
+        task: String,
+        /// The model file to write (JSON).
+        #[arg(long)]
+        out: PathBuf,
+        /// Test fraction of the split left out (agent eval's --split).
+        #[arg(long, default_value_t = 0.2)]
+        split: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// sigmoid (Platt) or isotonic.
+        #[arg(long, default_value = crate::agent::graph::cohort_model::DEFAULT_CALIBRATION)]
+        calibration: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A saved cohort model's evidence for one connectome: calibrated P(label) and the edges that moved it.
+    Predict {
+        /// The model file (`cohort train`).
+        model: PathBuf,
+        /// The connectome (any matrix format the Networks room opens).
+        graph: PathBuf,
+        /// The graph's atlas (default: the file beside it, or assumed from its region count).
+        #[arg(long)]
+        atlas: Option<String>,
+        /// The task the analysis is for (must be the model's).
+        #[arg(long)]
+        task: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -112,6 +149,12 @@ pub fn run(command: CohortCommand, out: &mut dyn Write) -> Result<()> {
                 min_volumes,
             };
             import(&dir, &opts, &target, json, out)
+        }
+        CohortCommand::Train { file: path, task, out: target, split, seed, calibration, json } => {
+            super::cohort_model::train(&path, &task, &target, (split, seed), &calibration, json, out)
+        }
+        CohortCommand::Predict { model, graph, atlas, task, json } => {
+            super::cohort_model::predict(&model, &graph, atlas.as_deref(), task.as_deref(), json, out)
         }
         CohortCommand::Show { file: path, json } => {
             let c = file::read(&path)?;

@@ -8,6 +8,7 @@ pub mod bench_judge;
 pub mod bench_strike;
 pub mod bids;
 pub mod cohort;
+pub mod cohort_model;
 pub mod connectivity;
 pub mod convert;
 pub mod doctor;

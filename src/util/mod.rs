@@ -1,6 +1,7 @@
 //! The floor every layer may use: small helpers with no knowledge of brains, models or benchmarks.
 
 pub mod arrays;
+pub mod calibration;
 pub mod cancel;
 pub mod chart;
 pub mod csv_text;

@@ -69,23 +69,7 @@ impl Logistic {
     fn learn(task: &Task, source: &Source, samples: &[Subject]) -> Result<Logistic> {
         let [negative, positive] = binary_labels(task)?;
         let atlas = Atlas::load(&task.atlas).ok();
-        let mut x = Vec::new();
-        let mut y = Vec::new();
-        let mut p = None;
-        for s in samples {
-            let i = source.position(&s.id)?;
-            let name = source.graph_name(i);
-            let c = crate::retrieval::cases::source_graph(source, i, atlas.as_ref())?;
-            let z = features(&name, &c)?;
-            if *p.get_or_insert(z.len()) != z.len() {
-                return Err(AgentError::from(format!(
-                    "{name}: {} regions, unlike the training split's first graph",
-                    c.n
-                )));
-            }
-            x.extend(z);
-            y.push(s.label == positive);
-        }
+        let (x, p, y) = training_matrix(source, samples, atlas.as_ref(), &positive)?;
         let counts = [y.iter().filter(|v| !**v).count(), y.iter().filter(|v| **v).count()];
         if counts.iter().any(|&n| n < CV_FOLDS) {
             return Err(AgentError::from(format!(
@@ -93,7 +77,7 @@ impl Logistic {
                 counts[0], counts[1]
             )));
         }
-        let fit = logistic::fit_cv(&x, p.unwrap_or(0), &y, &logistic::default_cs(), CV_FOLDS);
+        let fit = logistic::fit_cv(&x, p, &y, &logistic::default_cs(), CV_FOLDS);
         Ok(Logistic { fit, positive, negative, samples: y.len() })
     }
 
@@ -132,8 +116,33 @@ fn features(path: impl AsRef<std::path::Path>, c: &Connectome) -> Result<Vec<f64
     Ok(fisher_z_upper(&path.as_ref().display().to_string(), c)?)
 }
 
+/// The Fisher z upper triangle of each of `samples` (rows of a row-major matrix, `p` columns) and whether
+/// each is `positive`; every graph must have the first one's region count.
+pub(super) fn training_matrix(
+    source: &Source,
+    samples: &[Subject],
+    atlas: Option<&Atlas>,
+    positive: &str,
+) -> Result<(Vec<f64>, usize, Vec<bool>)> {
+    let mut x = Vec::new();
+    let mut y = Vec::with_capacity(samples.len());
+    let mut p = None;
+    for s in samples {
+        let i = source.position(&s.id)?;
+        let name = source.graph_name(i);
+        let c = crate::retrieval::cases::source_graph(source, i, atlas)?;
+        let z = features(&name, &c)?;
+        if *p.get_or_insert(z.len()) != z.len() {
+            return Err(AgentError::from(format!("{name}: {} regions, unlike the training split's first graph", c.n)));
+        }
+        x.extend(z);
+        y.push(s.label == positive);
+    }
+    Ok((x, p.unwrap_or(0), y))
+}
+
 /// [other, positive] of a two-label task.
-fn binary_labels(task: &Task) -> Result<[String; 2]> {
+pub(super) fn binary_labels(task: &Task) -> Result<[String; 2]> {
     match task.labels.as_slice() {
         [a, b] => Ok(if *b == task.positive { [a.clone(), b.clone()] } else { [b.clone(), a.clone()] }),
         l => Err(AgentError::from(format!(

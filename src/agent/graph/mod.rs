@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod call;
 pub mod cohort;
+pub mod cohort_model;
 pub mod context;
 pub mod eval;
 pub mod interpret;

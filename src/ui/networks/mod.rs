@@ -89,6 +89,7 @@ pub struct NetworksRoom {
     pub review: evidence::ReviewPanel,
     pub case_review: evidence::CaseReviewPanel,
     pub gfm: evidence::GfmPanel,
+    pub cohort_model: evidence::CohortModelPanel,
     pub agent: agent::AgentPanel,
     pub cohort: cohort::CohortPanel,
     /// The lower view: the glass brain or the 3-D view.
@@ -205,6 +206,13 @@ impl NetworksRoom {
             {
                 self.case_review.open = true;
             }
+            if ui
+                .button("Cohort model…")
+                .on_hover_text("this network against a saved cohort model: calibrated P(label) and its edges")
+                .clicked()
+            {
+                self.cohort_model.open = true;
+            }
             if ui.button("Graph encoder…").clicked() {
                 self.gfm.open = true;
             }
@@ -256,6 +264,7 @@ impl NetworksRoom {
         }
         self.hark.show(ui.ctx(), o);
         self.card.show(ui.ctx(), o);
+        self.cohort_model.show(ui.ctx(), o);
         o.controls(ui);
         egui::Panel::right("net_table").default_size(430.0).show(ui, |ui| table::show(ui, o, &mut self.message));
         egui::CentralPanel::default().show(ui, |ui| {
