@@ -101,3 +101,62 @@ fn a_cohort_evaluation_shows_its_confusion_and_accuracy_per_site() {
     let p = first["trace"]["decision"]["confidence"].as_f64().unwrap();
     assert!(h.query_all_by_label(&format!("{p:.2}")).count() >= 1, "P(label) {p:.2} shown");
 }
+
+/// Networks ▸ Cohort ▸ Cohort model: Train fits the model on the open cohort's training split in the background
+/// and saves it beside the cohort file; "Use for single connectomes" hands it to the Cohort model panel, where a
+/// test subject opened from the cohort table is analysed against it: the P shown is the saved model's.
+#[test]
+fn a_cohort_model_trained_in_the_window_analyses_a_single_connectome() {
+    use brainlens::agent::graph::cohort_model::CohortModel;
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let mut app = BrainLensApp::new(None, false);
+    app.open(cohort.clone());
+    let mut h =
+        Harness::builder().with_size([1400.0, 900.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    let wait = |h: &mut Harness<'_, BrainLensApp>, busy: &dyn Fn(&BrainLensApp) -> bool| {
+        for _ in 0..3000 {
+            h.run_steps(1);
+            if !busy(h.state()) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("still busy");
+    };
+    wait(&mut h, &|a| a.networks.cohort.busy());
+    h.run_steps(2);
+    h.get_by_label("Cohort model").click();
+    h.run_steps(2);
+    h.get_by_label("Train").click();
+    h.run_steps(2);
+    wait(&mut h, &|a| a.networks.cohort.train.busy());
+    h.run_steps(2);
+    let train = &h.state().networks.cohort.train;
+    assert!(train.error.is_none(), "{:?}", train.error);
+    let (path, trained) = train.trained.clone().expect("trained");
+    assert_eq!(path, tmp.path().join("adhd40.adhd.model.json"));
+    assert_eq!(CohortModel::load(&path).unwrap(), trained, "the model shown is the one saved");
+    h.get_by_label("Use for single connectomes").click();
+    h.run_steps(2);
+    assert!(h.state().networks.cohort_model.open);
+    // A test subject from the cohort table, then Analyse.
+    let id = trained.split.test[0].clone();
+    h.get_by_label(&id).click();
+    h.run_steps(3);
+    h.get_by_label("Analyse").click();
+    h.run_steps(3);
+    let panel = &h.state().networks.cohort_model;
+    assert!(panel.error.is_none(), "{:?}", panel.error);
+    let (_, p) = panel.prediction.clone().expect("a prediction");
+    let source = brainlens::network::cohort::source::Source::cohort_file(&cohort).unwrap();
+    let atlas = brainlens::network::atlas::Atlas::load("aal90").unwrap();
+    let want = trained.predict(&id, &source.connectome_of(&id).unwrap(), Some(&atlas)).unwrap();
+    assert!((p.probability - want.probability).abs() < 1e-12 && p.edges == want.edges, "{p:?}");
+    assert!(h.query_by_label_contains(&format!("P(ADHD) = {:.3}", p.probability)).is_some());
+    // An edge's row highlights its two regions on the glass brain.
+    h.get_by_label(&format!("{} – {}", p.edges[0].regions[0], p.edges[0].regions[1])).click();
+    h.run_steps(2);
+    assert_eq!(h.state().networks.current.as_ref().unwrap().highlight.len(), 2);
+}

@@ -2,7 +2,7 @@
 //! series + a phenotype table) into a cohort file with a progress bar and Stop, or open a cohort file; then
 //! its summary (subjects, labels, sites, how it was made), every flagged subject with the reason, and the
 //! cohort table (subject, label, sex, age, site, volumes, flags), each subject's connectome one click on its name away.
-//! The same as `brainlens cohort import|show`.
+//! A cohort model trained on the open file (cohort_train.rs). The same as `brainlens cohort import|show|train`.
 
 use crate::network::Connectome;
 use crate::network::cohort::{self, Cohort, ImportOptions, Kind, Regions, file};
@@ -36,6 +36,8 @@ pub struct CohortPanel {
     pub(crate) job: Option<Job<(PathBuf, Cohort)>>,
     pub cohort: Option<(PathBuf, Cohort)>,
     pub error: Option<String>,
+    /// The cohort model trained on the open cohort file.
+    pub train: super::cohort_train::CohortTrain,
 }
 
 impl Default for CohortPanel {
@@ -56,6 +58,7 @@ impl Default for CohortPanel {
             job: None,
             cohort: None,
             error: None,
+            train: Default::default(),
         }
     }
 }
@@ -187,6 +190,9 @@ impl CohortPanel {
             self.inputs(ui);
             if let Some(e) = &self.error {
                 ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+            }
+            if let Some((path, c)) = &self.cohort {
+                self.train.show(ui, path, &c.provenance.task);
             }
             ui.separator();
             chosen = self.table(ui);

@@ -7,6 +7,7 @@ mod brain;
 pub mod brain3d;
 mod circle;
 pub mod cohort;
+pub mod cohort_train;
 pub mod evidence;
 mod figure;
 mod matrix;
@@ -233,6 +234,10 @@ impl NetworksRoom {
                 Ok((path, c)) => self.show_network(path, c),
                 Err(e) => self.cohort.error = Some(e),
             }
+        }
+        if let Some(model) = self.cohort.train.use_in_room.take() {
+            self.cohort_model.model_path = model.display().to_string();
+            self.cohort_model.open = true;
         }
         if let Some(p) = open_path {
             self.open(p);

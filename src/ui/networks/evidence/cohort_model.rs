@@ -79,7 +79,7 @@ impl CohortModelPanel {
                     ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
                 }
                 let (Some((_, m)), Some((_, p))) = (&self.model, &self.prediction) else { return };
-                ui.heading(format!("P({}) = {:.3} → {}", p.positive, p.probability, p.label));
+                ui.heading(format!("P({}) = {:.3}: {}", p.positive, p.probability, p.label));
                 ui.label(format!(
                     "A validated logistic regression, not a language model: score {:.3}, calibrated ({}) on its \
                      training split's out-of-fold scores.",
