@@ -443,6 +443,19 @@ fn an_evaluation_opens_the_cohort_archive_once() {
         let m = eval::metrics(&run, &task);
         assert_eq!(m.sites.iter().map(|s| s.samples).sum::<usize>(), h.test.len());
         assert!(m.sites.len() > 1, "{:?}", m.sites);
+        // Every method's P(positive) is scored; the regression's is a probability, knn's a stated confidence.
+        let p = m.probability.as_ref().expect("scores");
+        let want = match method {
+            Method::Logistic => brainlens::agent::graph::scores::FROM_PROBABILITY,
+            _ => brainlens::agent::graph::scores::FROM_CONFIDENCE,
+        };
+        assert_eq!(
+            (p.source.as_str(), p.samples, p.reliability.iter().map(|b| b.samples).sum::<usize>()),
+            (want, h.test.len(), h.test.len())
+        );
+        assert!(p.auroc.is_some_and(|a| (0.0..=1.0).contains(&a)) && p.ece.is_some(), "{p:?}");
+        let figures = brainlens::agent::graph::paper::figures(std::slice::from_ref(&m));
+        assert!(figures.iter().any(|(name, svg)| name.starts_with("reliability_") && svg.contains("AUROC")));
     }
     assert!(!cohort.exists(), "the cohort file was not rewritten");
 }

@@ -560,6 +560,9 @@ counts as its true label when any of the k runs gives it); p@1/p@k: pass@1 and p
         if m.missing > 0 {
             writeln!(out, "{} runs missing (unfinished; rerun eval with the same --out to resume)", m.missing)?;
         }
+        if let Some(p) = &m.probability {
+            writeln!(out, "scores: {}", p.line())?;
+        }
         match &m.interpretability {
             Some(s) => writeln!(out, "interpretability (checks): {}", s.line(", "))?,
             None => writeln!(out, "interpretability: none (a supervised baseline writes no rationale)")?,

@@ -376,6 +376,9 @@ pub struct Metrics {
     pub judge: Option<Scores>,
     /// Calibration of the stated confidence and of the model's own label probability against correctness.
     pub calibration: Calibration,
+    /// How each subject's P(positive) ranks and is calibrated: AUROC, Brier, ECE, the reliability bins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<super::scores::ProbabilityScores>,
     /// Accuracy per site, when the run is on a cohort file with sites.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<super::sites::SiteAccuracy>,
@@ -524,6 +527,7 @@ pub fn metrics(run: &RunFile, task: &Task) -> Metrics {
             .then(|| Scores::mean(&run.records.iter().map(|r| r.interpretability).collect::<Vec<_>>())),
         judge: (!judged.is_empty()).then(|| Scores::mean(&judged)),
         calibration: Calibration::of(&run.records),
+        probability: super::scores::of(run, task),
         sites: super::sites::site_accuracy(h, &outcomes),
         reused_from: h.reused_from.clone(),
     }

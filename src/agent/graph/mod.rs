@@ -15,6 +15,7 @@ pub mod prompts;
 pub mod reuse;
 pub mod run;
 pub mod runfile;
+pub mod scores;
 pub mod setup;
 pub mod shard;
 pub mod shard_merge;

@@ -1,7 +1,7 @@
 //! The BrainAgent paper's evaluation as tables and figures, from the metrics of run files: the metrics table
 //! (its Tables 2–3: accuracy, recall and precision by majority vote and Recall@k / Precision@k by its pass
 //! criterion, both labelled), Fig 3 (precision of every method × backbone, ranked), Fig 4 (the ablations of
-//! BrainAgent per backbone) and the interpretability radar with the backbone in each legend entry. One home for
+//! BrainAgent per backbone), each run's reliability diagram (AUROC, Brier, ECE in its caption) and the interpretability radar with the backbone in each legend entry. One home for
 //! `agent report --latex/--figures` and the Networks room's batch view.
 
 use super::eval::{Metrics, radar_series, radar_svg};
@@ -24,6 +24,10 @@ pub fn metrics_table(all: &[Metrics]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "precision@k (pass)",
         "pass@1",
         "pass@k",
+        "AUROC",
+        "Brier",
+        "ECE",
+        "P from",
         "tokens per sample",
         "seconds per sample",
     ];
@@ -44,6 +48,10 @@ pub fn metrics_table(all: &[Metrics]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 opt(m.precision_at_k),
                 format!("{:.4}", m.pass_at_1),
                 format!("{:.4}", m.pass_at_k),
+                opt(m.probability.as_ref().and_then(|p| p.auroc)),
+                opt(m.probability.as_ref().and_then(|p| p.brier)),
+                opt(m.probability.as_ref().and_then(|p| p.ece)),
+                m.probability.as_ref().map_or(String::new(), |p| super::scores::short_source(&p.source).into()),
                 format!("{:.1}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample),
                 format!("{:.2}", m.seconds_per_sample),
             ]
@@ -141,6 +149,12 @@ pub fn figures(all: &[Metrics]) -> Vec<(String, String)> {
         let what =
             format!("Confusion of {} ({}): rows truth, columns predicted, {} samples", m.method, m.model, m.samples);
         out.push((format!("confusion_{}_{}", i + 1, file_safe(&m.method)), svg::captioned(&chart, &what)));
+    }
+    for (i, m) in all.iter().enumerate() {
+        let Some(p) = &m.probability else { continue };
+        let title = format!("Reliability of {} ({})", m.method, m.model);
+        let chart = svg::scene(&super::scores::reliability_scene(p, &title));
+        out.push((format!("reliability_{}_{}", i + 1, file_safe(&m.method)), svg::captioned(&chart, &p.line())));
     }
     let (sites, series, values) = site_bars(all);
     if !sites.is_empty() {

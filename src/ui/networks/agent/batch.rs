@@ -211,6 +211,9 @@ impl BatchView {
                 "positive %",
                 "pass@1 %",
                 "pass@k %",
+                "AUROC",
+                "Brier",
+                "ECE",
                 "tokens/sample",
                 "s/sample",
                 "failed",
@@ -232,6 +235,12 @@ impl BatchView {
                 ui.label(pct(Some(m.positive_rate)));
                 ui.label(pct(Some(m.pass_at_1)));
                 ui.label(pct(Some(m.pass_at_k)));
+                let p = m.probability.as_ref();
+                let num = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.3}"));
+                let source = p.map_or("", |p| crate::agent::graph::scores::short_source(&p.source));
+                ui.label(num(p.and_then(|p| p.auroc))).on_hover_text(format!("P from the {source}"));
+                ui.label(num(p.and_then(|p| p.brier)));
+                ui.label(num(p.and_then(|p| p.ece)));
                 ui.label(format!("{:.0}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample));
                 ui.label(format!("{:.1}", m.seconds_per_sample));
                 ui.label(m.failures.values().sum::<usize>().to_string());
@@ -251,6 +260,9 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
         for (r, m) in &self.runs {
             ui.strong(format!("{} ({}) — confusion (rows truth, columns predicted)", m.method, m.model));
             confusion(ui, m);
+            if let Some(p) = &m.probability {
+                reliability(ui, m, p);
+            }
             egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
                 .id_salt(("agent_batch", &m.file))
                 .show(ui, |ui| {
@@ -315,6 +327,29 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
         });
         opened
     }
+}
+
+/// A run's reliability diagram as its bins: mean predicted P against the observed share (the figure itself is
+/// in "Paper output…" and `agent report --figures`).
+fn reliability(ui: &mut egui::Ui, m: &Metrics, p: &crate::agent::graph::scores::ProbabilityScores) {
+    egui::CollapsingHeader::new(format!("Reliability of {} ({})", m.method, m.model))
+        .id_salt(("agent_batch_reliability", &m.file))
+        .show(ui, |ui| {
+            ui.label(p.line());
+            egui::Grid::new(("agent_batch_reliability_bins", &m.file)).striped(true).show(ui, |ui| {
+                for h in ["P bin", "subjects", "mean predicted", "observed"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for b in &p.reliability {
+                    ui.label(format!("{:.1}–{:.1}", b.lower, b.upper));
+                    ui.label(b.samples.to_string());
+                    ui.label(format!("{:.3}", b.mean_predicted));
+                    ui.label(format!("{:.3}", b.observed));
+                    ui.end_row();
+                }
+            });
+        });
 }
 
 /// A run's confusion matrix (rows truth).
