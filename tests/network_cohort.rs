@@ -651,3 +651,94 @@ fn a_cohort_model_is_trained_saved_and_used_on_one_connectome() {
     assert!(code != 0 && err.contains("one-label.npz: the training split holds 0 ADHD subject(s)"), "{err}");
     assert!(!out.exists() && !out.with_extension("part").exists());
 }
+
+/// brainagent-hybrid on 40 ADHD-200 subjects with a scripted model that always concludes the label opposite to
+/// the evidence: with overrides off every decision is the cohort model's (its calibrated P, the same model
+/// `cohort train` makes on this split); with overrides on, a proposal citing a similar case of its label is
+/// taken and one citing only the cohort model's own edge is refused. The ledger marks what was cited.
+#[test]
+fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
+    use brainlens::agent::graph::cohort_model::CohortModel;
+    use brainlens::agent::graph::eval::{self, Plan};
+    use brainlens::agent::graph::hybrid::Rule;
+    use brainlens::agent::graph::{Method, Settings, Task};
+    use brainlens::network::cohort::source::Source;
+    use common::scripted::Scripted;
+    use serde_json::{Value, json};
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let source = std::sync::Arc::new(Source::cohort_file(&cohort).unwrap());
+    let task = Task::load("adhd").unwrap();
+    // The other label, citing a similar case of it when `via_case`, else only the cohort model's first edge.
+    let contrary = |via_case: bool| {
+        Scripted::with(move |name, r| {
+            (name == "analysis").then(|| {
+                let prompt = r.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+                let decided = prompt.split("The evidence decides ").nth(1).and_then(|t| t.split(' ').next()).unwrap();
+                let other = if decided == "ADHD" { "HC" } else { "ADHD" };
+                let case = prompt
+                    .lines()
+                    .find(|l| l.starts_with("[C:") && l.ends_with(&format!("supports {other}")))
+                    .map(|l| l[1..l.find(']').unwrap()].to_string());
+                let cited: Vec<String> = match (via_case, case) {
+                    (true, Some(c)) => vec![c, "G:density".into()],
+                    _ => vec!["E:1".into(), "G:density".into()],
+                };
+                Ok(json!({"claims": [{"claim": "The evidence is mixed.", "evidence": cited}], "label": other, "confidence": 0.6}))
+            })
+        })
+    };
+    let standalone =
+        CohortModel::train(&source, &task, 0.2, 0, brainlens::util::calibration::Method::Sigmoid, &Cancel::default())
+            .unwrap();
+    for (overrides, via_case) in [(false, true), (true, true), (true, false)] {
+        let settings = Settings { overrides, ..Settings::for_method(Method::BrainagentHybrid) };
+        let c = eval::Cohort {
+            source: source.clone(),
+            fraction: 0.2,
+            seed: 0,
+            runs: 1,
+            memory: None,
+            hold_out_site: None,
+            shard: None,
+            subset: None,
+        };
+        let plan =
+            Plan::new(task.clone(), settings, Some(std::sync::Arc::new(contrary(via_case))), &c, &Cancel::default())
+                .unwrap();
+        let out = tmp.path().join(format!("hybrid-{overrides}-{via_case}.jsonl"));
+        let run = eval::run(&plan.job(1, false, out), &Cancel::default(), &|_, _| {}).unwrap();
+        assert_eq!(run.header.method, if overrides { "brainagent-hybrid-overrides" } else { "brainagent-hybrid" });
+        assert_eq!(run.header.training_samples, standalone.split.train.len());
+        let mut rules = Vec::new();
+        for r in &run.records {
+            let h = r.trace.hybrid.as_ref().expect("the hybrid's record");
+            let d = r.trace.decision.as_ref().unwrap();
+            let g = source.connectome_of(&r.sample).unwrap();
+            let atlas = brainlens::network::atlas::Atlas::load("aal90").unwrap();
+            let p = standalone.predict(&r.sample, &g, Some(&atlas)).unwrap().probability;
+            assert!((h.probability - p).abs() < 1e-12, "the evidence is cohort train's model on this split");
+            assert_ne!(h.proposed, h.evidence_label);
+            let expected = match (overrides, via_case) {
+                (false, _) => Rule::OverridesOff,
+                (true, true) if h.ledger.iter().any(|i| i.cited && i.id.starts_with("C:")) => Rule::Overridden,
+                _ => Rule::Refused,
+            };
+            assert_eq!(h.rule, expected, "{}", h.reason);
+            let want = if h.rule == Rule::Overridden { &h.proposed } else { &h.evidence_label };
+            assert_eq!(&d.label, want);
+            assert_eq!(d.label_probabilities.as_ref().unwrap()[1], ("ADHD".to_string(), h.probability));
+            assert!(h.ledger.iter().any(|i| i.id == "G:density" && i.cited && i.supports.is_none()));
+            assert_eq!(h.ledger.iter().filter(|i| i.id.starts_with("E:")).count(), 10);
+            rules.push(h.rule.clone());
+        }
+        if overrides && via_case {
+            assert!(rules.contains(&Rule::Overridden), "{rules:?}");
+        }
+        let m = eval::metrics(&run, &task);
+        assert_eq!(m.probability.as_ref().unwrap().source, brainlens::agent::graph::scores::FROM_PROBABILITY);
+        let v: Value = serde_json::to_value(&run.records[0].trace.hybrid).unwrap();
+        assert!(v["ledger"].as_array().unwrap().len() >= 12, "{v}");
+    }
+}

@@ -77,6 +77,14 @@ pub struct MethodArgs {
     /// CARD with --card-encoder gfm: its training epochs.
     #[arg(long, default_value_t = 150)]
     pub gfm_epochs: usize,
+    /// brainagent-hybrid in `analyze`: the cohort model (`brainlens cohort train`); `eval` trains one on its
+    /// own training split.
+    #[arg(long)]
+    pub cohort_model: Option<PathBuf>,
+    /// brainagent-hybrid: the analysis may override the evidence's decision (only by citing similar cases of the
+    /// other label, which the cohort model did not weigh).
+    #[arg(long)]
+    pub overrides: bool,
 }
 
 impl MethodArgs {
@@ -86,7 +94,10 @@ impl MethodArgs {
         let ablated = self.no_understanding || self.no_hark || self.no_card || self.no_reflection;
         let card_query = crate::agent::graph::CardQuery::parse(&self.card_query).map_err(|e| anyhow!(e))?;
         let card_setting = self.card_first || card_query != crate::agent::graph::CardQuery::Model;
-        if (ablated || card_setting || self.rationale_first) && method != Method::Brainagent {
+        // brainagent-hybrid takes --no-card alone of these.
+        let hybrid_ok = method == Method::BrainagentHybrid
+            && !(self.no_understanding || self.no_hark || self.no_reflection || card_setting || self.rationale_first);
+        if (ablated || card_setting || self.rationale_first) && method != Method::Brainagent && !hybrid_ok {
             bail!(
                 "--no-understanding/--no-hark/--no-card/--no-reflection/--card-first/--card-query/--rationale-first are settings of --method brainagent"
             );
@@ -121,6 +132,13 @@ impl MethodArgs {
             [_] => bail!("--cases must be at least 1"),
             _ => bail!("--cases takes one number here (a list, the top-k sweep, is for agent eval)"),
         };
+        if (self.overrides || self.cohort_model.is_some()) && method != Method::BrainagentHybrid {
+            bail!("--overrides and --cohort-model are settings of --method brainagent-hybrid");
+        }
+        if method == Method::BrainagentHybrid && self.no_card {
+            s.card = false;
+        }
+        s.overrides = self.overrides;
         Ok(s)
     }
 }
@@ -278,7 +296,10 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
             let model = model_for(&settings, &provider)?;
             let stem = graph.file_stem().map(|s| s.to_string_lossy().into_owned());
-            let res = setup::resources(&task, &settings, memory_dir.as_deref(), stem.as_deref())?;
+            let mut res = setup::resources(&task, &settings, memory_dir.as_deref(), stem.as_deref())?;
+            if settings.needs_cohort_model() {
+                res.cohort_model = Some(setup::cohort_model(&task, method.cohort_model.as_deref())?);
+            }
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&graph, atlas.as_ref())?;
             let agent = Agent::new(task, model.clone(), res, settings);
@@ -338,6 +359,11 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             let shard = shard.as_deref().map(crate::agent::graph::shard::Shard::parse).transpose()?;
             if let Some(s) = shard {
                 crate::llm::local::threads::set_local_shards(s.count);
+            }
+            if method.cohort_model.is_some() {
+                bail!(
+                    "agent eval trains brainagent-hybrid's cohort model on its own training split; --cohort-model is                      for agent analyze"
+                );
             }
             let source = open_source(cohort, graphs, labels)?;
             // The CARD top-k sweep: one evaluation per k, the same split, one table.

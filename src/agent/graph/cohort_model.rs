@@ -13,7 +13,7 @@ use super::task::Task;
 use crate::agent::error::{AgentError, Result};
 use crate::network::Connectome;
 use crate::network::atlas::Atlas;
-use crate::network::cohort::source::{Origin, Source};
+use crate::network::cohort::source::{Origin, Source, Subject};
 use crate::network::features::{fisher_z_upper, upper_len};
 use crate::util::calibration::{self, Calibrator, Method};
 use crate::util::cancel::Cancel;
@@ -131,9 +131,24 @@ impl CohortModel {
                 task.labels.join(", ")
             )));
         }
-        let [negative, positive] = binary_labels(task)?;
         let (test, train) =
             split(&source.subjects, fraction, seed).map_err(|e| AgentError::from(format!("{of}: {e}")))?;
+        Self::train_on(source, task, &train, &test, (fraction, seed), method, cancel)
+    }
+
+    /// Trains on the subjects `train` of `source` (an evaluation's training split; `test` and `(fraction,
+    /// seed)` are recorded, never read).
+    pub fn train_on(
+        source: &Source,
+        task: &Task,
+        train: &[Subject],
+        test: &[Subject],
+        (fraction, seed): (f64, u64),
+        method: Method,
+        cancel: &Cancel,
+    ) -> Result<CohortModel> {
+        let of = &source.origin.file;
+        let [negative, positive] = binary_labels(task)?;
         for label in [&negative, &positive] {
             let n = train.iter().filter(|s| &s.label == label).count();
             if n < CV_FOLDS {
@@ -145,7 +160,7 @@ impl CohortModel {
             }
         }
         let atlas = Atlas::load(&task.atlas)?;
-        let (x, p, y) = training_matrix(source, &train, Some(&atlas), &positive)?;
+        let (x, p, y) = training_matrix(source, train, Some(&atlas), &positive)?;
         let n = y.len();
         if cancel.is_cancelled() {
             return Err(AgentError::from("cancelled".to_string()));

@@ -104,6 +104,22 @@ impl Plan {
         } else {
             None
         };
+        let cohort_model = if settings.needs_cohort_model() {
+            let method = crate::util::calibration::Method::parse(super::cohort_model::DEFAULT_CALIBRATION)
+                .map_err(AgentError::from)?;
+            let m = super::cohort_model::CohortModel::train_on(
+                &c.source,
+                &task,
+                &train,
+                &test,
+                (c.fraction, c.seed),
+                method,
+                cancel,
+            )?;
+            Some(Arc::new((PathBuf::from(&c.source.origin.file), m)))
+        } else {
+            None
+        };
         let header = Header {
             kind: "run".into(),
             task: task.name.clone(),
@@ -120,14 +136,19 @@ impl Plan {
                 Vec::new()
             },
             memory_cases: memory.as_ref().map_or(0, |m| m.memory.cases.len()),
-            training_samples: training.as_ref().map_or(0, |t| t.labels.len()),
+            training_samples: training
+                .as_ref()
+                .map(|t| t.labels.len())
+                .or(cohort_model.as_ref().map(|m| m.1.split.train.len()))
+                .unwrap_or(0),
             graphs: c.source.origin.graphs.clone().unwrap_or_else(|| c.source.origin.file.clone()),
             source: Some(c.source.origin.clone()),
             shard: c.shard,
             model_threads: model.as_ref().and_then(|m| crate::llm::local::threads::of_model(&m.name())),
             reused_from: None,
         };
-        let resources = super::setup::assemble(&settings, memory, training)?;
+        let mut resources = super::setup::assemble(&settings, memory, training)?;
+        resources.cohort_model = cohort_model;
         Ok(Plan { agent: Agent::new(task, model, resources, settings), source: c.source.clone(), test, header })
     }
 

@@ -1,5 +1,6 @@
-//! Methods and their settings: `direct`, `cot`, `reflection`, `brainagent` (with ablations) and
-//! `evidence-knn` (no language model: a similarity-weighted vote over CARD's nearest cases).
+//! Methods and their settings: `direct`, `cot`, `reflection`, `brainagent` (with ablations),
+//! `brainagent-hybrid` (the cohort model's calibrated evidence decides, the model explains it and may override
+//! it only by rule) and `evidence-knn` (no language model: a similarity-weighted vote over CARD's nearest cases).
 
 use crate::agent::error::{AgentError, Result};
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,9 @@ pub enum Method {
     Cot,
     Reflection,
     Brainagent,
+    /// Not the paper's method: the cohort model's calibrated evidence decides, the model explains the decision
+    /// citing the evidence and may override it only by citing evidence the cohort model did not weigh.
+    BrainagentHybrid,
     EvidenceKnn,
     /// A supervised baseline, not an agent: the training split's most common label for every sample.
     Majority,
@@ -18,7 +22,8 @@ pub enum Method {
     Logistic,
 }
 
-pub const METHODS: &[&str] = &["direct", "cot", "reflection", "brainagent", "evidence-knn", "majority", "logistic"];
+pub const METHODS: &[&str] =
+    &["direct", "cot", "reflection", "brainagent", "brainagent-hybrid", "evidence-knn", "majority", "logistic"];
 
 impl Method {
     pub fn as_str(self) -> &'static str {
@@ -27,6 +32,7 @@ impl Method {
             Method::Cot => "cot",
             Method::Reflection => "reflection",
             Method::Brainagent => "brainagent",
+            Method::BrainagentHybrid => "brainagent-hybrid",
             Method::EvidenceKnn => "evidence-knn",
             Method::Majority => "majority",
             Method::Logistic => "logistic",
@@ -39,6 +45,7 @@ impl Method {
             "cot" => Ok(Method::Cot),
             "reflection" => Ok(Method::Reflection),
             "brainagent" => Ok(Method::Brainagent),
+            "brainagent-hybrid" => Ok(Method::BrainagentHybrid),
             "evidence-knn" => Ok(Method::EvidenceKnn),
             "majority" => Ok(Method::Majority),
             "logistic" => Ok(Method::Logistic),
@@ -204,6 +211,8 @@ pub struct Settings {
     pub card_encoder: CardEncoder,
     /// Training epochs of the GFM the `gfm` CARD encoder trains.
     pub gfm_epochs: usize,
+    /// brainagent-hybrid: whether the analysis may override the evidence's decision (by the citation rule).
+    pub overrides: bool,
 }
 
 impl Default for Settings {
@@ -228,6 +237,7 @@ impl Default for Settings {
             beta: 0.5,
             card_encoder: CardEncoder::Supervised,
             gfm_epochs: 150,
+            overrides: false,
         }
     }
 }
@@ -239,7 +249,12 @@ impl Settings {
 
     /// Whether this method retrieves similar cases (CARD) or knowledge (HARK).
     pub fn needs_card(&self) -> bool {
-        self.method == Method::EvidenceKnn || (self.method == Method::Brainagent && self.card)
+        self.method == Method::EvidenceKnn
+            || (matches!(self.method, Method::Brainagent | Method::BrainagentHybrid) && self.card)
+    }
+    /// Whether this method weighs a cohort model's evidence.
+    pub fn needs_cohort_model(&self) -> bool {
+        self.method == Method::BrainagentHybrid
     }
     pub fn needs_hark(&self) -> bool {
         self.method == Method::Brainagent && self.hark
@@ -268,6 +283,14 @@ impl Settings {
             }
             if self.rationale_first {
                 s.push_str(VARIANTS[3]);
+            }
+        }
+        if self.method == Method::BrainagentHybrid {
+            if !self.card {
+                s.push_str("-no-card");
+            }
+            if self.overrides {
+                s.push_str("-overrides");
             }
         }
         if self.reflection && self.reflection_form == ReflectionForm::Label {

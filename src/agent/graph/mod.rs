@@ -8,6 +8,7 @@ pub mod cohort;
 pub mod cohort_model;
 pub mod context;
 pub mod eval;
+pub mod hybrid;
 pub mod interpret;
 pub mod method;
 pub mod paper;

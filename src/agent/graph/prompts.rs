@@ -153,6 +153,20 @@ confidence between 0 and 1."
     )
 }
 
+/// brainagent-hybrid's analysis: the evidence with its ids and the label each supports, the evidence's decision,
+/// and what an override needs.
+pub fn hybrid_analysis(task: &Task, evidence: &str, decision: &str, p: f64, positive: &str) -> String {
+    format!(
+        "{}\n\nThe evidence, each item with the id to cite it by and the label it supports:\n{evidence}\n\nThe \
+evidence decides {decision} (the cohort model's calibrated P({positive}) = {p:.3}). Write a rationale of 1 to \
+{MAX_CLAIMS} claims explaining the decision: each claim one short sentence with the ids it rests on in its \
+\"evidence\"; cite at least three ids of at least two kinds (P:, E:, C:, G:) and say where the evidence disagrees. \
+Then give the label you conclude and a confidence between 0 and 1. Concluding the other label counts only if your \
+claims cite similar cases [C:…] of that label: the cohort model's own items (P:, E:) are already weighed in its P.",
+        task_block(task)
+    )
+}
+
 /// The claims of a rationale; cited ids are an enum of the evidence table's ids, so a constrained reply
 /// cites only evidence that exists.
 fn claims_schema(ids: &[String]) -> Value {

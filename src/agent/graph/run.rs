@@ -80,6 +80,7 @@ impl Agent {
             report: String::new(),
             analysis: None,
             reflection: None,
+            hybrid: None,
             decision: None,
             outcome: Outcome { class: OutcomeClass::Ok, message: String::new(), step: String::new() },
             evidence: ctx.evidence(),
@@ -125,6 +126,9 @@ impl Agent {
         })?;
         let caller =
             Caller { model: model.as_ref(), cancel, temperature: s.temperature, max_tokens: s.max_tokens, seed };
+        if s.method == Method::BrainagentHybrid {
+            return self.hybrid(&caller, ctx, trace);
+        }
         // The graph's own evidence (G/R/M/N) heads every prompt; retrieved knowledge and cases are cited by the
         // ids their observations show.
         let measured = prompts::measured_block(&evidence_table(&trace.evidence));
@@ -134,7 +138,7 @@ impl Agent {
         let graph_only = match s.method {
             Method::Direct | Method::Cot | Method::Reflection => true,
             Method::Brainagent => !s.understanding,
-            Method::EvidenceKnn | Method::Majority | Method::Logistic => false,
+            Method::BrainagentHybrid | Method::EvidenceKnn | Method::Majority | Method::Logistic => false,
         };
         let mut known = if graph_only {
             prompts::graph_block(&ctx.description.links_text(s.max_links))
@@ -222,7 +226,7 @@ impl Agent {
         Ok(())
     }
 
-    fn check_decision(&self, v: &Value) -> Result<(), (OutcomeClass, String)> {
+    pub(super) fn check_decision(&self, v: &Value) -> Result<(), (OutcomeClass, String)> {
         if let Some(l) = v.get("label").and_then(Value::as_str)
             && !self.task.labels.iter().any(|x| x == l)
         {
@@ -512,7 +516,7 @@ fn with_label_probabilities(mut d: Decision, trace: &Trace, labels: &[String]) -
 }
 
 /// A decision from a checked reply: its claims, the cited ids split into known and unknown.
-fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
+pub(super) fn decision_of(v: &Value, table: &[Evidence]) -> Decision {
     let strings = |x: &Value| -> Vec<String> {
         x.as_array()
             .into_iter()

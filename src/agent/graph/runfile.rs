@@ -26,7 +26,7 @@ pub struct Header {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<String>,
     pub memory_cases: usize,
-    /// Training samples a supervised baseline learned from (0 for the others).
+    /// Training samples a supervised baseline or brainagent-hybrid's cohort model learned from (0 for the others).
     #[serde(default)]
     pub training_samples: usize,
     pub graphs: String,

@@ -203,6 +203,22 @@ pub fn resources(
     assemble(settings, memory, None)
 }
 
+/// brainagent-hybrid's cohort model for a single analysis: the saved model at `file`, of `task`.
+pub fn cohort_model(
+    task: &Task,
+    file: Option<&Path>,
+) -> Result<Arc<(std::path::PathBuf, super::cohort_model::CohortModel)>> {
+    let file = file.ok_or_else(|| {
+        AgentError::from(format!(
+            "brainagent-hybrid weighs a cohort model of task {}: train one with `brainlens cohort train COHORT.npz              --task {} --out MODEL` and give it (--cohort-model MODEL)",
+            task.name, task.name
+        ))
+    })?;
+    let m = super::cohort_model::CohortModel::load(file)?;
+    m.check(task, file)?;
+    Ok(Arc::new((file.to_path_buf(), m)))
+}
+
 /// HARK when `settings` uses knowledge, `memory` when it uses cases, `training` when it is a baseline.
 pub fn assemble(
     settings: &Settings,
@@ -213,6 +229,7 @@ pub fn assemble(
         hark: if settings.needs_hark() { Some(hark()?) } else { None },
         memory: memory.filter(|_| settings.needs_card()),
         training: training.filter(|_| settings.method.is_baseline()),
+        cohort_model: None,
     })
 }
 

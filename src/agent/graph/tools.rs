@@ -317,6 +317,8 @@ pub struct Resources {
     pub memory: Option<Arc<Memory>>,
     /// What a supervised baseline (majority, logistic) learned from the training split.
     pub training: Option<Arc<super::baseline::Training>>,
+    /// brainagent-hybrid's cohort model and the file it came from (or the cohort it was trained on).
+    pub cohort_model: Option<Arc<(std::path::PathBuf, super::cohort_model::CohortModel)>>,
 }
 
 /// A case memory ready for queries.

@@ -194,6 +194,9 @@ pub struct Trace {
     pub analysis: Option<Decision>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reflection: Option<Reflection>,
+    /// brainagent-hybrid: the evidence decision, the analysis' proposal, the rule and the evidence ledger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<super::hybrid::Hybrid>,
     /// The answer: the reflection's when there is one, else the analysis'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,

@@ -1,0 +1,291 @@
+//! `brainagent-hybrid`: a decision as good as its evidence. The evidence is gathered without the model — the
+//! cohort model's calibrated P(label) (`P:cohort`), the ten edges that moved its score (`E:1` … `E:10`), CARD's
+//! similar cases (`C:…`) and the graph's global metrics (`G:…`) — and decides: the label the calibrated P
+//! favours. The model then explains that decision, citing the evidence by id and saying where it disagrees.
+//! It may propose the other label, and the proposal is taken only when overrides are on and it cites evidence
+//! the cohort model did not already weigh that supports the other label (a similar case of that label);
+//! otherwise it is refused by rule and recorded, as the Bench strikes unsupported claims. The ledger keeps every
+//! item, the label it supports, whether the rationale cited it, and what the rule did.
+
+use super::call::{Caller, StepError};
+use super::context::{Evidence, GraphContext};
+use super::run::Agent;
+use super::trace::{Decision, OutcomeClass, Round, Trace};
+use crate::agent::graph::cohort_model::Prediction;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// One evidence item as the ledger shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerItem {
+    pub id: String,
+    /// `cohort model`, `edge`, `similar case` or `graph metric`.
+    pub kind: String,
+    pub text: String,
+    /// The label the item supports (graph metrics support none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports: Option<String>,
+    /// Part of what the cohort model weighed (its P and edges): such an item cannot justify an override.
+    pub weighed: bool,
+    /// Cited by the analysis' rationale.
+    pub cited: bool,
+}
+
+/// What the decision rule did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// The analysis concluded the evidence's label.
+    Agreed,
+    /// The analysis proposed the other label with citations the rule accepts: its label is the decision.
+    Overridden,
+    /// The analysis proposed the other label without such citations: the evidence's label stands.
+    Refused,
+    /// The analysis proposed the other label, and overrides are off: the evidence's label stands.
+    OverridesOff,
+}
+
+/// The hybrid's record in a trace: the evidence decision, the analysis' proposal, the rule and the ledger.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hybrid {
+    pub positive: String,
+    /// The cohort model's calibrated P(positive) and the label it favours.
+    pub probability: f64,
+    pub evidence_label: String,
+    /// The label the analysis concluded.
+    pub proposed: String,
+    pub rule: Rule,
+    /// Why the rule did what it did (the ids it accepted, or what was missing).
+    pub reason: String,
+    pub ledger: Vec<LedgerItem>,
+}
+
+/// The ledger of `p` (the cohort model's prediction), the cases `hits` (case, label, similarity) and the
+/// graph's global metrics.
+pub fn ledger(p: &Prediction, negative: &str, cases: &[(String, String, f32)], ctx: &GraphContext) -> Vec<LedgerItem> {
+    let favoured = if p.probability > 0.5 { &p.positive } else { negative };
+    let mut out = vec![LedgerItem {
+        id: "P:cohort".into(),
+        kind: "cohort model".into(),
+        text: format!(
+            "the cohort model (a validated logistic regression on this cohort's training split, calibrated): P({}) = {:.3}",
+            p.positive, p.probability
+        ),
+        supports: Some(favoured.to_string()),
+        weighed: true,
+        cited: false,
+    }];
+    for (i, e) in p.edges.iter().enumerate() {
+        let nets = e.networks.as_ref().map(|n| format!(" ({} – {})", n[0], n[1])).unwrap_or_default();
+        out.push(LedgerItem {
+            id: format!("E:{}", i + 1),
+            kind: "edge".into(),
+            text: format!(
+                "edge {} – {}{nets}: Fisher z {:.3} here; training mean {} {:.3}, {negative} {:.3}; moves the score {:+.3}",
+                e.regions[0], e.regions[1], e.value, p.positive, e.mean_positive, e.mean_negative, e.contribution
+            ),
+            supports: Some(e.supports.clone()),
+            weighed: true,
+            cited: false,
+        });
+    }
+    for (case, label, sim) in cases {
+        out.push(LedgerItem {
+            id: format!("C:{case}"),
+            kind: "similar case".into(),
+            text: format!("similar case {case} labelled {label} (similarity {sim:.3})"),
+            supports: Some(label.clone()),
+            weighed: false,
+            cited: false,
+        });
+    }
+    for (k, names, v) in ctx.global_values() {
+        out.push(LedgerItem {
+            id: format!("G:{k}"),
+            kind: "graph metric".into(),
+            text: format!("{} = {v:.4}", names[0]),
+            supports: None,
+            weighed: false,
+            cited: false,
+        });
+    }
+    out
+}
+
+/// The prompt's evidence lines: each item with its id and the label it supports.
+pub fn evidence_text(items: &[LedgerItem]) -> String {
+    items
+        .iter()
+        .map(|i| match &i.supports {
+            Some(l) => format!("[{}] {} → supports {l}", i.id, i.text),
+            None => format!("[{}] {}", i.id, i.text),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The decision rule: the evidence's label, unless the analysis proposes the other one, overrides are on and it
+/// cites an item the cohort model did not weigh that supports the proposed label.
+pub fn decide(
+    evidence_label: &str,
+    proposed: &str,
+    cited: &[String],
+    items: &[LedgerItem],
+    overrides: bool,
+) -> (Rule, String) {
+    if proposed == evidence_label {
+        return (Rule::Agreed, format!("the analysis concluded the evidence's label {evidence_label}"));
+    }
+    if !overrides {
+        return (
+            Rule::OverridesOff,
+            format!(
+                "the analysis proposed {proposed}; overrides are off, so the evidence's label {evidence_label} stands"
+            ),
+        );
+    }
+    let backing: Vec<&str> = items
+        .iter()
+        .filter(|i| !i.weighed && i.supports.as_deref() == Some(proposed) && cited.contains(&i.id))
+        .map(|i| i.id.as_str())
+        .collect();
+    if backing.is_empty() {
+        (
+            Rule::Refused,
+            format!(
+                "the analysis proposed {proposed} without citing evidence for it that the cohort model did not weigh; \
+                 the evidence's label {evidence_label} stands"
+            ),
+        )
+    } else {
+        (
+            Rule::Overridden,
+            format!("the analysis overrode {evidence_label} with {proposed}, citing {}", backing.join(", ")),
+        )
+    }
+}
+
+impl Agent {
+    /// The hybrid's steps (see the module): evidence, the evidence decision, the analysis, the rule.
+    pub(super) fn hybrid(
+        &self,
+        caller: &Caller,
+        ctx: &GraphContext,
+        trace: &mut Trace,
+    ) -> Result<(), (String, StepError)> {
+        let fail = |step: &str, m: String| {
+            (step.to_string(), StepError { class: OutcomeClass::ConfigurationError, message: m })
+        };
+        let model = self.resources.cohort_model.as_ref().ok_or_else(|| {
+            fail("evidence", "brainagent-hybrid needs a cohort model (brainlens cohort train; --cohort-model)".into())
+        })?;
+        let (model_file, m) = (&model.0, &model.1);
+        m.check_atlas(&ctx.name, ctx.n(), ctx.atlas.as_ref(), model_file)
+            .map_err(|e| fail("evidence", e.to_string()))?;
+        let p =
+            m.predict(&ctx.name, &ctx.connectome, ctx.atlas.as_ref()).map_err(|e| fail("evidence", e.to_string()))?;
+        let mut cases = Vec::new();
+        let mut hits = serde_json::Value::Null;
+        if let Some(mem) = self.resources.memory.as_ref().filter(|_| self.settings.card) {
+            let query = super::tools::Memory::template_query(ctx);
+            let own = mem.own_group(ctx);
+            let h = mem.query(ctx, &query, own.as_deref()).map_err(|e| fail("evidence", format!("{e:#}")))?;
+            cases = h.iter().filter(|h| h.chosen).map(|h| (h.case.clone(), h.label.clone(), h.score)).collect();
+            hits = json!({"query": query, "excluded_group": own, "hits": h});
+        }
+        let mut items = ledger(&p, &m.negative, &cases, ctx);
+        let evidence_label = if p.probability > 0.5 { m.positive.clone() } else { m.negative.clone() };
+        for i in &items {
+            if !trace.evidence.iter().any(|e| e.id == i.id) {
+                trace.evidence.push(Evidence { id: i.id.clone(), text: i.text.clone() });
+            }
+        }
+        let table = evidence_text(&items);
+        trace.rounds.push(Round {
+            index: 1,
+            menu: vec!["cohort_evidence".into()],
+            think: "The evidence is gathered without the model: the cohort model, its edges, similar cases, the graph's metrics.".into(),
+            tool: "cohort_evidence".into(),
+            arguments: json!({}),
+            checked: json!({}),
+            observation: table.clone(),
+            data: json!({"prediction": p, "cases": hits, "model": model_file.display().to_string()}),
+            ..Default::default()
+        });
+        let ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+        let v = caller
+            .ask(
+                trace,
+                "analysis",
+                super::prompts::hybrid_analysis(&self.task, &table, &evidence_label, p.probability, &m.positive),
+                "analysis",
+                super::prompts::analysis_schema(&self.task, false, &ids, true),
+                &|v| self.check_decision(v),
+            )
+            .map_err(|e| ("analysis".to_string(), e))?;
+        let analysis = super::run::decision_of(&v, &trace.evidence);
+        for i in &mut items {
+            i.cited = analysis.evidence.contains(&i.id);
+        }
+        let (rule, reason) =
+            decide(&evidence_label, &analysis.label, &analysis.evidence, &items, self.settings.overrides);
+        let label = if rule == Rule::Overridden { analysis.label.clone() } else { evidence_label.clone() };
+        let p_label = if label == m.positive { p.probability } else { 1.0 - p.probability };
+        let decision = Decision {
+            label,
+            confidence: p_label,
+            label_probabilities: Some(vec![
+                (m.negative.clone(), 1.0 - p.probability),
+                (m.positive.clone(), p.probability),
+            ]),
+            ..analysis.clone()
+        };
+        trace.analysis = Some(analysis.clone());
+        trace.decision = Some(decision);
+        trace.hybrid = Some(Hybrid {
+            positive: m.positive.clone(),
+            probability: p.probability,
+            evidence_label,
+            proposed: analysis.label,
+            rule,
+            reason,
+            ledger: items,
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, supports: Option<&str>, weighed: bool) -> LedgerItem {
+        LedgerItem {
+            id: id.into(),
+            kind: String::new(),
+            text: String::new(),
+            supports: supports.map(String::from),
+            weighed,
+            cited: false,
+        }
+    }
+
+    #[test]
+    fn an_override_needs_unweighed_evidence_for_the_other_label() {
+        let items = vec![
+            item("P:cohort", Some("HC"), true),
+            item("E:1", Some("ASD"), true),
+            item("C:a", Some("ASD"), false),
+            item("C:b", Some("HC"), false),
+            item("G:density", None, false),
+        ];
+        let cite = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(decide("HC", "HC", &cite(&["P:cohort"]), &items, true).0, Rule::Agreed);
+        assert_eq!(decide("HC", "ASD", &cite(&["C:a"]), &items, false).0, Rule::OverridesOff);
+        // The cohort model's own edge was weighed; a graph metric supports no label; a case of HC is the wrong way.
+        assert_eq!(decide("HC", "ASD", &cite(&["E:1", "G:density", "C:b"]), &items, true).0, Rule::Refused);
+        let (rule, reason) = decide("HC", "ASD", &cite(&["E:1", "C:a"]), &items, true);
+        assert_eq!(rule, Rule::Overridden);
+        assert!(reason.contains("citing C:a"), "{reason}");
+    }
+}
