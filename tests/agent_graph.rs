@@ -32,6 +32,7 @@ fn resources(task: &Task, settings: &Settings) -> Resources {
         hark: Some(setup::hark().unwrap()),
         memory: Some(setup::memory_from(&task.memory_dir().unwrap(), settings, &[]).unwrap()),
         training: None,
+        cohort_model: None,
     }
 }
 

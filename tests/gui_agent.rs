@@ -37,6 +37,7 @@ fn record_with(transcript: &Path, settings: Settings) -> Trace {
         hark: Some(setup::hark().unwrap()),
         memory: Some(setup::memory_from(&task.memory_dir().unwrap(), &settings, &[]).unwrap()),
         training: None,
+        cohort_model: None,
     };
     let model: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(Scripted::default()), transcript, vec![]).unwrap());
     Agent::new(task, Some(model), res, settings).analyze(&ctx, 0, &Cancel::default(), &mut |_| {})

@@ -160,3 +160,89 @@ fn a_cohort_model_trained_in_the_window_analyses_a_single_connectome() {
     h.run_steps(2);
     assert_eq!(h.state().networks.current.as_ref().unwrap().highlight.len(), 2);
 }
+
+/// BrainAgent… with brainagent-hybrid on one ADHD-200 subject's matrix against a saved cohort model: Analyze runs
+/// it (the model's replies replayed from a recorded scripted run), and the trace shows the evidence ledger — the
+/// evidence decision, what the analysis concluded, the rule, and each item with the label it supports and
+/// whether the rationale cited it.
+#[test]
+fn a_hybrid_analysis_shows_its_evidence_ledger_in_the_room() {
+    use brainlens::agent::graph::cohort_model::CohortModel;
+    use brainlens::agent::graph::{Agent, GraphContext, Method, Settings, Task, setup};
+    use brainlens::llm::ChatModel;
+    use brainlens::llm::config::ProviderKind;
+    use brainlens::llm::replay::Recorder;
+    use brainlens::network::cohort::source::Source;
+    use brainlens::util::cancel::Cancel;
+    use std::sync::Arc;
+    let Some(root) = common::cohorts() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
+    let source = Source::cohort_file(&cohort).unwrap();
+    let task = Task::load("adhd").unwrap();
+    let model =
+        CohortModel::train(&source, &task, 0.2, 0, brainlens::util::calibration::Method::Sigmoid, &Cancel::default())
+            .unwrap();
+    let model_file = tmp.path().join("adhd.model.json");
+    model.save(&model_file).unwrap();
+    let id = model.split.test[0].clone();
+    let g = source.connectome_of(&id).unwrap();
+    let graph = tmp.path().join(format!("{id}.csv"));
+    brainlens::network::io::write_csv(&graph, &g).unwrap();
+    // The run to replay, recorded from the scripted model with the resources the panel builds.
+    let settings = Settings::for_method(Method::BrainagentHybrid);
+    let transcript = tmp.path().join("hybrid.jsonl");
+    let atlas = brainlens::network::atlas::Atlas::load("aal90").unwrap();
+    let ctx = GraphContext::load(&graph, Some(&atlas)).unwrap();
+    let mut res = setup::resources(&task, &settings, task.memory_dir().as_deref(), None).unwrap();
+    res.cohort_model = Some(setup::cohort_model(&task, Some(&model_file)).unwrap());
+    // The analysis explains the evidence's decision citing three ids of three kinds.
+    let explains = common::scripted::Scripted::with(|name, r| {
+        (name == "analysis").then(|| {
+            let prompt = r.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+            let decided = prompt.split("The evidence decides ").nth(1).and_then(|t| t.split(' ').next()).unwrap();
+            Ok(serde_json::json!({"claims": [
+                {"claim": "The cohort model favours this label.", "evidence": ["P:cohort", "E:1"]},
+                {"claim": "Density is fixed by the threshold.", "evidence": ["G:density"]}],
+                "label": decided, "confidence": 0.7}))
+        })
+    });
+    let scripted: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(explains), &transcript, vec![]).unwrap());
+    let recorded = Agent::new(task.clone(), Some(scripted), res, settings.clone()).analyze(
+        &ctx,
+        0,
+        &Cancel::default(),
+        &mut |_| {},
+    );
+    assert!(recorded.hybrid.is_some(), "{:?}", recorded.outcome);
+
+    let mut app = BrainLensApp::new(None, false);
+    app.settings.llm.provider = ProviderKind::Replay;
+    app.settings.llm.transcript = transcript.display().to_string();
+    app.open(graph.clone());
+    app.networks.agent.task = "adhd".into();
+    app.networks.agent.settings = settings;
+    app.networks.agent.cohort_model = model_file.display().to_string();
+    let mut h =
+        Harness::builder().with_size([1500.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    h.get_by_label("BrainAgent…").click();
+    h.run_steps(2);
+    h.get_by_label("Analyze").click();
+    common::gui::settle(&mut h, |a| {
+        !a.networks.agent.busy() && a.networks.agent.trace.as_ref().is_some_and(|t| t.decision.is_some())
+    });
+    h.run_steps(3);
+    let panel = &h.state().networks.agent;
+    assert!(panel.error.is_none(), "{:?}", panel.error);
+    let t = panel.trace.clone().unwrap();
+    let hybrid = t.hybrid.clone().expect("the hybrid's record");
+    assert_eq!(hybrid, recorded.hybrid.unwrap());
+    assert_eq!(t.decision.as_ref().unwrap().label, hybrid.evidence_label);
+    assert_eq!(hybrid.rule, brainlens::agent::graph::hybrid::Rule::Agreed);
+    let cited: Vec<&str> = hybrid.ledger.iter().filter(|i| i.cited).map(|i| i.id.as_str()).collect();
+    assert_eq!(cited, ["P:cohort", "E:1", "G:density"]);
+    assert!(h.query_by_label_contains("Evidence ledger · the evidence decides").is_some());
+    assert!(h.query_by_label_contains("Rule: ").is_some());
+    assert!(h.query_all_by_label("P:cohort").count() >= 1 && h.query_all_by_label("E:10").count() >= 1);
+}

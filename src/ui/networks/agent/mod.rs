@@ -37,6 +37,8 @@ pub struct AgentPanel {
     pub batch: batch::BatchView,
     /// Start an analysis as soon as a network is open (the `--agent` flag).
     pub autostart: bool,
+    /// brainagent-hybrid: the saved cohort model (`brainlens cohort train`).
+    pub cohort_model: String,
 }
 
 impl Default for AgentPanel {
@@ -57,6 +59,7 @@ impl Default for AgentPanel {
             resources: Default::default(),
             batch: Default::default(),
             autostart: false,
+            cohort_model: String::new(),
         }
     }
 }
@@ -111,6 +114,8 @@ impl AgentPanel {
             *slot = None;
         }
         let cache = self.resources.clone();
+        let cohort_model =
+            Some(std::path::PathBuf::from(self.cohort_model.trim())).filter(|p| !p.as_os_str().is_empty());
         self.job = Some(Job::spawn_with("BrainAgent analysis", 1, cancel.clone(), move |_, _| {
             let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
             let ctx = GraphContext::load(&path, atlas.as_ref())?;
@@ -145,6 +150,10 @@ impl AgentPanel {
                 }
             };
             drop(cached);
+            let mut resources = resources;
+            if settings.needs_cohort_model() {
+                resources.cohort_model = Some(setup::cohort_model(&task, cohort_model.as_deref())?);
+            }
             let agent = Agent::new(task, model, resources, settings);
             let trace = agent.analyze(&ctx, seed, &cancel, &mut |t| {
                 if let Ok(mut slot) = live.lock() {
@@ -226,6 +235,7 @@ impl AgentPanel {
                     Method::Cot,
                     Method::Reflection,
                     Method::Brainagent,
+                    Method::BrainagentHybrid,
                     Method::EvidenceKnn,
                     Method::Majority,
                     Method::Logistic,
@@ -258,6 +268,20 @@ impl AgentPanel {
                 );
                 ui.checkbox(&mut self.settings.reflection, "reflection");
                 ui.add(egui::DragValue::new(&mut self.settings.rounds).range(1..=8).prefix("rounds "));
+            }
+            if method == Method::BrainagentHybrid {
+                ui.checkbox(&mut self.settings.card, "CARD");
+                ui.checkbox(&mut self.settings.overrides, "overrides").on_hover_text(
+                    "The analysis may override the evidence's decision, only by citing similar cases of the other                      label (evidence the cohort model did not weigh); otherwise the override is refused and recorded.",
+                );
+                let l = ui.label("Cohort model");
+                ui.add(
+                    egui::TextEdit::singleline(&mut self.cohort_model)
+                        .hint_text("brainlens cohort train … --out MODEL.json")
+                        .desired_width(260.0),
+                )
+                .labelled_by(l.id)
+                .on_hover_text("a batch evaluation trains its own on the training split");
             }
             if self.settings.reflection {
                 let mut label_only = self.settings.reflection_form == ReflectionForm::Label;

@@ -141,6 +141,9 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
             ui.end_row();
         });
     }
+    if let Some(h) = &t.hybrid {
+        ledger(ui, h);
+    }
     if let Some(s) = scores {
         ui.separator();
         ui.strong(format!("Interpretability (checks against this graph) · overall {:.2}", s.overall));
@@ -163,6 +166,39 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
 }
 
 /// The region a word of a rationale names (an atlas label, optionally written `R:label`, with punctuation).
+/// brainagent-hybrid's evidence ledger: the evidence decision, what the analysis proposed and what the rule did,
+/// then every item with its value, the label it supports, whether the cohort model weighed it and whether the
+/// rationale cited it.
+fn ledger(ui: &mut egui::Ui, h: &crate::agent::graph::hybrid::Hybrid) {
+    use crate::agent::graph::hybrid::Rule;
+    ui.separator();
+    ui.strong(format!(
+        "Evidence ledger · the evidence decides {} (P({}) = {:.3}, calibrated) · the analysis (model) concluded {}",
+        h.evidence_label, h.positive, h.probability, h.proposed
+    ));
+    let rule = match h.rule {
+        Rule::Agreed => "agreed",
+        Rule::Overridden => "override taken",
+        Rule::Refused => "override refused by rule",
+        Rule::OverridesOff => "override not allowed (overrides off)",
+    };
+    ui.label(format!("Rule: {rule} — {}", h.reason));
+    egui::Grid::new("agent_hybrid_ledger").striped(true).show(ui, |ui| {
+        for c in ["id", "evidence", "supports", "weighed by the cohort model", "cited"] {
+            ui.strong(c);
+        }
+        ui.end_row();
+        for i in &h.ledger {
+            ui.label(&i.id);
+            ui.add(egui::Label::new(&i.text).wrap());
+            ui.label(i.supports.as_deref().unwrap_or("—"));
+            ui.label(if i.weighed { "yes" } else { "" });
+            ui.label(if i.cited { "cited" } else { "" });
+            ui.end_row();
+        }
+    });
+}
+
 fn region_of(word: &str, labels: &[String]) -> Option<usize> {
     let core = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
     labels.iter().position(|l| l == core)
