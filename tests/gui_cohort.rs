@@ -201,9 +201,10 @@ fn a_hybrid_analysis_shows_its_evidence_ledger_in_the_room() {
         (name == "analysis").then(|| {
             let prompt = r.messages.last().map(|m| m.content.clone()).unwrap_or_default();
             let decided = prompt.split("The evidence decides ").nth(1).and_then(|t| t.split(' ').next()).unwrap();
-            Ok(serde_json::json!({"claims": [
-                {"claim": "The cohort model favours this label.", "evidence": ["P:cohort", "E:1"]},
-                {"claim": "Density is fixed by the threshold.", "evidence": ["G:density"]}],
+            Ok(serde_json::json!({
+                "on_model": {"claim": "The cohort model favours this label.", "evidence": ["P:cohort", "E:1"]},
+                "on_second": {"claim": "Density is fixed by the threshold.", "evidence": ["G:density"]},
+                "more": [],
                 "label": decided, "confidence": 0.7}))
         })
     });

@@ -670,22 +670,23 @@ fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
     let cohort = common::adhd_cohort(&root, tmp.path(), "adhd40", 14, 40);
     let source = std::sync::Arc::new(Source::cohort_file(&cohort).unwrap());
     let task = Task::load("adhd").unwrap();
-    // The other label, citing a similar case of it when `via_case`, else only the cohort model's first edge.
+    // The other label: the first claim cites the cohort model (P:cohort, E:1), the second a similar case — of the
+    // proposed label when `via_case`, else of the evidence's label where there is one.
     let contrary = |via_case: bool| {
         Scripted::with(move |name, r| {
             (name == "analysis").then(|| {
                 let prompt = r.messages.last().map(|m| m.content.clone()).unwrap_or_default();
                 let decided = prompt.split("The evidence decides ").nth(1).and_then(|t| t.split(' ').next()).unwrap();
                 let other = if decided == "ADHD" { "HC" } else { "ADHD" };
-                let case = prompt
-                    .lines()
-                    .find(|l| l.starts_with("[C:") && l.ends_with(&format!("supports {other}")))
-                    .map(|l| l[1..l.find(']').unwrap()].to_string());
-                let cited: Vec<String> = match (via_case, case) {
-                    (true, Some(c)) => vec![c, "G:density".into()],
-                    _ => vec!["E:1".into(), "G:density".into()],
-                };
-                Ok(json!({"claims": [{"claim": "The evidence is mixed.", "evidence": cited}], "label": other, "confidence": 0.6}))
+                let want = if via_case { other } else { decided };
+                let cases: Vec<&str> = prompt.lines().filter(|l| l.starts_with("[C:")).collect();
+                let line = cases.iter().find(|l| l.ends_with(&format!("supports {want}"))).or(cases.first()).unwrap();
+                let case = line[1..line.find(']').unwrap()].to_string();
+                Ok(json!({
+                    "on_model": {"claim": "The cohort model and its first edge.", "evidence": ["P:cohort", "E:1"]},
+                    "on_second": {"claim": "A similar case.", "evidence": [case]},
+                    "more": [{"claim": "The density is the threshold's.", "evidence": ["G:density"]}],
+                    "label": other, "confidence": 0.6}))
             })
         })
     };
@@ -720,10 +721,12 @@ fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
             let p = standalone.predict(&r.sample, &g, Some(&atlas)).unwrap().probability;
             assert!((h.probability - p).abs() < 1e-12, "the evidence is cohort train's model on this split");
             assert_ne!(h.proposed, h.evidence_label);
-            let expected = match (overrides, via_case) {
+            // Only a cited, unweighed item of the proposed label (a similar case) lets an override through.
+            let backed = h.ledger.iter().any(|i| i.cited && !i.weighed && i.supports.as_ref() == Some(&h.proposed));
+            let expected = match (overrides, backed) {
                 (false, _) => Rule::OverridesOff,
-                (true, true) if h.ledger.iter().any(|i| i.cited && i.id.starts_with("C:")) => Rule::Overridden,
-                _ => Rule::Refused,
+                (true, true) => Rule::Overridden,
+                (true, false) => Rule::Refused,
             };
             assert_eq!(h.rule, expected, "{}", h.reason);
             let want = if h.rule == Rule::Overridden { &h.proposed } else { &h.evidence_label };
@@ -733,8 +736,14 @@ fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
             assert_eq!(h.ledger.iter().filter(|i| i.id.starts_with("E:")).count(), 10);
             rules.push(h.rule.clone());
         }
-        if overrides && via_case {
-            assert!(rules.contains(&Rule::Overridden), "{rules:?}");
+        if overrides {
+            let want = if via_case { Rule::Overridden } else { Rule::Refused };
+            assert!(rules.contains(&want), "{rules:?}");
+        }
+        for r in &run.records {
+            let d = r.trace.decision.as_ref().unwrap();
+            let kinds: std::collections::BTreeSet<&str> = d.evidence.iter().map(|e| &e[..2]).collect();
+            assert!(d.evidence.len() >= 3 && kinds.len() >= 2 && d.unknown_evidence.is_empty(), "{:?}", d.evidence);
         }
         let m = eval::metrics(&run, &task);
         assert_eq!(m.probability.as_ref().unwrap().source, brainlens::agent::graph::scores::FROM_PROBABILITY);

@@ -212,18 +212,28 @@ impl Agent {
             data: json!({"prediction": p, "cases": hits, "model": model_file.display().to_string()}),
             ..Default::default()
         });
-        let ids: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+        let ids_of = |kinds: &[&str]| -> Vec<String> {
+            items.iter().filter(|i| kinds.contains(&i.kind.as_str())).map(|i| i.id.clone()).collect()
+        };
+        let all: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+        let (second, about) = match ids_of(&["similar case"]) {
+            c if !c.is_empty() => (c, "the similar cases (C:)"),
+            _ => (ids_of(&["graph metric"]), "the graph's metrics (G:)"),
+        };
+        let prompt =
+            super::prompts::hybrid_analysis(&self.task, &table, &evidence_label, p.probability, &m.positive, about);
+        let schema = super::prompts::hybrid_schema(&self.task, &ids_of(&["cohort model", "edge"]), &second, &all);
         let v = caller
             .ask(
                 trace,
                 "analysis",
-                super::prompts::hybrid_analysis(&self.task, &table, &evidence_label, p.probability, &m.positive),
+                prompt,
                 "analysis",
-                super::prompts::analysis_schema(&self.task, false, &ids, true),
+                schema,
                 &|v| self.check_decision(v),
             )
             .map_err(|e| ("analysis".to_string(), e))?;
-        let analysis = super::run::decision_of(&v, &trace.evidence);
+        let analysis = super::run::decision_of(&super::prompts::hybrid_claims(v), &trace.evidence);
         for i in &mut items {
             i.cited = analysis.evidence.contains(&i.id);
         }

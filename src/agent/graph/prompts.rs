@@ -155,16 +155,45 @@ confidence between 0 and 1."
 
 /// brainagent-hybrid's analysis: the evidence with its ids and the label each supports, the evidence's decision,
 /// and what an override needs.
-pub fn hybrid_analysis(task: &Task, evidence: &str, decision: &str, p: f64, positive: &str) -> String {
+pub fn hybrid_analysis(task: &Task, evidence: &str, decision: &str, p: f64, positive: &str, second: &str) -> String {
     format!(
         "{}\n\nThe evidence, each item with the id to cite it by and the label it supports:\n{evidence}\n\nThe \
 evidence decides {decision} (the cohort model's calibrated P({positive}) = {p:.3}). Write a rationale of 1 to \
-{MAX_CLAIMS} claims explaining the decision: each claim one short sentence with the ids it rests on in its \
-\"evidence\"; cite at least three ids of at least two kinds (P:, E:, C:, G:) and say where the evidence disagrees. \
+{MAX_CLAIMS} claims explaining the decision, each one short sentence with the ids it rests on in its \
+\"evidence\": the first on the cohort model and its edges (P:, E:), the second on {second}, then any other; say \
+where the evidence disagrees. \
 Then give the label you conclude and a confidence between 0 and 1. Concluding the other label counts only if your \
 claims cite similar cases [C:…] of that label: the cohort model's own items (P:, E:) are already weighed in its P.",
         task_block(task)
     )
+}
+
+/// brainagent-hybrid's reply: its claims first — one on the cohort model (`on_model`, citing at least two P:/E:
+/// ids), one on `second` (`on_second`: similar cases, or the graph's metrics when there are none), up to two
+/// more (`more`, any id) — so every rationale cites at least three ids of at least two kinds; then the label
+/// and a confidence. [`hybrid_claims`] makes them one list of claims.
+pub fn hybrid_schema(task: &Task, model_ids: &[String], second: &[String], all: &[String]) -> Value {
+    let claim = |ids: &[String], min: usize| {
+        json!({"type": "object", "properties": {
+            "claim": {"type": "string", "maxLength": CLAIM_CHARS},
+            "evidence": {"type": "array", "minItems": min, "maxItems": MAX_CITED, "items": {"enum": ids}}
+        }, "required": ["claim", "evidence"]})
+    };
+    json!({"type": "object", "properties": {
+        "on_model": claim(model_ids, 2),
+        "on_second": claim(second, 1),
+        "more": {"type": "array", "maxItems": MAX_CLAIMS - 2, "items": claim(all, 1)},
+        "label": {"enum": task.labels},
+        "confidence": {"type": "number"}
+    }, "required": ["on_model", "on_second", "more", "label", "confidence"]})
+}
+
+/// A hybrid reply with its claims as one list (`claims`), as every other analysis writes them.
+pub fn hybrid_claims(mut v: Value) -> Value {
+    let mut claims = vec![v["on_model"].take(), v["on_second"].take()];
+    claims.extend(v["more"].as_array().cloned().unwrap_or_default());
+    v["claims"] = Value::Array(claims.into_iter().filter(|c| c.is_object()).collect());
+    v
 }
 
 /// The claims of a rationale; cited ids are an enum of the evidence table's ids, so a constrained reply
