@@ -622,6 +622,13 @@ fn a_cohort_model_is_trained_saved_and_used_on_one_connectome() {
     let score: f64 = z.iter().zip(&m.weights).map(|(a, b)| a * b).sum::<f64>() + m.intercept;
     assert!((p["score"].as_f64().unwrap() - score).abs() < 1e-9);
     assert!((p["probability"].as_f64().unwrap() - m.calibrator.apply(score)).abs() < 1e-12);
+    // The label is the one P favours against the training split's rate of ADHD.
+    let rate = m.split.train.iter().filter(|s| c.labels[c.ids.iter().position(|x| x == *s).unwrap()] == "ADHD").count()
+        as f64
+        / m.split.train.len() as f64;
+    assert!((m.prior - rate).abs() < 1e-12);
+    let want = if p["probability"].as_f64().unwrap() > rate { "ADHD" } else { "HC" };
+    assert_eq!(p["label"], want);
     let edges = p["edges"].as_array().unwrap();
     assert_eq!(edges.len(), 10);
     assert!(edges.iter().all(|e| e["regions"][0].as_str().is_some_and(|r| m.regions.iter().any(|x| x == r))));

@@ -85,11 +85,12 @@ pub fn predict(
 fn print_prediction(p: &Prediction, m: &CohortModel, out: &mut dyn Write) -> Result<()> {
     writeln!(
         out,
-        "P({}) = {:.3} (calibrated, {}; score {:.3}): {}",
+        "P({}) = {:.3} (calibrated, {}; score {:.3}) against the training split's rate {:.3}: {}",
         p.positive,
         p.probability,
         m.calibrator.method().as_str(),
         p.score,
+        p.prior,
         p.label
     )?;
     writeln!(

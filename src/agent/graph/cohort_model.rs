@@ -50,6 +50,9 @@ pub struct CohortModel {
     pub weights: Vec<f64>,
     pub intercept: f64,
     pub calibrator: Calibrator,
+    /// The training split's share of the positive label: a prediction favours the positive label when its
+    /// calibrated P exceeds it (the likelihood ratio of the subject's evidence is above 1; chosen on ADHD-200).
+    pub prior: f64,
     /// Mean Fisher z of each edge over the training split's subjects of each label, and of all of them.
     pub mean_positive: Vec<f64>,
     pub mean_negative: Vec<f64>,
@@ -107,6 +110,8 @@ pub struct Prediction {
     /// Calibrated P(positive), and the regression's raw score.
     pub probability: f64,
     pub score: f64,
+    /// The training split's positive share the label is decided against (see `CohortModel::prior`).
+    pub prior: f64,
     pub label: String,
     pub edges: Vec<EdgeEvidence>,
 }
@@ -207,6 +212,7 @@ impl CohortModel {
             weights: fit.model.w.clone(),
             intercept: fit.model.b,
             calibrator,
+            prior: y.iter().filter(|v| **v).count() as f64 / n as f64,
             mean_positive: mean(&|v| v),
             mean_negative: mean(&|v| !v),
             mean_all: mean(&|_| true),
@@ -251,7 +257,10 @@ impl CohortModel {
             }
         }
         let numbers = m.weights.iter().chain(&m.mean_positive).chain(&m.mean_negative).chain(&m.mean_all);
-        if !numbers.chain([&m.intercept, &m.c]).all(|v| v.is_finite()) || !m.calibrator.is_valid() {
+        if !numbers.chain([&m.intercept, &m.c]).all(|v| v.is_finite())
+            || !m.calibrator.is_valid()
+            || !(0.0 < m.prior && m.prior < 1.0)
+        {
             return bad("a number that is not finite, or a calibration that is not increasing".into());
         }
         Ok(m)
@@ -270,6 +279,12 @@ impl CohortModel {
             )));
         }
         Ok(())
+    }
+
+    /// The label calibrated P(positive) `p` favours: the positive one when `p` exceeds the training split's
+    /// positive share (the evidence's likelihood ratio above 1), else the other.
+    pub fn favoured(&self, p: f64) -> &str {
+        if p > self.prior { &self.positive } else { &self.negative }
     }
 
     /// Refuses a connectome whose atlas (`atlas`, or none) is not the model's, naming both.
@@ -325,7 +340,7 @@ impl CohortModel {
         let z = fisher_z_upper(name, c)?;
         let score = z.iter().zip(&self.weights).map(|(a, b)| a * b).sum::<f64>() + self.intercept;
         let probability = self.calibrator.apply(score);
-        let label = if probability > 0.5 { &self.positive } else { &self.negative }.clone();
+        let label = self.favoured(probability).to_string();
         let pairs: Vec<(usize, usize)> = (0..c.n).flat_map(|i| (i + 1..c.n).map(move |j| (i, j))).collect();
         let mut order: Vec<usize> = (0..z.len()).collect();
         let part = |k: usize| self.weights[k] * (z[k] - self.mean_all[k]);
@@ -347,7 +362,7 @@ impl CohortModel {
                 }
             })
             .collect();
-        Ok(Prediction { positive: self.positive.clone(), probability, score, label, edges })
+        Ok(Prediction { positive: self.positive.clone(), probability, score, prior: self.prior, label, edges })
     }
 }
 

@@ -63,13 +63,14 @@ pub struct Hybrid {
 /// The ledger of `p` (the cohort model's prediction), the cases `hits` (case, label, similarity) and the
 /// graph's global metrics.
 pub fn ledger(p: &Prediction, negative: &str, cases: &[(String, String, f32)], ctx: &GraphContext) -> Vec<LedgerItem> {
-    let favoured = if p.probability > 0.5 { &p.positive } else { negative };
+    let favoured = if p.probability > p.prior { &p.positive } else { negative };
     let mut out = vec![LedgerItem {
         id: "P:cohort".into(),
         kind: "cohort model".into(),
         text: format!(
-            "the cohort model (a validated logistic regression on this cohort's training split, calibrated): P({}) = {:.3}",
-            p.positive, p.probability
+            "the cohort model (a validated logistic regression on this cohort's training split, calibrated): P({}) = \
+             {:.3} against the training split's rate {:.3}",
+            p.positive, p.probability, p.prior
         ),
         supports: Some(favoured.to_string()),
         weighed: true,
@@ -194,7 +195,7 @@ impl Agent {
             hits = json!({"query": query, "excluded_group": own, "hits": h});
         }
         let mut items = ledger(&p, &m.negative, &cases, ctx);
-        let evidence_label = if p.probability > 0.5 { m.positive.clone() } else { m.negative.clone() };
+        let evidence_label = m.favoured(p.probability).to_string();
         for i in &items {
             if !trace.evidence.iter().any(|e| e.id == i.id) {
                 trace.evidence.push(Evidence { id: i.id.clone(), text: i.text.clone() });
@@ -220,18 +221,17 @@ impl Agent {
             c if !c.is_empty() => (c, "the similar cases (C:)"),
             _ => (ids_of(&["graph metric"]), "the graph's metrics (G:)"),
         };
-        let prompt =
-            super::prompts::hybrid_analysis(&self.task, &table, &evidence_label, p.probability, &m.positive, about);
+        let prompt = super::prompts::hybrid_analysis(
+            &self.task,
+            &table,
+            &evidence_label,
+            (p.probability, p.prior),
+            &m.positive,
+            about,
+        );
         let schema = super::prompts::hybrid_schema(&self.task, &ids_of(&["cohort model", "edge"]), &second, &all);
         let v = caller
-            .ask(
-                trace,
-                "analysis",
-                prompt,
-                "analysis",
-                schema,
-                &|v| self.check_decision(v),
-            )
+            .ask(trace, "analysis", prompt, "analysis", schema, &|v| self.check_decision(v))
             .map_err(|e| ("analysis".to_string(), e))?;
         let analysis = super::run::decision_of(&super::prompts::hybrid_claims(v), &trace.evidence);
         for i in &mut items {

@@ -155,10 +155,17 @@ confidence between 0 and 1."
 
 /// brainagent-hybrid's analysis: the evidence with its ids and the label each supports, the evidence's decision,
 /// and what an override needs.
-pub fn hybrid_analysis(task: &Task, evidence: &str, decision: &str, p: f64, positive: &str, second: &str) -> String {
+pub fn hybrid_analysis(
+    task: &Task,
+    evidence: &str,
+    decision: &str,
+    (p, prior): (f64, f64),
+    positive: &str,
+    second: &str,
+) -> String {
     format!(
         "{}\n\nThe evidence, each item with the id to cite it by and the label it supports:\n{evidence}\n\nThe \
-evidence decides {decision} (the cohort model's calibrated P({positive}) = {p:.3}). Write a rationale of 1 to \
+evidence decides {decision} (the cohort model's calibrated P({positive}) = {p:.3}, against its training rate {prior:.3}). Write a rationale of 1 to \
 {MAX_CLAIMS} claims explaining the decision, each one short sentence with the ids it rests on in its \
 \"evidence\": the first on the cohort model and its edges (P:, E:), the second on {second}, then any other; say \
 where the evidence disagrees. \

@@ -16,7 +16,7 @@ pub const BINS: usize = 10;
 
 /// Where a run's P(positive) comes from.
 pub const FROM_PROBABILITY: &str = "label probability";
-pub const FROM_CONFIDENCE: &str = "stated confidence (the model's words, not a probability it computed)";
+pub const FROM_CONFIDENCE: &str = "stated confidence (a decision's confidence, not a probability it computed)";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ProbabilityScores {

@@ -82,9 +82,12 @@ impl CohortModelPanel {
                 ui.heading(format!("P({}) = {:.3}: {}", p.positive, p.probability, p.label));
                 ui.label(format!(
                     "A validated logistic regression, not a language model: score {:.3}, calibrated ({}) on its \
-                     training split's out-of-fold scores.",
+                     training split's out-of-fold scores; the label is the one P favours against the training \
+                     split's rate of {} ({:.3}).",
                     p.score,
-                    m.calibrator.method().as_str()
+                    m.calibrator.method().as_str(),
+                    p.positive,
+                    p.prior
                 ));
                 ui.label(format!(
                     "Model: task {}, atlas {}, {} training subjects of {} (sha256 {}…); cross-validated accuracy \
