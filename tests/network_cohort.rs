@@ -391,6 +391,22 @@ fn the_agents_evaluate_straight_from_a_cohort_file() {
     );
 }
 
+/// `agent eval`'s default split of `source` (20 % test, seed 0), one run a subject.
+fn seeded(
+    source: &std::sync::Arc<brainlens::network::cohort::source::Source>,
+) -> brainlens::agent::graph::eval::Cohort {
+    brainlens::agent::graph::eval::Cohort {
+        source: source.clone(),
+        fraction: 0.2,
+        seed: 0,
+        runs: 1,
+        memory: None,
+        hold_out_site: None,
+        shard: None,
+        subset: None,
+    }
+}
+
 /// An evaluation holds its cohort as a value: the cohort file is read once when the source is opened (its
 /// bytes hashed as they are parsed), and nothing after that opens it — here the file is moved away before the
 /// case memory, the supervised baseline, the runs and the metrics (with their per-site table) are made. The
@@ -412,23 +428,8 @@ fn an_evaluation_opens_the_cohort_archive_once() {
     std::fs::rename(&cohort, &moved).unwrap();
     let task = Task::load("adhd").unwrap();
     for method in [Method::EvidenceKnn, Method::Logistic] {
-        let plan = Plan::new(
-            task.clone(),
-            Settings::for_method(method),
-            None,
-            &eval::Cohort {
-                source: source.clone(),
-                fraction: 0.2,
-                seed: 0,
-                runs: 1,
-                memory: None,
-                hold_out_site: None,
-                shard: None,
-                subset: None,
-            },
-            &Cancel::default(),
-        )
-        .unwrap();
+        let plan =
+            Plan::new(task.clone(), Settings::for_method(method), None, &seeded(&source), &Cancel::default()).unwrap();
         let out = tmp.path().join(format!("{}.jsonl", method.as_str()));
         let run = eval::run(&plan.job(1, false, out), &Cancel::default(), &|_, _| {}).unwrap();
         let h = &run.header;
@@ -702,16 +703,7 @@ fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
             .unwrap();
     for (overrides, via_case) in [(false, true), (true, true), (true, false)] {
         let settings = Settings { overrides, ..Settings::for_method(Method::BrainagentHybrid) };
-        let c = eval::Cohort {
-            source: source.clone(),
-            fraction: 0.2,
-            seed: 0,
-            runs: 1,
-            memory: None,
-            hold_out_site: None,
-            shard: None,
-            subset: None,
-        };
+        let c = seeded(&source);
         let plan =
             Plan::new(task.clone(), settings, Some(std::sync::Arc::new(contrary(via_case))), &c, &Cancel::default())
                 .unwrap();

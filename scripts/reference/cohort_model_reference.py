@@ -10,7 +10,6 @@ the other folds' scores, and each test subject's calibrated P from `cohort predi
 Tolerances: P within 1e-5 (scikit-learn's Platt fit stops at L-BFGS-B gtol 1e-6), C within 1e-4 relative,
 the cross-validated figures within 5e-6 (the inner solvers' tolerance shows at 1e-7 … 1e-6).
 Usage: cohort_model_reference.py --check BRAINLENS_BINARY COHORTS_DIR"""
-import glob
 import json
 import os
 import subprocess
@@ -24,9 +23,11 @@ from sklearn.linear_model import LogisticRegressionCV
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from adhd_every_third import import_every_third  # noqa: E402
+
 assert sys.argv[1] == "--check"
 binary, cohorts = sys.argv[2], sys.argv[3]
-src = os.path.join(cohorts, "adhd200_aal")
 
 
 def base():
@@ -53,14 +54,7 @@ def ece(p, y, bins=10):
 
 failed = []
 with tempfile.TemporaryDirectory() as tmp:
-    folder = os.path.join(tmp, "adhd")
-    os.mkdir(folder)
-    for f in sorted(glob.glob(os.path.join(src, "*_rois_aal.1D")))[::3]:
-        os.symlink(f, os.path.join(folder, os.path.basename(f)))
-    table = "Phenotypic_V1_0b_preprocessed1.csv"
-    os.symlink(os.path.join(src, table), os.path.join(folder, table))
-    cohort = os.path.join(tmp, "adhd.npz")
-    subprocess.run([binary, "cohort", "import", folder, "--out", cohort], check=True, capture_output=True)
+    cohort = import_every_third(binary, cohorts, tmp)
     run = os.path.join(tmp, "majority.jsonl")
     subprocess.run([binary, "agent", "eval", "--task", "adhd", "--cohort", cohort, "--method", "majority",
                     "--seed", "0", "--out", run], check=True, capture_output=True)

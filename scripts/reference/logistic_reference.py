@@ -7,7 +7,6 @@ solver told to converge tightly (lbfgs, tol 1e-8), since the problem has one min
 chosen C, every test subject's label, and P(positive) within 1e-6; the run's AUROC, Brier score and ECE
 (`agent report --json`) against `roc_auc_score`, `brier_score_loss` and `calibration_curve` within 1e-6.
 Usage: logistic_reference.py --check BRAINLENS_BINARY COHORTS_DIR"""
-import glob
 import json
 import os
 import re
@@ -20,18 +19,13 @@ from sklearn.calibration import calibration_curve
 from sklearn.linear_model import LogisticRegressionCV
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from adhd_every_third import import_every_third  # noqa: E402
+
 assert sys.argv[1] == "--check"
 binary, cohorts = sys.argv[2], sys.argv[3]
-src = os.path.join(cohorts, "adhd200_aal")
 with tempfile.TemporaryDirectory() as tmp:
-    folder = os.path.join(tmp, "adhd")
-    os.mkdir(folder)
-    for f in sorted(glob.glob(os.path.join(src, "*_rois_aal.1D")))[::3]:
-        os.symlink(f, os.path.join(folder, os.path.basename(f)))
-    table = "Phenotypic_V1_0b_preprocessed1.csv"
-    os.symlink(os.path.join(src, table), os.path.join(folder, table))
-    cohort = os.path.join(tmp, "adhd.npz")
-    subprocess.run([binary, "cohort", "import", folder, "--out", cohort], check=True, capture_output=True)
+    cohort = import_every_third(binary, cohorts, tmp)
     run = os.path.join(tmp, "logistic.jsonl")
     subprocess.run([binary, "agent", "eval", "--task", "adhd", "--cohort", cohort, "--method", "logistic",
                     "--seed", "0", "--out", run], check=True, capture_output=True)
