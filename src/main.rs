@@ -22,6 +22,7 @@ fn run_options(cli: &Cli) -> brainlens::ui::RunOptions {
         agent: cli.agent.clone(),
         agent_trace: cli.agent_trace.clone(),
         agent_runs: cli.agent_runs.clone(),
+        cohort_model: cli.cohort_model.clone(),
     }
 }
 

@@ -489,7 +489,20 @@ fn print_trace(out: &mut dyn Write, t: &crate::agent::graph::Trace, s: &interpre
     }
     match &t.decision {
         Some(d) => {
-            writeln!(out, "label {} · confidence {:.2} (research use only — not a diagnosis)", d.label, d.confidence)?;
+            if t.hybrid.is_some() {
+                writeln!(
+                    out,
+                    "label {} · P({}) {:.2}, the cohort model's (calibrated), not the language model's (research use \
+                     only — not a diagnosis)",
+                    d.label, d.label, d.confidence
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "label {} · confidence {:.2} (research use only — not a diagnosis)",
+                    d.label, d.confidence
+                )?;
+            }
             writeln!(out, "rationale ({}): {}", t.rationale_source(), d.rationale)?;
             writeln!(out, "evidence: {}", d.evidence.join(", "))?;
         }

@@ -139,6 +139,9 @@ pub struct Cli {
     /// GUI: open the BrainAgent panel's batch results on run files of `agent eval` (comma-separated).
     #[arg(long, hide = true, value_name = "RUNS")]
     pub agent_runs: Option<String>,
+    /// GUI: open the Cohort model panel with this model (`cohort train`) and analyse the open network with it.
+    #[arg(long, hide = true, value_name = "MODEL")]
+    pub cohort_model: Option<PathBuf>,
     /// Threads of the local model (default: the cores this process may use — Slurm's allocation, or the
     /// machine's cores divided among the local shards of a `--shard I/N` run).
     #[arg(long, value_name = "N", global = true, value_parser = clap::value_parser!(u16).range(1..))]

@@ -69,6 +69,8 @@ pub struct RunOptions {
     pub agent_trace: Option<PathBuf>,
     /// Open the BrainAgent panel's batch results on these run files (comma-separated).
     pub agent_runs: Option<String>,
+    /// Open the Cohort model panel with this model and analyse the open network.
+    pub cohort_model: Option<PathBuf>,
 }
 
 /// Opens the main window on `file` (or the sample workspace).
@@ -80,6 +82,7 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let agent = opts.agent.clone();
     let agent_trace = opts.agent_trace.clone();
     let agent_runs = opts.agent_runs.clone();
+    let cohort_model = opts.cohort_model.clone();
     let room = opts.room.clone();
     let network_view = opts.network_view.clone();
     launch(opts, move |app| {
@@ -115,6 +118,12 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
             app.networks.agent.open = true;
             app.networks.agent.batch.paths = runs.clone();
             app.networks.agent.batch.load();
+        }
+        if let Some(m) = &cohort_model {
+            app.room = app::Room::Networks;
+            app.networks.cohort_model.model_path = m.display().to_string();
+            app.networks.cohort_model.open = true;
+            app.networks.cohort_model.autostart = true;
         }
     })
 }

@@ -183,20 +183,24 @@ fn ledger(ui: &mut egui::Ui, h: &crate::agent::graph::hybrid::Hybrid) {
         Rule::OverridesOff => "override not allowed (overrides off)",
     };
     ui.label(format!("Rule: {rule} — {}", h.reason));
-    egui::Grid::new("agent_hybrid_ledger").striped(true).show(ui, |ui| {
-        for c in ["id", "evidence", "supports", "weighed by the cohort model", "cited"] {
-            ui.strong(c);
+    // A row a line: fixed cells, then the evidence text wrapped in the width that is left.
+    let cells = |ui: &mut egui::Ui, texts: [&str; 4], strong: bool| {
+        for (t, w) in texts.iter().zip([150.0, 60.0, 60.0, 50.0]) {
+            let text = if strong { egui::RichText::new(*t).strong() } else { egui::RichText::new(*t) };
+            ui.add_sized([w, 16.0], egui::Label::new(text).truncate());
         }
-        ui.end_row();
-        for i in &h.ledger {
-            ui.label(&i.id);
-            ui.add(egui::Label::new(&i.text).wrap());
-            ui.label(i.supports.as_deref().unwrap_or("—"));
-            ui.label(if i.weighed { "yes" } else { "" });
-            ui.label(if i.cited { "cited" } else { "" });
-            ui.end_row();
-        }
+    };
+    ui.horizontal(|ui| {
+        cells(ui, ["id", "supports", "weighed", "cited"], true);
+        ui.strong("evidence");
     });
+    for i in &h.ledger {
+        ui.horizontal(|ui| {
+            let supports = i.supports.as_deref().unwrap_or("—");
+            cells(ui, [&i.id, supports, if i.weighed { "yes" } else { "" }, if i.cited { "cited" } else { "" }], false);
+            ui.add(egui::Label::new(&i.text).wrap());
+        });
+    }
 }
 
 fn region_of(word: &str, labels: &[String]) -> Option<usize> {
@@ -240,16 +244,28 @@ fn final_card(ui: &mut egui::Ui, d: &Decision, t: &Trace, o: &OpenNetwork, inten
         ui.heading(format!("Label: {}", d.label));
         ui.colored_label(ui.visuals().warn_fg_color, "research use only — not a diagnosis");
     });
-    ui.add(
-        egui::ProgressBar::new(d.confidence as f32)
-            .text(if no_model {
-                format!("confidence {:.2}", d.confidence)
-            } else {
-                format!("confidence {:.2} (stated by the model)", d.confidence)
-            })
-            .desired_width(320.0),
-    );
-    if let Some(p) = d.label_probability() {
+    if t.hybrid.is_some() {
+        // brainagent-hybrid: the decision's probability is the cohort model's, not the language model's.
+        ui.add(
+            egui::ProgressBar::new(d.confidence as f32)
+                .text(format!(
+                    "P({}) {:.2} (the cohort model's, calibrated; not the language model's)",
+                    d.label, d.confidence
+                ))
+                .desired_width(420.0),
+        );
+    } else {
+        ui.add(
+            egui::ProgressBar::new(d.confidence as f32)
+                .text(if no_model {
+                    format!("confidence {:.2}", d.confidence)
+                } else {
+                    format!("confidence {:.2} (stated by the model)", d.confidence)
+                })
+                .desired_width(320.0),
+        );
+    }
+    if let Some(p) = d.label_probability().filter(|_| t.hybrid.is_none()) {
         ui.add(
             egui::ProgressBar::new(p as f32)
                 .text(if no_model {

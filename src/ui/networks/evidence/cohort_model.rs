@@ -16,6 +16,8 @@ pub struct CohortModelPanel {
     /// The prediction for the network of this generation.
     pub prediction: Option<(u64, Prediction)>,
     pub error: Option<String>,
+    /// Analyse the open network on the next frame (the `--cohort-model` flag).
+    pub autostart: bool,
 }
 
 impl CohortModelPanel {
@@ -48,6 +50,9 @@ impl CohortModelPanel {
     pub fn show(&mut self, ctx: &egui::Context, o: &mut OpenNetwork) {
         if !self.open {
             return;
+        }
+        if std::mem::take(&mut self.autostart) {
+            self.analyse(o);
         }
         // A new network in the room: predicted again with the same model.
         if self.model.is_some() && self.prediction.as_ref().is_some_and(|(g, _)| *g != o.generation) {
