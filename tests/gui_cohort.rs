@@ -240,7 +240,7 @@ fn a_hybrid_analysis_shows_its_evidence_ledger_in_the_room() {
     let hybrid = t.hybrid.clone().expect("the hybrid's record");
     assert_eq!(hybrid, recorded.hybrid.unwrap());
     assert_eq!(t.decision.as_ref().unwrap().label, hybrid.evidence_label);
-    assert_eq!(hybrid.rule, brainlens::agent::graph::hybrid::Rule::Agreed);
+    assert_eq!(hybrid.rule, brainlens::agent::graph::ledger::Rule::Agreed);
     let cited: Vec<&str> = hybrid.ledger.iter().filter(|i| i.cited).map(|i| i.id.as_str()).collect();
     assert_eq!(cited, ["P:cohort", "E:1", "G:density"]);
     assert!(h.query_by_label_contains("Evidence ledger · the evidence decides").is_some());

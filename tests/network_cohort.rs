@@ -650,6 +650,10 @@ fn a_cohort_model_is_trained_saved_and_used_on_one_connectome() {
     std::fs::write(&damaged, text.replacen("\"weights\":[", "\"weights\":[0.5,", 1)).unwrap();
     let (code, _, err) = common::run(&["cohort", "predict", damaged.to_str().unwrap(), graph.to_str().unwrap()]);
     assert!(code != 0 && err.contains("damaged.json: a damaged cohort model: weights has 4006 entries"), "{err}");
+    let rate = format!("\"prior\":{}", serde_json::to_string(&m.prior).unwrap());
+    std::fs::write(&damaged, text.replacen(&rate, "\"prior\":1.5", 1)).unwrap();
+    let (code, _, err) = common::run(&["cohort", "predict", damaged.to_str().unwrap(), graph.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("damaged.json: a damaged cohort model: a number that is not finite"), "{err}");
     // A cohort of one label: refused, no model written.
     let one = tmp.path().join("one-label.npz");
     file::write(&one, &cohort::Cohort { labels: vec!["HC".into(); c.len()], ..c.clone() }).unwrap();
@@ -668,7 +672,7 @@ fn a_cohort_model_is_trained_saved_and_used_on_one_connectome() {
 fn the_hybrid_decides_by_the_evidence_and_overrides_only_by_rule() {
     use brainlens::agent::graph::cohort_model::CohortModel;
     use brainlens::agent::graph::eval::{self, Plan};
-    use brainlens::agent::graph::hybrid::Rule;
+    use brainlens::agent::graph::ledger::Rule;
     use brainlens::agent::graph::{Method, Settings, Task};
     use brainlens::network::cohort::source::Source;
     use common::scripted::Scripted;

@@ -135,9 +135,6 @@ impl MethodArgs {
         if (self.overrides || self.cohort_model.is_some()) && method != Method::BrainagentHybrid {
             bail!("--overrides and --cohort-model are settings of --method brainagent-hybrid");
         }
-        if method == Method::BrainagentHybrid && self.no_card {
-            s.card = false;
-        }
         s.overrides = self.overrides;
         Ok(s)
     }

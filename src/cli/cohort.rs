@@ -63,7 +63,7 @@ pub enum CohortCommand {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// sigmoid (Platt) or isotonic.
-        #[arg(long, default_value = crate::agent::graph::cohort_model::DEFAULT_CALIBRATION)]
+        #[arg(long, default_value = crate::agent::graph::cohort_model::DEFAULT_CALIBRATION.as_str())]
         calibration: String,
         #[arg(long)]
         json: bool,

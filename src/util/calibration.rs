@@ -24,7 +24,7 @@ impl Method {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Method::Sigmoid => "sigmoid",
             Method::Isotonic => "isotonic",
@@ -338,6 +338,6 @@ mod tests {
         assert!(iso.is_valid());
         // The fit's mean equals the outcomes' mean (PAV preserves sums).
         assert!((fitted.iter().sum::<f64>() - n1).abs() < 1e-9);
-        assert!(Calibrator::fit(Method::Sigmoid, &s, &vec![true; 40]).is_err());
+        assert!(Calibrator::fit(Method::Sigmoid, &s, &[true; 40]).is_err());
     }
 }

@@ -69,6 +69,20 @@ pub fn stratified_subset(rows: &[Row], n: usize, seed: u64) -> Result<Vec<Row>> 
     Ok(chosen.into_iter().map(|i| rows[i].clone()).collect())
 }
 
+/// Refuses rows whose label is not one of `task`'s (`of` names the source).
+pub fn check_labels(of: &str, rows: &[Row], task: &super::task::Task) -> Result<()> {
+    match rows.iter().find(|r| !task.labels.contains(&r.label)) {
+        Some(bad) => Err(AgentError::from(format!(
+            "{of}: label \"{}\" of {} is not one of task {}'s labels ({})",
+            bad.label,
+            bad.id,
+            task.name,
+            task.labels.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Leave-site-out: the subjects of `site` to test, every other site's to remember; both must hold a subject,
 /// and the remembered ones more than one label. `of` names the source in errors.
 pub fn site_split(of: &str, rows: &[Row], site: &str) -> Result<(Vec<Row>, Vec<Row>)> {

@@ -27,7 +27,7 @@ const VERSION: u32 = 1;
 /// Bins of the expected calibration error.
 pub const ECE_BINS: usize = 10;
 /// The calibration `cohort train` fits unless told otherwise (chosen on ADHD-200: docs/networks.md).
-pub const DEFAULT_CALIBRATION: &str = "sigmoid";
+pub const DEFAULT_CALIBRATION: Method = Method::Sigmoid;
 /// Edges an explanation names.
 pub const TOP_EDGES: usize = 10;
 
@@ -127,15 +127,7 @@ impl CohortModel {
         cancel: &Cancel,
     ) -> Result<CohortModel> {
         let of = &source.origin.file;
-        if let Some(bad) = source.subjects.iter().find(|s| !task.labels.contains(&s.label)) {
-            return Err(AgentError::from(format!(
-                "{of}: label \"{}\" of {} is not one of task {}'s labels ({})",
-                bad.label,
-                bad.id,
-                task.name,
-                task.labels.join(", ")
-            )));
-        }
+        super::cohort::check_labels(of, &source.subjects, task)?;
         let (test, train) =
             split(&source.subjects, fraction, seed).map_err(|e| AgentError::from(format!("{of}: {e}")))?;
         Self::train_on(source, task, &train, &test, (fraction, seed), method, cancel)
@@ -257,11 +249,14 @@ impl CohortModel {
             }
         }
         let numbers = m.weights.iter().chain(&m.mean_positive).chain(&m.mean_negative).chain(&m.mean_all);
-        if !numbers.chain([&m.intercept, &m.c]).all(|v| v.is_finite())
+        if !numbers.chain([&m.intercept, &m.c, &m.prior]).all(|v| v.is_finite())
             || !m.calibrator.is_valid()
-            || !(0.0 < m.prior && m.prior < 1.0)
+            || m.prior <= 0.0
+            || m.prior >= 1.0
         {
-            return bad("a number that is not finite, or a calibration that is not increasing".into());
+            return bad(
+                "a number that is not finite, a calibration that is not increasing or a rate outside (0, 1)".into()
+            );
         }
         Ok(m)
     }

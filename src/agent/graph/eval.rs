@@ -47,16 +47,7 @@ pub struct Cohort {
 /// split (or leave-site-out), then the `--subset` of the test rows.
 pub fn split_rows(task: &Task, c: &Cohort) -> Result<(Vec<Row>, Vec<Row>)> {
     let rows = &c.source.subjects;
-    if let Some(bad) = rows.iter().find(|r| !task.labels.contains(&r.label)) {
-        return Err(AgentError::from(format!(
-            "{}: label \"{}\" of {} is not one of task {}'s labels ({})",
-            c.source.origin.file,
-            bad.label,
-            bad.id,
-            task.name,
-            task.labels.join(", ")
-        )));
-    }
+    super::cohort::check_labels(&c.source.origin.file, rows, task)?;
     let (test, train) = match &c.hold_out_site {
         None => split(rows, c.fraction, c.seed)?,
         Some(site) => super::cohort::site_split(&c.source.origin.file, rows, site)?,
@@ -105,15 +96,13 @@ impl Plan {
             None
         };
         let cohort_model = if settings.needs_cohort_model() {
-            let method = crate::util::calibration::Method::parse(super::cohort_model::DEFAULT_CALIBRATION)
-                .map_err(AgentError::from)?;
             let m = super::cohort_model::CohortModel::train_on(
                 &c.source,
                 &task,
                 &train,
                 &test,
                 (c.fraction, c.seed),
-                method,
+                super::cohort_model::DEFAULT_CALIBRATION,
                 cancel,
             )?;
             Some(Arc::new((PathBuf::from(&c.source.origin.file), m)))

@@ -1,7 +1,7 @@
 //! `brainagent-hybrid`: a decision as good as its evidence. The evidence is gathered without the model — the
 //! cohort model's calibrated P(label) (`P:cohort`), the ten edges that moved its score (`E:1` … `E:10`), CARD's
 //! similar cases (`C:…`) and the graph's global metrics (`G:…`) — and decides: the label the calibrated P
-//! favours. The model then explains that decision, citing the evidence by id and saying where it disagrees.
+//! favours against the training split's rate of the positive label (`CohortModel::favoured`). The model then explains that decision, citing the evidence by id and saying where it disagrees.
 //! It may propose the other label, and the proposal is taken only when overrides are on and it cites evidence
 //! the cohort model did not already weigh that supports the other label (a similar case of that label);
 //! otherwise it is refused by rule and recorded, as the Bench strikes unsupported claims. The ledger keeps every
@@ -9,61 +9,16 @@
 
 use super::call::{Caller, StepError};
 use super::context::{Evidence, GraphContext};
+use super::ledger::{Hybrid, LedgerItem, Rule};
+use super::ledger::{decide, evidence_text};
 use super::run::Agent;
 use super::trace::{Decision, OutcomeClass, Round, Trace};
 use crate::agent::graph::cohort_model::Prediction;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
-
-/// One evidence item as the ledger shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LedgerItem {
-    pub id: String,
-    /// `cohort model`, `edge`, `similar case` or `graph metric`.
-    pub kind: String,
-    pub text: String,
-    /// The label the item supports (graph metrics support none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub supports: Option<String>,
-    /// Part of what the cohort model weighed (its P and edges): such an item cannot justify an override.
-    pub weighed: bool,
-    /// Cited by the analysis' rationale.
-    pub cited: bool,
-}
-
-/// What the decision rule did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rule {
-    /// The analysis concluded the evidence's label.
-    Agreed,
-    /// The analysis proposed the other label with citations the rule accepts: its label is the decision.
-    Overridden,
-    /// The analysis proposed the other label without such citations: the evidence's label stands.
-    Refused,
-    /// The analysis proposed the other label, and overrides are off: the evidence's label stands.
-    OverridesOff,
-}
-
-/// The hybrid's record in a trace: the evidence decision, the analysis' proposal, the rule and the ledger.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Hybrid {
-    pub positive: String,
-    /// The cohort model's calibrated P(positive) and the label it favours.
-    pub probability: f64,
-    pub evidence_label: String,
-    /// The label the analysis concluded.
-    pub proposed: String,
-    pub rule: Rule,
-    /// Why the rule did what it did (the ids it accepted, or what was missing).
-    pub reason: String,
-    pub ledger: Vec<LedgerItem>,
-}
 
 /// The ledger of `p` (the cohort model's prediction), the cases `hits` (case, label, similarity) and the
 /// graph's global metrics.
 pub fn ledger(p: &Prediction, negative: &str, cases: &[(String, String, f32)], ctx: &GraphContext) -> Vec<LedgerItem> {
-    let favoured = if p.probability > p.prior { &p.positive } else { negative };
     let mut out = vec![LedgerItem {
         id: "P:cohort".into(),
         kind: "cohort model".into(),
@@ -72,7 +27,7 @@ pub fn ledger(p: &Prediction, negative: &str, cases: &[(String, String, f32)], c
              {:.3} against the training split's rate {:.3}",
             p.positive, p.probability, p.prior
         ),
-        supports: Some(favoured.to_string()),
+        supports: Some(p.label.clone()),
         weighed: true,
         cited: false,
     }];
@@ -113,59 +68,6 @@ pub fn ledger(p: &Prediction, negative: &str, cases: &[(String, String, f32)], c
     out
 }
 
-/// The prompt's evidence lines: each item with its id and the label it supports.
-pub fn evidence_text(items: &[LedgerItem]) -> String {
-    items
-        .iter()
-        .map(|i| match &i.supports {
-            Some(l) => format!("[{}] {} → supports {l}", i.id, i.text),
-            None => format!("[{}] {}", i.id, i.text),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The decision rule: the evidence's label, unless the analysis proposes the other one, overrides are on and it
-/// cites an item the cohort model did not weigh that supports the proposed label.
-pub fn decide(
-    evidence_label: &str,
-    proposed: &str,
-    cited: &[String],
-    items: &[LedgerItem],
-    overrides: bool,
-) -> (Rule, String) {
-    if proposed == evidence_label {
-        return (Rule::Agreed, format!("the analysis concluded the evidence's label {evidence_label}"));
-    }
-    if !overrides {
-        return (
-            Rule::OverridesOff,
-            format!(
-                "the analysis proposed {proposed}; overrides are off, so the evidence's label {evidence_label} stands"
-            ),
-        );
-    }
-    let backing: Vec<&str> = items
-        .iter()
-        .filter(|i| !i.weighed && i.supports.as_deref() == Some(proposed) && cited.contains(&i.id))
-        .map(|i| i.id.as_str())
-        .collect();
-    if backing.is_empty() {
-        (
-            Rule::Refused,
-            format!(
-                "the analysis proposed {proposed} without citing evidence for it that the cohort model did not weigh; \
-                 the evidence's label {evidence_label} stands"
-            ),
-        )
-    } else {
-        (
-            Rule::Overridden,
-            format!("the analysis overrode {evidence_label} with {proposed}, citing {}", backing.join(", ")),
-        )
-    }
-}
-
 impl Agent {
     /// The hybrid's steps (see the module): evidence, the evidence decision, the analysis, the rule.
     pub(super) fn hybrid(
@@ -195,7 +97,8 @@ impl Agent {
             hits = json!({"query": query, "excluded_group": own, "hits": h});
         }
         let mut items = ledger(&p, &m.negative, &cases, ctx);
-        let evidence_label = m.favoured(p.probability).to_string();
+        // `Prediction::label` is `CohortModel::favoured` of its P.
+        let evidence_label = p.label.clone();
         for i in &items {
             if !trace.evidence.iter().any(|e| e.id == i.id) {
                 trace.evidence.push(Evidence { id: i.id.clone(), text: i.text.clone() });
@@ -262,40 +165,5 @@ impl Agent {
             ledger: items,
         });
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn item(id: &str, supports: Option<&str>, weighed: bool) -> LedgerItem {
-        LedgerItem {
-            id: id.into(),
-            kind: String::new(),
-            text: String::new(),
-            supports: supports.map(String::from),
-            weighed,
-            cited: false,
-        }
-    }
-
-    #[test]
-    fn an_override_needs_unweighed_evidence_for_the_other_label() {
-        let items = vec![
-            item("P:cohort", Some("HC"), true),
-            item("E:1", Some("ASD"), true),
-            item("C:a", Some("ASD"), false),
-            item("C:b", Some("HC"), false),
-            item("G:density", None, false),
-        ];
-        let cite = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(decide("HC", "HC", &cite(&["P:cohort"]), &items, true).0, Rule::Agreed);
-        assert_eq!(decide("HC", "ASD", &cite(&["C:a"]), &items, false).0, Rule::OverridesOff);
-        // The cohort model's own edge was weighed; a graph metric supports no label; a case of HC is the wrong way.
-        assert_eq!(decide("HC", "ASD", &cite(&["E:1", "G:density", "C:b"]), &items, true).0, Rule::Refused);
-        let (rule, reason) = decide("HC", "ASD", &cite(&["E:1", "C:a"]), &items, true);
-        assert_eq!(rule, Rule::Overridden);
-        assert!(reason.contains("citing C:a"), "{reason}");
     }
 }

@@ -10,6 +10,7 @@ pub mod context;
 pub mod eval;
 pub mod hybrid;
 pub mod interpret;
+pub mod ledger;
 pub mod method;
 pub mod paper;
 pub mod prompts;

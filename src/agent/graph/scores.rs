@@ -4,8 +4,7 @@
 //! P(positive) and marked as such — against the truth: AUROC, Brier score and ECE over ten bins
 //! (`util::calibration`), and the reliability diagram.
 
-use super::eval::Record;
-use super::runfile::RunFile;
+use super::runfile::{Record, RunFile};
 use super::task::Task;
 use crate::util::calibration::{self, Bin};
 use crate::util::chart::scene::{Anchor, Item, Rgba, Scene};

@@ -196,7 +196,7 @@ pub struct Trace {
     pub reflection: Option<Reflection>,
     /// brainagent-hybrid: the evidence decision, the analysis' proposal, the rule and the evidence ledger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hybrid: Option<super::hybrid::Hybrid>,
+    pub hybrid: Option<super::ledger::Hybrid>,
     /// The answer: the reflection's when there is one, else the analysis'.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,

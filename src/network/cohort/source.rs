@@ -137,14 +137,6 @@ impl Source {
         Ok(Source { origin, subjects, graphs, index })
     }
 
-    pub fn len(&self) -> usize {
-        self.subjects.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.subjects.is_empty()
-    }
-
     /// The index of subject `id`.
     pub fn position(&self, id: &str) -> Result<usize> {
         self.index.get(id).copied().ok_or_else(|| {
@@ -194,11 +186,6 @@ impl Source {
     /// The connectome of subject `id`.
     pub fn connectome_of(&self, id: &str) -> Result<Connectome> {
         self.connectome(self.position(id)?)
-    }
-
-    /// The subjects of `ids` (each must be one of this source's).
-    pub fn subjects_of<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Result<Vec<Subject>> {
-        ids.into_iter().map(|id| self.position(id).map(|i| self.subjects[i].clone())).collect()
     }
 }
 

@@ -26,7 +26,7 @@ impl Default for CohortTrain {
     fn default() -> Self {
         CohortTrain {
             task: String::new(),
-            calibration: Method::parse(DEFAULT_CALIBRATION).unwrap_or(Method::Sigmoid),
+            calibration: DEFAULT_CALIBRATION,
             out: String::new(),
             job: None,
             trained: None,

@@ -169,8 +169,8 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
 /// brainagent-hybrid's evidence ledger: the evidence decision, what the analysis proposed and what the rule did,
 /// then every item with its value, the label it supports, whether the cohort model weighed it and whether the
 /// rationale cited it.
-fn ledger(ui: &mut egui::Ui, h: &crate::agent::graph::hybrid::Hybrid) {
-    use crate::agent::graph::hybrid::Rule;
+fn ledger(ui: &mut egui::Ui, h: &crate::agent::graph::ledger::Hybrid) {
+    use crate::agent::graph::ledger::Rule;
     ui.separator();
     ui.strong(format!(
         "Evidence ledger · the evidence decides {} (P({}) = {:.3}, calibrated) · the analysis (model) concluded {}",
