@@ -307,6 +307,7 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
                 (Some(m), true) => {
                     let caller = crate::agent::graph::call::Caller {
                         model: m.as_ref(),
+                        system: crate::agent::graph::prompts::SYSTEM,
                         cancel: &cancel,
                         temperature: 0.0,
                         max_tokens: 200,

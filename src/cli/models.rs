@@ -1,6 +1,6 @@
-//! `brainlens models list|fetch|remove|verify`: the catalogue of local chat models (size, licence, purpose,
+//! `brainlens models list|fetch|remove|verify|cache`: the catalogue of local chat models (size, licence, purpose,
 //! measured speed) and the model cache; fetches print a line per part and a progress line, check every sha256,
-//! and stop on Ctrl-C with the partial download removed.
+//! and stop on Ctrl-C with the partial download removed; `cache` shows and clears the saved prompt states.
 
 use super::write_json;
 use crate::llm::catalogue::{self, State, fetch};
@@ -28,6 +28,14 @@ pub enum ModelsCommand {
     Remove { name: String },
     /// Recomputes a cached model's sha256 against the catalogue.
     Verify { name: String },
+    /// The prompt states saved on disk (the key/value state of stable prompt heads, shared by every process):
+    /// their models, tokens, sizes and the bound; `--clear` removes them.
+    Cache {
+        #[arg(long)]
+        clear: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(command: ModelsCommand, out: &mut dyn Write) -> Result<()> {
@@ -45,6 +53,7 @@ pub fn run(command: ModelsCommand, out: &mut dyn Write) -> Result<()> {
             )?;
             Ok(())
         }
+        ModelsCommand::Cache { clear, json } => prompt_cache(clear, json, out),
         ModelsCommand::Verify { name } => {
             let entry = catalogue::find(&name)?;
             entry.verify()?;
@@ -52,6 +61,44 @@ pub fn run(command: ModelsCommand, out: &mut dyn Write) -> Result<()> {
             Ok(())
         }
     }
+}
+
+fn prompt_cache(clear: bool, json: bool, out: &mut dyn Write) -> Result<()> {
+    use crate::llm::local::prompt_states as ps;
+    let root = ps::default_root();
+    let limit = ps::limit_from_env();
+    if clear {
+        let (files, bytes) = ps::clear(&root).map_err(|e| anyhow!("cannot clear {}: {e}", root.display()))?;
+        if json {
+            return write_json(out, &json!({"folder": root, "removed_files": files, "removed_bytes": bytes}));
+        }
+        writeln!(out, "removed {files} prompt states ({:.1} MB) from {}", bytes as f64 / 1e6, root.display())?;
+        return Ok(());
+    }
+    let mut states = ps::list_states(&root);
+    states.sort_by_key(|s| std::cmp::Reverse(s.used));
+    let total: u64 = states.iter().map(|s| s.bytes).sum();
+    if json {
+        return write_json(out, &json!({"folder": root, "limit_bytes": limit, "total_bytes": total, "states": states}));
+    }
+    let bound = if limit == 0 {
+        "off (BRAINLENS_PROMPT_CACHE_MB=0)".to_string()
+    } else {
+        format!("{:.0} MB (BRAINLENS_PROMPT_CACHE_MB)", limit as f64 / 1e6)
+    };
+    writeln!(
+        out,
+        "prompt states in {}: {} files, {:.1} MB; bound {bound}",
+        root.display(),
+        states.len(),
+        total as f64 / 1e6
+    )?;
+    for s in &states {
+        let used = crate::util::time::format_utc(s.used as i64);
+        let model = if s.model_file.is_empty() { "(unreadable header)" } else { &s.model_file };
+        writeln!(out, "  {model}  {} tokens  {:.1} MB  last used {used}", s.tokens, s.bytes as f64 / 1e6)?;
+    }
+    Ok(())
 }
 
 fn list(json: bool, out: &mut dyn Write) -> Result<()> {

@@ -149,6 +149,9 @@ pub struct Usage {
     /// `prompt_tokens_details.cached_tokens`); 0 when the provider does not say.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Of the cached tokens, those loaded from a prompt state saved on disk (local model only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disk_tokens: u64,
     /// Completion tokens proposed by speculative decoding (prompt lookup), and how many of them were the
     /// tokens chosen (local model only; the text is the same either way).
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -160,6 +160,7 @@ impl Ctx<'_> {
             rec.prompt_tokens += resp.usage.prompt_tokens;
             rec.completion_tokens += resp.usage.completion_tokens;
             rec.cached_tokens += resp.usage.cached_tokens;
+            rec.disk_tokens += resp.usage.disk_tokens;
             rec.latency_ms += resp.latency_ms;
             rec.raw = resp.text.clone();
             let parsed = resp.json.clone().or_else(|| extract_json(&resp.text));
@@ -671,6 +672,7 @@ fn write_report(
                     prompt_tokens: r.usage.prompt_tokens,
                     completion_tokens: r.usage.completion_tokens,
                     cached_tokens: r.usage.cached_tokens,
+                    disk_tokens: r.usage.disk_tokens,
                     latency_ms: r.latency_ms,
                     raw: r.text.clone(),
                     error: None,

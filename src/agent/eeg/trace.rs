@@ -58,6 +58,9 @@ pub struct CallRecord {
     /// Prompt tokens served from the provider's prefix cache.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Of the cached tokens, those loaded from a prompt state saved on disk (local model).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disk_tokens: u64,
     pub latency_ms: f64,
     /// The model's raw text of the last attempt.
     pub raw: String,
@@ -120,4 +123,8 @@ impl EegTrace {
     pub fn model_seconds(&self) -> f64 {
         self.calls.iter().map(|c| c.latency_ms).sum::<f64>() / 1000.0
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -17,6 +17,8 @@ pub struct StepError {
 
 pub struct Caller<'a> {
     pub model: &'a dyn ChatModel,
+    /// Every request's system message (`prompts::system`: the same for every subject, so it stays cached).
+    pub system: &'a str,
     pub cancel: &'a Cancel,
     pub temperature: f32,
     pub max_tokens: u32,
@@ -72,7 +74,7 @@ impl Caller<'_> {
         if *accept != schema {
             compile(&schema)?;
         }
-        let mut messages = vec![Message::system(super::prompts::SYSTEM), Message::user(prompt)];
+        let mut messages = vec![Message::system(self.system), Message::user(prompt)];
         let mut call = Call { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {
             if self.cancel.is_cancelled() {
@@ -96,6 +98,7 @@ impl Caller<'_> {
             };
             call.prompt_tokens += reply.usage.prompt_tokens;
             call.cached_tokens += reply.usage.cached_tokens;
+            call.disk_tokens += reply.usage.disk_tokens;
             call.completion_tokens += reply.usage.completion_tokens;
             call.drafted_tokens += reply.usage.drafted_tokens;
             call.accepted_tokens += reply.usage.accepted_tokens;

@@ -295,7 +295,14 @@ fn one(
     let interpretability = interpret::score(&trace, &ctx);
     let judge = match (job.judge, &job.agent.model) {
         (true, Some(m)) if trace.decision.is_some() => {
-            let caller = super::call::Caller { model: m.as_ref(), cancel, temperature: 0.0, max_tokens: 200, seed };
+            let caller = super::call::Caller {
+                model: m.as_ref(),
+                system: super::prompts::SYSTEM,
+                cancel,
+                temperature: 0.0,
+                max_tokens: 200,
+                seed,
+            };
             interpret::judge(&caller, &mut trace, &ctx).ok()
         }
         _ => None,

@@ -124,14 +124,8 @@ impl Agent {
             c if !c.is_empty() => (c, "the similar cases (C:)"),
             _ => (ids_of(&["graph metric"]), "the graph's metrics (G:)"),
         };
-        let prompt = super::prompts::hybrid_analysis(
-            &self.task,
-            &table,
-            &evidence_label,
-            (p.probability, p.prior),
-            &m.positive,
-            about,
-        );
+        let prompt =
+            super::prompts::hybrid_analysis(&table, &evidence_label, (p.probability, p.prior), &m.positive, about);
         let schema = super::prompts::hybrid_schema(&self.task, &ids_of(&["cohort model", "edge"]), &second, &all);
         let v = caller
             .ask(trace, "analysis", prompt, "analysis", schema, &|v| self.check_decision(v))

@@ -15,6 +15,18 @@ pub fn task_block(task: &Task) -> String {
     format!("Task: {} {}\nAllowed labels: {}.", task.title, task.description, task.labels.join(", "))
 }
 
+/// The system message of every step of one analysis: who the agent is, the task and (BrainAgent) its tool
+/// menu. It is the same for every subject of a task and method, and it comes first, so its saved key/value
+/// state serves every later analysis, in any process (`llm::local::prompt_states`); the subject's data follow
+/// in the user message.
+pub fn system(task: &Task, tools: Option<&str>) -> String {
+    let mut s = format!("{SYSTEM}\n\n{}", task_block(task));
+    if let Some(t) = tools {
+        s.push_str(&format!("\n\nTools (each is called at most once; finish ends the search):\n{t}"));
+    }
+    s
+}
+
 /// The graph's measured values, one citable line each (`G:`, `R:`, `M:`, `N:` ids): every step after the task
 /// starts with this block, so each continues the cached prefix of the one before.
 pub fn measured_block(table: &str) -> String {
@@ -30,12 +42,11 @@ pub fn graph_block(links: &str) -> String {
 }
 
 /// The understanding step reads the measured values, the network coupling and the strongest links.
-pub fn understanding(task: &Task, measured: &str, links: &str) -> String {
+pub fn understanding(measured: &str, links: &str) -> String {
     format!(
-        "{}\n\n{measured}\n\n{links}\nDescribe this graph at three levels: region level (hubs and salient \
+        "{measured}\n\n{links}\nDescribe this graph at three levels: region level (hubs and salient \
 regions), subgraph level (modules and functional networks) and graph level (integration, segregation, small-world \
-organisation). Use only the numbers above.",
-        task_block(task)
+organisation). Use only the numbers above."
     )
 }
 
@@ -65,12 +76,10 @@ pub fn understanding_accepted() -> Value {
 }
 
 /// What the model knows before a step, in the order it grows (so each step's prompt starts with the one
-/// before): the graph (its measured values, and the understanding or the links), the tools, the observations.
-pub fn context_block(known: &str, tools: Option<&str>, observations: &[String]) -> String {
+/// before): the graph (its measured values, and the understanding or the links), the observations. The tools
+/// are in the system message.
+pub fn context_block(known: &str, observations: &[String]) -> String {
     let mut s = format!("{known}\n");
-    if let Some(t) = tools {
-        s.push_str(&format!("\nTools (each is called at most once; finish ends the search):\n{t}\n"));
-    }
     if !observations.is_empty() {
         s.push_str("\nObservations so far:\n");
         for o in observations {
@@ -85,21 +94,12 @@ fn report_line(report: &str) -> String {
     format!("Your report so far: {}", if report.is_empty() { "(empty)" } else { report })
 }
 
-pub fn step(
-    task: &Task,
-    context: &str,
-    report: &str,
-    left: &[String],
-    round: usize,
-    rounds: usize,
-    report_chars: usize,
-) -> String {
+pub fn step(context: &str, report: &str, left: &[String], round: usize, rounds: usize, report_chars: usize) -> String {
     format!(
-        "{}\n\n{context}\n{}\n\nRound {round} of {rounds}; tools left: {}. Think about what evidence is still \
+        "{context}\n{}\n\nRound {round} of {rounds}; tools left: {}. Think about what evidence is still \
 missing, rewrite the report (at most {report_chars} characters: what matters so far for the label), then choose \
 exactly one tool left. Put its arguments in \"arguments\" as a JSON object with exactly the argument names listed \
 for it.",
-        task_block(task),
         report_line(report),
         left.join(", ")
     )
@@ -146,8 +146,7 @@ confidence between 0 and 1."
         )
     };
     format!(
-        "{}\n\n{context}\n{}\n\n{}{ask}",
-        task_block(task),
+        "{context}\n{}\n\n{}{ask}",
         report_line(report),
         if cot { "First reason step by step in \"reasoning\". " } else { "" },
     )
@@ -155,23 +154,15 @@ confidence between 0 and 1."
 
 /// brainagent-hybrid's analysis: the evidence with its ids and the label each supports, the evidence's decision,
 /// and what an override needs.
-pub fn hybrid_analysis(
-    task: &Task,
-    evidence: &str,
-    decision: &str,
-    (p, prior): (f64, f64),
-    positive: &str,
-    second: &str,
-) -> String {
+pub fn hybrid_analysis(evidence: &str, decision: &str, (p, prior): (f64, f64), positive: &str, second: &str) -> String {
     format!(
-        "{}\n\nThe evidence, each item with the id to cite it by and the label it supports:\n{evidence}\n\nThe \
+        "The evidence, each item with the id to cite it by and the label it supports:\n{evidence}\n\nThe \
 evidence decides {decision} (the cohort model's calibrated P({positive}) = {p:.3}, against its training rate {prior:.3}). Write a rationale of 1 to \
 {MAX_CLAIMS} claims explaining the decision, each one short sentence with the ids it rests on in its \
 \"evidence\": the first on the cohort model and its edges (P:, E:), the second on {second}, then any other; say \
 where the evidence disagrees. \
 Then give the label you conclude and a confidence between 0 and 1. Concluding the other label counts only if your \
-claims cite similar cases [C:…] of that label: the cohort model's own items (P:, E:) are already weighed in its P.",
-        task_block(task)
+claims cite similar cases [C:…] of that label: the cohort model's own items (P:, E:) are already weighed in its P."
     )
 }
 
@@ -239,11 +230,10 @@ pub fn reflection(task: &Task, context: &str, report: &str, decision: &str, form
         ReflectionForm::Label => "Write a critique, then give",
     };
     format!(
-        "{}\n\n{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the graph \
+        "{context}\n{}\n\nYour analysis: {decision}\n\nReflect: check the label against the graph \
 evidence, the knowledge and the cases. Is every claim supported by a cited id? Is anything inconsistent, or the \
 confidence too high for the evidence? {answer} the final label (one of {}), confidence and claims (each with the \
 evidence ids it rests on).",
-        task_block(task),
         report_line(report),
         task.labels.join(", ")
     )
@@ -262,16 +252,15 @@ pub fn reflection_schema(task: &Task, ids: &[String], form: ReflectionForm) -> V
     json!({"type": "object", "properties": props, "required": required})
 }
 
-pub fn arguments(task: &Task, context: &str, tool: &super::tools::ToolSpec, problem: &str) -> String {
+pub fn arguments(context: &str, tool: &super::tools::ToolSpec, problem: &str) -> String {
     let params: Vec<String> = tool
         .params
         .iter()
         .map(|p| format!("{}{}: {}", p.name, if p.required { "" } else { " (optional)" }, p.about))
         .collect();
     format!(
-        "{}\n\n{context}\nYou chose the tool {} ({}). Your arguments were not accepted: {problem}.\nGive only its \
+        "{context}\nYou chose the tool {} ({}). Your arguments were not accepted: {problem}.\nGive only its \
 arguments as a JSON object with these names: {}.",
-        task_block(task),
         tool.name,
         tool.about,
         params.join("; ")

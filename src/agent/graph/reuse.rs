@@ -139,6 +139,7 @@ impl ChatModel for Replayed {
                 prompt_tokens: call.prompt_tokens,
                 completion_tokens: call.completion_tokens,
                 cached_tokens: call.cached_tokens,
+                disk_tokens: call.disk_tokens,
                 ..Usage::default()
             },
             latency_ms: call.ms,

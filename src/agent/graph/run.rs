@@ -124,8 +124,18 @@ impl Agent {
                 },
             )
         })?;
-        let caller =
-            Caller { model: model.as_ref(), cancel, temperature: s.temperature, max_tokens: s.max_tokens, seed };
+        // BrainAgent's tool menu is constant (every round lists the whole initial menu), so it goes into the system
+        // message with the task: the part of every prompt that is the same for every subject.
+        let tools_text = (s.method == Method::Brainagent).then(|| tools::menu_text(&self.initial_menu()));
+        let system = prompts::system(&self.task, tools_text.as_deref());
+        let caller = Caller {
+            model: model.as_ref(),
+            system: &system,
+            cancel,
+            temperature: s.temperature,
+            max_tokens: s.max_tokens,
+            seed,
+        };
         if s.method == Method::BrainagentHybrid {
             return self.hybrid(&caller, ctx, trace);
         }
@@ -146,7 +156,6 @@ impl Agent {
             format!("{measured}\n\n{links}")
         };
         let mut observations: Vec<String> = Vec::new();
-        let mut tools_text: Option<String> = None;
         if s.method == Method::Brainagent {
             if s.understanding {
                 // Any reading with the three levels is accepted (it is text for the later steps).
@@ -154,7 +163,7 @@ impl Agent {
                     .ask_accepting(
                         trace,
                         "understanding",
-                        prompts::understanding(&self.task, &measured, &links),
+                        prompts::understanding(&measured, &links),
                         "understanding",
                         prompts::understanding_schema(&ctx.connectome.labels),
                         &prompts::understanding_accepted(),
@@ -166,10 +175,9 @@ impl Agent {
                 trace.understanding = Some(u);
                 on_update(trace);
             }
-            tools_text = Some(tools::menu_text(&self.initial_menu()));
             self.rounds(ctx, &caller, trace, &known, &mut observations, on_update)?;
         }
-        let context = prompts::context_block(&known, tools_text.as_deref(), &observations);
+        let context = prompts::context_block(&known, &observations);
         // Claims cite the ids the model was shown; a graph-only prompt shows none.
         let evidence_ids: Vec<String> =
             if graph_only { Vec::new() } else { trace.evidence.iter().map(|e| e.id.clone()).collect() };
@@ -254,9 +262,8 @@ impl Agent {
     ) -> Result<(), (String, StepError)> {
         let s = &self.settings;
         let mut menu = self.initial_menu();
-        // Every round lists the whole initial menu (constant, so it stays in the cached prefix) and names the
-        // tools left at the end.
-        let tools_text = tools::menu_text(&menu);
+        // The whole initial menu is in the system message (constant, so it stays in the cached prefix); each
+        // round names the tools left at its end.
         for index in 1..=s.rounds {
             let step = format!("round {index}");
             // Round 1 gathers evidence: finishing before any observation would leave the analysis nothing but the
@@ -268,8 +275,8 @@ impl Agent {
             } else {
                 menu.clone()
             };
-            let context = prompts::context_block(known, Some(&tools_text), observations);
-            let prompt = prompts::step(&self.task, &context, &trace.report, &offered, index, s.rounds, s.report_chars);
+            let context = prompts::context_block(known, observations);
+            let prompt = prompts::step(&context, &trace.report, &offered, index, s.rounds, s.report_chars);
             let menu_now = offered.clone();
             // Constrained decoding gets each tool's own closed arguments; a reply is accepted with any arguments
             // object, which `check_args` then repairs or rejects (models that do not follow schemas drift).
@@ -323,7 +330,7 @@ impl Agent {
             if let (Some(t), Some(Err(first))) = (spec, &checked)
                 && !t.params.is_empty()
             {
-                let prompt = prompts::arguments(&self.task, &context, t, &first.to_string());
+                let prompt = prompts::arguments(&context, t, &first.to_string());
                 let label = format!("{step} arguments");
                 trace.counters.argument_retries += 1;
                 match caller.ask(trace, &label, prompt, "arguments", tools::args_schema(t, ctx), &|_| Ok(())) {

@@ -67,6 +67,9 @@ pub struct Call {
     /// Prompt tokens served from the provider's prefix cache.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Of the cached tokens, those loaded from a prompt state saved on disk (local model).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disk_tokens: u64,
     /// Speculative decoding: completion tokens drafted by prompt lookup, and those the model chose.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub drafted_tokens: u64,
@@ -226,6 +229,9 @@ impl Trace {
     pub fn cached_tokens(&self) -> u64 {
         self.calls.iter().map(|c| c.cached_tokens).sum()
     }
+    pub fn disk_tokens(&self) -> u64 {
+        self.calls.iter().map(|c| c.disk_tokens).sum()
+    }
     pub fn label(&self) -> Option<&str> {
         self.decision.as_ref().map(|d| d.label.as_str())
     }
@@ -328,10 +334,12 @@ impl Trace {
     /// Calls, tokens (and how many prompt tokens the prefix cache served) and wall time, as every face shows it.
     pub fn cost_line(&self) -> String {
         format!(
-            "{} model calls · {} prompt ({} from the prefix cache) + {} completion tokens · {:.1} s",
+            "{} model calls · {} prompt ({} from the prefix cache, {} of them from disk) + {} completion tokens · \
+             {:.1} s",
             self.calls.len(),
             self.prompt_tokens(),
             self.cached_tokens(),
+            self.disk_tokens(),
             self.completion_tokens(),
             self.elapsed_ms / 1000.0
         )

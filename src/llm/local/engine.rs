@@ -2,9 +2,12 @@
 //! a key/value cache kept per slot. Each slot is a llama.cpp sequence holding the tokens of a recent call;
 //! a new prompt continues the slot with the longest common token prefix (least recently used slot when no
 //! slot shares at least half of its tokens or `REUSE_TOKENS`), so an agent step prefills only the tokens that are new — as
-//! llama.cpp's own server does. Why llama.cpp and not candle: docs/architecture.md ("Local inference").
+//! llama.cpp's own server does. A prompt's stable head (its system message) is also saved to disk and loaded
+//! by later processes (`prompt_states`). Why llama.cpp and not candle: docs/architecture.md ("Local inference").
 
 use crate::llm::local::error::{FileProblem, LocalError};
+use crate::llm::local::prefix::common_prefix;
+use crate::llm::local::prompt_states::{Found, PromptStates};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -28,6 +31,11 @@ const BATCH: usize = 512;
 /// or missed, so the numbers — and the text — are identical either way (a row computed alone and the same
 /// row computed in a larger batch can differ in the last bits).
 const CHUNK: usize = 64;
+/// The shortest prefix saved to or loaded from disk.
+const MIN_DISK_TOKENS: usize = 2 * CHUNK;
+/// What else changes the numbers a state holds, besides the model and the build: the chunk and batch sizes,
+/// the attention kernel, the cache's type and layout (a saved state records it; another is not used).
+const SETTINGS: &str = "chunk=64 batch=512 ubatch=512 flash_attn=off kv=f16 kv_unified=false";
 
 fn backend() -> Result<&'static LlamaBackend, LocalError> {
     static BACKEND: OnceLock<Result<LlamaBackend, LocalError>> = OnceLock::new();
@@ -92,19 +100,25 @@ pub struct Engine {
     active: usize,
     clock: u64,
     n_ctx: usize,
-    /// Tokens prefilled from the cache (reused) and computed, over the engine's life.
+    /// Tokens prefilled from the cache (reused; from disk among them) and computed, over the engine's life.
     pub reused_tokens: u64,
+    pub disk_tokens: u64,
     pub computed_tokens: u64,
+    /// Saved prompt states (none when the cache is off).
+    disk: Option<PromptStates>,
+}
+
+/// A prompt run by `prefill`: the logits after its last token, how many of its tokens came from a cache, and
+/// how many of those from disk.
+pub struct Prefilled {
+    pub logits: Vec<f32>,
+    pub cached: usize,
+    pub from_disk: usize,
 }
 
 // SAFETY: a llama.cpp context may be used from any thread as long as calls are not concurrent; `Engine` is only
 // reached through `&mut` (the owner's mutex), and the model it borrows is leaked, so it outlives every thread.
 unsafe impl Send for Engine {}
-
-/// Length of the common prefix of two token lists.
-pub fn common_prefix(a: &[u32], b: &[u32]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
 
 impl Engine {
     /// Loads the GGUF's weights and vocabulary (with `vocab_only`, the tokenizer alone). A file llama.cpp cannot
@@ -163,8 +177,25 @@ impl Engine {
             clock: 0,
             n_ctx,
             reused_tokens: 0,
+            disk_tokens: 0,
             computed_tokens: 0,
+            disk: None,
         })
+    }
+
+    /// The settings a saved state must have been computed with, this context's size among them.
+    pub fn settings(&self) -> String {
+        format!("{SETTINGS} n_ctx={}", self.n_ctx)
+    }
+
+    /// Saves and loads stable prompt heads in `states` from now on.
+    pub fn attach_disk(&mut self, states: PromptStates) {
+        self.disk = Some(states);
+    }
+
+    /// The warnings the disk cache gave (cut or foreign files, a folder that cannot be written).
+    pub fn disk_warnings(&self) -> Vec<String> {
+        self.disk.as_ref().map(|d| d.warnings.clone()).unwrap_or_default()
     }
 
     pub fn model(&self) -> &'static LlamaModel {
@@ -192,10 +223,11 @@ impl Engine {
         (lru, scored[lru].1)
     }
 
-    /// Runs `ids` as a prompt and returns the logits after its last token and how many of its tokens came
-    /// from the cache. The slot with the longest common prefix is continued from there: its cached
-    /// keys/values for those tokens are used as they are.
-    pub fn prefill(&mut self, ids: &[u32]) -> Result<(Vec<f32>, usize), LocalError> {
+    /// Runs `ids` as a prompt. The slot with the longest common prefix is continued from there (its cached
+    /// keys/values for those tokens are used as they are), unless a state saved on disk shares more: then that
+    /// state is loaded into the slot first. The first `stable` tokens are the prompt's stable head (its system
+    /// message): computed here, their state is saved for later processes.
+    pub fn prefill(&mut self, ids: &[u32], stable: usize) -> Result<Prefilled, LocalError> {
         if ids.is_empty() {
             return Err("empty prompt".into());
         }
@@ -204,12 +236,27 @@ impl Engine {
         }
         let (slot, common) = self.pick_slot(ids);
         // The last prompt token is always recomputed (its logits are needed), and reuse stops at a chunk start.
-        let keep = common.min(ids.len() - 1) / CHUNK * CHUNK;
+        let aligned = |n: usize| n.min(ids.len() - 1) / CHUNK * CHUNK;
+        let mut keep = aligned(common);
         self.clock += 1;
         self.active = slot;
         self.slots[slot].used = self.clock;
+        let mut from_disk = 0;
+        let found = self.disk.as_mut().and_then(|d| d.best(ids, MIN_DISK_TOKENS));
+        if let Some(found) = found.filter(|f| aligned(f.shared) > keep) {
+            if self.load_state(&found)? {
+                keep = aligned(found.shared);
+                from_disk = keep;
+            } else {
+                keep = 0;
+            }
+        }
         self.truncate(keep)?;
         self.reused_tokens += keep as u64;
+        self.disk_tokens += from_disk as u64;
+        // The stable head is saved when this call computes it (it ends at a chunk boundary, where a chunk ends).
+        let save_at = aligned(stable);
+        let save_at = (save_at >= MIN_DISK_TOKENS && save_at > keep && self.disk.is_some()).then_some(save_at);
         // Chunks aligned to absolute positions: [keep, next multiple), then CHUNK at a time.
         let mut logits = Vec::new();
         let mut at = keep;
@@ -217,8 +264,48 @@ impl Engine {
             let end = ((at / CHUNK + 1) * CHUNK).min(ids.len());
             logits = self.push(&ids[at..end])?;
             at = end;
+            if Some(at) == save_at {
+                self.save_state();
+            }
         }
-        Ok((logits, keep))
+        Ok(Prefilled { logits, cached: keep, from_disk })
+    }
+
+    /// Loads a saved state into the active slot (emptied first). False, with the cache's warning, when the
+    /// file or llama.cpp refuses it: the slot is then empty and the prompt is computed.
+    fn load_state(&mut self, found: &Found) -> Result<bool, LocalError> {
+        let seq = self.active as i32;
+        self.truncate(0)?;
+        let Some(disk) = self.disk.as_mut() else { return Ok(false) };
+        let Some(payload) = disk.load(found) else { return Ok(false) };
+        // SAFETY: the payload is byte for byte what `llama_state_seq_get_data_ext` wrote for a context of the same
+        // model, build and settings (the header's identity and the payload's SHA-256 were checked).
+        let ok = unsafe { self.ctx.state_seq_set_data_ext(&payload, seq, Default::default()) };
+        if !ok {
+            disk.refused(found);
+            self.ctx
+                .kv_cache_seq_rm(seq, None, None)
+                .map_err(|e| format!("llama.cpp could not drop cached tokens: {e}"))?;
+            return Ok(false);
+        }
+        self.slots[self.active].tokens = found.tokens.clone();
+        Ok(true)
+    }
+
+    /// Saves the active slot's state (its tokens so far) to disk.
+    fn save_state(&mut self) {
+        let seq = self.active as i32;
+        let size = self.ctx.state_seq_get_size_ext(seq, Default::default());
+        let mut payload = vec![0u8; size];
+        // SAFETY: the buffer holds the size llama.cpp just reported for this sequence.
+        let written = unsafe { self.ctx.state_seq_get_data_ext(payload.as_mut_ptr(), seq, Default::default()) };
+        if written != size {
+            return;
+        }
+        let tokens = self.slots[self.active].tokens.clone();
+        if let Some(d) = self.disk.as_mut() {
+            d.save(&tokens, &payload);
+        }
     }
 
     /// Drops the active sequence's tokens from `len` on.

@@ -108,7 +108,7 @@ fn choose_enum(
     let mut prev: (Vec<u32>, Vec<Vec<f32>>) = (Vec::new(), Vec::new());
     for &i in &order {
         let ids = &options[i].0;
-        let shared = super::engine::common_prefix(&prev.0, &ids[..ids.len() - 1]).min(prev.1.len());
+        let shared = super::prefix::common_prefix(&prev.0, &ids[..ids.len() - 1]).min(prev.1.len());
         engine.truncate(base + shared).map_err(fail)?;
         let mut after = prev.1[..shared].to_vec();
         after.extend(engine.push_all(&ids[shared..ids.len() - 1], true).map_err(fail)?);
@@ -128,7 +128,7 @@ fn choose_enum(
         .map(|((_, b), &s)| (String::from_utf8_lossy(b).into_owned(), ((s - top) as f64).exp() / total))
         .collect();
     let (ids, bytes) = options.swap_remove(chosen);
-    let shared = super::engine::common_prefix(&prev.0, &ids).min(prev.1.len());
+    let shared = super::prefix::common_prefix(&prev.0, &ids).min(prev.1.len());
     engine.truncate(base + shared).map_err(fail)?;
     let logits = engine.push(&ids[shared..]).map_err(fail)?;
     let logits = if logits.is_empty() { prev.1[shared - 1].clone() } else { logits };
@@ -173,9 +173,11 @@ fn decode(
 ) -> Result<ChatResponse, LlmError> {
     let started = Instant::now();
     let (prompt_ids, max_new) = prompt_ids(m, req, constrainer.as_ref())?;
+    let stable = stable_tokens(m, &req.messages, &prompt_ids);
     let mut engine = m.engine.lock().unwrap_or_else(|p| p.into_inner());
     let fail = |e: LocalError| LlmError::model(PROVIDER, e);
-    let (mut logits, cached) = engine.prefill(&prompt_ids).map_err(fail)?;
+    let prefilled = engine.prefill(&prompt_ids, stable).map_err(fail)?;
+    let (mut logits, cached) = (prefilled.logits, prefilled.cached);
     let mut rng = Rng(req.seed.unwrap_or(0));
     let mut state = constrainer.as_ref().map(|c| c.grammar.start());
     let holdback = req.stop.iter().map(|s| s.len()).max().unwrap_or(1) - 1;
@@ -287,6 +289,7 @@ fn decode(
             prompt_tokens: prompt_ids.len() as u64,
             completion_tokens: generated as u64,
             cached_tokens: cached as u64,
+            disk_tokens: prefilled.from_disk as u64,
             drafted_tokens: pending.drafted as u64,
             accepted_tokens: pending.accepted as u64,
         },
@@ -330,6 +333,16 @@ fn prompt_ids(m: &LocalModel, req: &ChatRequest, c: Option<&Constrainer>) -> Res
     }
     let max_new = (req.max_tokens as usize).min(m.context - ids.len() - 1);
     Ok((ids, max_new))
+}
+
+/// How many of the prompt's tokens are its stable head: the leading system messages, rendered alone (the
+/// prompt's tokens up to where the two renderings part). A request without a system message has none.
+fn stable_tokens(m: &LocalModel, messages: &[Message], ids: &[u32]) -> usize {
+    let head: Vec<Message> = messages.iter().take_while(|x| x.role == Role::System).cloned().collect();
+    if head.is_empty() || head.len() == messages.len() {
+        return 0;
+    }
+    m.template.render(&head).map(|text| super::prefix::common_prefix(&m.vocab.encode_prompt(&text), ids)).unwrap_or(0)
 }
 
 /// Sends the complete UTF-8 text of `out[sent..upto]` to `on_delta` (a character cut by a token waits).

@@ -8,6 +8,8 @@ pub mod error;
 mod generate;
 mod gguf_check;
 mod lookup;
+pub mod prefix;
+pub mod prompt_states;
 mod quantize;
 mod template;
 pub mod threads;
@@ -65,6 +67,11 @@ impl LocalModel {
     /// Loads a GGUF: any architecture llama.cpp runs, with the tokenizer and chat template it carries. A file
     /// that cannot serve chat is refused with a classified reason before any context memory is taken.
     pub fn load(path: &Path) -> Result<LocalModel, LlmError> {
+        Self::load_with_states(path, &prompt_states::default_root(), prompt_states::limit_from_env())
+    }
+
+    /// `load` with saved prompt states under `root`, bounded to `limit_bytes` (0: none).
+    pub fn load_with_states(path: &Path, root: &Path, limit_bytes: u64) -> Result<LocalModel, LlmError> {
         let failed = |e: LocalError| LlmError::config(PROVIDER, e.to_string());
         check_file(path).map_err(failed)?;
         let run_path = quantize::fast_copy(path).map_err(failed)?;
@@ -76,7 +83,10 @@ impl LocalModel {
         let model: &'static llama_cpp_2::model::LlamaModel = Box::leak(Box::new(model));
         let vocab = vocab::Vocab::new(model);
         let template = chat_template(path, &vocab).map_err(failed)?;
-        let engine = engine::Engine::new(model, MAX_CONTEXT).map_err(failed)?;
+        let mut engine = engine::Engine::new(model, MAX_CONTEXT).map_err(failed)?;
+        if let Some(states) = open_states(root, limit_bytes, &run_path, &engine) {
+            engine.attach_disk(states);
+        }
         let context = engine.n_ctx();
         let name =
             path.file_name().map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string()).unwrap_or_default();
@@ -93,6 +103,27 @@ impl LocalModel {
             lookup: std::sync::atomic::AtomicBool::new(std::env::var("BRAINLENS_LOOKUP").as_deref() == Ok("1")),
         })
     }
+}
+
+/// The saved prompt states of the file that runs (`run_path`: the model or its Q8_0 copy) with this engine's
+/// settings; none when the bound is 0 or the file cannot be hashed.
+fn open_states(
+    root: &Path,
+    limit_bytes: u64,
+    run_path: &Path,
+    engine: &engine::Engine,
+) -> Option<prompt_states::PromptStates> {
+    if limit_bytes == 0 {
+        return None;
+    }
+    let sha = prompt_states::model_sha256(root, run_path).ok()?;
+    let identity = prompt_states::Identity {
+        model_file: run_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        model_sha256: sha,
+        settings: engine.settings(),
+        build: prompt_states::llama_build(),
+    };
+    prompt_states::PromptStates::open(root, identity, limit_bytes)
 }
 
 /// A missing file or a folder is named before llama.cpp is asked.
@@ -159,6 +190,13 @@ impl LocalModel {
     pub fn cache_stats(&self) -> (u64, u64) {
         let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
         (e.reused_tokens, e.computed_tokens)
+    }
+
+    /// Prompt tokens loaded from saved states on disk since the model was loaded, and the warnings the disk
+    /// cache gave.
+    pub fn disk_stats(&self) -> (u64, Vec<String>) {
+        let e = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+        (e.disk_tokens, e.disk_warnings())
     }
 }
 

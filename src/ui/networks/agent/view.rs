@@ -76,10 +76,11 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
             for c in &t.calls {
                 let model = if c.model.is_empty() { &t.model } else { &c.model };
                 ui.label(format!(
-                    "{} · answered by {model} · {} prompt ({} cached) + {} completion tokens · {:.1} s{}",
+                    "{} · answered by {model} · {} prompt ({} cached{}) + {} completion tokens · {:.1} s{}",
                     c.step,
                     c.prompt_tokens,
                     c.cached_tokens,
+                    if c.disk_tokens > 0 { format!(", {} from disk", c.disk_tokens) } else { String::new() },
                     c.completion_tokens,
                     c.ms / 1000.0,
                     c.error.as_deref().map(|e| format!(" · error: {e}")).unwrap_or_default()
