@@ -185,7 +185,10 @@ impl PromptStates {
             eprintln!("warning: prompt cache: {message}");
             printed.push(kind);
         }
-        self.warnings.push(message);
+        // A file passed over on every lookup is said once.
+        if !self.warnings.contains(&message) {
+            self.warnings.push(message);
+        }
     }
 
     /// The file a prefix of these tokens is saved in.
@@ -440,6 +443,10 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         assert!(a.best(&[1, 2, 3, 4], 1).is_none());
         assert!(a.warnings.last().unwrap().contains("another model"), "{:?}", a.warnings);
+        // Passed over again on the next lookup, said once.
+        let said = a.warnings.len();
+        assert!(a.best(&[1, 2, 3, 4], 1).is_none());
+        assert_eq!(a.warnings.len(), said, "{:?}", a.warnings);
     }
 
     #[test]
