@@ -254,3 +254,22 @@ fn label_reflection_ticked_in_the_panel_asks_reflection_for_the_label_alone() {
     assert_eq!(t.reflection, expected.reflection, "the panel ran the analysis the transcript was recorded from");
     assert!(t.reflection.as_ref().unwrap().revised);
 }
+
+/// The model-calls list says how many prompt tokens of a call came from the prompt states on disk (issue 62).
+#[test]
+fn the_model_calls_say_the_tokens_loaded_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let transcript = dir.path().join("agent.jsonl");
+    let mut t = record(&transcript);
+    t.calls[0].cached_tokens = 384;
+    t.calls[0].disk_tokens = 384;
+    let calls = t.calls.len();
+    let mut h = agent_panel(&transcript);
+    h.state_mut().networks.agent.trace = Some(t);
+    h.run_steps(2);
+    h.get_by_label(&format!("Model calls ({calls})")).click();
+    h.run_steps(3);
+    h.get_by_label_contains("(384 cached, 384 from disk)");
+    assert_eq!(h.query_all_by_label_contains(" cached, ").count(), 1, "only the call that loaded from disk says so");
+    h.get_by_label_contains("384 of them from disk");
+}
