@@ -160,7 +160,8 @@ pub struct Usage {
     pub accepted_tokens: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
+/// For `skip_serializing_if` on token counts (the traces' too).
+pub fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

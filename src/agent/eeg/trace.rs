@@ -59,7 +59,7 @@ pub struct CallRecord {
     #[serde(default)]
     pub cached_tokens: u64,
     /// Of the cached tokens, those loaded from a prompt state saved on disk (local model).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::llm::types::is_zero")]
     pub disk_tokens: u64,
     pub latency_ms: f64,
     /// The model's raw text of the last attempt.
@@ -123,8 +123,4 @@ impl EegTrace {
     pub fn model_seconds(&self) -> f64 {
         self.calls.iter().map(|c| c.latency_ms).sum::<f64>() / 1000.0
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }

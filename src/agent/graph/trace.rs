@@ -51,10 +51,6 @@ pub struct Outcome {
     pub step: String,
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
 /// One model call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Call {
@@ -68,12 +64,12 @@ pub struct Call {
     #[serde(default)]
     pub cached_tokens: u64,
     /// Of the cached tokens, those loaded from a prompt state saved on disk (local model).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::llm::types::is_zero")]
     pub disk_tokens: u64,
     /// Speculative decoding: completion tokens drafted by prompt lookup, and those the model chose.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::llm::types::is_zero")]
     pub drafted_tokens: u64,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::llm::types::is_zero")]
     pub accepted_tokens: u64,
     pub ms: f64,
     /// 2 when a corrective retry was needed.

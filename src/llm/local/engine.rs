@@ -33,9 +33,12 @@ const BATCH: usize = 512;
 const CHUNK: usize = 64;
 /// The shortest prefix saved to or loaded from disk.
 const MIN_DISK_TOKENS: usize = 2 * CHUNK;
-/// What else changes the numbers a state holds, besides the model and the build: the chunk and batch sizes,
-/// the attention kernel, the cache's type and layout (a saved state records it; another is not used).
-const SETTINGS: &str = "chunk=64 batch=512 ubatch=512 flash_attn=off kv=f16 kv_unified=false";
+/// Flash attention off (LLAMA_FLASH_ATTN_TYPE_DISABLED): with the native AVX-512 build its CPU path halved
+/// decoding at 2,048 tokens of context here (16 vs 40 tokens/s; docs/architecture.md).
+const FLASH_ATTN_POLICY: i32 = 0;
+/// One key/value stream per slot (not a unified cache): a sequence's tokens then sit in its own cells in
+/// position order, so attention sums over them in the same order whatever the other slots hold.
+const KV_UNIFIED: bool = false;
 
 fn backend() -> Result<&'static LlamaBackend, LocalError> {
     static BACKEND: OnceLock<Result<LlamaBackend, LocalError>> = OnceLock::new();
@@ -154,20 +157,16 @@ impl Engine {
     pub fn new(model: &'static LlamaModel, context: usize) -> Result<Engine, LocalError> {
         let backend = backend()?;
         let n_ctx = context.min(model.n_ctx_train() as usize).max(256);
-        // One key/value stream per slot (not a unified cache): a sequence's tokens then sit in its own cells in
-        // position order, so attention sums over them in the same order whatever the other slots hold.
         let threads = threads();
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new((n_ctx * SLOTS) as u32))
             .with_n_batch(BATCH as u32)
             .with_n_ubatch(BATCH as u32)
             .with_n_seq_max(SLOTS as u32)
-            .with_kv_unified(false)
+            .with_kv_unified(KV_UNIFIED)
             .with_n_threads(threads)
             .with_n_threads_batch(threads)
-            // Flash attention off (LLAMA_FLASH_ATTN_TYPE_DISABLED): with the native AVX-512 build its CPU path
-            // halved decoding at 2,048 tokens of context here (16 vs 40 tokens/s; docs/architecture.md).
-            .with_flash_attention_policy(0);
+            .with_flash_attention_policy(FLASH_ATTN_POLICY);
         let ctx = model.new_context(backend, params).map_err(|e| format!("llama.cpp context: {e}"))?;
         Ok(Engine {
             model,
@@ -183,9 +182,15 @@ impl Engine {
         })
     }
 
-    /// The settings a saved state must have been computed with, this context's size among them.
+    /// What else changes the numbers a saved state holds, besides the model and the build — the chunk and batch
+    /// sizes, the attention kernel, the cache's layout and this context's size — from the values the context was
+    /// made with (a state made with others is not used).
     pub fn settings(&self) -> String {
-        format!("{SETTINGS} n_ctx={}", self.n_ctx)
+        format!(
+            "chunk={CHUNK} batch={BATCH} ubatch={BATCH} slots={SLOTS} flash_attn_policy={FLASH_ATTN_POLICY} \
+             kv_unified={KV_UNIFIED} kv=f16 n_ctx={}",
+            self.n_ctx
+        )
     }
 
     /// Saves and loads stable prompt heads in `states` from now on.
@@ -241,22 +246,27 @@ impl Engine {
         self.clock += 1;
         self.active = slot;
         self.slots[slot].used = self.clock;
+        // Saved states are stable heads: the folder is read only when this prompt has one the slot lacks (the
+        // first call of a process, a new task), not on every call.
+        let head = aligned(stable);
         let mut from_disk = 0;
-        let found = self.disk.as_mut().and_then(|d| d.best(ids, MIN_DISK_TOKENS));
-        if let Some(found) = found.filter(|f| aligned(f.shared) > keep) {
-            if self.load_state(&found)? {
-                keep = aligned(found.shared);
-                from_disk = keep;
-            } else {
-                keep = 0;
+        if head >= MIN_DISK_TOKENS && keep < head {
+            let found = self.disk.as_mut().and_then(|d| d.best(ids, MIN_DISK_TOKENS));
+            if let Some(found) = found.filter(|f| aligned(f.shared) > keep) {
+                if self.load_state(&found)? {
+                    keep = aligned(found.shared);
+                    from_disk = keep;
+                } else {
+                    // A file refused before loading leaves the slot as it was; one llama.cpp refused, empty.
+                    keep = keep.min(self.slots[self.active].tokens.len());
+                }
             }
         }
         self.truncate(keep)?;
         self.reused_tokens += keep as u64;
         self.disk_tokens += from_disk as u64;
         // The stable head is saved when this call computes it (it ends at a chunk boundary, where a chunk ends).
-        let save_at = aligned(stable);
-        let save_at = (save_at >= MIN_DISK_TOKENS && save_at > keep && self.disk.is_some()).then_some(save_at);
+        let save_at = (head >= MIN_DISK_TOKENS && head > keep && self.disk.is_some()).then_some(head);
         // Chunks aligned to absolute positions: [keep, next multiple), then CHUNK at a time.
         let mut logits = Vec::new();
         let mut at = keep;
@@ -272,17 +282,18 @@ impl Engine {
     }
 
     /// Loads a saved state into the active slot (emptied first). False, with the cache's warning, when the
-    /// file or llama.cpp refuses it: the slot is then empty and the prompt is computed.
+    /// file is refused (the slot untouched) or llama.cpp refuses it (the slot then empty).
     fn load_state(&mut self, found: &Found) -> Result<bool, LocalError> {
         let seq = self.active as i32;
+        let Some(payload) = self.disk.as_mut().and_then(|d| d.load(found)) else { return Ok(false) };
         self.truncate(0)?;
-        let Some(disk) = self.disk.as_mut() else { return Ok(false) };
-        let Some(payload) = disk.load(found) else { return Ok(false) };
         // SAFETY: the payload is byte for byte what `llama_state_seq_get_data_ext` wrote for a context of the same
         // model, build and settings (the header's identity and the payload's SHA-256 were checked).
         let ok = unsafe { self.ctx.state_seq_set_data_ext(&payload, seq, Default::default()) };
         if !ok {
-            disk.refused(found);
+            if let Some(d) = self.disk.as_mut() {
+                d.refused(found);
+            }
             self.ctx
                 .kv_cache_seq_rm(seq, None, None)
                 .map_err(|e| format!("llama.cpp could not drop cached tokens: {e}"))?;
