@@ -7,7 +7,7 @@
 mod common;
 
 use brainlens::bench::results::ResultFile;
-use brainlens::harness::runner::{Live, Models, Options, Paradigm, default_python, run};
+use brainlens::harness::runner::{Live, Models, Options, Paradigm, run};
 use brainlens::llm::replay::Recorder;
 use brainlens::llm::{ChatModel, ResponseFormat, Role};
 use brainlens::util::cancel::Cancel;
@@ -17,16 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 fn ready() -> bool {
-    let ok = brainlens::sandbox::bwrap_version().is_some() && default_python().exists();
-    if !ok {
-        assert_ne!(
-            std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(),
-            Ok("1"),
-            "bubblewrap or the CodeAct environment is missing"
-        );
-        eprintln!("skipped: needs bubblewrap and scripts/setup_python.sh");
-    }
-    ok
+    common::codeact_ready()
 }
 
 fn record(cases: &Path, out: &Path, transcript: &Path, limit: usize, model: CodeActScripted) -> ResultFile {

@@ -90,3 +90,26 @@ fn run_view_generates_runs_and_opens_the_result() {
     );
     h.get_by_label_contains("12/12 instances");
 }
+
+/// The Run view offers the third paradigm: choosing Hybrid shows its code rule, and the options a Slurm task
+/// gets name both.
+#[test]
+fn run_view_offers_the_hybrid_paradigm_and_its_code_rule() {
+    let mut app = BrainLensApp::new(None, false);
+    app.bench.select_view("run");
+    app.room = brainlens::ui::app::Room::Bench;
+    let mut h =
+        Harness::builder().with_size([1400.0, 1000.0]).build_ui_state(|ui, app: &mut BrainLensApp| app.show(ui), app);
+    h.run_steps(3);
+    assert!(h.query_by_label("Code rule").is_none(), "no code rule for BrainAgent");
+    h.get_by_label("Hybrid").click();
+    h.run_steps(3);
+    assert_eq!(h.state().bench.run.paradigm, brainlens::harness::runner::Paradigm::Hybrid);
+    h.get_by_label("Code rule");
+    h.get_by_label("after-tools").click();
+    h.run_steps(3);
+    let provider = h.state().settings.llm.clone();
+    let args = h.state().bench.run.run_args(&provider);
+    let at = |flag: &str| args.iter().position(|a| a == flag).map(|k| args[k + 1].as_str());
+    assert_eq!((at("--paradigm"), at("--code-rule")), (Some("hybrid"), Some("after-tools")), "{args:?}");
+}

@@ -37,6 +37,8 @@ def main(folder: Path) -> None:
             opts.append("8 rounds x 512 tokens")
         else:
             opts.append("6 planning rounds")
+        if e.get("paradigm") == "hybrid":
+            opts.append(f"code rule {e.get('code_rule', '?')}, code blocks of 512 tokens")
         # Result files record the commit of the binary that ran them since the runner block has one.
         commit = e.get("runner", {}).get("commit") or "not recorded"
         print(

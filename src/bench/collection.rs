@@ -16,7 +16,7 @@ pub struct Run {
     pub base_model: String,
     /// `experiment.models.target.reasoning_effort`.
     pub reasoning_effort: Option<String>,
-    /// `BrainAgent`, `CodeAct`, or the file's own `evaluation_mode`.
+    /// `BrainAgent`, `CodeAct`, `Hybrid`, or the file's own `evaluation_mode`.
     pub paradigm: String,
     /// 1-based repeat index among files of the same model and paradigm.
     pub run: u32,
@@ -27,11 +27,13 @@ pub struct Run {
 
 pub const BRAINAGENT: &str = "BrainAgent";
 pub const CODEACT: &str = "CodeAct";
+pub const HYBRID: &str = "Hybrid";
 
 /// `experiment.evaluation_mode` as a paradigm name.
 pub fn paradigm_of(mode: Option<&str>) -> String {
     match mode.map(|m| m.trim().to_lowercase()) {
         Some(m) if m == "codeact" => CODEACT.into(),
+        Some(m) if m == "hybrid" => HYBRID.into(),
         Some(m) if m == "agent" || m == "brainagent" || m == "brain_agent" => BRAINAGENT.into(),
         Some(m) if !m.is_empty() => m,
         _ => "unknown".into(),

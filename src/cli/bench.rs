@@ -290,12 +290,13 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
         for f in &r.failure_cases {
             writeln!(
                 out,
-                "  {:<mw$} {:<11} {:<unit_w$} {:<class_w$} {:>5}  {}",
+                "  {:<mw$} {:<11} {:<unit_w$} {:<class_w$} {:>5}  [{}] {}",
                 trunc(&f.model, mw),
                 f.paradigm,
                 f.unit,
                 f.class,
                 f.count,
+                f.kinds_text(),
                 f.rule
             )?;
         }
@@ -349,9 +350,14 @@ pub fn generate(
 pub struct RunArgs {
     /// A suite, subset folder or case file.
     pub cases: PathBuf,
-    /// brainagent (BrainAgent EEG: supervisor + Sleep/Neurocog/Physiol agents) or codeact.
-    #[arg(long, default_value = "brainagent")]
+    /// brainagent (BrainAgent EEG: supervisor + Sleep/Neurocog/Physiol agents), codeact, or hybrid
+    /// (BrainAgent's tools, and a sandboxed code step where --code-rule allows).
+    #[arg(long, default_value = "brainagent", value_parser = crate::harness::runner::Paradigm::NAMES)]
     pub paradigm: String,
+    /// Hybrid: when a plan may hold a python step — on-failure (once a tool step failed, was refused or
+    /// repeated; until then the run plans as BrainAgent), after-tools (once a tool step has run), always.
+    #[arg(long, default_value = "on-failure", value_parser = crate::agent::eeg::CodeRule::NAMES)]
+    pub code_rule: String,
     #[command(flatten)]
     pub provider: crate::cli::llm::ProviderArgs,
     /// The parser's model: target (the same model), or local[:NAME|GGUF], openai:MODEL, replay:TRANSCRIPT.
@@ -510,6 +516,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.codeact.max_rounds = a.codeact_rounds.max(1);
         opts.codeact.max_tokens = a.codeact_tokens.max(16);
         opts.codeact.exec_timeout_s = a.exec_timeout;
+        opts.code_rule = crate::agent::eeg::CodeRule::parse(&a.code_rule).map_err(|e| anyhow::anyhow!(e))?;
         opts.shard = a.shard.as_deref().map(crate::harness::runner::parse_shard).transpose()?;
         opts.shard_order = crate::harness::runner::ShardOrder::parse(&a.shard_order)?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;

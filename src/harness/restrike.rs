@@ -38,7 +38,7 @@ pub fn strike_stored(
     let output = output.replacen(&written, &struck.text, 1);
     let parsed = parse(parser, case, &output, cancel, PARSER_TOKENS)?;
     let t = &mut inst.sandbox["trace"];
-    let (as_written, text_key) = if paradigm == "brainagent" {
+    let (as_written, text_key) = if paradigm == "brainagent" || paradigm == "hybrid" {
         ("report_as_written", Some("report_text"))
     } else {
         ("solution_as_written", None)

@@ -75,16 +75,25 @@ fn driver_dir() -> Result<PathBuf, SandboxError> {
 impl Kernel {
     /// Starts a kernel with `python` under `spec` (the interpreter's prefixes are bound read-only).
     pub fn start(spec: &Spec, python: &Path) -> Result<Kernel, SandboxError> {
-        let mut k = Kernel {
-            spec: spec.clone(),
-            python: python.to_path_buf(),
-            child: None,
-            report: None,
-            restarts: 0,
-            next: 0,
-        };
+        let mut k = Kernel::deferred(spec, python);
         k.spawn()?;
         Ok(k)
+    }
+
+    /// A kernel that starts at its first block (the hybrid paradigm: an instance that never runs code never
+    /// starts one). A sandbox that cannot start is then that block's `Err`.
+    pub fn deferred(spec: &Spec, python: &Path) -> Kernel {
+        Kernel { spec: spec.clone(), python: python.to_path_buf(), child: None, report: None, restarts: 0, next: 0 }
+    }
+
+    /// Whether a kernel process was started (its `report` says how it was protected).
+    pub fn started(&self) -> bool {
+        self.report.is_some()
+    }
+
+    /// The workspace as code inside the kernel sees it (`/workspace` in the sandbox, the real folder without).
+    pub fn workspace_inside(&self) -> String {
+        if self.spec.unsafe_no_sandbox { self.spec.workspace.display().to_string() } else { "/workspace".into() }
     }
 
     fn spawn(&mut self) -> Result<(), SandboxError> {

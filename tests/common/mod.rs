@@ -138,3 +138,18 @@ pub fn same(a: &brainlens::bench::results::ResultFile, b: &brainlens::bench::res
         assert!(essence(x) == essence(y), "{} differs", x.instance_id);
     }
 }
+
+/// Whether bubblewrap and the CodeAct environment (scripts/setup_python.sh) are here; without them the caller
+/// skips, unless BRAINLENS_REQUIRE_SANDBOX=1 (scripts/test.sh), where they must be.
+pub fn codeact_ready() -> bool {
+    let ok = brainlens::sandbox::bwrap_version().is_some() && brainlens::harness::runner::default_python().exists();
+    if !ok {
+        assert_ne!(
+            std::env::var("BRAINLENS_REQUIRE_SANDBOX").as_deref(),
+            Ok("1"),
+            "bubblewrap or the CodeAct environment is missing"
+        );
+        eprintln!("skipped: needs bubblewrap and scripts/setup_python.sh");
+    }
+    ok
+}

@@ -68,7 +68,7 @@ scipy.integrate.trapezoid and simpson, numpy.trapezoid (scipy.signal.hann, trapz
 
 /// The system prompt: the rules, then the environment as it is (import names and the pinned versions of
 /// assets/python/codeact.lock) and the MNE calls that replaced removed ones.
-fn system() -> &'static str {
+pub fn system() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
         let packages: Vec<String> = crate::sandbox::CODEACT_PACKAGES
@@ -143,7 +143,7 @@ pub fn cut_reply_code(code: &str, max_tokens: u32) -> (String, String) {
 
 /// The code a reply asks to run (fence taken off; cut as [`cut_reply_code`] when the reply reached the token
 /// limit, with its note); none for an empty block.
-fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(String, Option<String>)> {
+pub fn executable(resp: &crate::llm::ChatResponse, max_tokens: u32) -> Option<(String, Option<String>)> {
     let code = unfence(&tagged(&resp.text, "execute")?);
     if code.trim().is_empty() {
         return None;
@@ -257,7 +257,7 @@ fn unsupported_solution(claims: &[Claim], last: bool) -> String {
 }
 
 /// The text between `<tag>` and `</tag>` (the closing tag may be missing when a stop string cut it).
-fn tagged(text: &str, tag: &str) -> Option<String> {
+pub fn tagged(text: &str, tag: &str) -> Option<String> {
     let open = format!("<{tag}>");
     let start = text.find(&open)? + open.len();
     let rest = &text[start..];

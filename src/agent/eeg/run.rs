@@ -2,9 +2,10 @@
 //! the shared state round by round, and each round the longest executable prefix of its plan runs; then the
 //! model writes the report, to which the measured results (tool outputs) are appended verbatim.
 
+use super::code::CodeSteps;
 use super::state::SharedState;
 use super::tools::{self, Domain, ToolSpec};
-use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepRecord};
+use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepKind, StepRecord};
 use crate::agent::error::{AgentError, Result};
 use crate::agent::grounding;
 use crate::llm::extract_json;
@@ -248,8 +249,14 @@ fn repeated(name: &str, args: &Value, earlier: &[PlanRound]) -> Option<String> {
 }
 
 /// The tools a plan may use and those its first step may use, without the tools taken off the menu.
-fn menus<'a>(tools: &[&'a ToolSpec], state: &SharedState, off: &[String]) -> (Vec<&'a ToolSpec>, Vec<&'a ToolSpec>) {
-    let on = |t: &&ToolSpec| !off.iter().any(|o| o == t.name);
+/// `python` (the hybrid's code step) is on them only when `code_allowed`.
+fn menus<'a>(
+    tools: &[&'a ToolSpec],
+    state: &SharedState,
+    off: &[String],
+    code_allowed: bool,
+) -> (Vec<&'a ToolSpec>, Vec<&'a ToolSpec>) {
+    let on = |t: &&ToolSpec| !off.iter().any(|o| o == t.name) && (code_allowed || t.name != tools::PYTHON.name);
     let mut offered = tools::offered(tools, state);
     offered.retain(on);
     let mut ready = tools::ready(tools, state);
@@ -271,13 +278,27 @@ fn first_step_repeats(
     repeated(name, &args, earlier).map(|why| (name.to_string(), why))
 }
 
+/// A hybrid run's code steps with what running one needs beside the state.
+struct Coder<'c, 'k> {
+    steps: &'c mut CodeSteps<'k>,
+    query: &'c str,
+    model: &'c dyn ChatModel,
+    round: usize,
+    /// Whether the rule put `python` on this round's menu (a plan that names it otherwise is refused).
+    allowed: bool,
+    calls: Vec<CallRecord>,
+}
+
+/// Runs the longest executable prefix of `steps` (a `python` step by `coder`, the hybrid's); the records, and
+/// the failure that ends the run when a code step's model or sandbox failed beyond the agent.
 fn execute(
     steps: &[Value],
     tools: &[&ToolSpec],
     state: &mut SharedState,
     cancel: &Cancel,
     earlier: &[PlanRound],
-) -> Vec<StepRecord> {
+    mut coder: Option<&mut Coder>,
+) -> (Vec<StepRecord>, Option<LlmError>) {
     let mut produced: Vec<Option<String>> = Vec::new();
     let mut out = Vec::new();
     for step in steps {
@@ -289,7 +310,8 @@ fn execute(
             Some(t) => tools::resolve_args(t, &step["args"], &produced, state),
             None => (step["args"].clone(), Vec::new()),
         };
-        let mut rec = StepRecord { tool: name.clone(), args: args.clone(), repairs, ..Default::default() };
+        let kind = if name == tools::PYTHON.name && coder.is_some() { StepKind::Code } else { StepKind::Tool };
+        let mut rec = StepRecord { tool: name.clone(), args: args.clone(), repairs, kind, ..Default::default() };
         let empty = Map::new();
         let map = args.as_object().unwrap_or(&empty);
         if let Some(why) = repeated(&name, &args, earlier) {
@@ -312,6 +334,32 @@ fn execute(
             out.push(rec);
             break;
         }
+        let not_yet = name == tools::PYTHON.name && !coder.as_ref().is_some_and(|c| c.allowed);
+        if let (true, Some(c)) = (not_yet, coder.as_deref()) {
+            // A model that is not constrained by the plan's grammar (a remote one) may name it anyway.
+            let e = format!("python is not on the menu in this round: {}", c.steps.rule.until());
+            rec.status = "not_executable".into();
+            rec.error = Some(e.clone());
+            state.errors.push(e);
+            state.planning.steps_skipped += steps.len() - out.len();
+            out.push(rec);
+            break;
+        }
+        if let (true, Some(c)) = (name == tools::PYTHON.name, coder.as_deref_mut()) {
+            let purpose = map.get("purpose").and_then(Value::as_str).unwrap_or("");
+            match c.steps.run(purpose, &args, c.query, state, c.model, cancel, c.round, &mut c.calls) {
+                Ok(r) => {
+                    let ok = r.status == "ok";
+                    produced.push(r.observation.get("id").and_then(Value::as_str).map(str::to_string));
+                    out.push(r);
+                    if ok {
+                        continue;
+                    }
+                    break;
+                }
+                Err(e) => return (out, Some(e)),
+            }
+        }
         match tools::run(&name, map, state) {
             Ok(obs) => {
                 produced.push(obs.get("id").and_then(Value::as_str).map(str::to_string));
@@ -331,7 +379,7 @@ fn execute(
             }
         }
     }
-    out
+    (out, None)
 }
 
 /// The planner's prompt. What stays the same through a run comes first (the agent, the task, the files, every
@@ -351,7 +399,13 @@ fn plan_prompt(
     max_steps: usize,
 ) -> String {
     let names = |ts: &[&ToolSpec]| ts.iter().map(|t| t.name).collect::<Vec<_>>().join(", ");
-    let later: Vec<&ToolSpec> = tools.iter().filter(|t| !offered.iter().any(|o| o.name == t.name)).copied().collect();
+    let is_python = |t: &ToolSpec| t.name == tools::PYTHON.name;
+    let later: Vec<&ToolSpec> =
+        tools.iter().filter(|t| !offered.iter().any(|o| o.name == t.name) && !is_python(t)).copied().collect();
+    // The hybrid's python step is described only once its rule puts it on the menu: until then the prompt is
+    // BrainAgent's own, word for word, so the two plan alike until code is allowed.
+    let described: Vec<&ToolSpec> =
+        tools.iter().filter(|t| !is_python(t) || offered.iter().any(|o| is_python(o))).copied().collect();
     let mut usable = format!("Tools this plan may use: {}", names(offered));
     if !ready.is_empty() {
         usable.push_str(&format!("; the first step uses one of: {}", names(ready)));
@@ -382,7 +436,7 @@ fn plan_prompt(
          done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.\n\n\
          Shared state:\n{}\nLast steps:\n{last_text}\n\n{usable}.",
         files_line(state),
-        tools::menu(tools),
+        tools::menu(&described),
         state.summary(),
     )
 }
@@ -403,9 +457,15 @@ fn steps_section(trace: &EegTrace) -> String {
         .rounds
         .iter()
         .flat_map(|r| r.executed.iter().map(move |s| (r.round, s)))
-        .map(|(round, s)| match &s.error {
-            Some(e) => format!("- round {round}: {} → {}: {e}", s.tool, s.status),
-            None => format!("- round {round}: {} → {}", s.tool, s.status),
+        .map(|(round, s)| {
+            let what = match s.kind {
+                StepKind::Tool => s.tool.clone(),
+                StepKind::Code => format!("python code the model wrote ({})", s.args["purpose"].as_str().unwrap_or("")),
+            };
+            match &s.error {
+                Some(e) => format!("- round {round}: {what} → {}: {e}", s.status),
+                None => format!("- round {round}: {what} → {}", s.status),
+            }
         })
         .collect();
     if steps.is_empty() {
@@ -466,9 +526,25 @@ pub fn run(
     cancel: &Cancel,
     s: &Settings,
 ) -> Outcome {
+    run_with(query, subset, inputs, workspace, model, cancel, s, None)
+}
+
+/// [`run`], or with `code` the hybrid paradigm: the same supervisor, tools, planner and report, plus the
+/// `python` step on the menu when `code.rule` allows it (its blocks run in `code.kernel`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_with(
+    query: &str,
+    subset: Option<&str>,
+    inputs: &Path,
+    workspace: &Path,
+    model: &dyn ChatModel,
+    cancel: &Cancel,
+    s: &Settings,
+    mut code: Option<&mut CodeSteps>,
+) -> Outcome {
     let ctx = Ctx { model, cancel, s };
     let mut trace = EegTrace {
-        paradigm: "brainagent".into(),
+        paradigm: if code.is_some() { "hybrid" } else { "brainagent" }.into(),
         model: model.name(),
         sampling: model.sampling().unwrap_or_default(),
         outcome: "ok".into(),
@@ -503,7 +579,10 @@ pub fn run(
     trace.route =
         Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string(), check });
     let domain = AGENTS.iter().find(|a| a.0 == agent).map_or(Domain::Physiol, |a| a.1);
-    let tools = tools::toolset(domain);
+    let mut tools = tools::toolset(domain);
+    if code.is_some() {
+        tools.push(&tools::PYTHON);
+    }
     // Planning rounds.
     let mut last: Vec<StepRecord> = Vec::new();
     // Tools one of whose steps was refused as a repeat: off the menu from then on, so the model moves on
@@ -525,8 +604,9 @@ pub fn run(
         // done but has no steps, or whose first step repeats one that already ran (its tool then leaves the
         // menu). Measured with Qwen2.5-Coder-1.5B on the suite: a repeated first step otherwise spent a whole
         // round, 42 of the first 118 rounds (20 instances, e73f70b).
+        let code_allowed = code.as_ref().is_some_and(|c| c.rule.allows(&trace.rounds));
         for attempt in 1..=2 {
-            let (offered, ready) = menus(&tools, &state, &off_menu);
+            let (offered, ready) = menus(&tools, &state, &off_menu, code_allowed);
             let mut prompt = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
             let step = match &again {
                 None => format!("plan {round}"),
@@ -586,7 +666,19 @@ pub fn run(
         }
         let before = state.changes.len();
         let ready_before = tools::ready(&tools, &state).len();
-        let executed = execute(&steps, &tools, &mut state, cancel, &trace.rounds);
+        let mut coder = code.as_deref_mut().map(|steps| Coder {
+            steps,
+            query,
+            model,
+            round,
+            allowed: code_allowed,
+            calls: Vec::new(),
+        });
+        let (executed, failure) = execute(&steps, &tools, &mut state, cancel, &trace.rounds, coder.as_mut());
+        trace.calls.extend(coder.map(|c| c.calls).unwrap_or_default());
+        if let Some(e) = failure {
+            return fail(trace, e, String::new());
+        }
         off_menu.extend(executed.iter().filter(|r| r.status == "repeated").map(|r| r.tool.clone()));
         trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
         trace.rounds.push(PlanRound {

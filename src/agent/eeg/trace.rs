@@ -31,6 +31,45 @@ pub struct StepRecord {
     /// takes, replaced by the latest such id in the state).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repairs: Vec<String>,
+    /// What ran: a validated tool, or (the hybrid paradigm's `python` step) code the model wrote, run in the
+    /// CodeAct sandbox.
+    #[serde(default, skip_serializing_if = "StepKind::is_tool")]
+    pub kind: StepKind,
+    /// A code step's blocks, in order (a failed block is written again once, shown its error).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub code: Vec<CodeBlock>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    #[default]
+    Tool,
+    Code,
+}
+
+impl StepKind {
+    pub fn is_tool(&self) -> bool {
+        *self == StepKind::Tool
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            StepKind::Tool => "tool",
+            StepKind::Code => "code",
+        }
+    }
+}
+
+/// One block a code step ran in the sandbox.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CodeBlock {
+    pub code: String,
+    /// What the kernel returned (stdout, the last expression, the traceback), cut as CodeAct's observations.
+    pub observation: String,
+    pub failed: bool,
+    #[serde(default)]
+    pub timed_out: bool,
+    pub seconds: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -116,6 +155,18 @@ impl ChangeRecord {
 }
 
 impl EegTrace {
+    /// The kinds of the steps that ran (ok or failed), each once: what the failure-case table's column shows.
+    pub fn step_kinds(&self) -> Vec<StepKind> {
+        let mut out: Vec<StepKind> = Vec::new();
+        for s in self.rounds.iter().flat_map(|r| &r.executed).filter(|s| matches!(s.status.as_str(), "ok" | "failed")) {
+            if !out.contains(&s.kind) {
+                out.push(s.kind);
+            }
+        }
+        out.sort_by_key(|k| k.name());
+        out
+    }
+
     pub fn tokens(&self) -> u64 {
         self.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum()
     }

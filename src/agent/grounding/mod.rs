@@ -237,9 +237,15 @@ pub struct Done {
 /// What the BrainAgent's steps did (the work of those with status ok) and the numbers the model was shown:
 /// every step's arguments, output and error, the shared state before each round, and the measured results
 /// of the report's prompt (the outputs are short; the values are in the state's results).
+///
+/// The hybrid's code steps count as CodeAct's rounds do: the work of the code that ran in their blocks, and
+/// the numbers their code and printed output hold.
 pub fn done_by_tools(trace: &EegTrace) -> Done {
     let steps = || trace.rounds.iter().flat_map(|r| &r.executed);
-    let works = steps().filter(|s| s.status == "ok").flat_map(|s| tool_work(&s.tool).iter().copied()).collect();
+    let mut works: BTreeSet<Work> =
+        steps().filter(|s| s.status == "ok").flat_map(|s| tool_work(&s.tool).iter().copied()).collect();
+    let blocks = CodeActTrace { rounds: steps().flat_map(|s| &s.code).map(round_of).collect(), ..Default::default() };
+    works.extend(works_of_code(&blocks));
     let mut values: Vec<f64> = steps()
         .flat_map(|s| {
             let mut v = values_in(&s.args.to_string());
@@ -250,7 +256,19 @@ pub fn done_by_tools(trace: &EegTrace) -> Done {
         .collect();
     values.extend(trace.rounds.iter().flat_map(|r| values_in(&r.state_summary)));
     values.extend(values_in(&trace.measured));
+    values.extend(done_by_code(&blocks).values);
     Done { works, values }
+}
+
+/// A hybrid code step's block as the CodeAct round it is to the check.
+fn round_of(b: &crate::agent::eeg::trace::CodeBlock) -> Round {
+    Round {
+        code: Some(b.code.clone()),
+        observation: b.observation.clone(),
+        failed: b.failed,
+        timed_out: b.timed_out,
+        ..Default::default()
+    }
 }
 
 /// The part of a round's code that ran: all of it without an error; before the failing statement when a
@@ -379,7 +397,7 @@ pub fn repeats_prompt(report: &str, task: &str, prompt: &str) -> bool {
 /// when the trace is neither.
 pub fn stored(trace: &serde_json::Value, output: &str) -> Option<(String, Done)> {
     match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
-        "brainagent" => {
+        "brainagent" | "hybrid" => {
             let t: EegTrace = serde_json::from_value(trace.clone()).ok()?;
             Some((t.report_text.clone(), done_by_tools(&t)))
         }
@@ -406,11 +424,15 @@ impl Outputs {
     pub fn of(trace: &serde_json::Value) -> Option<Outputs> {
         use serde::Deserialize;
         let text = match trace.get("paradigm").and_then(serde_json::Value::as_str)? {
-            "brainagent" => {
+            "brainagent" | "hybrid" => {
                 let t = EegTrace::deserialize(trace).ok()?;
                 let steps = t.rounds.iter().flat_map(|r| &r.executed);
-                let mut text: Vec<String> =
-                    steps.flat_map(|s| [s.observation.to_string(), s.error.clone().unwrap_or_default()]).collect();
+                let mut text: Vec<String> = steps
+                    .flat_map(|s| {
+                        let printed = s.code.iter().map(|b| printed(&b.observation));
+                        [s.observation.to_string(), s.error.clone().unwrap_or_default()].into_iter().chain(printed)
+                    })
+                    .collect();
                 text.push(t.measured);
                 text.join("\n")
             }

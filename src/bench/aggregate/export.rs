@@ -134,7 +134,7 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
         (
             "failure_cases.csv",
             Table::new(
-                &["model", "paradigm", "unit", "class", "rule", "count", "examples"],
+                &["model", "paradigm", "unit", "class", "rule", "count", "step_kinds", "examples"],
                 r.failure_cases.iter().map(|f| {
                     vec![
                         f.model.clone(),
@@ -143,6 +143,7 @@ pub fn tables(r: &Report) -> Vec<(&'static str, Table)> {
                         f.class.clone(),
                         f.rule.clone(),
                         f.count.to_string(),
+                        f.kinds_text(),
                         f.examples.join(" "),
                     ]
                 }),

@@ -45,6 +45,38 @@ pub struct FailureRow {
     pub count: usize,
     /// Up to three instance ids.
     pub examples: Vec<String>,
+    /// The step kinds the row's instances used ([`step_kinds`]) and how many used each: "tool", "code",
+    /// "tool+code" or "none".
+    pub step_kinds: BTreeMap<String, usize>,
+}
+
+/// The kinds of step an instance's agent ran (ok or failed): `tool` (BrainAgent's validated tools), `code` (a
+/// CodeAct block, a hybrid python step), `tool+code`, or `none` (nothing ran, or no trace).
+pub fn step_kinds(i: &Instance) -> &'static str {
+    let trace = &i.sandbox["trace"];
+    let rounds = trace["rounds"].as_array().into_iter().flatten();
+    let (mut tool, mut code) = (false, false);
+    if trace["paradigm"] == "codeact" {
+        code = rounds.into_iter().any(|r| r["code"].is_string());
+    } else {
+        let ran = rounds.flat_map(|r| r["executed"].as_array().into_iter().flatten());
+        for s in ran.filter(|s| s["status"] == "ok" || s["status"] == "failed") {
+            if s["kind"] == "code" { code = true } else { tool = true }
+        }
+    }
+    match (tool, code) {
+        (true, true) => "tool+code",
+        (true, false) => "tool",
+        (false, true) => "code",
+        (false, false) => "none",
+    }
+}
+
+impl FailureRow {
+    /// The step kinds as one cell: "tool 5, tool+code 2".
+    pub fn kinds_text(&self) -> String {
+        self.step_kinds.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// Instance-level classes carry no unit.
@@ -152,12 +184,15 @@ fn claims_rule(claims: &[serde_json::Value], whose: &str) -> String {
 
 /// The table over every instance of every run (infrastructure failures included: they are counted, not scored).
 pub fn failure_cases(c: &Collection) -> Vec<FailureRow> {
-    let mut rows: BTreeMap<(String, String, String, &'static str, String), (usize, Vec<String>)> = BTreeMap::new();
+    type Cell = (usize, Vec<String>, BTreeMap<String, usize>);
+    let mut rows: BTreeMap<(String, String, String, &'static str, String), Cell> = BTreeMap::new();
     for r in &c.runs {
         for i in &r.result.instances {
+            let kinds = step_kinds(i);
             for (unit, class, rule) in classify(i) {
                 let e = rows.entry((r.model.clone(), r.paradigm.clone(), unit, class, rule)).or_default();
                 e.0 += 1;
+                *e.2.entry(kinds.to_string()).or_default() += 1;
                 if e.1.len() < 3 && !e.1.contains(&i.instance_id) {
                     e.1.push(i.instance_id.clone());
                 }
@@ -165,7 +200,7 @@ pub fn failure_cases(c: &Collection) -> Vec<FailureRow> {
         }
     }
     rows.into_iter()
-        .map(|((model, paradigm, unit, class, rule), (count, examples))| FailureRow {
+        .map(|((model, paradigm, unit, class, rule), (count, examples, step_kinds))| FailureRow {
             model,
             paradigm,
             unit,
@@ -173,6 +208,7 @@ pub fn failure_cases(c: &Collection) -> Vec<FailureRow> {
             rule,
             count,
             examples,
+            step_kinds,
         })
         .collect()
 }

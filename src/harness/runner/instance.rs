@@ -1,5 +1,5 @@
-//! One instance: its workspace and inputs, the target agent (BrainAgent or CodeAct in the sandbox), the
-//! parser and the scoring, each attempt under the instance deadline and the run's cancel.
+//! One instance: its workspace and inputs, the target agent (BrainAgent, CodeAct in the sandbox, or the hybrid of
+//! the two), the parser and the scoring, each attempt under the instance deadline and the run's cancel.
 
 use super::roles::{LlmJudge, Spent, parse};
 use super::{Models, Options, Paradigm, default_python, inputs_root, utc_now};
@@ -112,10 +112,12 @@ pub(super) fn run_instance(
         sandbox: {
             let mut sb = json!({"paradigm": opts.paradigm.name(), "workspace": workspace.display().to_string(),
                                 "inputs": inputs.display().to_string(), "trace": t.trace,
-                                "input_only": if opts.paradigm == Paradigm::CodeAct { json!(exposed_inputs(case, &inputs)) } else { Value::Null },
+                                "input_only": if opts.paradigm.runs_code() { json!(exposed_inputs(case, &inputs)) } else { Value::Null },
                                 "audit": {"parser": parser_audit, "judge": judge_calls, "vlm": vlm_calls}});
             if !t.rounds.is_null() {
                 sb["rounds"] = t.rounds;
+            }
+            if !t.kernel.is_null() {
                 sb["kernel"] = t.kernel;
             }
             sb
@@ -221,8 +223,20 @@ fn target_run(
     cancel: &Cancel,
 ) -> Target {
     match opts.paradigm {
-        Paradigm::BrainAgent => {
-            let o = eeg::run(
+        Paradigm::BrainAgent | Paradigm::Hybrid => {
+            // The hybrid's kernel starts at its first code step: an instance that uses tools alone starts none.
+            let mut kernel = (opts.paradigm == Paradigm::Hybrid).then(|| {
+                let python = opts.python.clone().unwrap_or_else(default_python);
+                let spec = kernel_spec(inputs, exposed_inputs(case, inputs), workspace, opts);
+                crate::sandbox::kernel::Kernel::deferred(&spec, &python)
+            });
+            let mut code = kernel.as_mut().map(|kernel| eeg::CodeSteps {
+                rule: opts.code_rule,
+                kernel,
+                settings: opts.codeact.clone(),
+                tries: 2,
+            });
+            let o = eeg::run_with(
                 &case.query(),
                 Some(&case.bench_subset),
                 inputs,
@@ -230,12 +244,18 @@ fn target_run(
                 models.target.as_ref(),
                 cancel,
                 &opts.agent,
+                code.as_mut(),
             );
+            drop(code);
             let spent = Spent { tokens: o.trace.tokens(), seconds: o.trace.model_seconds() };
             // Only the model's own text is checked: the measured section is BrainLens's.
             let claims =
                 grounding::ungrounded(&o.trace.report_text, &grounding::done_by_tools(&o.trace), &case.query());
-            Target::plain(o.report, with_claims(json!(o.trace), &claims), spent, o.failure)
+            let mut t = Target::plain(o.report, with_claims(json!(o.trace), &claims), spent, o.failure);
+            if let Some(k) = kernel.filter(|k| k.started()) {
+                t.kernel = json!(k.report);
+            }
+            t
         }
         Paradigm::CodeAct => {
             let python = opts.python.clone().unwrap_or_else(default_python);

@@ -30,21 +30,32 @@ pub use live::{Live, Row, RowState};
 pub enum Paradigm {
     BrainAgent,
     CodeAct,
+    /// BrainAgent's validated tools first, a sandboxed code step where its code rule allows
+    /// (`agent::eeg::code`): BrainBench's proposed combination of the two.
+    Hybrid,
 }
 
 impl Paradigm {
+    pub const NAMES: [&str; 3] = ["brainagent", "codeact", "hybrid"];
+
     pub fn parse(s: &str) -> Result<Paradigm> {
         match s.trim().to_lowercase().as_str() {
             "brainagent" => Ok(Paradigm::BrainAgent),
             "codeact" => Ok(Paradigm::CodeAct),
-            o => return Err(HarnessError::from(format!("unknown paradigm {o:?} (brainagent, codeact)"))),
+            "hybrid" => Ok(Paradigm::Hybrid),
+            o => Err(HarnessError::from(format!("unknown paradigm {o:?} ({})", Paradigm::NAMES.join(", ")))),
         }
     }
     pub fn name(self) -> &'static str {
         match self {
             Paradigm::BrainAgent => "brainagent",
             Paradigm::CodeAct => "codeact",
+            Paradigm::Hybrid => "hybrid",
         }
+    }
+    /// Whether the paradigm runs code in the CodeAct sandbox (its inputs are then limited to the data folder).
+    pub fn runs_code(self) -> bool {
+        matches!(self, Paradigm::CodeAct | Paradigm::Hybrid)
     }
 }
 
@@ -74,6 +85,8 @@ pub struct Options {
     pub retries: u32,
     pub agent: eeg::Settings,
     pub codeact: crate::agent::codeact::Settings,
+    /// Hybrid: when a plan may hold a code step.
+    pub code_rule: eeg::CodeRule,
     /// CodeAct: the Python the kernel runs (default: the CodeAct environment in the cache).
     pub python: Option<PathBuf>,
     /// CodeAct without bubblewrap (recorded loudly in the experiment block).
@@ -173,6 +186,7 @@ impl Options {
             retries: 2,
             agent: eeg::Settings::default(),
             codeact: Default::default(),
+            code_rule: eeg::CodeRule::default(),
             python: None,
             unsafe_no_sandbox: false,
             parser_tokens: PARSER_TOKENS,
@@ -259,10 +273,13 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     e.insert(
         "report_mode".into(),
         json!(match opts.paradigm {
-            Paradigm::BrainAgent => opts.agent.report.name(),
+            Paradigm::BrainAgent | Paradigm::Hybrid => opts.agent.report.name(),
             Paradigm::CodeAct => "model",
         }),
     );
+    if opts.paradigm == Paradigm::Hybrid {
+        e.insert("code_rule".into(), json!(opts.code_rule.name()));
+    }
     e.insert(
         "runner".into(),
         json!({"name": "brainlens bench run", "version": env!("CARGO_PKG_VERSION"),
@@ -326,7 +343,7 @@ fn check_codeact(opts: &Options, live: &Live) -> Result<Value> {
 /// Runs the evaluation; `cancel` stops it (in-flight instances are not written, so `--resume` reruns them).
 /// Returns the result file as written.
 pub fn run(opts: &Options, models: &Models, cancel: &Cancel, live: &Live) -> Result<ResultFile> {
-    let sandbox = if opts.paradigm == Paradigm::CodeAct { Some(check_codeact(opts, live)?) } else { None };
+    let sandbox = if opts.paradigm.runs_code() { Some(check_codeact(opts, live)?) } else { None };
     let set = load_cases(&opts.cases)?;
     for p in &set.problems {
         live.notice(format!("skipped a case the reference cannot run: {p}"));

@@ -1,6 +1,8 @@
-//! A BrainAgent (EEG) instance trace: the supervisor's route, each planning round (the plan the model wrote,
-//! then every executed step with its arguments, status and observation or error), the state changes, the
-//! model calls, and the report. What the model wrote is labelled as such; observations are tool outputs.
+//! A BrainAgent (EEG) or hybrid instance trace: the supervisor's route, each planning round (the plan the model
+//! wrote, then every executed step with its kind, arguments, status and observation or error; a hybrid code
+//! step with its blocks and what they printed), the state changes, the model calls, and the report. What the
+//! model wrote is labelled as such; a tool step's observation is a validated tool's output, a code step's is
+//! what the model's code printed.
 
 use serde_json::Value;
 
@@ -17,7 +19,8 @@ fn cut(s: &str, n: usize) -> String {
 }
 
 pub fn show(ui: &mut egui::Ui, t: &Value) {
-    ui.label(format!("BrainAgent (EEG) · model {} · outcome {}", text(&t["model"]), text(&t["outcome"])));
+    let name = if t["paradigm"] == "hybrid" { "Hybrid (tools + sandboxed code)" } else { "BrainAgent (EEG)" };
+    ui.label(format!("{name} · model {} · outcome {}", text(&t["model"]), text(&t["outcome"])));
     if let Some(e) = t["error"].as_str() {
         ui.colored_label(egui::Color32::from_rgb(220, 60, 60), format!("Error: {e}"));
     }
@@ -59,13 +62,32 @@ pub fn show(ui: &mut egui::Ui, t: &Value) {
                         "repeated" => egui::Color32::from_rgb(200, 130, 0),
                         _ => egui::Color32::from_rgb(220, 60, 60),
                     };
+                    let code = s["kind"] == "code";
                     ui.horizontal_wrapped(|ui| {
                         ui.colored_label(color, status);
+                        ui.label(if code { "[code]" } else { "[tool]" });
                         ui.strong(text(&s["tool"]));
                         ui.monospace(cut(&s["args"].to_string(), 200));
                     });
+                    for (k, b) in s["code"].as_array().into_iter().flatten().enumerate() {
+                        let failed = b["failed"].as_bool() == Some(true);
+                        let head = format!(
+                            "Block {} (model-written, ran in the sandbox{}, {:.1} s)",
+                            k + 1,
+                            if failed { ", failed" } else { "" },
+                            b["seconds"].as_f64().unwrap_or(0.0)
+                        );
+                        egui::CollapsingHeader::new(head)
+                            .id_salt(("hybrid_block", text(&r["round"]), text(&s["args"]), k))
+                            .show(ui, |ui| {
+                                ui.monospace(text(&b["code"]));
+                                ui.weak(format!("printed: {}", cut(&text(&b["observation"]), 1200)));
+                            });
+                    }
                     match s["error"].as_str() {
                         Some(e) => ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e),
+                        None if code => ui
+                            .weak(format!("= (printed by the code) {}", cut(&text(&s["observation"]["printed"]), 400))),
                         None => ui.weak(format!("= {}", cut(&s["observation"].to_string(), 400))),
                     };
                 }

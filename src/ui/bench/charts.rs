@@ -268,7 +268,7 @@ fn failure_cases(ui: &mut egui::Ui, r: &Report) -> Rect {
             return;
         }
         egui::Grid::new("failure_cases").striped(true).show(ui, |ui| {
-            for h in ["Model", "Paradigm", "Unit", "Class", "Count", "Rule", "Examples"] {
+            for h in ["Model", "Paradigm", "Unit", "Class", "Count", "Step kinds", "Rule", "Examples"] {
                 ui.strong(h);
             }
             ui.end_row();
@@ -278,6 +278,7 @@ fn failure_cases(ui: &mut egui::Ui, r: &Report) -> Rect {
                 ui.label(&f.unit);
                 ui.label(&f.class);
                 ui.label(f.count.to_string());
+                ui.label(f.kinds_text());
                 ui.label(&f.rule);
                 ui.label(f.examples.join(", "));
                 ui.end_row();

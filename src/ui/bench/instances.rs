@@ -314,8 +314,10 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
             });
     }
     if !inst.sandbox.is_null() {
-        if inst.sandbox["trace"]["paradigm"] == "brainagent" {
-            egui::CollapsingHeader::new("BrainAgent trace")
+        let paradigm = inst.sandbox["trace"]["paradigm"].as_str().unwrap_or("");
+        if paradigm == "brainagent" || paradigm == "hybrid" {
+            let title = if paradigm == "hybrid" { "Hybrid trace (tool and code steps)" } else { "BrainAgent trace" };
+            egui::CollapsingHeader::new(title)
                 .default_open(true)
                 .show(ui, |ui| super::agent_trace::show(ui, &inst.sandbox["trace"]));
             egui::CollapsingHeader::new("Parser and judge audit")

@@ -23,6 +23,8 @@ pub struct RunPanel {
     pub resume: bool,
     pub paradigm: Paradigm,
     pub report: crate::agent::eeg::ReportMode,
+    /// Hybrid: when a plan may hold a code step.
+    pub code_rule: crate::agent::eeg::CodeRule,
     pub(crate) generating: Option<Job<Generated>>,
     pub(crate) job: Option<Job<ResultFile>>,
     cancel: Cancel,
@@ -46,6 +48,7 @@ impl Default for RunPanel {
             resume: false,
             paradigm: Paradigm::BrainAgent,
             report: Default::default(),
+            code_rule: Default::default(),
             generating: None,
             job: None,
             cancel: Cancel::default(),
@@ -71,6 +74,7 @@ impl RunPanel {
         opts.resume = self.resume;
         opts.agent.max_rounds = self.max_rounds.max(1);
         opts.agent.report = self.report;
+        opts.code_rule = self.code_rule;
         let provider = provider.clone();
         let judge = self.judge;
         self.cancel = Cancel::default();
@@ -92,6 +96,9 @@ impl RunPanel {
         a.extend(["--concurrency".into(), self.concurrency.max(1).to_string()]);
         a.extend(["--max-rounds".into(), self.max_rounds.max(1).to_string()]);
         a.extend(["--report".into(), self.report.name().to_string()]);
+        if self.paradigm == Paradigm::Hybrid {
+            a.extend(["--code-rule".into(), self.code_rule.name().to_string()]);
+        }
         if self.limit > 0 {
             a.extend(["--limit".into(), self.limit.to_string()]);
         }
@@ -187,8 +194,25 @@ impl RunPanel {
                 ui.selectable_value(&mut self.paradigm, Paradigm::CodeAct, "CodeAct").on_hover_text(
                     "model-written Python in the sandboxed kernel (bubblewrap + the environment of scripts/setup_python.sh)",
                 );
+                ui.selectable_value(&mut self.paradigm, Paradigm::Hybrid, "Hybrid").on_hover_text(
+                    "BrainAgent's validated tools, plus a python step run in CodeAct's sandbox where the code rule allows",
+                );
             });
             ui.end_row();
+            if self.paradigm == Paradigm::Hybrid {
+                ui.label("Code rule");
+                ui.horizontal(|ui| {
+                    use crate::agent::eeg::CodeRule;
+                    for (rule, tip) in [
+                        (CodeRule::OnFailure, "python on the menu only after a tool step failed"),
+                        (CodeRule::AfterTools, "python on the menu once a tool step has run"),
+                        (CodeRule::Always, "python on the menu from the first step"),
+                    ] {
+                        ui.selectable_value(&mut self.code_rule, rule, rule.name()).on_hover_text(tip);
+                    }
+                });
+                ui.end_row();
+            }
             ui.label("Report");
             ui.horizontal(|ui| {
                 use crate::agent::eeg::ReportMode;

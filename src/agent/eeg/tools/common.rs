@@ -366,3 +366,8 @@ fn plot_view(v: &View, out: &Path) -> Result<(), ToolError> {
     }
     img.save(out).map_err(|e| format!("{}: {e}", out.display()).into())
 }
+
+/// `python` is run by the hybrid's sandbox (`agent::eeg::code`), never as a tool handler.
+pub fn code_elsewhere(_: &Args, _: &mut SharedState) -> Result<Value, ToolError> {
+    Err("python steps run in the hybrid paradigm's sandbox, not as a tool".into())
+}

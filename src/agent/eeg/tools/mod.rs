@@ -291,6 +291,19 @@ pub static TOOLS: &[ToolSpec] = &[
     },
 ];
 
+/// The hybrid paradigm's code step: not a validated tool but a block the model writes, run in the CodeAct
+/// sandbox (`super::code`). It is on a hybrid planner's menu only when its code rule allows
+/// (`code::CodeRule`); BrainAgent never has it. Its output is registered as a result like a tool's.
+pub static PYTHON: ToolSpec = ToolSpec {
+    name: "python",
+    group: Domain::Common,
+    run: common::code_elsewhere,
+    about: "Write and run a short Python block in the sandbox (numpy, scipy, mne, yasa) for one step that no tool above \
+            covers, or whose tool failed. The results of earlier steps are in the dict `state` by id; the task's files \
+            are under /input. What it prints is registered as a result.",
+    params: &[p("purpose", Text, true, "in one sentence, what the block computes and prints")],
+};
+
 /// The tools a sub-agent has: the common set plus its domain.
 pub fn toolset(domain: Domain) -> Vec<&'static ToolSpec> {
     TOOLS.iter().filter(|t| t.group == Domain::Common || t.group == domain).collect()

@@ -1,0 +1,272 @@
+//! The hybrid paradigm's code steps: a plan step `python` (a purpose, not code) is carried out by asking the
+//! model for one `<execute>` block — CodeAct's system prompt, environment and reply format — and running it in
+//! the instance's CodeAct kernel (same sandbox, same limits). The results the tools registered are in the
+//! kernel as the dict `state` (and as files under `<workspace>/state/`); what the block prints is registered
+//! as a result, labelled as code the model wrote, and is the step's observation. A failed block is written
+//! again once, shown its error.
+
+use super::state::SharedState;
+use super::trace::{CallRecord, CodeBlock, PlanRound, StepKind, StepRecord};
+use crate::agent::codeact;
+use crate::llm::{ChatModel, ChatRequest, ErrorClass, LlmError, Message, Repetition, ResponseFormat};
+use crate::sandbox::kernel::Kernel;
+use crate::util::cancel::Cancel;
+use serde_json::{Value, json};
+
+/// When a hybrid planner may plan a `python` step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CodeRule {
+    /// From the first step on.
+    Always,
+    /// Once a tool step has run without an error (the data is opened with validated tools first).
+    AfterTools,
+    /// Once a tool step failed, was refused by its checks, or repeated an earlier one: until then the run is
+    /// BrainAgent's, prompt for prompt.
+    #[default]
+    OnFailure,
+}
+
+impl CodeRule {
+    pub const NAMES: [&str; 3] = ["always", "after-tools", "on-failure"];
+
+    pub fn parse(s: &str) -> Result<CodeRule, String> {
+        match s.trim() {
+            "always" => Ok(CodeRule::Always),
+            "after-tools" => Ok(CodeRule::AfterTools),
+            "on-failure" => Ok(CodeRule::OnFailure),
+            o => Err(format!("unknown code rule {o:?} ({})", CodeRule::NAMES.join(", "))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CodeRule::Always => "always",
+            CodeRule::AfterTools => "after-tools",
+            CodeRule::OnFailure => "on-failure",
+        }
+    }
+
+    /// Whether `python` is on the menu after `rounds`.
+    pub fn allows(self, rounds: &[PlanRound]) -> bool {
+        let tool_steps = || rounds.iter().flat_map(|r| &r.executed).filter(|s| s.kind == StepKind::Tool);
+        match self {
+            CodeRule::Always => true,
+            CodeRule::AfterTools => tool_steps().any(|s| s.status == "ok"),
+            CodeRule::OnFailure => tool_steps().any(|s| s.status != "ok"),
+        }
+    }
+
+    /// Why a `python` step named before the rule allows it is refused.
+    pub fn until(self) -> &'static str {
+        match self {
+            CodeRule::Always => "",
+            CodeRule::AfterTools => "python comes on the menu once a tool step has run",
+            CodeRule::OnFailure => "python comes on the menu only if a tool step fails",
+        }
+    }
+}
+
+/// What a hybrid run needs for its code steps.
+pub struct CodeSteps<'k> {
+    pub rule: CodeRule,
+    /// The instance's kernel (started at its first block: `Kernel::deferred`).
+    pub kernel: &'k mut Kernel,
+    /// CodeAct's settings for the blocks: timeout, observation length, tokens, sampling.
+    pub settings: codeact::Settings,
+    /// Blocks per step: the first, and one more after an error.
+    pub tries: usize,
+}
+
+/// The longest printed output kept in a step's observation and result (CodeAct's observation is cut at
+/// `observation_chars`; the measured section cuts results at 1,500 characters too).
+const KEPT: usize = 1500;
+
+/// What a code step registered result says it is: never a tool's output.
+pub fn result_label(purpose: &str) -> String {
+    format!("printed by a python step (code the model wrote, run in the sandbox; not a validated tool): {purpose}")
+}
+
+/// The shared state's results written where the kernel reads them, and the Python that loads them as `state`.
+fn export_state(state: &SharedState, kernel: &Kernel) -> std::io::Result<String> {
+    let dir = state.workspace.join("state");
+    std::fs::create_dir_all(&dir)?;
+    for (id, r) in &state.results {
+        std::fs::write(dir.join(format!("{id}.json")), r.to_string())?;
+    }
+    let recordings: serde_json::Map<String, Value> =
+        state.recordings.iter().map(|(id, r)| (id.clone(), json!(r.path))).collect();
+    std::fs::write(dir.join("recordings.json"), Value::Object(recordings).to_string())?;
+    let inside = format!("{}/state", kernel.workspace_inside());
+    Ok(format!(
+        "import json as _json, pathlib as _pathlib\nstate = {{_p.stem: _json.loads(_p.read_text()) for _p in \
+         sorted(_pathlib.Path({inside:?}).glob('*.json')) if _p.stem != 'recordings'}}\nrecordings = \
+         _json.loads(_pathlib.Path({inside:?}, 'recordings.json').read_text())\n"
+    ))
+}
+
+fn ids(state: &SharedState) -> String {
+    if state.results.is_empty() {
+        "none yet".into()
+    } else {
+        state.results.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn prompt(query: &str, purpose: &str, state: &SharedState) -> String {
+    let files = state.path_options();
+    let recordings: Vec<String> = state.recordings.iter().map(|(id, r)| format!("{id} = {}", r.path)).collect();
+    format!(
+        "Task:\n{query}\n\nShared state (what BrainLens's tools registered):\n{}\nIn this Python session the dict \
+         `state` holds each result by id ({}) as {{\"what\": ..., \"value\": ...}}, and `recordings` maps rec ids to \
+         paths ({}). The task's files are under /input, the working directory: {}.\n\nThis step, in Python: \
+         {purpose}\nReply with one short <execute> block that computes it and prints each value with its name.",
+        state.summary(),
+        ids(state),
+        if recordings.is_empty() { "none".into() } else { recordings.join(", ") },
+        if files.is_empty() { "none".into() } else { files.join(", ") },
+    )
+}
+
+impl CodeSteps<'_> {
+    fn request(&self, messages: Vec<Message>) -> ChatRequest {
+        let s = &self.settings;
+        ChatRequest {
+            temperature: s.temperature,
+            max_tokens: s.max_tokens,
+            seed: Some(s.seed),
+            stop: vec!["</execute>".into()],
+            format: ResponseFormat::Tagged { tags: vec!["execute".into()] },
+            repetition: Some(Repetition::off()),
+            ..ChatRequest::new(messages)
+        }
+    }
+
+    /// Carries out one `python` step of plan round `round`: the step's record (kind code, its blocks, the
+    /// printed output as its observation and as a registered result when a block ran without an error; its model
+    /// calls go to `calls`). `Err`
+    /// only for a model failure that ends the run (a model error makes the step fail, as a tool's error does).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run(
+        &mut self,
+        purpose: &str,
+        args: &Value,
+        query: &str,
+        state: &mut SharedState,
+        model: &dyn ChatModel,
+        cancel: &Cancel,
+        round: usize,
+        calls: &mut Vec<CallRecord>,
+    ) -> Result<StepRecord, LlmError> {
+        let mut rec =
+            StepRecord { tool: "python".into(), args: args.clone(), kind: StepKind::Code, ..Default::default() };
+        let fail = |mut rec: StepRecord, state: &mut SharedState, why: String| {
+            let e = format!("python: {why}");
+            rec.status = "failed".into();
+            rec.error = Some(e.clone());
+            state.errors.push(e);
+            state.planning.steps_failed += 1;
+            rec
+        };
+        let prelude = match export_state(state, self.kernel) {
+            Ok(p) => p,
+            Err(e) => return Ok(fail(rec, state, format!("the shared state could not be written for the code: {e}"))),
+        };
+        let mut messages = vec![Message::system(codeact::system()), Message::user(prompt(query, purpose, state))];
+        for attempt in 1..=self.tries.max(1) {
+            if cancel.is_cancelled() {
+                return Err(cancel.error("hybrid"));
+            }
+            let step = format!("code {round}{}", if attempt > 1 { " (again)" } else { "" });
+            let resp = match model.chat_with(&self.request(messages.clone()), cancel, &mut |_| {}) {
+                Ok(r) => r,
+                Err(e) => {
+                    calls.push(CallRecord { step, attempts: 1, error: Some(e.to_string()), ..Default::default() });
+                    if e.class != ErrorClass::ModelError {
+                        return Err(e);
+                    }
+                    return Ok(fail(rec, state, format!("the model gave no block: {}", e.message)));
+                }
+            };
+            calls.push(CallRecord {
+                step,
+                attempts: 1,
+                prompt_tokens: resp.usage.prompt_tokens,
+                completion_tokens: resp.usage.completion_tokens,
+                cached_tokens: resp.usage.cached_tokens,
+                disk_tokens: resp.usage.disk_tokens,
+                latency_ms: resp.latency_ms,
+                raw: resp.text.clone(),
+                error: None,
+            });
+            let Some((code, cut_note)) = codeact::executable(&resp, self.settings.max_tokens) else {
+                return Ok(fail(rec, state, "the reply had no code to run".into()));
+            };
+            // The state is loaded afresh before every block (a restarted kernel has lost it), in a block of its
+            // own so the model's block keeps its line numbers in a traceback.
+            let infra = |why| LlmError::infra("sandbox", format!("the sandboxed kernel could not be started: {why}"));
+            let loaded = self.kernel.exec(&prelude, self.settings.exec_timeout_s).map_err(infra)?;
+            if let Some(err) = loaded.error {
+                return Ok(fail(rec, state, format!("the shared state did not load in the kernel: {err}")));
+            }
+            // No kernel could be started: the infrastructure failed, not the agent (rerun, excluded).
+            let e = self.kernel.exec(&code, self.settings.exec_timeout_s).map_err(infra)?;
+            let mut obs = codeact::observation(&e, self.settings.observation_chars);
+            if let Some(note) = cut_note {
+                obs = format!("{note}\n{obs}");
+            }
+            let failed = e.error.is_some();
+            rec.code.push(CodeBlock {
+                code: code.clone(),
+                observation: obs.clone(),
+                failed,
+                timed_out: e.timed_out,
+                seconds: e.seconds,
+            });
+            if !failed {
+                let printed: String = obs.chars().take(KEPT).collect();
+                let id = state.add_result(&result_label(purpose), json!({"printed": printed}));
+                rec.status = "ok".into();
+                rec.observation = json!({"id": id, "printed": printed});
+                state.planning.steps_executed += 1;
+                return Ok(rec);
+            }
+            messages.push(Message::assistant(format!("<execute>\n{code}\n</execute>")));
+            messages.push(Message::user(format!(
+                "Observation:\n{obs}\nThe block failed. Reply with one corrected <execute> block for the same step."
+            )));
+        }
+        let last = rec.code.last().map(|b| b.observation.trim().lines().last().unwrap_or("").to_string());
+        Ok(fail(rec, state, format!("the block failed: {}", last.unwrap_or_default())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(kind: StepKind, status: &str) -> PlanRound {
+        PlanRound {
+            round: 1,
+            executed: vec![StepRecord { tool: "t".into(), status: status.into(), kind, ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn each_rule_opens_the_menu_when_it_says() {
+        let none: [PlanRound; 0] = [];
+        let ok = [round(StepKind::Tool, "ok")];
+        let failed = [round(StepKind::Tool, "not_executable")];
+        let code_failed = [round(StepKind::Code, "failed")];
+        assert!(CodeRule::Always.allows(&none));
+        assert!(!CodeRule::AfterTools.allows(&none) && CodeRule::AfterTools.allows(&ok));
+        assert!(!CodeRule::AfterTools.allows(&failed));
+        assert!(!CodeRule::OnFailure.allows(&ok) && CodeRule::OnFailure.allows(&failed));
+        // A failed code step is not a failed tool: it does not open the menu by itself.
+        assert!(!CodeRule::OnFailure.allows(&code_failed));
+        for n in CodeRule::NAMES {
+            assert_eq!(CodeRule::parse(n).unwrap().name(), n);
+        }
+        assert!(CodeRule::parse("sometimes").unwrap_err().contains("after-tools"));
+    }
+}

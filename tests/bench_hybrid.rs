@@ -1,0 +1,197 @@
+//! The hybrid paradigm end to end with a scripted model: validated tools first, then a `python` step whose
+//! block runs in the CodeAct sandbox with the tools' results loaded as `state`; the trace marks each step's
+//! kind, the printed output is a labelled result in the report, the failure-case table counts step kinds.
+//! The code rule keeps `python` off the menu until it allows it (a plan naming it early is refused), and the
+//! hybrid's blocks cannot leave the sandbox (the escape attempts of tests/sandbox.rs, through the hybrid's
+//! own driver). Needs bubblewrap and the environment of scripts/setup_python.sh (required under
+//! scripts/test.sh).
+
+mod common;
+
+use brainlens::agent::eeg::CodeRule;
+use brainlens::bench::aggregate::failure_cases::step_kinds;
+use brainlens::bench::results::ResultFile;
+use brainlens::harness::runner::{Live, Models, Options, Paradigm, run};
+use brainlens::llm::{ChatModel, ChatRequest, ResponseFormat, Role};
+use brainlens::util::cancel::Cancel;
+use common::eeg_scripted::{EegScripted, answer};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+
+fn ready() -> bool {
+    common::codeact_ready()
+}
+
+fn first_user(r: &ChatRequest) -> String {
+    r.messages.iter().find(|m| m.role == Role::User).map(|m| m.content.clone()).unwrap_or_default()
+}
+
+fn round_of(r: &ChatRequest) -> usize {
+    let text = first_user(r);
+    let rest = text.split("planning: round ").nth(1).unwrap_or("1");
+    rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(1)
+}
+
+/// A scripted model whose round-2 plan is one `python` step and whose code step answers with `code`.
+fn scripted(code: &'static str) -> EegScripted {
+    EegScripted::with(move |name, r| {
+        if matches!(r.format, ResponseFormat::Tagged { .. }) {
+            return Some(Ok(Value::String(format!("<execute>\n{code}\n"))));
+        }
+        if name != "plan" {
+            return None;
+        }
+        match round_of(r) {
+            1 => Some(Ok(answer(r))),
+            2 => Some(Ok(json!({"done": false, "thought": "no tool prints the state",
+                "steps": [{"tool": "python", "args": {"purpose": "list what the tools registered"}}]}))),
+            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        }
+    })
+}
+
+fn suite(d: &Path) -> std::path::PathBuf {
+    let s = d.join("suite");
+    common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
+    s
+}
+
+fn hybrid(cases: &Path, out: &Path, model: EegScripted, rule: CodeRule) -> ResultFile {
+    let m: Arc<dyn ChatModel> = Arc::new(model);
+    let mut opts = Options::new(cases, out);
+    opts.paradigm = Paradigm::Hybrid;
+    opts.code_rule = rule;
+    opts.limit = Some(1);
+    run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
+        .unwrap()
+}
+
+fn steps(i: &brainlens::bench::results::Instance) -> Vec<Value> {
+    let rounds = i.sandbox["trace"]["rounds"].as_array().unwrap();
+    rounds.iter().flat_map(|r| r["executed"].as_array().unwrap().clone()).collect()
+}
+
+#[test]
+fn hybrid_runs_tools_then_a_code_step_in_the_sandbox() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let code = "import os\nprint('ids', sorted(state))\nprint('recordings', recordings)\nprint('first', state['r1']['what'] if 'r1' in state else None)\nprint('cases visible', os.path.exists('/input/suite.json'))";
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("h.json"), scripted(code), CodeRule::AfterTools);
+    assert_eq!(f.experiment["evaluation_mode"], json!("hybrid"));
+    assert_eq!(f.experiment["code_rule"], json!("after-tools"));
+    assert_eq!(f.experiment["sandbox"]["mode"], json!("bubblewrap"));
+    let i = &f.instances[0];
+    assert_eq!(i.sandbox["trace"]["paradigm"], json!("hybrid"));
+    let steps = steps(i);
+    let code_step = steps.iter().find(|s| s["kind"] == "code").expect("a code step ran");
+    assert_eq!(code_step["status"], json!("ok"), "{code_step}");
+    assert!(steps.iter().any(|s| s.get("kind").is_none() && s["status"] == "ok"), "tool steps ran first");
+    let printed = code_step["observation"]["printed"].as_str().unwrap();
+    // The tools' results are the code's `state`; the suite's case files (reference answers) are not visible.
+    assert!(printed.contains("ids ['r1'") && printed.contains("recordings {'rec1':"), "{printed}");
+    assert!(printed.contains("cases visible False"), "{printed}");
+    assert_eq!(code_step["code"][0]["failed"], json!(false));
+    assert_eq!(i.sandbox["kernel"]["mode"], json!("bubblewrap"));
+    // The printed output is in the report's measured section, labelled as code the model wrote.
+    let report = i.agent_output.as_str().unwrap();
+    assert!(report.contains("printed by a python step (code the model wrote"), "{report}");
+    assert_eq!(step_kinds(i), "tool+code");
+    // The failure-case table says which step kinds the instances used.
+    let rep = common::json(&["bench", "report", d.path().join("h.json").to_str().unwrap(), "--json"]);
+    assert_eq!(rep["runs"][0]["paradigm"], json!("Hybrid"), "{rep}");
+    for row in rep["failure_cases"].as_array().unwrap() {
+        assert_eq!(row["step_kinds"], json!({"tool+code": row["count"]}), "{row}");
+    }
+}
+
+#[test]
+fn the_code_rule_keeps_python_off_the_menu_until_it_allows() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let prompts = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = prompts.clone();
+    let inner = scripted("print('ran')");
+    let model = EegScripted::with(move |name, r| {
+        if name == "plan" {
+            seen.lock().unwrap().push(first_user(r));
+        }
+        (inner.over)(name, r)
+    });
+    // On failure: every tool step of round 1 runs, so python is not on round 2's menu; naming it is refused.
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("f.json"), model, CodeRule::OnFailure);
+    let i = &f.instances[0];
+    let python = steps(i).into_iter().find(|s| s["tool"] == "python").expect("the plan named python");
+    assert_eq!(python["status"], json!("not_executable"), "{python}");
+    assert!(python["error"].as_str().unwrap().contains("only if a tool step fails"), "{python}");
+    assert_eq!(python["kind"], json!("code"));
+    assert!(python["code"].is_null());
+    assert!(i.sandbox["kernel"].is_null(), "no block ran, so no kernel started");
+    // Until the rule allows it, python is neither described nor offered: the prompts are BrainAgent's own.
+    let prompts = prompts.lock().unwrap();
+    // (Round 3's prompt names python only among the last steps, as refused.)
+    assert!(prompts.len() >= 3 && prompts[..2].iter().all(|p| !p.contains("python")), "{}", prompts[1]);
+    assert!(prompts.iter().all(|p| !p.contains("- python(") && !p.contains(", python")), "{}", prompts[2]);
+    let brainagent = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = brainagent.clone();
+    let m: Arc<dyn ChatModel> = Arc::new(EegScripted::with(move |name, r| {
+        if name == "plan" {
+            seen.lock().unwrap().push(first_user(r));
+        }
+        None
+    }));
+    let mut opts = Options::new(&s.join("Foundational_Analysis"), &d.path().join("b.json"));
+    opts.limit = Some(1);
+    run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
+        .unwrap();
+    let brainagent = brainagent.lock().unwrap();
+    assert_eq!(brainagent[0], prompts[0], "round 1 is planned from the same prompt");
+}
+
+#[test]
+fn hybrid_code_cannot_leave_the_sandbox() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let home = std::env::var("HOME").unwrap();
+    let secret = Path::new(&home).join(format!(".brainlens-hybrid-secret-{}", std::process::id()));
+    std::fs::write(&secret, "secret").unwrap();
+    let code: &'static str = Box::leak(
+        format!(
+            r#"import os, socket
+def attempt(name, f):
+    try:
+        f(); print(name, "ALLOWED")
+    except Exception as e:
+        print(name, "refused", type(e).__name__)
+attempt("write_input", lambda: open("/input/new.txt", "w"))
+attempt("write_root", lambda: open("/escape.txt", "w"))
+attempt("write_parent", lambda: open("/workspace/../escape.txt", "w"))
+attempt("read_home", lambda: open({secret:?}).read())
+attempt("read_cases", lambda: open("/input/suite.json").read())
+s = socket.socket(); s.settimeout(2)
+attempt("network", lambda: s.connect(("1.1.1.1", 53)))"#,
+            secret = secret.display().to_string()
+        )
+        .into_boxed_str(),
+    );
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("e.json"), scripted(code), CodeRule::Always);
+    std::fs::remove_file(&secret).unwrap();
+    let i = &f.instances[0];
+    let code_step = steps(i).into_iter().find(|s| s["kind"] == "code").expect("a code step ran");
+    let printed = code_step["observation"]["printed"].as_str().unwrap().to_string();
+    for name in ["write_input", "write_root", "write_parent", "read_home", "read_cases", "network"] {
+        assert!(printed.contains(&format!("{name} refused")), "{name}: {printed}");
+    }
+    assert!(!printed.contains("ALLOWED"), "{printed}");
+    assert!(!s.join("new.txt").exists() && !s.join("data").join("new.txt").exists());
+    assert_eq!(i.sandbox["kernel"]["mode"], json!("bubblewrap"));
+}
