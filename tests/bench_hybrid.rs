@@ -12,6 +12,7 @@ use brainlens::agent::eeg::CodeRule;
 use brainlens::bench::aggregate::failure_cases::step_kinds;
 use brainlens::bench::results::ResultFile;
 use brainlens::harness::runner::{Live, Models, Options, Paradigm, run};
+use brainlens::llm::replay::Recorder;
 use brainlens::llm::{ChatModel, ChatRequest, ResponseFormat, Role};
 use brainlens::util::cancel::Cancel;
 use common::eeg_scripted::{EegScripted, answer};
@@ -58,11 +59,14 @@ fn suite(d: &Path) -> std::path::PathBuf {
 }
 
 fn hybrid(cases: &Path, out: &Path, model: EegScripted, rule: CodeRule) -> ResultFile {
-    let m: Arc<dyn ChatModel> = Arc::new(model);
+    hybrid_n(cases, out, Arc::new(model), rule, 1)
+}
+
+fn hybrid_n(cases: &Path, out: &Path, m: Arc<dyn ChatModel>, rule: CodeRule, limit: usize) -> ResultFile {
     let mut opts = Options::new(cases, out);
     opts.paradigm = Paradigm::Hybrid;
     opts.code_rule = rule;
-    opts.limit = Some(1);
+    opts.limit = Some(limit);
     run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
         .unwrap()
 }
@@ -80,10 +84,15 @@ fn hybrid_runs_tools_then_a_code_step_in_the_sandbox() {
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
     let code = "import os\nprint('ids', sorted(state))\nprint('recordings', recordings)\nprint('first', state['r1']['what'] if 'r1' in state else None)\nprint('cases visible', os.path.exists('/input/suite.json'))";
-    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("h.json"), scripted(code), CodeRule::AfterTools);
+    // Recorded, so the CLI's Slurm shards below replay the same model.
+    let t = d.path().join("t.jsonl");
+    let m: Arc<dyn ChatModel> = Arc::new(Recorder::new(Arc::new(scripted(code)), &t, vec![]).unwrap());
+    let fa = s.join("Foundational_Analysis");
+    let f = hybrid_n(&fa, &d.path().join("h.json"), m, CodeRule::AfterTools, 2);
     assert_eq!(f.experiment["evaluation_mode"], json!("hybrid"));
     assert_eq!(f.experiment["code_rule"], json!("after-tools"));
     assert_eq!(f.experiment["sandbox"]["mode"], json!("bubblewrap"));
+    assert_eq!(f.instances.len(), 2);
     let i = &f.instances[0];
     assert_eq!(i.sandbox["trace"]["paradigm"], json!("hybrid"));
     let steps = steps(i);
@@ -106,6 +115,47 @@ fn hybrid_runs_tools_then_a_code_step_in_the_sandbox() {
     for row in rep["failure_cases"].as_array().unwrap() {
         assert_eq!(row["step_kinds"], json!({"tool+code": row["count"]}), "{row}");
     }
+    // As Slurm shards (the scripts `bench slurm` writes, run as Slurm would run them), replayed: the same
+    // scores and step kinds as the run above.
+    let dir = d.path().join("slurm");
+    let (code, _, err) = common::run(&[
+        "bench",
+        "slurm",
+        fa.to_str().unwrap(),
+        "--shards",
+        "2",
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--",
+        "--paradigm",
+        "hybrid",
+        "--code-rule",
+        "after-tools",
+        "--limit",
+        "2",
+        "--provider",
+        "replay",
+        "--transcript",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    common::run_slurm_scripts(&dir, 2);
+    let merged = ResultFile::load(&dir.join("result.json")).unwrap();
+    let seen = |f: &ResultFile| {
+        f.instances.iter().map(|i| (i.instance_id.clone(), i.total_score, step_kinds(i))).collect::<Vec<_>>()
+    };
+    assert_eq!(seen(&merged), seen(&f));
+    assert_eq!(merged.experiment["code_rule"], json!("after-tools"));
+    // Compare pairs the hybrid with a BrainAgent run of the same cases.
+    let m: Arc<dyn ChatModel> = Arc::new(EegScripted::default());
+    let mut opts = Options::new(&fa, &d.path().join("b.json"));
+    opts.limit = Some(2);
+    run(&opts, &Models { target: m.clone(), parser: m, judge: None, vlm: None }, &Cancel::default(), &Live::default())
+        .unwrap();
+    let (h, b) = (d.path().join("h.json"), d.path().join("b.json"));
+    let v = common::json(&["bench", "compare", h.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
+    assert!(v["a"].as_str().unwrap().contains("Hybrid") && v["b"].as_str().unwrap().contains("BrainAgent"), "{v}");
+    assert_eq!(v["rows"].as_array().unwrap().len(), 2, "{v}");
 }
 
 #[test]
@@ -194,4 +244,33 @@ attempt("network", lambda: s.connect(("1.1.1.1", 53)))"#,
     assert!(!printed.contains("ALLOWED"), "{printed}");
     assert!(!s.join("new.txt").exists() && !s.join("data").join("new.txt").exists());
     assert_eq!(i.sandbox["kernel"]["mode"], json!("bubblewrap"));
+}
+
+/// A block that prints nothing computed nothing the step can register: it is asked again once, told so, and
+/// the step then fails with that reason (nothing of it reaches the report's measured section).
+#[test]
+fn a_block_that_prints_nothing_is_asked_again_and_the_step_fails() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let inner = scripted("import os\nx = 1");
+    let model = EegScripted::with(move |name, r| {
+        if matches!(r.format, ResponseFormat::Tagged { .. }) {
+            seen.lock().unwrap().push(r.messages.last().unwrap().content.clone());
+        }
+        (inner.over)(name, r)
+    });
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("n.json"), model, CodeRule::AfterTools);
+    let i = &f.instances[0];
+    let code_step = steps(i).into_iter().find(|s| s["kind"] == "code").expect("a code step");
+    assert_eq!(code_step["status"], json!("failed"), "{code_step}");
+    assert_eq!(code_step["error"], json!("python: the block printed nothing"));
+    assert_eq!(code_step["code"].as_array().unwrap().len(), 2, "asked again once");
+    let asked = asked.lock().unwrap();
+    assert!(asked.len() == 2 && asked[1].contains("The block printed nothing"), "{asked:?}");
+    assert!(!i.agent_output.as_str().unwrap().contains("printed by a python step"));
 }

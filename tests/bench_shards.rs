@@ -87,16 +87,7 @@ fn four_shards_merged_equal_the_unsharded_run_and_slurm_scripts_do_the_same() {
     );
     let submit = std::fs::read_to_string(dir.join("submit.sh")).unwrap();
     assert!(submit.contains("--dependency=afterok:"), "{submit}");
-    for k in 1..=4 {
-        let st = std::process::Command::new("bash")
-            .arg(dir.join("run_shards.sbatch"))
-            .env("SLURM_ARRAY_TASK_ID", k.to_string())
-            .output()
-            .unwrap();
-        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
-    }
-    let st = std::process::Command::new("bash").arg(dir.join("merge.sbatch")).output().unwrap();
-    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    common::run_slurm_scripts(&dir, 4);
     same(&ResultFile::load(&dir.join("result.json")).unwrap(), &full);
     // The scripts deal the instances out in turn: no two shards differ by more than one (hashing gave the
     // sizes above), and each file says so.

@@ -1,20 +1,28 @@
 """Three result files of one suite side by side, instance by instance: each one's normalised score (0-1), the
 step kinds the hybrid used, where the hybrid wins or loses against each of the other two, and the median
 seconds per instance (the target's model time and the instance's whole time). Standard library only.
-    python3 scripts/bench/paradigms_side_by_side.py HYBRID.json BRAINAGENT.json CODEACT.json [--only-done]
---only-done compares only the instances the hybrid file holds (a run still going or stopped)."""
+    python3 scripts/bench/paradigms_side_by_side.py HYBRID.json[,SHARD2.json…] BRAINAGENT.json CODEACT.json [--only-done]
+Several files for the first (comma-separated) are pooled: the shard files of a run still going or stopped.
+--only-done compares only the instances the hybrid files hold."""
 import json
 import statistics
 import sys
 
 
-def load(path):
-    r = json.load(open(path))
+def load(paths):
+    out, r = {}, None
+    for path in paths.split(","):
+        r = json.load(open(path))
+        out.update(instances(r))
+    return r, out
+
+
+def instances(r):
     out = {}
     for i in r["instances"]:
         score = i["total_score"] / i["max_score"] if i.get("max_score") else 0.0
         out[i["instance_id"]] = (score, i)
-    return r, out
+    return out
 
 
 def kinds(i):

@@ -358,6 +358,9 @@ pub struct RunArgs {
     /// repeated; until then the run plans as BrainAgent), after-tools (once a tool step has run), always.
     #[arg(long, default_value = "on-failure", value_parser = crate::agent::eeg::CodeRule::NAMES)]
     pub code_rule: String,
+    /// Hybrid: code steps an instance may run (each up to two blocks: one more after an error).
+    #[arg(long, default_value_t = 2)]
+    pub code_steps: usize,
     #[command(flatten)]
     pub provider: crate::cli::llm::ProviderArgs,
     /// The parser's model: target (the same model), or local[:NAME|GGUF], openai:MODEL, replay:TRANSCRIPT.
@@ -517,6 +520,7 @@ pub fn run_command(a: &RunArgs, out: &mut dyn Write) -> Result<()> {
         opts.codeact.max_tokens = a.codeact_tokens.max(16);
         opts.codeact.exec_timeout_s = a.exec_timeout;
         opts.code_rule = crate::agent::eeg::CodeRule::parse(&a.code_rule).map_err(|e| anyhow::anyhow!(e))?;
+        opts.code_steps = a.code_steps;
         opts.shard = a.shard.as_deref().map(crate::harness::runner::parse_shard).transpose()?;
         opts.shard_order = crate::harness::runner::ShardOrder::parse(&a.shard_order)?;
         opts.unsafe_no_sandbox = a.unsafe_no_sandbox;

@@ -153,3 +153,17 @@ pub fn codeact_ready() -> bool {
     }
     ok
 }
+
+/// Runs the scripts `bench slurm` wrote in `dir` as Slurm would: array tasks 1..=n, then the merge.
+pub fn run_slurm_scripts(dir: &std::path::Path, n: usize) {
+    for k in 1..=n {
+        let st = std::process::Command::new("bash")
+            .arg(dir.join("run_shards.sbatch"))
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    }
+    let st = std::process::Command::new("bash").arg(dir.join("merge.sbatch")).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+}

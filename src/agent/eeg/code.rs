@@ -2,8 +2,8 @@
 //! model for one `<execute>` block — CodeAct's system prompt, environment and reply format — and running it in
 //! the instance's CodeAct kernel (same sandbox, same limits). The results the tools registered are in the
 //! kernel as the dict `state` (and as files under `<workspace>/state/`); what the block prints is registered
-//! as a result, labelled as code the model wrote, and is the step's observation. A failed block is written
-//! again once, shown its error.
+//! as a result, labelled as code the model wrote, and is the step's observation. A block that failed, or
+//! printed nothing, is written again once, shown what happened.
 
 use super::state::SharedState;
 use super::trace::{CallRecord, CodeBlock, PlanRound, StepKind, StepRecord};
@@ -75,6 +75,18 @@ pub struct CodeSteps<'k> {
     pub settings: codeact::Settings,
     /// Blocks per step: the first, and one more after an error.
     pub tries: usize,
+    /// Code steps an instance may run (each up to `tries` blocks); then `python` leaves the menu. A block of the
+    /// 1.5B model is 300–400 tokens, a minute or more on this CPU.
+    pub max_steps: usize,
+    /// Code steps run so far.
+    pub ran: usize,
+}
+
+impl CodeSteps<'_> {
+    /// Whether `python` is on the menu after `rounds`: the rule allows it and the budget is not spent.
+    pub fn allowed(&self, rounds: &[PlanRound]) -> bool {
+        self.ran < self.max_steps && self.rule.allows(rounds)
+    }
 }
 
 /// The longest printed output kept in a step's observation and result (CodeAct's observation is cut at
@@ -157,6 +169,7 @@ impl CodeSteps<'_> {
         round: usize,
         calls: &mut Vec<CallRecord>,
     ) -> Result<StepRecord, LlmError> {
+        self.ran += 1;
         let mut rec =
             StepRecord { tool: "python".into(), args: args.clone(), kind: StepKind::Code, ..Default::default() };
         let fail = |mut rec: StepRecord, state: &mut SharedState, why: String| {
@@ -172,6 +185,7 @@ impl CodeSteps<'_> {
             Err(e) => return Ok(fail(rec, state, format!("the shared state could not be written for the code: {e}"))),
         };
         let mut messages = vec![Message::system(codeact::system()), Message::user(prompt(query, purpose, state))];
+        let mut last_error: Option<String> = None;
         for attempt in 1..=self.tries.max(1) {
             if cancel.is_cancelled() {
                 return Err(cancel.error("hybrid"));
@@ -215,6 +229,14 @@ impl CodeSteps<'_> {
                 obs = format!("{note}\n{obs}");
             }
             let failed = e.error.is_some();
+            // A block that raised nothing but printed nothing computed nothing the step can register (seen with
+            // Qwen2.5-Coder-1.5B: a block of imports alone, cut at the token limit).
+            let silent = !failed && e.stdout.trim().is_empty() && e.result.is_none();
+            last_error = match &e.error {
+                Some(t) => Some(format!("the block failed: {}", t.trim().lines().last().unwrap_or(""))),
+                None if silent => Some("the block printed nothing".into()),
+                None => None,
+            };
             rec.code.push(CodeBlock {
                 code: code.clone(),
                 observation: obs.clone(),
@@ -222,7 +244,7 @@ impl CodeSteps<'_> {
                 timed_out: e.timed_out,
                 seconds: e.seconds,
             });
-            if !failed {
+            if last_error.is_none() {
                 let printed: String = obs.chars().take(KEPT).collect();
                 let id = state.add_result(&result_label(purpose), json!({"printed": printed}));
                 rec.status = "ok".into();
@@ -230,13 +252,17 @@ impl CodeSteps<'_> {
                 state.planning.steps_executed += 1;
                 return Ok(rec);
             }
+            let again = if silent {
+                "The block printed nothing, so it computed nothing for the step. Reply with one <execute> block that \
+                 computes it and prints each value with its name."
+            } else {
+                "The block failed. Reply with one corrected <execute> block for the same step."
+            };
             messages.push(Message::assistant(format!("<execute>\n{code}\n</execute>")));
-            messages.push(Message::user(format!(
-                "Observation:\n{obs}\nThe block failed. Reply with one corrected <execute> block for the same step."
-            )));
+            messages.push(Message::user(format!("Observation:\n{obs}\n{again}")));
         }
-        let last = rec.code.last().map(|b| b.observation.trim().lines().last().unwrap_or("").to_string());
-        Ok(fail(rec, state, format!("the block failed: {}", last.unwrap_or_default())))
+        // The exception alone (the observation's notes are for the block's next version, not for the plan).
+        Ok(fail(rec, state, last_error.unwrap_or_default()))
     }
 }
 
@@ -268,5 +294,24 @@ mod tests {
             assert_eq!(CodeRule::parse(n).unwrap().name(), n);
         }
         assert!(CodeRule::parse("sometimes").unwrap_err().contains("after-tools"));
+    }
+
+    /// The budget: after `max_steps` code steps python leaves the menu whatever the rule says.
+    #[test]
+    fn the_code_steps_of_an_instance_are_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let mut kernel = Kernel::deferred(&crate::sandbox::Spec::new(d.path()), std::path::Path::new("python3"));
+        let mut steps = CodeSteps {
+            rule: CodeRule::Always,
+            kernel: &mut kernel,
+            settings: Default::default(),
+            tries: 2,
+            max_steps: 1,
+            ran: 0,
+        };
+        assert!(steps.allowed(&[]));
+        steps.ran = 1;
+        assert!(!steps.allowed(&[]));
+        assert!(!kernel.started(), "a deferred kernel starts at its first block");
     }
 }

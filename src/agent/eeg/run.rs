@@ -337,7 +337,12 @@ fn execute(
         let not_yet = name == tools::PYTHON.name && !coder.as_ref().is_some_and(|c| c.allowed);
         if let (true, Some(c)) = (not_yet, coder.as_deref()) {
             // A model that is not constrained by the plan's grammar (a remote one) may name it anyway.
-            let e = format!("python is not on the menu in this round: {}", c.steps.rule.until());
+            let why = if c.steps.ran >= c.steps.max_steps {
+                format!("this instance's {} code step(s) are spent", c.steps.max_steps)
+            } else {
+                c.steps.rule.until().to_string()
+            };
+            let e = format!("python is not on the menu in this round: {why}");
             rec.status = "not_executable".into();
             rec.error = Some(e.clone());
             state.errors.push(e);
@@ -604,7 +609,7 @@ pub fn run_with(
         // done but has no steps, or whose first step repeats one that already ran (its tool then leaves the
         // menu). Measured with Qwen2.5-Coder-1.5B on the suite: a repeated first step otherwise spent a whole
         // round, 42 of the first 118 rounds (20 instances, e73f70b).
-        let code_allowed = code.as_ref().is_some_and(|c| c.rule.allows(&trace.rounds));
+        let code_allowed = code.as_ref().is_some_and(|c| c.allowed(&trace.rounds));
         for attempt in 1..=2 {
             let (offered, ready) = menus(&tools, &state, &off_menu, code_allowed);
             let mut prompt = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);

@@ -155,18 +155,6 @@ impl ChangeRecord {
 }
 
 impl EegTrace {
-    /// The kinds of the steps that ran (ok or failed), each once: what the failure-case table's column shows.
-    pub fn step_kinds(&self) -> Vec<StepKind> {
-        let mut out: Vec<StepKind> = Vec::new();
-        for s in self.rounds.iter().flat_map(|r| &r.executed).filter(|s| matches!(s.status.as_str(), "ok" | "failed")) {
-            if !out.contains(&s.kind) {
-                out.push(s.kind);
-            }
-        }
-        out.sort_by_key(|k| k.name());
-        out
-    }
-
     pub fn tokens(&self) -> u64 {
         self.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum()
     }

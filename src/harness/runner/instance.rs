@@ -235,6 +235,8 @@ fn target_run(
                 kernel,
                 settings: opts.codeact.clone(),
                 tries: 2,
+                max_steps: opts.code_steps,
+                ran: 0,
             });
             let o = eeg::run_with(
                 &case.query(),

@@ -85,8 +85,9 @@ pub struct Options {
     pub retries: u32,
     pub agent: eeg::Settings,
     pub codeact: crate::agent::codeact::Settings,
-    /// Hybrid: when a plan may hold a code step.
+    /// Hybrid: when a plan may hold a code step, and how many an instance may run.
     pub code_rule: eeg::CodeRule,
+    pub code_steps: usize,
     /// CodeAct: the Python the kernel runs (default: the CodeAct environment in the cache).
     pub python: Option<PathBuf>,
     /// CodeAct without bubblewrap (recorded loudly in the experiment block).
@@ -187,6 +188,7 @@ impl Options {
             agent: eeg::Settings::default(),
             codeact: Default::default(),
             code_rule: eeg::CodeRule::default(),
+            code_steps: 2,
             python: None,
             unsafe_no_sandbox: false,
             parser_tokens: PARSER_TOKENS,
@@ -279,6 +281,7 @@ fn experiment(opts: &Options, models: &Models, started_at: &str) -> Map<String, 
     );
     if opts.paradigm == Paradigm::Hybrid {
         e.insert("code_rule".into(), json!(opts.code_rule.name()));
+        e.insert("code_steps".into(), json!(opts.code_steps));
     }
     e.insert(
         "runner".into(),

@@ -298,11 +298,14 @@ pub static PYTHON: ToolSpec = ToolSpec {
     name: "python",
     group: Domain::Common,
     run: common::code_elsewhere,
-    about: "Write and run a short Python block in the sandbox (numpy, scipy, mne, yasa) for one step that no tool above \
-            covers, or whose tool failed. The results of earlier steps are in the dict `state` by id; the task's files \
-            are under /input. What it prints is registered as a result.",
-    params: &[p("purpose", Text, true, "in one sentence, what the block computes and prints")],
+    about: "Python code (numpy, scipy, mne) run in a sandbox, for a value no tool above computes; it prints the value.",
+    params: &[p("purpose", Text, true, "the value to compute, named as the task names it")],
 };
+
+/// The longest purpose a constrained plan writes for `python` (Qwen2.5-Coder-1.5B copied the tool's description
+/// or the last error into an unbounded purpose on the suite's first instances, and an example given here into
+/// the purpose of a task it did not fit: the description has none).
+pub const PURPOSE_CHARS: usize = 120;
 
 /// The tools a sub-agent has: the common set plus its domain.
 pub fn toolset(domain: Domain) -> Vec<&'static ToolSpec> {
@@ -348,6 +351,9 @@ pub fn step_schema(tools: &[&ToolSpec], state: &SharedState, max_steps: usize) -
                     let mut schema = param_schema(p.kind, state, &refs);
                     if group.contains(&p.name) {
                         schema = json!({"type": [schema["type"].clone(), "null"]});
+                    }
+                    if t.name == PYTHON.name {
+                        schema["maxLength"] = json!(PURPOSE_CHARS);
                     }
                     (p.name.to_string(), schema)
                 })
