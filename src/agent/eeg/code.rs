@@ -73,7 +73,7 @@ pub struct CodeSteps<'k> {
     pub kernel: &'k mut Kernel,
     /// CodeAct's settings for the blocks: timeout, observation length, tokens, sampling.
     pub settings: codeact::Settings,
-    /// Blocks per step: the first, and one more after an error.
+    /// Blocks per step: the first, and one more after an error or a block that printed nothing.
     pub tries: usize,
     /// Code steps an instance may run (each up to `tries` blocks); then `python` leaves the menu. A block of the
     /// 1.5B model is 300–400 tokens, a minute or more on this CPU.
