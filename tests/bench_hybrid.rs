@@ -274,3 +274,49 @@ fn a_block_that_prints_nothing_is_asked_again_and_the_step_fails() {
     assert!(asked.len() == 2 && asked[1].contains("The block printed nothing"), "{asked:?}");
     assert!(!i.agent_output.as_str().unwrap().contains("printed by a python step"));
 }
+
+/// The code-step budget holds inside one round too: a plan of three python steps with `--code-steps 2` runs
+/// two, and the third is refused with the reason. The Instances view shows the steps' kinds and the blocks.
+#[test]
+fn the_code_step_budget_holds_within_a_round_and_the_instance_view_shows_the_kinds() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let model = EegScripted::with(move |name, r| {
+        if matches!(r.format, ResponseFormat::Tagged { .. }) {
+            return Some(Ok(Value::String("<execute>\nprint('n', len(state))\n".into())));
+        }
+        if name != "plan" {
+            return None;
+        }
+        let py = |k: usize| json!({"tool": "python", "args": {"purpose": format!("value {k}")}});
+        match round_of(r) {
+            1 => Some(Ok(answer(r))),
+            2 => Some(Ok(json!({"done": false, "thought": "code", "steps": [py(1), py(2), py(3)]}))),
+            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        }
+    });
+    let out = d.path().join("b.json");
+    let f = hybrid(&s.join("Foundational_Analysis"), &out, model, CodeRule::Always);
+    let python: Vec<Value> = steps(&f.instances[0]).into_iter().filter(|s| s["tool"] == "python").collect();
+    let status: Vec<&str> = python.iter().map(|s| s["status"].as_str().unwrap()).collect();
+    assert_eq!(status, ["ok", "ok", "not_executable"], "{python:?}");
+    assert!(python[2]["error"].as_str().unwrap().contains("2 code step(s) are spent"), "{}", python[2]);
+    // In the room: the Instances view marks each step's kind and shows a code step's block.
+    let mut app = brainlens::ui::app::BrainLensApp::new(None, false);
+    app.open(out.clone());
+    app.bench.finish_loading();
+    let mut h = egui_kittest::Harness::builder()
+        .with_size([1400.0, 2400.0])
+        .build_ui_state(|ui, app: &mut brainlens::ui::app::BrainLensApp| app.show(ui), app);
+    h.state_mut().bench.view = brainlens::ui::bench::View::Instances;
+    h.state_mut().bench.instances.selected = Some((0, 0));
+    h.run_steps(3);
+    use egui_kittest::kittest::Queryable;
+    h.get_by_label("Hybrid trace (tool and code steps)");
+    assert!(h.query_all_by_label("[code]").count() >= 3, "each python step is marked code");
+    assert!(h.query_all_by_label("[tool]").count() >= 1);
+    assert!(h.query_all_by_label_contains("Block 1 (model-written, ran in the sandbox").count() >= 2);
+}

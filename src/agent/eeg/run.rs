@@ -334,7 +334,9 @@ fn execute(
             out.push(rec);
             break;
         }
-        let not_yet = name == tools::PYTHON.name && !coder.as_ref().is_some_and(|c| c.allowed);
+        // The budget counts this round's code steps too (a plan may hold several).
+        let not_yet =
+            name == tools::PYTHON.name && !coder.as_ref().is_some_and(|c| c.allowed && c.steps.ran < c.steps.max_steps);
         if let (true, Some(c)) = (not_yet, coder.as_deref()) {
             // A model that is not constrained by the plan's grammar (a remote one) may name it anyway.
             let why = if c.steps.ran >= c.steps.max_steps {
