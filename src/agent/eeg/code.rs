@@ -93,9 +93,17 @@ impl CodeSteps<'_> {
 /// `observation_chars`; the measured section cuts results at 1,500 characters too).
 const KEPT: usize = 1500;
 
-/// What a code step registered result says it is: never a tool's output.
+/// How a code step's registered result begins: never a tool's output.
+const LABEL: &str = "printed by a python step (code the model wrote, run in the sandbox; not a validated tool)";
+
+/// What a code step's registered result says it is.
 pub fn result_label(purpose: &str) -> String {
-    format!("printed by a python step (code the model wrote, run in the sandbox; not a validated tool): {purpose}")
+    format!("{LABEL}: {purpose}")
+}
+
+/// Whether a registered result's `what` is a code step's (`result_label`).
+pub fn is_code_result(what: &str) -> bool {
+    what.starts_with(LABEL)
 }
 
 /// The shared state's results written where the kernel reads them, and the Python that loads them as `state`.
@@ -294,6 +302,46 @@ mod tests {
             assert_eq!(CodeRule::parse(n).unwrap().name(), n);
         }
         assert!(CodeRule::parse("sometimes").unwrap_err().contains("after-tools"));
+    }
+
+    /// A purpose that begins with a tool's name (a tool call or an error message copied into it) is refused
+    /// by the step's check; a value to compute is not.
+    #[test]
+    fn a_purpose_that_names_a_tool_is_refused() {
+        use crate::agent::eeg::tools::{self, PYTHON};
+        assert_eq!(tools::names_a_tool("load_hypnogram(path: 'data/h.csv')"), Some("load_hypnogram"));
+        assert_eq!(tools::names_a_tool(" channel_stats"), Some("channel_stats"));
+        assert_eq!(tools::names_a_tool("load_channels with these arguments already ran"), Some("load_channels"));
+        assert_eq!(tools::names_a_tool("phase-locking value between EEG 001 and EEG 002"), None);
+        assert_eq!(tools::names_a_tool("alpha_channels"), None);
+        let d = tempfile::tempdir().unwrap();
+        let state = SharedState::new(d.path(), d.path());
+        let args = |p: &str| json!({"purpose": p}).as_object().unwrap().clone();
+        let e = tools::check(&PYTHON, &args("inspect_file(path: 'x.edf')"), &state).unwrap_err().to_string();
+        assert!(e.contains("names the tool inspect_file"), "{e}");
+        assert!(tools::check(&PYTHON, &args("the PLV in the alpha band"), &state).is_ok());
+    }
+
+    /// The report's measured section lists the tools' results first and a code step's after them, under a
+    /// heading that says the tool's value stands, whatever order they were registered in.
+    #[test]
+    fn code_results_come_after_the_tools_under_their_own_heading() {
+        let d = tempfile::tempdir().unwrap();
+        let mut state = SharedState::new(d.path(), d.path());
+        let code_id = state.add_result(&result_label("total sleep time"), json!({"printed": "TST 13680"}));
+        let tool_id = state.add_result("sleep statistics (minutes)", json!({"TST": 228.0}));
+        let m = crate::agent::eeg::run::measured_section(&state);
+        let (tool_at, heading_at, code_at) = (
+            m.find(&format!("- {tool_id} ")).unwrap(),
+            m.find("Printed by python code the model wrote").unwrap(),
+            m.find(&format!("- {code_id} ")).unwrap(),
+        );
+        assert!(tool_at < heading_at && heading_at < code_at, "{m}");
+        assert!(is_code_result(state.results[&code_id]["what"].as_str().unwrap()));
+        // Without code results there is no heading.
+        let mut tools_only = SharedState::new(d.path(), d.path());
+        tools_only.add_result("sleep statistics (minutes)", json!({"TST": 228.0}));
+        assert!(!crate::agent::eeg::run::measured_section(&tools_only).contains("Printed by python"));
     }
 
     /// The budget: after `max_steps` code steps python leaves the menu whatever the rule says.

@@ -2,7 +2,7 @@
 //! the shared state round by round, and each round the longest executable prefix of its plan runs; then the
 //! model writes the report, to which the measured results (tool outputs) are appended verbatim.
 
-use super::code::CodeSteps;
+use super::code::{self, CodeSteps};
 use super::state::SharedState;
 use super::tools::{self, Domain, ToolSpec};
 use super::trace::{CallRecord, ChangeRecord, EegTrace, PlanRound, Route, StepKind, StepRecord};
@@ -488,7 +488,18 @@ pub fn measured_section(state: &SharedState) -> String {
     if state.results.is_empty() && state.artifacts.is_empty() {
         s.push_str("- none\n");
     }
-    for (id, r) in &state.results {
+    // A hybrid's code steps print what the model's code computed: listed after the tools' results, under their
+    // own heading, so a quantity both give is reported with the tool's value (on the hybrid's Sleep pilot the
+    // report took a code block's sleep time, seconds read as minutes, over hypnogram_stats' measured one).
+    let (code, tools): (Vec<_>, Vec<_>) =
+        state.results.iter().partition(|(_, r)| code::is_code_result(r["what"].as_str().unwrap_or("")));
+    for (i, (id, r)) in tools.into_iter().chain(code.iter().copied()).enumerate() {
+        if i == state.results.len() - code.len() {
+            s.push_str(
+                "Printed by python code the model wrote (not validated tools; where a tool result above gives the \
+                 same quantity, the tool's value is the one to report):\n",
+            );
+        }
         // Summary values first, per-channel tables last (they are what gets cut).
         let v = match &r["value"] {
             Value::Object(o) => {
