@@ -124,6 +124,72 @@ fn hrv_window_finds_the_real_ecg_beats() {
     // neurokit2 finds 503 R-peaks in this record (tests/expected/hrv_reference.json).
     assert_eq!(r.beats, 503);
     h.get_by_label_contains("503 beats");
+    // The tachogram is explored: the read-out names the beat under the cursor, its RR and rate; a zoom narrows
+    // the time range around the cursor.
+    let rr = r.rr_ms.clone();
+    let before = w.view.expect("the tachogram was drawn");
+    let t100 = brainlens::ui::recordings::hrv_window::beat_times(&rr)[100];
+    h.event(egui::Event::PointerMoved(before.screen(t100, rr[100])));
+    h.run_steps(2);
+    let w = &h.state().recordings.current.as_ref().unwrap().hrv;
+    let t = w.cursor_s.expect("the cursor was over the tachogram");
+    assert!((t - t100).abs() < 0.01 * (before.x.1 - before.x.0), "{t} vs {t100}");
+    let line = h.get_by_label_contains("RR ").value().unwrap_or_default();
+    let k =
+        brainlens::ui::widgets::explore::nearest(&brainlens::ui::recordings::hrv_window::beat_times(&rr), t).unwrap();
+    assert!(line.contains(&format!("RR {:.0} ms ({:.1} bpm)", rr[k], 60_000.0 / rr[k])), "{line}");
+    h.event(egui::Event::Zoom(4.0));
+    h.run_steps(3);
+    let after = h.state().recordings.current.as_ref().unwrap().hrv.view.unwrap();
+    assert!(after.x.1 - after.x.0 < 0.5 * (before.x.1 - before.x.0), "{before:?} → {after:?}");
+    assert!(after.x.0 < t100 && t100 < after.x.1);
+}
+
+/// The Sleep window's hypnogram and the band power through the night (yasa.bandpower per 30-s epoch of the
+/// real EEG of test_subsecond.edf) share a linked time axis: zooming the hypnogram zooms the power plot to
+/// the same time range; the read-out gives the epoch under the cursor, its stage and its band powers.
+#[test]
+fn the_hypnogram_and_the_night_power_share_a_zoomable_time_axis() {
+    let mut h = harness(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eeg/test_subsecond.edf"));
+    h.get_by_label("Sleep").click();
+    h.run_steps(2);
+    {
+        let s = &mut h.state_mut().recordings.current.as_mut().unwrap().sleep;
+        s.path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hypnograms/sample_data_sri.csv").display().to_string();
+        s.column = "reference".into();
+        s.subject = "sbj01".into();
+        s.sri_codes = true;
+        s.channel = Some(0);
+    }
+    h.run_steps(1);
+    h.get_by_label("Load").click();
+    h.run_steps(2);
+    h.get_by_label("Compute per stage").click();
+    settle(&mut h);
+    let (hyp, night, want) = {
+        let s = &h.state().recordings.current.as_ref().unwrap().sleep;
+        let n = s.night_power.as_ref().expect("computed").as_ref().expect("no error");
+        // 698 s of EEG: 23 whole 30-s epochs, five relative band powers each.
+        assert_eq!((n.values.len(), n.values[0].len()), (23, 5));
+        (s.hypnogram_view.unwrap(), s.night_view.expect("the night plot is drawn"), n.values[4].clone())
+    };
+    assert_eq!(hyp.x, night.x, "linked time axes");
+    // Zoom the hypnogram around 135 s; the cursor then in epoch 5 (120–150 s).
+    h.event(egui::Event::PointerMoved(hyp.screen(135.0, 2.0)));
+    h.run_steps(2);
+    h.event(egui::Event::Zoom(8.0));
+    h.run_steps(4);
+    let (hz, nz) = {
+        let s = &h.state().recordings.current.as_ref().unwrap().sleep;
+        (s.hypnogram_view.unwrap(), s.night_view.unwrap())
+    };
+    assert!(hz.x.1 - hz.x.0 < 0.5 * (hyp.x.1 - hyp.x.0), "zoomed: {hyp:?} → {hz:?}");
+    h.event(egui::Event::PointerMoved(hz.screen(135.0, 2.0)));
+    h.run_steps(2);
+    let line = h.get_by_label_contains("epoch 5:").value().unwrap_or_default();
+    assert!(line.contains(&format!("δ {:.1} %", 100.0 * want[0])), "{line}");
+    assert!((hz.x.0 - nz.x.0).abs() < 1e-6 && (hz.x.1 - nz.x.1).abs() < 1e-6, "the power plot follows: {hz:?} {nz:?}");
 }
 
 #[test]

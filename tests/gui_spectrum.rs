@@ -103,3 +103,58 @@ fn edited_band_edges_reach_the_table_and_reset_restores_the_core_table() {
     let bands = h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap().bands.clone();
     assert_eq!(bands, brainlens::signal::bands::table(), "reset gives signal::bands back");
 }
+
+fn psd_view(h: &Harness<'static, BrainLensApp>) -> brainlens::ui::widgets::explore::PlotView {
+    h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap().view.expect("the PSD plot was drawn")
+}
+
+/// The PSD plot is explored as egui_plot does it: a zoom over the plot (egui's zoom event, what Ctrl+wheel and a
+/// pinch give) narrows the frequency range around the cursor; the read-out gives every shown channel's power at
+/// the bin nearest the cursor (the panel's own PSDs: 2-s segments, 0.5-Hz bins); a band's button zooms to its
+/// edges; the log axis switches off and on.
+#[test]
+fn the_psd_plot_zooms_and_reads_out_the_power_under_the_cursor() {
+    let mut h = harness();
+    let before = psd_view(&h);
+    let at = before.screen(10.0, (before.y.0 + before.y.1) / 2.0);
+    h.event(egui::Event::PointerMoved(at));
+    h.run_steps(2);
+    h.event(egui::Event::Zoom(2.0));
+    h.run_steps(3);
+    let after = psd_view(&h);
+    let (w0, w1) = (before.x.1 - before.x.0, after.x.1 - after.x.0);
+    assert!(w1 < 0.75 * w0, "zoomed in: {before:?} → {after:?}");
+    assert!(after.x.0 < 10.0 && 10.0 < after.x.1, "around the cursor: {after:?}");
+    // The read-out at the cursor, moved to 10 Hz in the zoomed view: within a pixel of 10 Hz, so its bin is
+    // 10.0 Hz.
+    h.event(egui::Event::PointerMoved(after.screen(10.0, (after.y.0 + after.y.1) / 2.0)));
+    h.run_steps(2);
+    let want = {
+        let o = h.state().recordings.current.as_ref().unwrap();
+        let sp = o.spectrum.as_ref().unwrap();
+        let f = sp.cursor_hz.expect("the cursor was over the plot");
+        assert!((f - 10.0).abs() < 0.25, "{f}");
+        let psd = &sp.psds.as_ref().unwrap()[0];
+        let k = psd.freqs.iter().position(|x| (*x - 10.0).abs() < 1e-9).unwrap();
+        format!("{} {:.3e}", o.rec.channels()[0].label, psd.psd[k])
+    };
+    let line = h.get_by_label_contains("at 10.00 Hz").value().unwrap_or_default();
+    assert!(line.contains(&want), "{line} has {want}");
+    // alpha's button: the view is 8–12 Hz.
+    h.get_by_role_and_label(egui::accesskit::Role::Button, "alpha").click();
+    h.run_steps(3);
+    let alpha = psd_view(&h);
+    assert!((alpha.x.0 - 8.0).abs() < 0.05 && (alpha.x.1 - 12.0).abs() < 0.05, "{alpha:?}");
+    // The power at 10 Hz is inside the view on the log axis (log10 of it) and, switched, on the linear one: the
+    // switch refits the power to the frequencies shown.
+    let v = {
+        let sp = h.state().recordings.current.as_ref().unwrap().spectrum.as_ref().unwrap();
+        let psd = &sp.psds.as_ref().unwrap()[0];
+        psd.psd[psd.freqs.iter().position(|x| (*x - 10.0).abs() < 1e-9).unwrap()]
+    };
+    assert!(alpha.y.0 <= v.log10() && v.log10() <= alpha.y.1, "{alpha:?} has log10 {v}");
+    h.get_by_label("log power").click();
+    h.run_steps(4);
+    let linear = psd_view(&h);
+    assert!(linear.y.0 <= v && v <= linear.y.1 && (linear.x.0 - 8.0).abs() < 0.05, "{linear:?} has {v}");
+}

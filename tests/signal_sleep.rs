@@ -139,3 +139,30 @@ fn stage_band_power_equals_yasa() {
         }
     }
 }
+
+/// Band power per 30-s epoch = yasa 0.8.1 `bandpower(epochs, sf, …)` on the 23 whole epochs of the real EEG
+/// of test_subsecond.edf (tests/expected/epoch_power_reference.json), 1e-6 relative, absolute and relative.
+#[test]
+fn epoch_band_power_equals_yasa() {
+    use brainlens::signal::Recording;
+    use brainlens::signal::sleep::epoch_power::epoch_band_power;
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/epoch_power_reference.json").unwrap()).unwrap();
+    let rec = Recording::open(Path::new("fixtures/eeg/test_subsecond.edf")).unwrap();
+    let d = rec.read(&[0], 0.0, 700.0).unwrap().remove(0);
+    for (key, rel) in [("absolute", false), ("relative", true)] {
+        let got = epoch_band_power(&d.values, d.sample_rate, 30.0, &[(1.0, 4.0), (8.0, 12.0)], rel).unwrap();
+        let want = r[key].as_array().unwrap();
+        assert_eq!(got.values.len(), 23);
+        assert_eq!(got.values.len(), want.len(), "{key}");
+        for (e, (g, w)) in got.values.iter().zip(want).enumerate() {
+            for (b, v) in g.iter().enumerate() {
+                let wv = w[b].as_f64().unwrap();
+                assert!((v - wv).abs() <= 1e-6 * wv.abs(), "{key} epoch {e} band {b}: {v} vs {wv}");
+            }
+        }
+    }
+    // Less than one epoch of signal is an error that says so.
+    let e = epoch_band_power(&d.values[..100], d.sample_rate, 30.0, &[(1.0, 4.0)], true).unwrap_err().to_string();
+    assert!(e.contains("not one whole epoch"), "{e}");
+}

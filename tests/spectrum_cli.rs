@@ -181,3 +181,28 @@ fn stats_sleep_bandpower_topomap_eog_spo2_commands() {
     assert_eq!(code, 1);
     assert!(err.contains("no channel 'EOG'"), "{err}");
 }
+
+/// `sleep epoch-power` equals yasa.bandpower on the 23 whole 30-s epochs (tests/expected/
+/// epoch_power_reference.json, 1e-6 relative); a channel that is not there, or less than an epoch of signal,
+/// fails naming the file.
+#[test]
+fn sleep_epoch_power_equals_yasa_per_epoch() {
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/epoch_power_reference.json").unwrap()).unwrap();
+    let args = ["sleep", "epoch-power", "fixtures/eeg/test_subsecond.edf", "--channel", "Fp1", "--band", "1-4"];
+    let v = json(&[&args[..], &["--band", "8-12", "--relative", "--json"]].concat());
+    let rows = v["result"]["values"].as_array().unwrap();
+    assert_eq!(rows.len(), 23);
+    for (g, w) in rows.iter().zip(r["relative"].as_array().unwrap()) {
+        for b in 0..2 {
+            close(g[b].as_f64().unwrap(), w[b].as_f64().unwrap());
+        }
+    }
+    let (code, _, err) = run(&["sleep", "epoch-power", "fixtures/eeg/test_subsecond.edf", "--channel", "Cz"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("test_subsecond.edf") && err.contains("no channel 'Cz'"), "{err}");
+    let (code, _, err) =
+        run(&["sleep", "epoch-power", "fixtures/eeg/mne_sample_eeg60.edf", "--channel", "EEG 001", "--epoch", "30"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("mne_sample_eeg60.edf") && err.contains("not one whole epoch"), "{err}");
+}

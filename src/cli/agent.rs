@@ -148,80 +148,9 @@ pub enum AgentCommand {
         json: bool,
     },
     /// Analyse one connectome: label, confidence, rationale and the whole trace.
-    Analyze {
-        graph: PathBuf,
-        #[arg(long)]
-        task: String,
-        #[command(flatten)]
-        method: MethodArgs,
-        #[command(flatten)]
-        provider: ProviderArgs,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Also score the explanation with the model as judge (rubric in agent/graph/interpret.rs).
-        #[arg(long)]
-        judge: bool,
-        /// Write the trace as JSON here.
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// Write the trace as Markdown here.
-        #[arg(long)]
-        markdown: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Analyze(AnalyzeArgs),
     /// Evaluate a method on a labelled cohort; results stream to a JSONL run file (a rerun resumes it).
-    Eval {
-        #[arg(long)]
-        task: String,
-        /// Folder of graph files.
-        #[arg(long, required_unless_present = "cohort")]
-        graphs: Option<PathBuf>,
-        /// CSV: file,label[,group] (files relative to --graphs; a group is split as a whole).
-        #[arg(long, required_unless_present = "cohort")]
-        labels: Option<PathBuf>,
-        /// A cohort file (`brainlens cohort import`) instead of --graphs and --labels: its subjects, their
-        /// labels and connectomes.
-        #[arg(long, conflicts_with_all = ["graphs", "labels"])]
-        cohort: Option<PathBuf>,
-        /// With --cohort: test on this site's subjects, remember every other site's (leave-site-out),
-        /// instead of the seeded --split.
-        #[arg(long, requires = "cohort", value_name = "SITE")]
-        hold_out_site: Option<String>,
-        /// Test fraction (per label, of its groups); the rest is the case memory.
-        #[arg(long, default_value_t = 0.2)]
-        split: f64,
-        #[command(flatten)]
-        method: MethodArgs,
-        #[command(flatten)]
-        provider: ProviderArgs,
-        /// Test a seeded, label-stratified subset of N of the test samples (the training split stays whole):
-        /// the fixed subset a slow method runs on, the same for every method with the same --seed.
-        #[arg(long, value_name = "N")]
-        subset: Option<usize>,
-        /// Run only shard I of N of the test samples (positions i with i mod N = I − 1) into this --out;
-        /// `agent merge` joins the N shard files into the evaluation's run file.
-        #[arg(long, value_name = "I/N")]
-        shard: Option<String>,
-        /// A reflection re-run: every step before reflection is answered from this stored run's replies (the
-        /// same evaluation up to --reflection-form; at temperature 0 they are what the model would write
-        /// again), only the reflection is asked of the model.
-        #[arg(long, value_name = "RUN.jsonl", conflicts_with = "judge")]
-        replay_before_reflection: Option<PathBuf>,
-        /// Runs per sample (pass@k); run i uses seed + i.
-        #[arg(long, default_value_t = 1)]
-        k: usize,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        #[arg(long, default_value_t = 1)]
-        concurrency: usize,
-        #[arg(long)]
-        judge: bool,
-        #[arg(long)]
-        out: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    Eval(EvalArgs),
     /// Slurm: an evaluation as a job array of `agent eval --shard i/N` tasks and a dependent `agent merge`
     /// (`agent slurm DATA --shards N --out-dir DIR [--submit] [sbatch options] -- EVAL OPTIONS…`, where DATA
     /// is the cohort file or graphs folder), `--status DIR [--watch]`, `--resubmit-missing DIR` — as
@@ -251,6 +180,85 @@ pub enum AgentCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `agent eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    #[arg(long)]
+    pub task: String,
+    /// Folder of graph files.
+    #[arg(long, required_unless_present = "cohort")]
+    pub graphs: Option<PathBuf>,
+    /// CSV: file,label[,group] (files relative to --graphs; a group is split as a whole).
+    #[arg(long, required_unless_present = "cohort")]
+    pub labels: Option<PathBuf>,
+    /// A cohort file (`brainlens cohort import`) instead of --graphs and --labels: its subjects, their
+    /// labels and connectomes.
+    #[arg(long, conflicts_with_all = ["graphs", "labels"])]
+    pub cohort: Option<PathBuf>,
+    /// With --cohort: test on this site's subjects, remember every other site's (leave-site-out),
+    /// instead of the seeded --split.
+    #[arg(long, requires = "cohort", value_name = "SITE")]
+    pub hold_out_site: Option<String>,
+    /// Test fraction (per label, of its groups); the rest is the case memory.
+    #[arg(long, default_value_t = 0.2)]
+    pub split: f64,
+    #[command(flatten)]
+    pub method: MethodArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// Test a seeded, label-stratified subset of N of the test samples (the training split stays whole):
+    /// the fixed subset a slow method runs on, the same for every method with the same --seed.
+    #[arg(long, value_name = "N")]
+    pub subset: Option<usize>,
+    /// Run only shard I of N of the test samples (positions i with i mod N = I − 1) into this --out;
+    /// `agent merge` joins the N shard files into the evaluation's run file.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// A reflection re-run: every step before reflection is answered from this stored run's replies (the
+    /// same evaluation up to --reflection-form; at temperature 0 they are what the model would write
+    /// again), only the reflection is asked of the model.
+    #[arg(long, value_name = "RUN.jsonl", conflicts_with = "judge")]
+    pub replay_before_reflection: Option<PathBuf>,
+    /// Runs per sample (pass@k); run i uses seed + i.
+    #[arg(long, default_value_t = 1)]
+    pub k: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+    #[arg(long)]
+    pub judge: bool,
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `agent analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    pub graph: PathBuf,
+    #[arg(long)]
+    pub task: String,
+    #[command(flatten)]
+    pub method: MethodArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Also score the explanation with the model as judge (rubric in agent/graph/interpret.rs).
+    #[arg(long)]
+    pub judge: bool,
+    /// Write the trace as JSON here.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Write the trace as Markdown here.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `RUN.jsonl` → `RUN.k4.jsonl`: the run file of one k of a top-k sweep.
@@ -287,148 +295,8 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        AgentCommand::Analyze { graph, task, method, provider, seed, judge, trace, markdown, json } => {
-            let task = Task::load(&task)?;
-            let settings = method.settings()?;
-            let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
-            let model = model_for(&settings, &provider)?;
-            let stem = graph.file_stem().map(|s| s.to_string_lossy().into_owned());
-            let mut res = setup::resources(&task, &settings, memory_dir.as_deref(), stem.as_deref())?;
-            if settings.needs_cohort_model() {
-                res.cohort_model = Some(setup::cohort_model(&task, method.cohort_model.as_deref())?);
-            }
-            let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
-            let ctx = GraphContext::load(&graph, atlas.as_ref())?;
-            let agent = Agent::new(task, model.clone(), res, settings);
-            let cancel = Cancel::default();
-            let mut t = agent.analyze(&ctx, seed, &cancel, &mut |_| {});
-            let scores = interpret::score(&t, &ctx);
-            let judged = match (&model, judge) {
-                (Some(m), true) => {
-                    let caller = crate::agent::graph::call::Caller {
-                        model: m.as_ref(),
-                        system: crate::agent::graph::prompts::SYSTEM,
-                        cancel: &cancel,
-                        temperature: 0.0,
-                        max_tokens: 200,
-                        seed,
-                    };
-                    Some(interpret::judge(&caller, &mut t, &ctx).map_err(|e| anyhow!("judge: {e}"))?)
-                }
-                _ => None,
-            };
-            if let Some(p) = &trace {
-                std::fs::write(p, serde_json::to_string_pretty(&t)? + "\n")
-                    .map_err(|e| anyhow!("{}: {e}", p.display()))?;
-            }
-            if let Some(p) = &markdown {
-                std::fs::write(p, t.to_markdown()).map_err(|e| anyhow!("{}: {e}", p.display()))?;
-            }
-            if json {
-                write_json(out, &json!({"trace": t, "interpretability": scores, "judge": judged}))?;
-            } else {
-                print_trace(out, &t, &scores)?;
-            }
-            if t.outcome.class != crate::agent::graph::OutcomeClass::Ok {
-                bail!("{}: {} in {}: {}", graph.display(), t.outcome.class.as_str(), t.outcome.step, t.outcome.message);
-            }
-            Ok(())
-        }
-        AgentCommand::Eval {
-            task,
-            graphs,
-            labels,
-            cohort,
-            hold_out_site,
-            shard,
-            subset,
-            split: fraction,
-            method,
-            provider,
-            replay_before_reflection,
-            k,
-            seed,
-            concurrency,
-            judge,
-            out: run_out,
-            json,
-        } => {
-            let task = Task::load(&task)?;
-            let shard = shard.as_deref().map(crate::agent::graph::shard::Shard::parse).transpose()?;
-            if let Some(s) = shard {
-                crate::llm::local::threads::set_local_shards(s.count);
-            }
-            if method.cohort_model.is_some() {
-                bail!(
-                    "agent eval trains brainagent-hybrid's cohort model on its own training split; --cohort-model is                      for agent analyze"
-                );
-            }
-            let source = open_source(cohort, graphs, labels)?;
-            // The CARD top-k sweep: one evaluation per k, the same split, one table.
-            let sweep = method.cases.clone();
-            if sweep.is_empty() || sweep.contains(&0) {
-                bail!("--cases: give one or more numbers of cases ≥ 1, e.g. 3 or 3,4,5,6");
-            }
-            let one = MethodArgs { cases: vec![sweep[0]], ..method.clone() };
-            let base = one.settings()?;
-            use crate::agent::graph::Method;
-            let uses_card = (base.method == Method::Brainagent && base.card) || base.method == Method::EvidenceKnn;
-            if sweep.len() > 1 && !uses_card {
-                bail!("--cases {sweep:?}: a top-k sweep needs CARD (brainagent without --no-card, or evidence-knn)");
-            }
-            // A sweep writes one run file per k, which `agent merge` and `agent slurm` do not pair up by k.
-            if sweep.len() > 1 && shard.is_some() {
-                bail!(
-                    "--cases {sweep:?} with --shard: shard one k at a time (one sharded evaluation per --cases value)"
-                );
-            }
-            if sweep.len() > 1 && replay_before_reflection.is_some() {
-                bail!("--cases {sweep:?} with --replay-before-reflection: re-run one k at a time");
-            }
-            let model = model_for(&base, &provider)?;
-            if let Some(m) = &model {
-                super::say_threads(m.as_ref());
-            }
-            let mut all = Vec::new();
-            for &cases in &sweep {
-                let settings = Settings { k: cases, ..base.clone() };
-                let out_k = if sweep.len() > 1 { sweep_path(&run_out, cases) } else { run_out.clone() };
-                let plan = eval::Plan::new(
-                    task.clone(),
-                    settings,
-                    model.clone(),
-                    &eval::Cohort {
-                        source: source.clone(),
-                        fraction,
-                        seed,
-                        runs: k,
-                        memory: method.memory.clone(),
-                        hold_out_site: hold_out_site.clone(),
-                        shard,
-                        subset,
-                    },
-                    &Cancel::default(),
-                )?;
-                let job = match &replay_before_reflection {
-                    Some(stored) => plan.reflection_job(concurrency, out_k, stored)?,
-                    None => plan.job(concurrency, judge, out_k),
-                };
-                let progress = super::progress::Progress::new(0, "runs");
-                let run = eval::run(&job, &Cancel::default(), &|done, total| progress.set(done, total));
-                progress.finish();
-                let run = run?;
-                let mut m = metrics(&run, &task);
-                if sweep.len() > 1 {
-                    m.method = format!("{} (CARD top-{cases})", m.method);
-                }
-                all.push(m);
-            }
-            match (json, all.len()) {
-                (true, 1) => write_json(out, &all[0]),
-                (true, _) => write_json(out, &all),
-                (false, _) => print_metrics(out, &all),
-            }
-        }
+        AgentCommand::Analyze(a) => analyze(a, out),
+        AgentCommand::Eval(a) => eval_command(a, out),
         AgentCommand::Slurm(a) => slurm(&a, out),
         AgentCommand::Merge { shards, out: merged, json } => {
             let run = crate::agent::graph::shard_merge::merge(&shards, &merged)?;
@@ -461,6 +329,152 @@ pub fn run(command: AgentCommand, out: &mut dyn Write) -> Result<()> {
             }
             if json { write_json(out, &all) } else { print_metrics(out, &all) }
         }
+    }
+}
+
+/// `agent analyze`: one connectome's analysis, its trace and (with --judge) the model's rubric scores.
+fn analyze(a: AnalyzeArgs, out: &mut dyn Write) -> Result<()> {
+    let AnalyzeArgs { graph, task, method, provider, seed, judge, trace, markdown, json } = a;
+    let task = Task::load(&task)?;
+    let settings = method.settings()?;
+    let memory_dir = method.memory.clone().or_else(|| task.memory_dir());
+    let model = model_for(&settings, &provider)?;
+    let stem = graph.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let mut res = setup::resources(&task, &settings, memory_dir.as_deref(), stem.as_deref())?;
+    if settings.needs_cohort_model() {
+        res.cohort_model = Some(setup::cohort_model(&task, method.cohort_model.as_deref())?);
+    }
+    let atlas = crate::network::atlas::Atlas::load(&task.atlas).ok();
+    let ctx = GraphContext::load(&graph, atlas.as_ref())?;
+    let agent = Agent::new(task, model.clone(), res, settings);
+    let cancel = Cancel::default();
+    let mut t = agent.analyze(&ctx, seed, &cancel, &mut |_| {});
+    let scores = interpret::score(&t, &ctx);
+    let judged = match (&model, judge) {
+        (Some(m), true) => {
+            let caller = crate::agent::graph::call::Caller {
+                model: m.as_ref(),
+                system: crate::agent::graph::prompts::SYSTEM,
+                cancel: &cancel,
+                temperature: 0.0,
+                max_tokens: 200,
+                seed,
+            };
+            Some(interpret::judge(&caller, &mut t, &ctx).map_err(|e| anyhow!("judge: {e}"))?)
+        }
+        _ => None,
+    };
+    if let Some(p) = &trace {
+        std::fs::write(p, serde_json::to_string_pretty(&t)? + "\n").map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
+    if let Some(p) = &markdown {
+        std::fs::write(p, t.to_markdown()).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+    }
+    if json {
+        write_json(out, &json!({"trace": t, "interpretability": scores, "judge": judged}))?;
+    } else {
+        print_trace(out, &t, &scores)?;
+    }
+    if t.outcome.class != crate::agent::graph::OutcomeClass::Ok {
+        bail!("{}: {} in {}: {}", graph.display(), t.outcome.class.as_str(), t.outcome.step, t.outcome.message);
+    }
+    Ok(())
+}
+
+/// `agent eval`: a method on a cohort's test split (one evaluation per k of a CARD top-k sweep).
+fn eval_command(a: EvalArgs, out: &mut dyn Write) -> Result<()> {
+    let EvalArgs {
+        task,
+        graphs,
+        labels,
+        cohort,
+        hold_out_site,
+        shard,
+        subset,
+        split: fraction,
+        method,
+        provider,
+        replay_before_reflection,
+        k,
+        seed,
+        concurrency,
+        judge,
+        out: run_out,
+        json,
+    } = a;
+    let task = Task::load(&task)?;
+    let shard = shard.as_deref().map(crate::agent::graph::shard::Shard::parse).transpose()?;
+    if let Some(s) = shard {
+        crate::llm::local::threads::set_local_shards(s.count);
+    }
+    if method.cohort_model.is_some() {
+        bail!(
+            "agent eval trains brainagent-hybrid's cohort model on its own training split; --cohort-model is for \
+             agent analyze"
+        );
+    }
+    let source = open_source(cohort, graphs, labels)?;
+    // The CARD top-k sweep: one evaluation per k, the same split, one table.
+    let sweep = method.cases.clone();
+    if sweep.is_empty() || sweep.contains(&0) {
+        bail!("--cases: give one or more numbers of cases ≥ 1, e.g. 3 or 3,4,5,6");
+    }
+    let one = MethodArgs { cases: vec![sweep[0]], ..method.clone() };
+    let base = one.settings()?;
+    use crate::agent::graph::Method;
+    let uses_card = (base.method == Method::Brainagent && base.card) || base.method == Method::EvidenceKnn;
+    if sweep.len() > 1 && !uses_card {
+        bail!("--cases {sweep:?}: a top-k sweep needs CARD (brainagent without --no-card, or evidence-knn)");
+    }
+    // A sweep writes one run file per k, which `agent merge` and `agent slurm` do not pair up by k.
+    if sweep.len() > 1 && shard.is_some() {
+        bail!("--cases {sweep:?} with --shard: shard one k at a time (one sharded evaluation per --cases value)");
+    }
+    if sweep.len() > 1 && replay_before_reflection.is_some() {
+        bail!("--cases {sweep:?} with --replay-before-reflection: re-run one k at a time");
+    }
+    let model = model_for(&base, &provider)?;
+    if let Some(m) = &model {
+        super::say_threads(m.as_ref());
+    }
+    let mut all = Vec::new();
+    for &cases in &sweep {
+        let settings = Settings { k: cases, ..base.clone() };
+        let out_k = if sweep.len() > 1 { sweep_path(&run_out, cases) } else { run_out.clone() };
+        let plan = eval::Plan::new(
+            task.clone(),
+            settings,
+            model.clone(),
+            &eval::Cohort {
+                source: source.clone(),
+                fraction,
+                seed,
+                runs: k,
+                memory: method.memory.clone(),
+                hold_out_site: hold_out_site.clone(),
+                shard,
+                subset,
+            },
+            &Cancel::default(),
+        )?;
+        let job = match &replay_before_reflection {
+            Some(stored) => plan.reflection_job(concurrency, out_k, stored)?,
+            None => plan.job(concurrency, judge, out_k),
+        };
+        let progress = super::progress::Progress::new(0, "runs");
+        let run = eval::run(&job, &Cancel::default(), &|done, total| progress.set(done, total));
+        progress.finish();
+        let run = run?;
+        let mut m = metrics(&run, &task);
+        if sweep.len() > 1 {
+            m.method = format!("{} (CARD top-{cases})", m.method);
+        }
+        all.push(m);
+    }
+    match (json, all.len()) {
+        (true, 1) => write_json(out, &all[0]),
+        (true, _) => write_json(out, &all),
+        (false, _) => print_metrics(out, &all),
     }
 }
 
@@ -649,8 +663,18 @@ fn slurm(a: &crate::cli::slurm::SlurmArgs, out: &mut dyn Write) -> Result<()> {
         .chain(["--out".into(), "/dev/null".into()]);
     let parsed =
         <EvalOnly as clap::Parser>::try_parse_from(argv).map_err(|e| anyhow!("the eval options after --: {e}"))?;
-    let AgentCommand::Eval { task, graphs, labels, cohort, hold_out_site, subset, split: fraction, seed, k, .. } =
-        parsed.command
+    let AgentCommand::Eval(EvalArgs {
+        task,
+        graphs,
+        labels,
+        cohort,
+        hold_out_site,
+        subset,
+        split: fraction,
+        seed,
+        k,
+        ..
+    }) = parsed.command
     else {
         bail!("the options after -- are agent eval's");
     };

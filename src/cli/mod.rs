@@ -124,6 +124,12 @@ pub struct Cli {
     /// GUI: open the Recordings room's spectrum panel.
     #[arg(long)]
     pub spectrum: bool,
+    /// GUI: open the spectrum panel zoomed to LO,HI Hz, its read-out at the middle of the range.
+    #[arg(long, value_name = "LO,HI", hide = true, value_parser = parse_hz_range)]
+    pub spectrum_zoom: Option<(f64, f64)>,
+    /// GUI: open the Recordings room's HRV window and compute it on the recording's ECG channel.
+    #[arg(long, hide = true)]
+    pub hrv: bool,
     /// GUI: open the language-model window (provider settings, test connection, chat).
     #[arg(long)]
     pub model_window: bool,
@@ -154,6 +160,14 @@ pub struct Cli {
     pub cnt_format: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `LO,HI` in Hz, LO below HI.
+fn parse_hz_range(s: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("{s:?}: give LO,HI in Hz with LO below HI (e.g. 8,13)");
+    let (lo, hi) = s.split_once(',').ok_or_else(bad)?;
+    let (lo, hi): (f64, f64) = (lo.trim().parse().map_err(|_| bad())?, hi.trim().parse().map_err(|_| bad())?);
+    if lo.is_finite() && hi.is_finite() && lo >= 0.0 && hi > lo { Ok((lo, hi)) } else { Err(bad()) }
 }
 
 impl Cli {
@@ -632,57 +646,7 @@ pub enum SandboxCommand {
 #[derive(Debug, Subcommand)]
 pub enum NetworkCommand {
     /// Standard graph metrics (bctpy definitions) of a connectome matrix (.csv/.tsv/.txt/.edge/.npy/.npz).
-    Metrics {
-        file: PathBuf,
-        /// Keep the strongest fraction of links (0–1), as bct.threshold_proportional.
-        #[arg(long, value_name = "P")]
-        threshold_proportional: Option<f64>,
-        /// Zero weights below T, as bct.threshold_absolute.
-        #[arg(long, value_name = "T")]
-        threshold_absolute: Option<f64>,
-        /// Binary metrics on the binarised matrix.
-        #[arg(long)]
-        binary: bool,
-        /// Negative weights: zero (default), keep, or abs.
-        #[arg(long, default_value = "zero")]
-        negatives: String,
-        /// Louvain seed (numpy RandomState seed, as bctpy's community_louvain(seed=)).
-        #[arg(long, default_value_t = 0)]
-        seed: u32,
-        /// Louvain resolution γ.
-        #[arg(long, default_value_t = 1.0)]
-        gamma: f64,
-        /// Report the consensus (bct.consensus_und, τ 0.5) of this many seeded Louvain runs.
-        #[arg(long, default_value_t = 0)]
-        consensus: usize,
-        /// Also compute each node's local efficiency (bct.efficiency_wei/bin(local=True); slower).
-        #[arg(long)]
-        local_efficiency: bool,
-        /// Also compute σ and ω (networkx definitions) on the binary graph's largest connected component.
-        #[arg(long)]
-        smallworld: bool,
-        /// σ/ω weighted variant (weights travel with rewired links; weighted clustering and path length).
-        #[arg(long)]
-        smallworld_weighted: bool,
-        /// Reference graphs for σ/ω (networkx nrand).
-        #[arg(long, default_value_t = 10)]
-        nrand: usize,
-        /// Rewiring passes per link for σ/ω references (networkx niter).
-        #[arg(long, default_value_t = 5)]
-        niter: usize,
-        /// Region labels: a built-in atlas (aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300), a CSV with a 'label' column, or auto (as the Networks room:
-        /// the atlas file beside the matrix, else assumed from the region count; the choice is printed).
-        #[arg(long)]
-        atlas: Option<String>,
-        /// Average an asymmetric matrix with its transpose instead of refusing it.
-        #[arg(long)]
-        symmetrize: bool,
-        /// Treat an asymmetric matrix as a directed network (row → column).
-        #[arg(long, conflicts_with = "symmetrize")]
-        directed: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    Metrics(MetricsArgs),
     /// The multi-level description an agent reads: graph level, hubs, modules, network strengths, links.
     Describe {
         file: PathBuf,
@@ -800,4 +764,58 @@ pub enum NetworkCommand {
         #[arg(long)]
         count: Option<usize>,
     },
+}
+
+/// `network metrics`.
+#[derive(Debug, clap::Args)]
+pub struct MetricsArgs {
+    pub file: PathBuf,
+    /// Keep the strongest fraction of links (0–1), as bct.threshold_proportional.
+    #[arg(long, value_name = "P")]
+    pub threshold_proportional: Option<f64>,
+    /// Zero weights below T, as bct.threshold_absolute.
+    #[arg(long, value_name = "T")]
+    pub threshold_absolute: Option<f64>,
+    /// Binary metrics on the binarised matrix.
+    #[arg(long)]
+    pub binary: bool,
+    /// Negative weights: zero (default), keep, or abs.
+    #[arg(long, default_value = "zero")]
+    pub negatives: String,
+    /// Louvain seed (numpy RandomState seed, as bctpy's community_louvain(seed=)).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u32,
+    /// Louvain resolution γ.
+    #[arg(long, default_value_t = 1.0)]
+    pub gamma: f64,
+    /// Report the consensus (bct.consensus_und, τ 0.5) of this many seeded Louvain runs.
+    #[arg(long, default_value_t = 0)]
+    pub consensus: usize,
+    /// Also compute each node's local efficiency (bct.efficiency_wei/bin(local=True); slower).
+    #[arg(long)]
+    pub local_efficiency: bool,
+    /// Also compute σ and ω (networkx definitions) on the binary graph's largest connected component.
+    #[arg(long)]
+    pub smallworld: bool,
+    /// σ/ω weighted variant (weights travel with rewired links; weighted clustering and path length).
+    #[arg(long)]
+    pub smallworld_weighted: bool,
+    /// Reference graphs for σ/ω (networkx nrand).
+    #[arg(long, default_value_t = 10)]
+    pub nrand: usize,
+    /// Rewiring passes per link for σ/ω references (networkx niter).
+    #[arg(long, default_value_t = 5)]
+    pub niter: usize,
+    /// Region labels: a built-in atlas (aal90, aal116, schaefer100/200/400, power264, dosenbach160, seitzman300), a CSV with a 'label' column, or auto (as the Networks room:
+    /// the atlas file beside the matrix, else assumed from the region count; the choice is printed).
+    #[arg(long)]
+    pub atlas: Option<String>,
+    /// Average an asymmetric matrix with its transpose instead of refusing it.
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Treat an asymmetric matrix as a directed network (row → column).
+    #[arg(long, conflicts_with = "symmetrize")]
+    pub directed: bool,
+    #[arg(long)]
+    pub json: bool,
 }

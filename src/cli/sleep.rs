@@ -62,6 +62,24 @@ pub enum SleepCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Band power epoch by epoch through the recording (the time course the Sleep window draws under the
+    /// hypnogram): yasa.bandpower on 30-s epochs (Hamming, median, 4-s windows, Simpson).
+    EpochPower {
+        /// The recording.
+        file: PathBuf,
+        #[arg(long)]
+        channel: String,
+        /// Bands LO-HI (repeatable; default delta 0.5-4, theta 4-8, alpha 8-12, sigma 12-16, beta 16-30).
+        #[arg(long)]
+        band: Vec<String>,
+        #[arg(long)]
+        relative: bool,
+        /// Epoch length in seconds.
+        #[arg(long, default_value_t = 30.0)]
+        epoch: f64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Cohen's kappa and confusion matrix of two scorings: two files, or two --column of one CSV.
     Agreement {
         #[arg(required = true, num_args = 1..=2)]
@@ -99,14 +117,7 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
         }
         SleepCommand::Bandpower { file, hypnogram, channel, band, relative, column, labels, json } => {
             let h = labels.load(hypnogram.as_deref().unwrap_or(&file), column.as_deref())?;
-            let rec = crate::signal::Recording::open(&file)?;
-            let c = rec.channel_index(&channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
-            let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
-            let bands: Vec<(f64, f64)> = if band.is_empty() {
-                crate::signal::bands::to_beta()
-            } else {
-                band.iter().map(|b| super::spectrum::parse_band(b)).collect::<Result<_>>()?
-            };
+            let (d, bands) = channel_and_bands(&file, &channel, &band)?;
             let r = crate::signal::sleep::stage_power::stage_band_power(&d.values, d.sample_rate, &h, &bands, relative)
                 .map_err(|e| anyhow!("{}: {e}", file.display()))?;
             if json {
@@ -128,6 +139,22 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
                     s.seconds,
                     s.values.iter().map(|v| format!("{v:.4}")).collect::<Vec<_>>().join("  ")
                 )?;
+            }
+            Ok(())
+        }
+        SleepCommand::EpochPower { file, channel, band, relative, epoch, json } => {
+            let (d, bands) = channel_and_bands(&file, &channel, &band)?;
+            let r =
+                crate::signal::sleep::epoch_power::epoch_band_power(&d.values, d.sample_rate, epoch, &bands, relative)
+                    .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+            if json {
+                return write_json(out, &serde_json::json!({"channel": channel, "result": r}));
+            }
+            let head: Vec<String> = bands.iter().map(|(l, h)| format!("{l}-{h} Hz")).collect();
+            writeln!(out, "epoch  start_s  {}", head.join("  "))?;
+            for (i, row) in r.values.iter().enumerate() {
+                let v: Vec<String> = row.iter().map(|v| format!("{v:.4}")).collect();
+                writeln!(out, "{:<5} {:>8.0}  {}", i + 1, i as f64 * epoch, v.join("  "))?;
             }
             Ok(())
         }
@@ -158,4 +185,21 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// One channel of `file`, read whole, and the bands asked for (default: delta to beta).
+fn channel_and_bands(
+    file: &std::path::Path,
+    channel: &str,
+    band: &[String],
+) -> Result<(crate::signal::ChannelData, Vec<(f64, f64)>)> {
+    let rec = crate::signal::Recording::open(file)?;
+    let c = rec.channel_index(channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
+    let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);
+    let bands: Vec<(f64, f64)> = if band.is_empty() {
+        crate::signal::bands::to_beta()
+    } else {
+        band.iter().map(|b| super::spectrum::parse_band(b)).collect::<Result<_>>()?
+    };
+    Ok((d, bands))
 }

@@ -59,6 +59,10 @@ pub struct RunOptions {
     pub network_view: Option<String>,
     /// Open the Recordings room's spectrum panel.
     pub spectrum: bool,
+    /// Zoom the spectrum panel's PSD to this range (Hz), the read-out at its middle.
+    pub spectrum_zoom: Option<(f64, f64)>,
+    /// Open the HRV window and compute it on the recording's ECG channel.
+    pub hrv: bool,
     /// Open the language-model window.
     pub model_window: bool,
     /// Open the Networks room's HARK and CARD panels.
@@ -77,6 +81,8 @@ pub struct RunOptions {
 pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
     let file = file.unwrap_or_else(sample_workspace);
     let spectrum = opts.spectrum;
+    let spectrum_zoom = opts.spectrum_zoom;
+    let hrv = opts.hrv;
     let model_window = opts.model_window;
     let evidence = opts.evidence;
     let agent = opts.agent.clone();
@@ -98,6 +104,15 @@ pub fn run(file: Option<PathBuf>, opts: RunOptions) -> anyhow::Result<()> {
         }
         if spectrum {
             app.recordings.open_spectrum();
+        }
+        if let (Some((lo, hi)), Some(sp)) =
+            (spectrum_zoom, app.recordings.current.as_mut().and_then(|o| o.spectrum.as_mut()))
+        {
+            sp.zoom_to = Some((lo, hi));
+            sp.cursor_hz = Some((lo + hi) / 2.0);
+        }
+        if hrv {
+            app.recordings.open_hrv();
         }
         app.llm.open = model_window;
         app.networks.hark.open = evidence;

@@ -1,6 +1,7 @@
 //! Sleep: hypnograms, YASA's sleep statistics, scorer agreement.
 
 pub mod agreement;
+pub mod epoch_power;
 pub mod hypnogram;
 pub mod stage_power;
 pub mod stats;

@@ -4,7 +4,9 @@
 use crate::signal::Recording;
 use crate::signal::physio::{Hrv, ecg_clean, find_r_peaks, hrv};
 use crate::ui::jobs::Job;
-use egui::{Color32, Sense, Shape, Stroke, pos2, vec2};
+use crate::ui::widgets::explore::{self, PlotView};
+use egui::Color32;
+use egui_plot::{Line, Plot, Points, VLine};
 use std::sync::Arc;
 
 #[derive(Default)]
@@ -13,6 +15,10 @@ pub struct HrvWindow {
     pub channel: Option<usize>,
     pub result: Option<Result<Hrv, String>>,
     pub(crate) job: Option<Job<Result<Hrv, String>>>,
+    /// The tachogram's last drawn view (zoom and pan change it).
+    pub view: Option<PlotView>,
+    /// The time (s) of the read-out under the tachogram: where the cursor is, or last was, over it.
+    pub cursor_s: Option<f64>,
 }
 
 impl HrvWindow {
@@ -34,6 +40,16 @@ impl HrvWindow {
         }));
     }
 
+    /// The first channel whose label says ECG or EKG, unless one is picked.
+    pub fn pick_ecg(&mut self, rec: &Recording) {
+        if self.channel.is_none() {
+            self.channel = rec.channels().iter().position(|c| {
+                let u = c.label.to_uppercase();
+                u.contains("ECG") || u.contains("EKG")
+            });
+        }
+    }
+
     pub fn busy(&self) -> bool {
         self.job.is_some()
     }
@@ -45,12 +61,7 @@ impl HrvWindow {
 
 pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Arc<Recording>) {
     w.poll(ctx);
-    if w.channel.is_none() {
-        w.channel = rec.channels().iter().position(|c| {
-            let u = c.label.to_uppercase();
-            u.contains("ECG") || u.contains("EKG")
-        });
-    }
+    w.pick_ecg(rec);
     let mut open = w.open;
     egui::Window::new("Heart rate variability").open(&mut open).default_width(460.0).show(ctx, |ui| {
         ui.horizontal(|ui| {
@@ -79,20 +90,65 @@ pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Arc<Recording>) {
                     "{} beats · heart rate {:.1} bpm · MeanNN {:.1} ms · SDNN {:.1} ms · RMSSD {:.1} ms · pNN50 {:.1} %",
                     h.beats, h.HR, h.MeanNN, h.SDNN, h.RMSSD, h.pNN50
                 ));
-                let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 120.0), Sense::hover());
-                let p = ui.painter_at(rect);
-                let (lo, hi) = h.rr_ms.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
-                let n = h.rr_ms.len().max(2) as f32;
-                let pts: Vec<egui::Pos2> = h
-                    .rr_ms
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| pos2(rect.left() + rect.width() * i as f32 / (n - 1.0), rect.bottom() - rect.height() * ((v - lo) / (hi - lo).max(1e-9)) as f32))
-                    .collect();
-                p.add(Shape::line(pts, Stroke::new(1.2, Color32::from_rgb(120, 180, 255))));
-                ui.weak(format!("RR tachogram: {lo:.0}–{hi:.0} ms"));
+                let (view, cursor) = tachogram(ui, &h.rr_ms, w.cursor_s);
+                w.view = Some(view);
+                w.cursor_s = cursor;
+                ui.label(readout(&h.rr_ms, w.cursor_s).unwrap_or_else(|| "read-out: move the cursor over the tachogram".into()));
             }
         }
     });
     w.open = open;
+}
+
+/// The times (s from the first R-peak) at which each RR interval ends: the tachogram's x.
+pub fn beat_times(rr_ms: &[f64]) -> Vec<f64> {
+    rr_ms
+        .iter()
+        .scan(0.0, |t, rr| {
+            *t += rr / 1000.0;
+            Some(*t)
+        })
+        .collect()
+}
+
+/// The RR tachogram, explorable (drag or wheel pans, Ctrl+wheel zooms, a right-button drag zooms to a box, a
+/// double click shows all): RR in ms against time on a clock axis. Its view and the cursor's time.
+fn tachogram(ui: &mut egui::Ui, rr_ms: &[f64], cursor: Option<f64>) -> (PlotView, Option<f64>) {
+    let pts: Vec<[f64; 2]> = beat_times(rr_ms).into_iter().zip(rr_ms.iter().copied()).map(|(t, v)| [t, v]).collect();
+    let resp = Plot::new("hrv_tachogram")
+        .height(160.0)
+        .x_axis_label("time from the first R-peak")
+        .y_axis_label("RR ms")
+        .x_axis_formatter(|m, _| explore::clock(m.value))
+        .label_formatter(|h| {
+            let (egui_plot::HoverPosition::NearDataPoint { position: p, .. }
+            | egui_plot::HoverPosition::Elsewhere { position: p }) = h;
+            Some(format!("{} · {:.0} ms", explore::clock(p.x), p.y))
+        })
+        .show(ui, |pu| {
+            pu.line(Line::new("RR", pts.clone()).color(Color32::from_rgb(120, 180, 255)).width(1.2));
+            if pts.len() <= 600 {
+                pu.points(Points::new("beats", pts.clone()).radius(1.5).color(Color32::from_rgb(120, 180, 255)));
+            }
+            if let Some(t) = cursor {
+                pu.vline(VLine::new("", t).color(Color32::from_gray(150)).width(0.8));
+            }
+            pu.pointer_coordinate().map(|p| p.x)
+        });
+    let hovered =
+        resp.inner.filter(|t| pts.first().zip(pts.last()).is_some_and(|(a, b)| (a[0] - 5.0..=b[0] + 5.0).contains(t)));
+    (PlotView::of(&resp), hovered.or(cursor))
+}
+
+/// The read-out under the tachogram: the beat nearest the cursor, its RR interval and instantaneous rate.
+pub fn readout(rr_ms: &[f64], cursor_s: Option<f64>) -> Option<String> {
+    let times = beat_times(rr_ms);
+    let k = explore::nearest(&times, cursor_s?)?;
+    Some(format!(
+        "beat {} at {}: RR {:.0} ms ({:.1} bpm)",
+        k + 2,
+        explore::clock(times[k]),
+        rr_ms[k],
+        60_000.0 / rr_ms[k]
+    ))
 }

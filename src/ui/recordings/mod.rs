@@ -240,6 +240,15 @@ impl RecordingsRoom {
         }
     }
 
+    /// Opens the HRV window of the current recording and computes it on its ECG channel (if one is named so).
+    pub fn open_hrv(&mut self) {
+        if let Some(o) = &mut self.current {
+            o.hrv.open = true;
+            o.hrv.pick_ecg(&o.rec);
+            o.hrv.compute(&o.rec);
+        }
+    }
+
     /// Draws the room and applies the commands collected while drawing.
     fn draw(&mut self, ui: &mut egui::Ui, settings: &mut Settings) {
         if let Some(o) = &mut self.current {
@@ -448,8 +457,14 @@ fn default_save_path(src: &std::path::Path) -> String {
 impl OpenRecording {
     /// Every job slot of the recording's panels.
     fn job_slots(&self) -> Vec<&dyn JobSlot> {
-        let mut slots: Vec<&dyn JobSlot> =
-            vec![&self.pyramid_job, &self.hrv.job, &self.connectivity.job, &self.stats.job, &self.sleep.stage_job];
+        let mut slots: Vec<&dyn JobSlot> = vec![
+            &self.pyramid_job,
+            &self.hrv.job,
+            &self.connectivity.job,
+            &self.stats.job,
+            &self.sleep.stage_job,
+            &self.sleep.night_job,
+        ];
         if let Some(sp) = &self.spectrum {
             slots.push(&sp.job);
             slots.push(&sp.sg_job);

@@ -3,10 +3,13 @@
 //! confusion matrix when a second scoring is given.
 
 use crate::signal::Recording;
+use crate::signal::sleep::epoch_power::{EpochPower, epoch_band_power};
 use crate::signal::sleep::stage_power::{StagePower, stage_band_power};
 use crate::signal::sleep::{Agreement, Codes, Hypnogram, SleepStats, Stage, agreement, sleep_statistics};
 use crate::ui::jobs::Job;
+use crate::ui::widgets::explore::{self, PlotView};
 use egui::{Color32, FontId, Rect, Sense, Stroke, pos2, vec2};
+use egui_plot::{Line, Plot, Span, VLine};
 use std::sync::Arc;
 
 #[derive(Default)]
@@ -26,12 +29,20 @@ pub struct SleepWindow {
     pub channel: Option<usize>,
     pub stage_power: Option<Result<Vec<StagePower>, String>>,
     pub(crate) stage_job: Option<StageJob>,
+    /// Band power per epoch of the same channel through the night, drawn under the hypnogram.
+    pub night_power: Option<Result<EpochPower, String>>,
+    pub(crate) night_job: Option<Job<Result<EpochPower, String>>>,
+    /// The hypnogram's and the night power's last drawn views (their time axes are linked).
+    pub hypnogram_view: Option<PlotView>,
+    pub night_view: Option<PlotView>,
+    /// The time (s) of the read-out under the plots: where the cursor is, or last was, over either.
+    pub cursor_s: Option<f64>,
 }
 
 impl SleepWindow {
     /// True while the per-stage band power is being computed.
     pub fn busy(&self) -> bool {
-        self.stage_job.is_some()
+        self.stage_job.is_some() || self.night_job.is_some()
     }
 }
 
@@ -48,6 +59,21 @@ fn stage_power_job(rec: &Arc<Recording>, c: usize, h: Hypnogram) -> StageJob {
                 .map_err(|e| e.to_string())?
                 .remove(0);
             Ok(stage_band_power(&d.values, d.sample_rate, &h, &bands, true)?)
+        };
+        Ok(Some(run()))
+    })
+}
+
+/// Band power per 30-s epoch of channel `c` through the whole recording, as a background job.
+fn night_power_job(rec: &Arc<Recording>, c: usize) -> Job<Result<EpochPower, String>> {
+    let rec = rec.clone();
+    Job::spawn("Band power through the night", 1, move |_, _| {
+        let run = || -> Result<EpochPower, String> {
+            let d = rec
+                .read(&[c], 0.0, rec.duration_s().map_err(|e| e.to_string())? + 1.0)
+                .map_err(|e| e.to_string())?
+                .remove(0);
+            Ok(epoch_band_power(&d.values, d.sample_rate, 30.0, &crate::signal::bands::to_beta(), true)?)
         };
         Ok(Some(run()))
     })
@@ -111,6 +137,7 @@ fn stage_row(s: Stage) -> Option<f32> {
 
 pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page: (f64, f64)) {
     crate::ui::jobs::poll_into(&mut w.stage_job, &mut w.stage_power, ctx);
+    crate::ui::jobs::poll_into(&mut w.night_job, &mut w.night_power, ctx);
     let mut open = w.open;
     egui::Window::new("Sleep").open(&mut open).default_width(560.0).show(ctx, |ui| {
         ui.horizontal(|ui| {
@@ -139,43 +166,13 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
         }
         let Some(h) = &w.hypnogram else { return };
         ui.label(format!("{} epochs of {} s from {}", h.stages.len(), h.epoch_s, w.source));
-        let (rect, _) = ui.allocate_exact_size(vec2(ui.available_width(), 90.0), Sense::hover());
-        let p = ui.painter_at(rect);
-        let text = ui.visuals().text_color();
-        let left = rect.left() + 24.0;
-        let width = rect.right() - left;
-        let n = h.stages.len().max(1) as f32;
-        for (k, name) in ["W", "R", "N1", "N2", "N3"].iter().enumerate() {
-            p.text(
-                pos2(rect.left(), rect.top() + 8.0 + k as f32 * 17.0),
-                egui::Align2::LEFT_CENTER,
-                *name,
-                FontId::proportional(10.0),
-                text,
-            );
-        }
-        let mut prev: Option<egui::Pos2> = None;
-        for (i, s) in h.stages.iter().enumerate() {
-            let Some(row) = stage_row(*s) else {
-                prev = None;
-                continue;
-            };
-            let y = rect.top() + 8.0 + row * 17.0;
-            let (x0, x1) = (left + width * i as f32 / n, left + width * (i + 1) as f32 / n);
-            let color = if *s == Stage::Rem { Color32::from_rgb(220, 80, 80) } else { text };
-            if let Some(q) = prev {
-                p.line_segment([q, pos2(x0, y)], Stroke::new(1.0, text.gamma_multiply(0.5)));
-            }
-            p.line_segment([pos2(x0, y), pos2(x1, y)], Stroke::new(2.0, color));
-            prev = Some(pos2(x1, y));
-        }
-        let total = n as f64 * h.epoch_s;
-        let px = |t: f64| left + width * (t / total) as f32;
-        p.rect_stroke(
-            Rect::from_x_y_ranges(px(page.0)..=px(page.0 + page.1).max(px(page.0) + 2.0), rect.y_range()),
-            0.0,
-            Stroke::new(1.0, Color32::YELLOW),
-            egui::StrokeKind::Inside,
+        let night = w.night_power.as_ref().and_then(|r| r.as_ref().ok());
+        let (hv, nv, cursor) = time_plots(ui, h, night, page, w.cursor_s);
+        w.hypnogram_view = Some(hv);
+        w.night_view = nv;
+        w.cursor_s = cursor;
+        ui.label(
+            readout(h, night, w.cursor_s).unwrap_or_else(|| "read-out: move the cursor over the hypnogram".into()),
         );
         if let Some(s) = &w.stats {
             let v = serde_json::to_value(s).unwrap_or_default();
@@ -220,8 +217,10 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
                 let c = w.channel.expect("enabled");
                 w.stage_power = None;
                 w.stage_job = Some(stage_power_job(rec, c, h.clone()));
+                w.night_power = None;
+                w.night_job = Some(night_power_job(rec, c));
             }
-            if w.stage_job.is_some() {
+            if w.stage_job.is_some() || w.night_job.is_some() {
                 ui.spinner();
             }
         });
@@ -248,6 +247,9 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
                 ui.colored_label(ui.visuals().error_fg_color, e);
             }
             None => {}
+        }
+        if let Some(Err(e)) = &w.night_power {
+            ui.colored_label(ui.visuals().error_fg_color, format!("band power through the night: {e}"));
         }
         if let Some(a) = &w.agreement {
             ui.separator();
@@ -304,4 +306,140 @@ pub fn hypnogram_strip(ui: &mut egui::Ui, h: &Hypnogram, page: (f64, f64), durat
         FontId::proportional(9.0),
         ui.visuals().weak_text_color(),
     );
+}
+
+/// The stage rows on the hypnogram's y axis, bottom to top (the clinical layout: W on top, N3 at the bottom).
+const ROWS: [&str; 5] = ["N3", "N2", "N1", "R", "W"];
+
+/// The hypnogram's y for a stage (None: unscored or artefact).
+fn stage_y(s: Stage) -> Option<f64> {
+    stage_row(s).map(|r| 4.0 - f64::from(r))
+}
+
+/// The relative band power lines of the night plot: the bands of `signal::bands::to_beta`.
+const NIGHT_BANDS: [&str; 5] = ["δ", "θ", "α", "σ", "β"];
+
+/// The hypnogram and, when computed, the relative band power per epoch under it: two explorable plots whose
+/// time axes and cursors are linked (zoom or pan one, the other follows). Their views and the cursor's time.
+fn time_plots(
+    ui: &mut egui::Ui,
+    h: &Hypnogram,
+    night: Option<&EpochPower>,
+    page: (f64, f64),
+    cursor: Option<f64>,
+) -> (PlotView, Option<PlotView>, Option<f64>) {
+    let link = egui::Id::unique("sleep_time_axis");
+    // Both plots open on the same range (linked axes follow a zoom or pan, not each plot's own auto-fit).
+    let end = (h.stages.len() as f64 * h.epoch_s).max(night.map_or(0.0, |n| n.values.len() as f64 * n.epoch_s));
+    let mut runs: Vec<Vec<[f64; 2]>> = vec![Vec::new()];
+    let mut rem: Vec<Vec<[f64; 2]>> = Vec::new();
+    for (i, s) in h.stages.iter().enumerate() {
+        let (t0, t1) = (i as f64 * h.epoch_s, (i + 1) as f64 * h.epoch_s);
+        match stage_y(*s) {
+            Some(y) => {
+                runs.last_mut().expect("one run").extend([[t0, y], [t1, y]]);
+                if *s == Stage::Rem {
+                    rem.push(vec![[t0, y], [t1, y]]);
+                }
+            }
+            None => runs.push(Vec::new()),
+        }
+    }
+    let text = ui.visuals().text_color();
+    let hyp = Plot::new("sleep_hypnogram")
+        .height(110.0)
+        .link_axis(link, [true, false])
+        .link_cursor(link, [true, false])
+        .include_x(0.0)
+        .include_x(end)
+        .include_y(-0.3)
+        .include_y(4.3)
+        .allow_zoom([true, false])
+        .allow_drag([true, false])
+        .allow_scroll([true, false])
+        .x_axis_formatter(|m, _| explore::clock(m.value))
+        .y_axis_formatter(|m, _| {
+            let r = m.value.round();
+            if (m.value - r).abs() < 1e-9 && (0.0..=4.0).contains(&r) {
+                ROWS[r as usize].to_string()
+            } else {
+                String::new()
+            }
+        })
+        .label_formatter(|p| {
+            let (egui_plot::HoverPosition::NearDataPoint { position: q, .. }
+            | egui_plot::HoverPosition::Elsewhere { position: q }) = p;
+            Some(explore::clock(q.x))
+        })
+        .show(ui, |pu| {
+            pu.add(
+                Span::new("", page.0..=page.0 + page.1)
+                    .fill(Color32::from_rgba_unmultiplied(255, 255, 0, 40))
+                    .border_width(0.0),
+            );
+            for r in runs.into_iter().filter(|r| !r.is_empty()) {
+                pu.line(Line::new("", r).color(text).width(1.2));
+            }
+            for r in rem {
+                pu.line(Line::new("", r).color(Color32::from_rgb(220, 80, 80)).width(2.5));
+            }
+            if let Some(t) = cursor {
+                pu.vline(VLine::new("", t).color(Color32::from_gray(150)).width(0.8));
+            }
+            pu.pointer_coordinate().map(|p| p.x)
+        });
+    let mut hovered = hyp.inner;
+    let hv = PlotView::of(&hyp);
+    let nv = night.map(|n| {
+        let resp = Plot::new("sleep_night_power")
+            .height(120.0)
+            .link_axis(link, [true, false])
+            .link_cursor(link, [true, false])
+            .include_x(0.0)
+            .include_x(end)
+            .include_y(0.0)
+            .include_y(100.0)
+            .allow_zoom([true, false])
+            .allow_drag([true, false])
+            .allow_scroll([true, false])
+            .y_axis_label("% of 0.5–30 Hz")
+            .legend(egui_plot::Legend::default())
+            .x_axis_formatter(|m, _| explore::clock(m.value))
+            .show(ui, |pu| {
+                for (b, name) in NIGHT_BANDS.iter().enumerate().take(n.bands.len()) {
+                    let pts: Vec<[f64; 2]> = n
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(i, row)| [(i as f64 + 0.5) * n.epoch_s, 100.0 * row[b]])
+                        .collect();
+                    pu.line(Line::new(*name, pts).color(crate::ui::widgets::palette::category(b)).width(1.1));
+                }
+                if let Some(t) = cursor {
+                    pu.vline(VLine::new("", t).color(Color32::from_gray(150)).width(0.8));
+                }
+                pu.pointer_coordinate().map(|p| p.x)
+            });
+        hovered = hovered.or(resp.inner);
+        PlotView::of(&resp)
+    });
+    let cursor = hovered.filter(|t| (0.0..=end).contains(t)).or(cursor);
+    (hv, nv, cursor)
+}
+
+/// The read-out under the time plots: the epoch at the cursor, its stage and its band powers.
+pub fn readout(h: &Hypnogram, night: Option<&EpochPower>, cursor_s: Option<f64>) -> Option<String> {
+    let t = cursor_s?;
+    let i = (t / h.epoch_s).floor();
+    if i < 0.0 || i as usize >= h.stages.len() {
+        return None;
+    }
+    let i = i as usize;
+    let mut s = format!("{} · epoch {}: {}", explore::clock(t), i + 1, h.stages[i].label());
+    if let Some(row) = night.and_then(|n| n.values.get((t / n.epoch_s).floor() as usize)) {
+        for (name, v) in NIGHT_BANDS.iter().zip(row) {
+            s.push_str(&format!(" · {name} {:.1} %", 100.0 * v));
+        }
+    }
+    Some(s)
 }

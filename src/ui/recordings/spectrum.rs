@@ -11,8 +11,10 @@ use crate::signal::spectrum::{
     Average, Integration, Psd, WelchParams, Window, band_power, peak_frequency, relative_band_power,
 };
 use crate::ui::jobs::Job;
+use crate::ui::widgets::explore::{self, PlotView};
 use crate::ui::widgets::palette::category;
-use egui::{Align2, Color32, FontId, Rect, Sense, Shape, Stroke, pos2, vec2};
+use egui::{Align2, Color32, Rect, Sense, Stroke, pos2, vec2};
+use egui_plot::{HoverPosition, Legend, Line, Plot, PlotPoint, Span, Text, VLine};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -44,6 +46,15 @@ pub struct SpectrumPanel {
     pub total: (f64, f64),
     pub log_power: bool,
     pub max_hz: f64,
+    /// A frequency range to show, asked for outside the plot (a band's zoom button, `--spectrum-zoom`): applied
+    /// on the next frame, power fitted to it.
+    pub zoom_to: Option<(f64, f64)>,
+    /// The plot's last drawn view (zoom and pan change it).
+    pub view: Option<PlotView>,
+    /// The frequency of the read-out under the plot: where the cursor is, or last was, over it.
+    pub cursor_hz: Option<f64>,
+    /// The power axis the plot was last drawn with (log or not): a switch refits the power to the view.
+    drawn_log: Option<bool>,
     /// Channels drawn (indices into the recording's channels).
     pub shown: Vec<usize>,
     key: Option<Key>,
@@ -75,6 +86,10 @@ impl SpectrumPanel {
             total: (0.5, 45.0),
             log_power: true,
             max_hz: rec.channels().iter().map(|c| c.sample_rate / 2.0).fold(0.0, f64::max).min(60.0),
+            zoom_to: None,
+            view: None,
+            cursor_hz: None,
+            drawn_log: None,
             shown: (0..rec.channels().len().min(3)).collect(),
             key: None,
             job: None,
@@ -364,101 +379,121 @@ fn channel_picker(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel) {
     });
 }
 
-fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &SpectrumPanel, psds: &[Psd], w: f32) {
-    let (rect, response) = ui.allocate_exact_size(vec2(w, 190.0), Sense::hover());
-    let p = ui.painter_at(rect);
-    let text = ui.visuals().text_color();
-    let inner = Rect::from_min_max(rect.min + vec2(46.0, 6.0), rect.max - vec2(6.0, 18.0));
+/// The PSDs of the shown channels as an explorable plot: drag or wheel pans, Ctrl+wheel zooms, a right-button
+/// drag zooms to a box, a double click shows everything again; the bands shaded; power on a log10 axis when
+/// `log_power`. Under it: zoom-to-band buttons and the read-out of every shown channel at the cursor.
+fn plot(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, psds: &[Psd], w: f32) {
     let fmax = sp.max_hz;
-    let y_of = |v: f64| if sp.log_power { v.max(1e-30).log10() } else { v };
-    let mut lo = f64::INFINITY;
-    let mut hi = f64::NEG_INFINITY;
-    for &c in &sp.shown {
-        for (f, v) in psds[c].freqs.iter().zip(&psds[c].psd) {
-            if *f > 0.0 && *f <= fmax {
-                lo = lo.min(y_of(*v));
-                hi = hi.max(y_of(*v));
-            }
-        }
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        p.text(inner.center(), Align2::CENTER_CENTER, "pick a channel", FontId::proportional(12.0), text);
+    let log = sp.log_power;
+    let y_of = |v: f64| if log { v.max(1e-30).log10() } else { v };
+    let series: Vec<Vec<[f64; 2]>> = sp
+        .shown
+        .iter()
+        .map(|&c| {
+            let psd = &psds[c];
+            psd.freqs
+                .iter()
+                .zip(&psd.psd)
+                .filter(|(f, _)| **f <= fmax && (!log || **f > 0.0))
+                .map(|(f, v)| [*f, y_of(*v)])
+                .collect()
+        })
+        .collect();
+    if series.iter().all(Vec::is_empty) {
+        ui.weak("pick a channel");
         return;
     }
-    if hi - lo < 1e-9 {
-        hi = lo + 1.0;
+    let unit = rec.channels().first().map_or("", |c| c.physical_dimension.as_str());
+    let y_label = if log { format!("log10 {unit}²/Hz") } else { format!("{unit}²/Hz") };
+    let names: Vec<String> = sp.shown.iter().map(|&c| rec.channels()[c].label.clone()).collect();
+    let bands = sp.bands.clone();
+    if sp.drawn_log.is_some_and(|l| l != log) {
+        // The view's power range was in the other axis' units: keep the frequencies, refit the power.
+        sp.zoom_to = sp.zoom_to.or(sp.view.map(|v| v.x));
     }
-    let x = |f: f64| inner.left() + inner.width() * (f / fmax) as f32;
-    let y = |v: f64| inner.bottom() - inner.height() * ((y_of(v) - lo) / (hi - lo)) as f32;
-    for (k, Band { name, lo: b0, hi: b1 }) in sp.bands.iter().enumerate() {
-        if *b0 >= fmax {
-            continue;
-        }
-        let band = Rect::from_x_y_ranges(x(*b0)..=x(b1.min(fmax)), inner.y_range());
-        p.rect_filled(
-            band,
-            0.0,
-            if k % 2 == 0 {
+    sp.drawn_log = Some(log);
+    let mut zoom_to = sp.zoom_to.take();
+    let cursor = sp.cursor_hz;
+    let mut plot = Plot::new("spectrum_psd")
+        .width(w)
+        .height(190.0)
+        .x_axis_label("Hz")
+        .y_axis_label(y_label)
+        .legend(Legend::default())
+        .include_x(0.0)
+        .include_x(fmax)
+        .label_formatter(move |h| match h {
+            HoverPosition::NearDataPoint { plot_name, position: p, .. } if !plot_name.is_empty() => {
+                let v = if log { 10f64.powf(p.y) } else { p.y };
+                Some(format!("{plot_name}\n{:.2} Hz: {v:.3e}", p.x))
+            }
+            HoverPosition::NearDataPoint { position: p, .. } | HoverPosition::Elsewhere { position: p } => {
+                Some(format!("{:.2} Hz", p.x))
+            }
+        });
+    if log {
+        plot = plot.y_axis_formatter(explore::log_label);
+    }
+    let resp = plot.show(ui, |pu| {
+        explore::apply_zoom(pu, &mut zoom_to, &series);
+        // The bands unnamed as items (a name would put them in the legend, which is the channels'), their
+        // names written at the top of the view.
+        let top = pu.plot_bounds().max()[1];
+        for (k, b) in bands.iter().enumerate().filter(|(_, b)| b.lo < fmax) {
+            let fill = if k % 2 == 0 {
                 Color32::from_rgba_unmultiplied(120, 160, 255, 28)
             } else {
                 Color32::from_rgba_unmultiplied(255, 200, 120, 24)
-            },
-        );
-        p.text(pos2(band.center().x, inner.top() + 2.0), Align2::CENTER_TOP, name, FontId::proportional(10.0), text);
+            };
+            let hi = b.hi.min(fmax);
+            pu.add(Span::new("", b.lo..=hi).fill(fill).border_width(0.0));
+            pu.text(
+                Text::new("", PlotPoint::new((b.lo + hi) / 2.0, top), egui::RichText::new(&b.name).size(10.0))
+                    .anchor(Align2::CENTER_TOP),
+            );
+        }
+        for (k, (name, pts)) in names.iter().zip(&series).enumerate() {
+            pu.line(Line::new(name.clone(), pts.clone()).color(category(k)).width(1.3));
+        }
+        if let Some(f) = cursor {
+            pu.add(VLine::new("", f).color(Color32::from_gray(150)).width(0.8));
+        }
+        pu.pointer_coordinate().map(|p| p.x)
+    });
+    sp.view = Some(PlotView::of(&resp));
+    if let Some(f) = resp.inner.filter(|f| (0.0..=fmax).contains(f)) {
+        sp.cursor_hz = Some(f);
     }
-    p.rect_stroke(inner, 0.0, Stroke::new(0.5, ui.visuals().weak_text_color()), egui::StrokeKind::Inside);
-    let step = if fmax > 60.0 {
-        20.0
-    } else if fmax > 20.0 {
-        10.0
-    } else {
-        2.0
-    };
-    let mut f = 0.0;
-    while f <= fmax + 1e-9 {
-        p.text(pos2(x(f), inner.bottom() + 2.0), Align2::CENTER_TOP, format!("{f}"), FontId::proportional(10.0), text);
-        f += step;
-    }
+    ui.horizontal_wrapped(|ui| {
+        ui.weak("zoom to");
+        for b in sp.bands.iter().filter(|b| b.lo < fmax) {
+            if ui.small_button(&b.name).on_hover_text(format!("{}–{} Hz", b.lo, b.hi)).clicked() {
+                sp.zoom_to = Some((b.lo, b.hi.min(fmax)));
+            }
+        }
+        if ui.small_button("all").on_hover_text("the whole range (or double-click the plot)").clicked() {
+            sp.zoom_to = Some((0.0, fmax));
+        }
+    });
+    ui.label(readout(rec, sp, psds).unwrap_or_else(|| "read-out: move the cursor over the plot".into()));
+}
+
+/// The read-out under the PSD plot: each shown channel's power at the frequency bin nearest the cursor.
+pub fn readout(rec: &Recording, sp: &SpectrumPanel, psds: &[Psd]) -> Option<String> {
+    let f = sp.cursor_hz?;
     let unit = rec.channels().first().map_or("", |c| c.physical_dimension.as_str());
-    let ylabel = |v: f64| if sp.log_power { format!("1e{v:.0}") } else { format!("{v:.3}") };
-    p.text(pos2(inner.left() - 4.0, inner.top()), Align2::RIGHT_TOP, ylabel(hi), FontId::proportional(10.0), text);
-    p.text(
-        pos2(inner.left() - 4.0, inner.bottom()),
-        Align2::RIGHT_BOTTOM,
-        ylabel(lo),
-        FontId::proportional(10.0),
-        text,
-    );
-    p.text(
-        pos2(rect.left(), inner.center().y),
-        Align2::LEFT_CENTER,
-        format!("{unit}²/Hz"),
-        FontId::proportional(9.0),
-        text,
-    );
-    for (k, &c) in sp.shown.iter().enumerate() {
-        let pts: Vec<egui::Pos2> = psds[c]
-            .freqs
-            .iter()
-            .zip(&psds[c].psd)
-            .filter(|(f, _)| **f <= fmax && (!sp.log_power || **f > 0.0))
-            .map(|(f, v)| pos2(x(*f), y(*v)))
-            .collect();
-        p.add(Shape::line(pts, Stroke::new(1.3, category(k))));
-    }
-    if let Some(pos) = response.hover_pos().filter(|q| inner.contains(*q)) {
-        let f = (pos.x - inner.left()) as f64 / inner.width() as f64 * fmax;
-        let lines: Vec<String> = sp
-            .shown
-            .iter()
-            .map(|&c| {
-                let psd = &psds[c];
-                let k = ((f / (psd.freqs.get(1).copied().unwrap_or(1.0))).round() as usize).min(psd.psd.len() - 1);
-                format!("{}: {:.4e} at {:.2} Hz", rec.channels()[c].label, psd.psd[k], psd.freqs[k])
-            })
-            .collect();
-        response.on_hover_text(lines.join("\n"));
-    }
+    let values: Vec<String> = sp
+        .shown
+        .iter()
+        .filter_map(|&c| {
+            let psd = psds.get(c)?;
+            let k = explore::nearest(&psd.freqs, f)?;
+            Some(format!("{} {:.3e}", rec.channels()[c].label, psd.psd[k]))
+        })
+        .collect();
+    let bin =
+        sp.shown.first().and_then(|&c| psds.get(c)).and_then(|p| Some(p.freqs[explore::nearest(&p.freqs, f)?]))?;
+    Some(format!("at {bin:.2} Hz ({unit}²/Hz): {}", values.join(" · ")))
 }
 
 fn table(ui: &mut egui::Ui, rec: &Recording, sp: &mut SpectrumPanel, message: &mut Option<String>) {

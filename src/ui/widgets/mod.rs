@@ -1,5 +1,6 @@
 //! Reusable drawing helpers shared by the rooms.
 
+pub mod explore;
 pub mod heatmap;
 pub mod markdown;
 pub mod palette;
