@@ -904,4 +904,26 @@ mod tests {
             assert!(a[..state_at].contains(&format!("- {}(", t.name)), "{} is described", t.name);
         }
     }
+
+    /// The report's measured section lists the tools' results first and a code step's after them, under a
+    /// heading that says the tool's value stands, whatever order they were registered in.
+    #[test]
+    fn code_results_come_after_the_tools_under_their_own_heading() {
+        let d = tempfile::tempdir().unwrap();
+        let mut state = SharedState::new(d.path(), d.path());
+        let code_id = state.add_result(&code::result_label("total sleep time"), json!({"printed": "TST 13680"}));
+        let tool_id = state.add_result("sleep statistics (minutes)", json!({"TST": 228.0}));
+        let m = measured_section(&state);
+        let (tool_at, heading_at, code_at) = (
+            m.find(&format!("- {tool_id} ")).unwrap(),
+            m.find("Printed by python code the model wrote").unwrap(),
+            m.find(&format!("- {code_id} ")).unwrap(),
+        );
+        assert!(tool_at < heading_at && heading_at < code_at, "{m}");
+        assert!(code::is_code_result(state.results[&code_id]["what"].as_str().unwrap()));
+        // Without code results there is no heading.
+        let mut tools_only = SharedState::new(d.path(), d.path());
+        tools_only.add_result("sleep statistics (minutes)", json!({"TST": 228.0}));
+        assert!(!measured_section(&tools_only).contains("Printed by python"));
+    }
 }
