@@ -24,6 +24,19 @@ impl LabelArgs {
     }
 }
 
+/// One channel's band power: which channel and bands, absolute or relative.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PowerArgs {
+    #[arg(long)]
+    pub channel: String,
+    /// Bands LO-HI (repeatable; default delta 0.5-4, theta 4-8, alpha 8-12, sigma 12-16, beta 16-30).
+    #[arg(long)]
+    pub band: Vec<String>,
+    /// Each band as a fraction of the power from the lowest to the highest band edge.
+    #[arg(long)]
+    pub relative: bool,
+}
+
 /// `brainlens sleep …`.
 #[derive(Debug, clap::Subcommand)]
 pub enum SleepCommand {
@@ -47,13 +60,8 @@ pub enum SleepCommand {
         /// The hypnogram (a label file; default: the recording's own stage annotations).
         #[arg(long)]
         hypnogram: Option<PathBuf>,
-        #[arg(long)]
-        channel: String,
-        /// Bands LO-HI (repeatable; default delta 0.5-4, theta 4-8, alpha 8-12, sigma 12-16, beta 16-30).
-        #[arg(long)]
-        band: Vec<String>,
-        #[arg(long)]
-        relative: bool,
+        #[command(flatten)]
+        power: PowerArgs,
         /// CSV column holding the stages (default: the first one that does).
         #[arg(long)]
         column: Option<String>,
@@ -67,13 +75,8 @@ pub enum SleepCommand {
     EpochPower {
         /// The recording.
         file: PathBuf,
-        #[arg(long)]
-        channel: String,
-        /// Bands LO-HI (repeatable; default delta 0.5-4, theta 4-8, alpha 8-12, sigma 12-16, beta 16-30).
-        #[arg(long)]
-        band: Vec<String>,
-        #[arg(long)]
-        relative: bool,
+        #[command(flatten)]
+        power: PowerArgs,
         /// Epoch length in seconds.
         #[arg(long, default_value_t = 30.0)]
         epoch: f64,
@@ -115,9 +118,10 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        SleepCommand::Bandpower { file, hypnogram, channel, band, relative, column, labels, json } => {
+        SleepCommand::Bandpower { file, hypnogram, power, column, labels, json } => {
             let h = labels.load(hypnogram.as_deref().unwrap_or(&file), column.as_deref())?;
-            let (d, bands) = channel_and_bands(&file, &channel, &band)?;
+            let (d, bands) = channel_and_bands(&file, &power)?;
+            let PowerArgs { channel, relative, .. } = power;
             let r = crate::signal::sleep::stage_power::stage_band_power(&d.values, d.sample_rate, &h, &bands, relative)
                 .map_err(|e| anyhow!("{}: {e}", file.display()))?;
             if json {
@@ -142,8 +146,9 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
             }
             Ok(())
         }
-        SleepCommand::EpochPower { file, channel, band, relative, epoch, json } => {
-            let (d, bands) = channel_and_bands(&file, &channel, &band)?;
+        SleepCommand::EpochPower { file, power, epoch, json } => {
+            let (d, bands) = channel_and_bands(&file, &power)?;
+            let PowerArgs { channel, relative, .. } = power;
             let r =
                 crate::signal::sleep::epoch_power::epoch_band_power(&d.values, d.sample_rate, epoch, &bands, relative)
                     .map_err(|e| anyhow!("{}: {e}", file.display()))?;
@@ -188,11 +193,8 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
 }
 
 /// One channel of `file`, read whole, and the bands asked for (default: delta to beta).
-fn channel_and_bands(
-    file: &std::path::Path,
-    channel: &str,
-    band: &[String],
-) -> Result<(crate::signal::ChannelData, Vec<(f64, f64)>)> {
+fn channel_and_bands(file: &std::path::Path, a: &PowerArgs) -> Result<(crate::signal::ChannelData, Vec<(f64, f64)>)> {
+    let (channel, band) = (&a.channel, &a.band);
     let rec = crate::signal::Recording::open(file)?;
     let c = rec.channel_index(channel).ok_or_else(|| anyhow!("{}: no channel '{channel}'", file.display()))?;
     let d = rec.read(&[c], 0.0, rec.duration_s()? + 1.0)?.remove(0);

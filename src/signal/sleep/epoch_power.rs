@@ -4,7 +4,7 @@
 //! Only whole epochs are used (a trailing part is left out, as epoching does).
 
 use crate::signal::error::SignalError;
-use crate::signal::spectrum::{band_power, relative_band_power, welch, yasa};
+use crate::signal::spectrum::{bands_power, welch, yasa};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,23 +38,9 @@ pub fn epoch_band_power(
     if n < 2 || x.len() < n {
         return Err(format!("{:.1} s of signal: not one whole epoch of {epoch_s} s", x.len() as f64 / fs).into());
     }
-    let (lo_all, hi_all) =
-        bands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, u)| (a.min(*l), b.max(*u)));
     let values = x
         .chunks_exact(n)
-        .map(|epoch| {
-            let psd = welch(epoch, fs, &p)?;
-            bands
-                .iter()
-                .map(|&b| {
-                    if relative {
-                        relative_band_power(&psd, b, (lo_all, hi_all), integ)
-                    } else {
-                        band_power(&psd, b.0, b.1, integ)
-                    }
-                })
-                .collect::<Result<Vec<f64>, SignalError>>()
-        })
+        .map(|epoch| bands_power(&welch(epoch, fs, &p)?, bands, relative, integ))
         .collect::<Result<_, _>>()?;
     Ok(EpochPower { epoch_s, bands: bands.to_vec(), relative, values })
 }

@@ -5,7 +5,7 @@
 
 use super::hypnogram::{Hypnogram, Stage};
 use crate::signal::error::SignalError;
-use crate::signal::spectrum::{band_power, relative_band_power, welch, yasa};
+use crate::signal::spectrum::{bands_power, welch, yasa};
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -30,8 +30,6 @@ pub fn stage_band_power(
     let (p, integ) = yasa(fs, None);
     let win = p.nperseg.unwrap_or(0);
     let per_epoch = h.epoch_s * fs;
-    let (lo_all, hi_all) =
-        bands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, u)| (a.min(*l), b.max(*u)));
     let mut out = Vec::new();
     for stage in [Stage::Wake, Stage::N1, Stage::N2, Stage::N3, Stage::Rem] {
         let samples: Vec<f64> = x
@@ -44,16 +42,7 @@ pub fn stage_band_power(
             continue;
         }
         let psd = welch(&samples, fs, &p)?;
-        let values = bands
-            .iter()
-            .map(|&b| {
-                if relative {
-                    relative_band_power(&psd, b, (lo_all, hi_all), integ)
-                } else {
-                    band_power(&psd, b.0, b.1, integ)
-                }
-            })
-            .collect::<Result<_, _>>()?;
+        let values = bands_power(&psd, bands, relative, integ)?;
         out.push(StagePower { stage: stage.label(), seconds: samples.len() as f64 / fs, values });
     }
     if out.is_empty() {

@@ -100,6 +100,16 @@ pub fn relative_band_power(
     Ok(v / t)
 }
 
+/// The power of `p` in each of `bands`: absolute, or (`relative`) as a fraction of the power from the lowest
+/// to the highest band edge (YASA's `bandpower` convention for its relative values).
+pub fn bands_power(p: &Psd, bands: &[(f64, f64)], relative: bool, integ: Integration) -> Result<Vec<f64>, SignalError> {
+    let (lo, hi) = bands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (l, u)| (a.min(*l), b.max(*u)));
+    bands
+        .iter()
+        .map(|&b| if relative { relative_band_power(p, b, (lo, hi), integ) } else { band_power(p, b.0, b.1, integ) })
+        .collect()
+}
+
 /// Frequency of the largest PSD bin in [lo, hi] (individual alpha frequency with 7–13 Hz).
 pub fn peak_frequency(p: &Psd, lo: f64, hi: f64) -> Option<f64> {
     let r = band_bins(&p.freqs, lo, hi);

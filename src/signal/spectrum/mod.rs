@@ -8,7 +8,9 @@ pub mod spectrogram;
 pub mod welch;
 pub mod window;
 
-pub use bandpower::{Integration, band_power, peak_frequency, relative_band_power, spectral_edge, spectral_entropy};
+pub use bandpower::{
+    Integration, band_power, bands_power, peak_frequency, relative_band_power, spectral_edge, spectral_entropy,
+};
 pub use preset::yasa;
 pub use welch::{Average, Detrend, Psd, Scaling, WelchParams, WelchStream, welch};
 pub use window::Window;
