@@ -189,36 +189,8 @@ pub fn import(
         })
         .into_iter()
         .collect::<Result<_>>()?;
-    let regions_in = most_common(shapes.iter().map(|s| s.0));
-    let codes_in = shapes.iter().find(|s| s.0 == regions_in).and_then(|s| s.1.clone());
-    let regions = opts.regions.unwrap_or(if regions_in == 116 { Regions::Aal90 } else { Regions::All });
-    let columns: Vec<usize> = match regions {
-        Regions::All => (0..regions_in).collect(),
-        Regions::Aal90 => {
-            if regions_in != 116 {
-                invalid!("--regions aal90 needs AAL-116 series (116 regions); these have {regions_in}");
-            }
-            match &codes_in {
-                Some(codes) => (0..116).filter(|&j| codes[j].parse::<u32>().is_ok_and(|c| c < 9000)).collect(),
-                None => (0..90).collect(),
-            }
-        }
-    };
-    if regions == Regions::Aal90 && columns.len() != 90 {
-        invalid!("the header codes give {} cerebral regions (codes below 9000), not AAL-90's 90", columns.len());
-    }
-    let atlas_labels = (regions_in == 116).then(|| crate::network::atlas::Atlas::builtin("aal116").ok()).flatten();
-    let region_codes: Vec<String> = match &codes_in {
-        Some(c) => columns.iter().map(|&j| c[j].clone()).collect(),
-        None => columns.iter().map(|&j| (j + 1).to_string()).collect(),
-    };
-    let region_labels: Vec<String> = match &atlas_labels {
-        Some(a) => columns.iter().map(|&j| a.labels[j].clone()).collect(),
-        None => codes_in.clone().map_or_else(
-            || columns.iter().map(|&j| format!("R{}", j + 1)).collect(),
-            |c| columns.iter().map(|&j| c[j].clone()).collect(),
-        ),
-    };
+    let RegionSet { regions_in, codes_in, regions, columns, region_codes, region_labels } =
+        region_set(&shapes, opts.regions)?;
     let rows: Vec<Option<phenotype::Row>> =
         layout.subjects.iter().map(|(id, _)| table.rows.get(&phenotype::key(id)).cloned()).collect();
     // One pass per subject, on every core: read, check, compute.
@@ -280,42 +252,11 @@ pub fn import(
         });
     drop(slots);
     let passed: Vec<Subject> = passed.into_iter().collect::<Result<_>>()?;
-    let mut flagged = Vec::new();
-    let mut members = Vec::new();
-    for (i, s) in passed.iter().enumerate() {
-        let kept = s.kept;
-        if !s.reasons.is_empty() {
-            flagged.push(Flag {
-                subject: layout.subjects[i].0.clone(),
-                file: layout.subjects[i].1.display().to_string(),
-                reason: s.reasons.join("; "),
-                kept,
-            });
-        }
-        if kept {
-            members.push(i);
-        }
-    }
+    let (members, flagged) = members_and_flags(&passed, &layout.subjects);
     if members.is_empty() {
         fail!(dir.display(), "no subject can be used ({} flagged)", flagged.len());
     }
-    let mut labels_present: Vec<&str> = Vec::new();
-    for &i in &members {
-        if let Some(l) = rows[i].as_ref().and_then(|r| r.label.as_deref())
-            && !labels_present.contains(&l)
-        {
-            labels_present.push(l);
-        }
-    }
-    if labels_present.len() < 2 {
-        fail!(
-            table_path.display(),
-            "every subject kept is labelled {}: a cohort for task {} needs both of its labels ({})",
-            labels_present.first().unwrap_or(&"nothing"),
-            spec.task,
-            spec.label_names().join(", ")
-        );
-    }
+    two_labels(&members, &rows, &table_path, &spec)?;
     // The members' connectomes moved up over the places of the subjects left out (k ≤ i: in order, in place).
     for (k, &i) in members.iter().enumerate() {
         connectomes.copy_within(i * r * r..(i + 1) * r * r, k * r * r);
@@ -355,6 +296,99 @@ pub fn import(
             made_by: format!("brainlens {}", env!("CARGO_PKG_VERSION")),
         },
     })
+}
+
+/// The regions a cohort keeps: the count most subjects have, their header codes, the columns kept (all, or
+/// AAL-90's cerebral 90 of AAL-116) and their codes and labels.
+struct RegionSet {
+    regions_in: usize,
+    codes_in: Option<Vec<String>>,
+    regions: Regions,
+    columns: Vec<usize>,
+    region_codes: Vec<String>,
+    region_labels: Vec<String>,
+}
+
+/// The region set from each file's shape (its region count and header codes, from its first row).
+fn region_set(shapes: &[(usize, Option<Vec<String>>)], asked: Option<Regions>) -> Result<RegionSet> {
+    let regions_in = most_common(shapes.iter().map(|s| s.0));
+    let codes_in = shapes.iter().find(|s| s.0 == regions_in).and_then(|s| s.1.clone());
+    let regions = asked.unwrap_or(if regions_in == 116 { Regions::Aal90 } else { Regions::All });
+    let columns: Vec<usize> = match regions {
+        Regions::All => (0..regions_in).collect(),
+        Regions::Aal90 => {
+            if regions_in != 116 {
+                invalid!("--regions aal90 needs AAL-116 series (116 regions); these have {regions_in}");
+            }
+            match &codes_in {
+                Some(codes) => (0..116).filter(|&j| codes[j].parse::<u32>().is_ok_and(|c| c < 9000)).collect(),
+                None => (0..90).collect(),
+            }
+        }
+    };
+    if regions == Regions::Aal90 && columns.len() != 90 {
+        invalid!("the header codes give {} cerebral regions (codes below 9000), not AAL-90's 90", columns.len());
+    }
+    let atlas_labels = (regions_in == 116).then(|| crate::network::atlas::Atlas::builtin("aal116").ok()).flatten();
+    let region_codes: Vec<String> = match &codes_in {
+        Some(c) => columns.iter().map(|&j| c[j].clone()).collect(),
+        None => columns.iter().map(|&j| (j + 1).to_string()).collect(),
+    };
+    let region_labels: Vec<String> = match &atlas_labels {
+        Some(a) => columns.iter().map(|&j| a.labels[j].clone()).collect(),
+        None => codes_in.clone().map_or_else(
+            || columns.iter().map(|&j| format!("R{}", j + 1)).collect(),
+            |c| columns.iter().map(|&j| c[j].clone()).collect(),
+        ),
+    };
+    Ok(RegionSet { regions_in, codes_in, regions, columns, region_codes, region_labels })
+}
+
+/// The subjects kept (indices into the layout's subjects) and the flags of those with a reason.
+fn members_and_flags(passed: &[Subject], subjects: &[(String, std::path::PathBuf)]) -> (Vec<usize>, Vec<Flag>) {
+    let mut flagged = Vec::new();
+    let mut members = Vec::new();
+    for (i, s) in passed.iter().enumerate() {
+        if !s.reasons.is_empty() {
+            flagged.push(Flag {
+                subject: subjects[i].0.clone(),
+                file: subjects[i].1.display().to_string(),
+                reason: s.reasons.join("; "),
+                kept: s.kept,
+            });
+        }
+        if s.kept {
+            members.push(i);
+        }
+    }
+    (members, flagged)
+}
+
+/// A cohort for a task needs both of its labels among the subjects kept.
+fn two_labels(
+    members: &[usize],
+    rows: &[Option<phenotype::Row>],
+    table_path: &Path,
+    spec: &phenotype::Spec,
+) -> Result<()> {
+    let mut labels_present: Vec<&str> = Vec::new();
+    for &i in members {
+        if let Some(l) = rows[i].as_ref().and_then(|r| r.label.as_deref())
+            && !labels_present.contains(&l)
+        {
+            labels_present.push(l);
+        }
+    }
+    if labels_present.len() < 2 {
+        fail!(
+            table_path.display(),
+            "every subject kept is labelled {}: a cohort for task {} needs both of its labels ({})",
+            labels_present.first().unwrap_or(&"nothing"),
+            spec.task,
+            spec.label_names().join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn constant_reason(constant: &[usize], labels: &[String], codes: &[String]) -> String {
