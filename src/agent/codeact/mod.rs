@@ -530,6 +530,50 @@ fn model_failed(mut trace: CodeActTrace, kernel_restarts: u32, e: LlmError) -> O
     Outcome { report: String::new(), trace, failure: Some(e) }
 }
 
+/// Records in round `r` what a block that ran did: its observation (with the notes on code left unrun, a
+/// block of imports alone, a cut reply), its flags and its code. The history's version of the reply when it
+/// differs from what the model sent: the part that ran, when an error stopped the block.
+fn observe(
+    r: &mut Round,
+    code: String,
+    cut_note: Option<String>,
+    e: &crate::sandbox::kernel::Execution,
+    s: &Settings,
+    earlier: &[Round],
+) -> Option<String> {
+    let mut sent = None;
+    if let Some((ran_to, at)) = kept_part(e) {
+        sent = Some(kept_history(&code, ran_to, at, &e.defined));
+        r.stopped_at = Some(at);
+    }
+    r.observation = observation(e, s.observation_chars);
+    if e.error.is_none()
+        && let Some(note) = rest_not_run(&code, earlier).or_else(|| imports_only_note(&code))
+    {
+        r.observation = format!("{}\n{note}", r.observation.trim_end());
+    }
+    if let Some(note) = cut_note {
+        r.observation = format!("{note}\n{}", r.observation);
+    }
+    r.failed = e.error.is_some();
+    r.timed_out = e.timed_out;
+    r.restarted = e.restarted;
+    r.seconds = e.seconds;
+    r.code_sha256 = Some(sha(&code));
+    r.code = Some(code);
+    sent
+}
+
+/// The observation of a reply that neither ran code nor answered. An empty block (Qwen2.5-Coder-1.5B sent
+/// `<execute>` and stopped in 5 rounds at 4c5d7af) runs nothing: it is a reply without an action too.
+fn no_action_observation(reply: &str) -> String {
+    if tagged(reply, "execute").is_some() {
+        "The <execute> block was empty: nothing ran. Send code for what is still missing, or your <solution>.".into()
+    } else {
+        "Reply with <execute>code</execute> or <solution>report</solution>.".into()
+    }
+}
+
 /// Runs the loop on one task with `kernel` (already started in the instance's sandbox).
 pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Cancel, s: &Settings) -> Outcome {
     let mut trace = CodeActTrace {
@@ -657,25 +701,9 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                         };
                     }
                 };
-                if let Some((ran_to, at)) = kept_part(&e) {
-                    sent = kept_history(&code, ran_to, at, &e.defined);
-                    r.stopped_at = Some(at);
+                if let Some(kept) = observe(&mut r, code, cut_note, &e, s, &trace.rounds) {
+                    sent = kept;
                 }
-                r.observation = observation(&e, s.observation_chars);
-                if e.error.is_none()
-                    && let Some(note) = rest_not_run(&code, &trace.rounds).or_else(|| imports_only_note(&code))
-                {
-                    r.observation = format!("{}\n{note}", r.observation.trim_end());
-                }
-                if let Some(note) = cut_note {
-                    r.observation = format!("{note}\n{}", r.observation);
-                }
-                r.failed = e.error.is_some();
-                r.timed_out = e.timed_out;
-                r.restarted = e.restarted;
-                r.seconds = e.seconds;
-                r.code_sha256 = Some(sha(&code));
-                r.code = Some(code);
                 let err = last_error_line(&e);
                 if err.is_some() && err == previous_error {
                     force = true;
@@ -687,15 +715,7 @@ pub fn run(query: &str, kernel: &mut Kernel, model: &dyn ChatModel, cancel: &Can
                 previous_error = err;
             }
             None => {
-                // An empty block (Qwen2.5-Coder-1.5B sent `<execute>` and stopped in 5 rounds at 4c5d7af) runs
-                // nothing: it is a reply without an action too.
-                r.observation = if tagged(&reply, "execute").is_some() {
-                    "The <execute> block was empty: nothing ran. Send code for what is still missing, or your \
-                     <solution>."
-                        .into()
-                } else {
-                    "Reply with <execute>code</execute> or <solution>report</solution>.".into()
-                };
+                r.observation = no_action_observation(&reply);
                 r.failed = true;
                 // A reply without an action is a failure too: two in a row stop the loop like any repeat.
                 let err = Some("no <execute> or <solution>".to_string());
