@@ -120,6 +120,29 @@ processing on the task's files and register their outputs in a shared state unde
 by these ids. Reply with JSON only, exactly in the requested shape.";
 
 impl Ctx<'_> {
+    /// The supervisor's step: the sub-agent the task goes to (recorded in `trace.route`). When the task's
+    /// subset is known and needs another sub-agent's tools, that one runs it, and the route says so.
+    fn route(&self, trace: &mut EegTrace, query: &str, subset: Option<&str>) -> Result<String, LlmError> {
+        let prompt = format!(
+            "You are the supervisor. Route the task to one sub-agent:\n{}\n\nTask:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.",
+            AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
+        );
+        let route = self.ask(trace, "route", prompt, "route", route_schema(), None, 60)?;
+        let mut agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
+        let mut check = None;
+        if let Some((subset, expected)) = subset.and_then(|s| Some((s, agent_for_subset(s)?)))
+            && expected != agent
+        {
+            check = Some(format!(
+                "the supervisor routed to {agent}, but {subset} tasks need {expected}'s tools: run by {expected}"
+            ));
+            agent = expected.to_string();
+        }
+        trace.route =
+            Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string(), check });
+        Ok(agent)
+    }
+
     /// One JSON step: schema-constrained request, reply re-validated (against `accept` when given: a looser
     /// shape whose remaining problems the step handles itself), one corrective retry.
     #[allow(clippy::too_many_arguments)]
@@ -575,27 +598,10 @@ pub fn run_with(
         trace.error = Some(e.to_string());
         Outcome { report, trace, failure: Some(e) }
     };
-    // Supervisor.
-    let prompt = format!(
-        "You are the supervisor. Route the task to one sub-agent:\n{}\n\nTask:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.",
-        AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
-    );
-    let route = match ctx.ask(&mut trace, "route", prompt, "route", route_schema(), None, 60) {
-        Ok(v) => v,
+    let agent = match ctx.route(&mut trace, query, subset) {
+        Ok(a) => a,
         Err(e) => return fail(trace, e, String::new()),
     };
-    let mut agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
-    let mut check = None;
-    if let Some((subset, expected)) = subset.and_then(|s| Some((s, agent_for_subset(s)?))) {
-        if expected != agent {
-            check = Some(format!(
-                "the supervisor routed to {agent}, but {subset} tasks need {expected}'s tools: run by {expected}"
-            ));
-            agent = expected.to_string();
-        }
-    }
-    trace.route =
-        Some(Route { agent: agent.clone(), reason: route["reason"].as_str().unwrap_or("").to_string(), check });
     let domain = AGENTS.iter().find(|a| a.0 == agent).map_or(Domain::Physiol, |a| a.1);
     let mut tools = tools::toolset(domain);
     if code.is_some() {
