@@ -185,14 +185,8 @@ fn view(w: &[f64], n: usize, o: &TrainOptions, state: &mut u64) -> candle_core::
     Ok((tensor(x, n, dim)?, tensor(d.iter().map(|&v| v as f32).collect(), n, n)?))
 }
 
-/// Trains on `graphs` (all with the same region count), writing `out` and `out.json`. Returns the log.
-pub fn train(
-    graphs: &[Connectome],
-    out: &Path,
-    o: &TrainOptions,
-    progress: &mut dyn FnMut(&EpochLoss),
-    cancel: &Cancel,
-) -> Result<TrainLog> {
+/// The region count the graphs share, once the graphs and the options are checked.
+fn check(graphs: &[Connectome], o: &TrainOptions) -> Result<usize> {
     let Some(first) = graphs.first() else { return Err(RetrievalError::from(format!("no graphs to train on"))) };
     let n = first.n;
     if let Some(bad) = graphs.iter().find(|g| g.n != n) {
@@ -201,8 +195,6 @@ pub fn train(
     if graphs.len() < 2 {
         return Err(RetrievalError::from(format!("InfoNCE needs at least 2 graphs")));
     }
-    let mut vars = VarMap::new();
-    let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
     if !(0.0..1.0).contains(&o.dropout) || !(0.0..=1.0).contains(&o.mask_fraction) || o.temperature <= 0.0 {
         return Err(RetrievalError::from(format!(
             "dropout {} must be in [0, 1), mask ratio {} in [0, 1] and τ {} above 0",
@@ -214,6 +206,43 @@ pub fn train(
             "batch 1: InfoNCE contrasts graphs within a batch; use 2 or more (0: all)"
         )));
     }
+    Ok(n)
+}
+
+/// The batches of epoch `epoch` over `count` graphs: all in one (batch 0 or ≥ count), else a seeded shuffle
+/// per epoch cut into batches, a last batch of one graph joined to the one before (InfoNCE needs two).
+fn batches_of(count: usize, o: &TrainOptions, epoch: usize) -> Vec<Vec<usize>> {
+    let all: Vec<usize> = (0..count).collect();
+    if o.batch == 0 || o.batch >= count {
+        return vec![all];
+    }
+    // A seeded shuffle per epoch; a last batch of one graph joins the one before (InfoNCE needs two).
+    let mut order = all;
+    let mut state = o.seed ^ 0xB5AD_4ECE_DA1C_E2A9 ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for k in (1..order.len()).rev() {
+        order.swap(k, (splitmix64(&mut state) % (k as u64 + 1)) as usize);
+    }
+    let mut out: Vec<Vec<usize>> = order.chunks(o.batch).map(<[usize]>::to_vec).collect();
+    if out.len() > 1 && out.last().is_some_and(|b| b.len() < 2) {
+        let last = out.pop().unwrap_or_default();
+        if let Some(prev) = out.last_mut() {
+            prev.extend(last);
+        }
+    }
+    out
+}
+
+/// Trains on `graphs` (all with the same region count), writing `out` and `out.json`. Returns the log.
+pub fn train(
+    graphs: &[Connectome],
+    out: &Path,
+    o: &TrainOptions,
+    progress: &mut dyn FnMut(&EpochLoss),
+    cancel: &Cancel,
+) -> Result<TrainLog> {
+    let n = check(graphs, o)?;
+    let mut vars = VarMap::new();
+    let vb = VarBuilder::from_varmap(&vars, DType::F32, &Device::Cpu);
     let config = o.config(n);
     let model = Gfm::new(config, vb)?;
     let training = TrainingSettings {
@@ -260,26 +289,6 @@ pub fn train(
         std::fs::write(log_path(out), serde_json::to_string_pretty(log)?)?;
         Ok(())
     };
-    let batches_of = |epoch: usize| -> Vec<Vec<usize>> {
-        let all: Vec<usize> = (0..graphs.len()).collect();
-        if o.batch == 0 || o.batch >= graphs.len() {
-            return vec![all];
-        }
-        // A seeded shuffle per epoch; a last batch of one graph joins the one before (InfoNCE needs two).
-        let mut order = all;
-        let mut state = o.seed ^ 0xB5AD_4ECE_DA1C_E2A9 ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        for k in (1..order.len()).rev() {
-            order.swap(k, (splitmix64(&mut state) % (k as u64 + 1)) as usize);
-        }
-        let mut out: Vec<Vec<usize>> = order.chunks(o.batch).map(<[usize]>::to_vec).collect();
-        if out.len() > 1 && out.last().is_some_and(|b| b.len() < 2) {
-            let last = out.pop().unwrap_or_default();
-            if let Some(prev) = out.last_mut() {
-                prev.extend(last);
-            }
-        }
-        out
-    };
     for epoch in log.epochs_done..o.epochs {
         if cancel.is_cancelled() {
             break;
@@ -298,7 +307,7 @@ pub fn train(
             Ok(Some(Tensor::from_vec(m, dims, &Device::Cpu)?))
         };
         let (mut sum_total, mut sum_masked, mut sum_nce, mut steps) = (0f32, 0f32, 0f32, 0usize);
-        for batch in batches_of(epoch) {
+        for batch in batches_of(graphs.len(), o, epoch) {
             let b = batch.len();
             let targets = Tensor::arange(0u32, b as u32, &Device::Cpu)?;
             let mut masked_losses = Vec::with_capacity(b);
