@@ -117,7 +117,18 @@ fn main() -> ExitCode {
             BenchCommand::AuditParser { results, cases, n, provider, json } => {
                 bench::audit_parser(&results, &cases, n, &provider, json, &mut stdout)
             }
-            BenchCommand::Report { results, easy_max, medium_max, json, csv, html, latex, figures, families } => {
+            BenchCommand::Report {
+                results,
+                easy_max,
+                medium_max,
+                json,
+                csv,
+                html,
+                latex,
+                figures,
+                families,
+                shown_only,
+            } => {
                 let levels = Levels { easy_max, medium_max };
                 let files = bench::ReportFiles {
                     csv: csv.as_deref(),
@@ -126,7 +137,7 @@ fn main() -> ExitCode {
                     figures: figures.as_deref(),
                     families: families.as_deref(),
                 };
-                bench::report(&results, levels, json, &files, &mut stdout)
+                bench::report(&results, levels, json, shown_only, &files, &mut stdout)
             }
             BenchCommand::Generate { data, templates, out, seed, per_template, json } => bench::generate(
                 &data.unwrap_or_else(|| brainlens::util::paths::bundled("fixtures")),

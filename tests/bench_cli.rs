@@ -742,3 +742,57 @@ fn report_names_the_provenance_of_real_runs() {
     assert!(out.contains("Real runs") && out.contains(&line), "{line}\n{out}");
     assert!(!out.contains("SIMULATED"), "{out}");
 }
+
+/// `bench report --shown-only` scores a scored answer that no tool or code output shows as 0: on the shipped
+/// Qwen CodeAct run its Overall equals the plain report of the same file with those answers' metrics set to 0
+/// by hand (the instances the failure-case table lists as answer_unshown), and is below the rule score.
+#[test]
+fn report_shown_only_zeroes_answers_no_output_shows() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bench/real/qwen_codeact.json");
+    let overall = |args: &[&str]| -> f64 {
+        let (code, out, err) = run(&[&["bench", "report", "--json"], args].concat());
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        v["runs"][0]["scores"]["Overall"].as_f64().unwrap()
+    };
+    let rule = overall(&[shipped.to_str().unwrap()]);
+    let shown = overall(&["--shown-only", shipped.to_str().unwrap()]);
+    assert!(shown < rule, "{shown} < {rule}");
+    // docs/bench.md's figures for this run: 17.47 by BrainBench's rules, 12.53 counting only shown answers.
+    assert!((rule - 17.47).abs() < 0.005 && (shown - 12.53).abs() < 0.005, "{rule} {shown}");
+    // The same by hand: the flagged instances' value metrics that scored set to 0.
+    let (_, out, _) = run(&["bench", "report", "--json", shipped.to_str().unwrap()]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let row = report["failure_cases"].as_array().unwrap().iter().find(|r| r["class"] == "answer_unshown").unwrap();
+    let count = row["count"].as_u64().unwrap() as usize;
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&shipped).unwrap()).unwrap();
+    let mut edited = 0;
+    for inst in file["instances"].as_array_mut().unwrap() {
+        let id = inst["instance_id"].as_str().unwrap().to_string();
+        let flagged = [
+            "Foundational Analysis-case2-case2_1",
+            "Foundational Analysis-case2-case2_2",
+            "Foundational Analysis-case3-case3_2",
+            "Neurocognitive Assessment-case3-case3_1",
+        ];
+        if !flagged.contains(&id.as_str()) {
+            continue;
+        }
+        let mut lost = 0.0;
+        for d in inst["metric_details"].as_object_mut().unwrap().values_mut() {
+            if d["raw_score"].as_f64().unwrap() > 0.0 {
+                lost += d["weighted_score"].as_f64().unwrap();
+                d["raw_score"] = json!(0.0);
+                d["weighted_score"] = json!(0.0);
+            }
+        }
+        inst["total_score"] = json!((inst["total_score"].as_f64().unwrap() - lost).max(0.0));
+        edited += 1;
+    }
+    assert_eq!((edited, count), (4, 4), "the four answer_unshown instances of docs/bench.md");
+    let dir = tempfile::tempdir().unwrap();
+    let by_hand = dir.path().join("qwen_codeact.json");
+    std::fs::write(&by_hand, file.to_string()).unwrap();
+    let hand = overall(&[by_hand.to_str().unwrap()]);
+    assert!((shown - hand).abs() < 1e-9, "{shown} vs {hand}");
+}

@@ -183,14 +183,25 @@ pub struct ReportFiles<'a> {
 }
 
 /// `bench report RESULTS... [--json | --csv DIR | --html OUT | --latex DIR | --figures DIR]`.
-pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFiles, out: &mut dyn Write) -> Result<()> {
+pub fn report(
+    results: &[PathBuf],
+    levels: Levels,
+    json: bool,
+    shown_only: bool,
+    files: &ReportFiles,
+    out: &mut dyn Write,
+) -> Result<()> {
     let ReportFiles { csv, html, latex, figures, families } = *files;
     let families = match families {
         Some(p) => Families::load(p)?,
         None => Families::user_or_builtin()?,
     };
-    let c = Collection::load(results);
+    let mut c = Collection::load(results);
     report_not_read(&c);
+    let zeroed = shown_only.then(|| crate::bench::aggregate::failure_cases::count_shown_only(&mut c));
+    if let Some(n) = zeroed {
+        eprintln!("brainlens: counting only answers an output shows: {n} scored answer(s) no output shows count 0");
+    }
     if let Some(w) = c.report_mode_warning() {
         eprintln!("brainlens: warning: {w}");
     }
@@ -228,6 +239,9 @@ pub fn report(results: &[PathBuf], levels: Levels, json: bool, files: &ReportFil
         writeln!(out, "SIMULATED RESULTS (seeded simulation, no model was run)")?;
     }
     writeln!(out, "{} result files, {} instances", r.runs.len(), c.instance_count())?;
+    if let Some(n) = zeroed {
+        writeln!(out, "Scores count only answers an output shows ({n} answer(s) no tool or code output shows: 0)")?;
+    }
     let real = c.provenance();
     if !real.is_empty() {
         writeln!(out, "Real runs (reports written by language models):")?;

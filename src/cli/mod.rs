@@ -570,6 +570,10 @@ pub enum BenchCommand {
         /// it exists, else assets/bench/model_families.json).
         #[arg(long, value_name = "JSON")]
         families: Option<PathBuf>,
+        /// Count only answers an output shows: a scored answer that no tool or code output shows (the
+        /// failure-case table's answer_unshown) scores 0.
+        #[arg(long)]
+        shown_only: bool,
     },
     /// Two result files side by side: every instance both ran with each side's score, B − A, target tokens,
     /// seconds and failure classes; the per-unit difference; filters by subset, unit, difficulty and change.

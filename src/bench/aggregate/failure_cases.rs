@@ -149,6 +149,12 @@ pub fn classify(i: &Instance) -> Vec<(String, &'static str, String)> {
 /// sets, sequences) is shown by nothing the agent saw of what ran (`grounding::Outputs::show`). The trace is
 /// read only for an instance with such an answer.
 fn unshown_answers(i: &Instance) -> bool {
+    !unshown_keys(i).is_empty()
+}
+
+/// The target keys whose scored answer (a number, a category, a set or a sequence, as the parser read it) no
+/// tool or code output of the trace shows.
+pub fn unshown_keys(i: &Instance) -> Vec<String> {
     const VALUES: [&str; 4] = ["numeric_check", "categorical_check", "set_match_check", "sequence_match_check"];
     let scored: Vec<&str> = i
         .metric_details
@@ -157,10 +163,26 @@ fn unshown_answers(i: &Instance) -> bool {
         .filter_map(|d| d.target_key.as_deref())
         .collect();
     if scored.is_empty() {
-        return false;
+        return Vec::new();
     }
-    let Some(outputs) = grounding::Outputs::of(&i.sandbox["trace"]) else { return false };
-    scored.iter().any(|&k| outputs.show(&i.parser_output[k]) == Some(false))
+    let Some(outputs) = grounding::Outputs::of(&i.sandbox["trace"]) else { return Vec::new() };
+    scored.into_iter().filter(|&k| outputs.show(&i.parser_output[k]) == Some(false)).map(str::to_string).collect()
+}
+
+/// Scores counting only answers an output shows: each scored answer that no tool or code output shows
+/// (`answer_unshown`) scores 0, the instance's total with it. The number of answers zeroed.
+pub fn count_shown_only(c: &mut Collection) -> usize {
+    let mut zeroed = 0;
+    for i in c.runs.iter_mut().flat_map(|r| r.result.instances.iter_mut()) {
+        let keys = unshown_keys(i);
+        for d in i.metric_details.values_mut().filter(|d| d.target_key.as_ref().is_some_and(|k| keys.contains(k))) {
+            i.total_score = (i.total_score - d.weighted_score).max(0.0);
+            d.raw_score = 0.0;
+            d.weighted_score = 0.0;
+            zeroed += 1;
+        }
+    }
+    zeroed
 }
 
 /// What `claims` (the trace's `ungrounded_claims` or `struck_claims`) say `whose` report did.
