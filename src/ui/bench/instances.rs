@@ -5,6 +5,7 @@
 
 use super::Loaded;
 use crate::bench::aggregate::LEVEL_NAMES;
+use crate::bench::case::Case;
 use crate::bench::results::Instance;
 use serde_json::Value;
 use std::hash::{Hash, Hasher};
@@ -203,56 +204,7 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
             ));
         }
     });
-    egui::CollapsingHeader::new("Metrics").default_open(true).show(ui, |ui| {
-        egui::Grid::new("metric_detail").striped(true).show(ui, |ui| {
-            for h in ["metric", "type", "ground truth", "prediction", "raw", "weighted"] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            // Every metric of the case, scored or not (an instance the target never answered has none scored).
-            let mut ids: Vec<&str> = inst.metric_details.keys().map(String::as_str).collect();
-            for m in case.map(|c| c.metrics.as_slice()).unwrap_or_default() {
-                if !ids.contains(&m.metric_id.as_str()) {
-                    ids.push(&m.metric_id);
-                }
-            }
-            for id in ids {
-                let metric = case.and_then(|c| c.metrics.iter().find(|m| m.metric_id == id));
-                let d = inst.metric_details.get(id);
-                let key = d
-                    .and_then(|d| d.target_key.as_deref())
-                    .or_else(|| metric.and_then(|m| m.target_key.as_deref()))
-                    .unwrap_or("");
-                let pred = if key == "full_text" {
-                    "(full report)".to_string()
-                } else {
-                    json_text(inst.parser_output.get(key).unwrap_or(&Value::Null))
-                };
-                ui.label(id);
-                ui.label(
-                    d.and_then(|d| d.metric_type.as_deref()).or_else(|| metric.map(|m| m.kind.as_str())).unwrap_or("?"),
-                );
-                ui.label(metric.map_or("(case not found)".into(), |m| json_text(m.param("gt_value"))));
-                ui.label(pred);
-                match d {
-                    Some(d) => {
-                        ui.label(format!("{:.3}", d.raw_score));
-                        ui.label(format!("{:.2} / {}", d.weighted_score, json_text(&d.weight)));
-                    }
-                    None => {
-                        ui.weak("not scored");
-                        ui.label(metric.map_or(String::new(), |m| format!("– / {}", m.weight)));
-                    }
-                }
-                ui.end_row();
-                if let Some(e) = d.and_then(|d| d.error.as_ref()) {
-                    ui.label("");
-                    ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e);
-                    ui.end_row();
-                }
-            }
-        });
-    });
+    egui::CollapsingHeader::new("Metrics").default_open(true).show(ui, |ui| metrics_grid(ui, inst, case));
     egui::CollapsingHeader::new("Agent report").default_open(true).show(ui, |ui| {
         if run.simulated {
             ui.weak("simulated report (no model was run)");
@@ -274,6 +226,90 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
             ui.monospace(serde_json::to_string_pretty(&inst.artifact_manifest).unwrap_or_default());
         });
     }
+    claims_sections(ui, inst);
+    if !inst.sandbox.is_null() {
+        let paradigm = inst.sandbox["trace"]["paradigm"].as_str().unwrap_or("");
+        if paradigm == "brainagent" || paradigm == "hybrid" {
+            let title = if paradigm == "hybrid" { "Hybrid trace (tool and code steps)" } else { "BrainAgent trace" };
+            egui::CollapsingHeader::new(title)
+                .default_open(true)
+                .show(ui, |ui| super::agent_trace::show(ui, &inst.sandbox["trace"]));
+            egui::CollapsingHeader::new("Parser and judge audit")
+                .show(ui, |ui| ui.monospace(serde_json::to_string_pretty(&inst.sandbox["audit"]).unwrap_or_default()));
+        } else {
+            egui::CollapsingHeader::new("Sandbox / CodeAct trace").show(ui, |ui| sandbox(ui, &inst.sandbox));
+        }
+    }
+    egui::CollapsingHeader::new("Tokens and timing").show(ui, |ui| {
+        egui::Grid::new("tokens_timing").show(ui, |ui| {
+            for (k, v) in &inst.token_usage {
+                ui.label(format!("tokens {k}"));
+                ui.label(json_text(v));
+                ui.end_row();
+            }
+            for (k, v) in &inst.timing_sec {
+                ui.label(format!("seconds {k}"));
+                ui.label(json_text(v));
+                ui.end_row();
+            }
+        });
+    });
+}
+
+/// Every metric of the case, scored or not: type, ground truth, what the parser read, raw and weighted score.
+fn metrics_grid(ui: &mut egui::Ui, inst: &Instance, case: Option<&Case>) {
+    egui::Grid::new("metric_detail").striped(true).show(ui, |ui| {
+        for h in ["metric", "type", "ground truth", "prediction", "raw", "weighted"] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        // Every metric of the case, scored or not (an instance the target never answered has none scored).
+        let mut ids: Vec<&str> = inst.metric_details.keys().map(String::as_str).collect();
+        for m in case.map(|c| c.metrics.as_slice()).unwrap_or_default() {
+            if !ids.contains(&m.metric_id.as_str()) {
+                ids.push(&m.metric_id);
+            }
+        }
+        for id in ids {
+            let metric = case.and_then(|c| c.metrics.iter().find(|m| m.metric_id == id));
+            let d = inst.metric_details.get(id);
+            let key = d
+                .and_then(|d| d.target_key.as_deref())
+                .or_else(|| metric.and_then(|m| m.target_key.as_deref()))
+                .unwrap_or("");
+            let pred = if key == "full_text" {
+                "(full report)".to_string()
+            } else {
+                json_text(inst.parser_output.get(key).unwrap_or(&Value::Null))
+            };
+            ui.label(id);
+            ui.label(
+                d.and_then(|d| d.metric_type.as_deref()).or_else(|| metric.map(|m| m.kind.as_str())).unwrap_or("?"),
+            );
+            ui.label(metric.map_or("(case not found)".into(), |m| json_text(m.param("gt_value"))));
+            ui.label(pred);
+            match d {
+                Some(d) => {
+                    ui.label(format!("{:.3}", d.raw_score));
+                    ui.label(format!("{:.2} / {}", d.weighted_score, json_text(&d.weight)));
+                }
+                None => {
+                    ui.weak("not scored");
+                    ui.label(metric.map_or(String::new(), |m| format!("– / {}", m.weight)));
+                }
+            }
+            ui.end_row();
+            if let Some(e) = d.and_then(|d| d.error.as_ref()) {
+                ui.label("");
+                ui.colored_label(egui::Color32::from_rgb(220, 60, 60), e);
+                ui.end_row();
+            }
+        }
+    });
+}
+
+/// The report's claims that nothing did (flagged) and the sentences struck from the model's report.
+fn claims_sections(ui: &mut egui::Ui, inst: &Instance) {
     if let Some(claims) = inst.sandbox["trace"]["ungrounded_claims"].as_array().filter(|c| !c.is_empty()) {
         egui::CollapsingHeader::new(format!("Report claims what nothing did ({})", claims.len()))
             .default_open(true)
@@ -313,33 +349,6 @@ pub(super) fn detail(ui: &mut egui::Ui, data: &Loaded, r: usize, i: usize) {
                 }
             });
     }
-    if !inst.sandbox.is_null() {
-        let paradigm = inst.sandbox["trace"]["paradigm"].as_str().unwrap_or("");
-        if paradigm == "brainagent" || paradigm == "hybrid" {
-            let title = if paradigm == "hybrid" { "Hybrid trace (tool and code steps)" } else { "BrainAgent trace" };
-            egui::CollapsingHeader::new(title)
-                .default_open(true)
-                .show(ui, |ui| super::agent_trace::show(ui, &inst.sandbox["trace"]));
-            egui::CollapsingHeader::new("Parser and judge audit")
-                .show(ui, |ui| ui.monospace(serde_json::to_string_pretty(&inst.sandbox["audit"]).unwrap_or_default()));
-        } else {
-            egui::CollapsingHeader::new("Sandbox / CodeAct trace").show(ui, |ui| sandbox(ui, &inst.sandbox));
-        }
-    }
-    egui::CollapsingHeader::new("Tokens and timing").show(ui, |ui| {
-        egui::Grid::new("tokens_timing").show(ui, |ui| {
-            for (k, v) in &inst.token_usage {
-                ui.label(format!("tokens {k}"));
-                ui.label(json_text(v));
-                ui.end_row();
-            }
-            for (k, v) in &inst.timing_sec {
-                ui.label(format!("seconds {k}"));
-                ui.label(json_text(v));
-                ui.end_row();
-            }
-        });
-    });
 }
 
 /// CodeAct rounds (`rounds: [{round, code, observation}]`) as code and output; anything else as JSON.
