@@ -196,58 +196,7 @@ impl BatchView {
         if self.runs.is_empty() {
             return None;
         }
-        let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{:.1}", 100.0 * x));
-        egui::Grid::new("agent_batch_metrics").striped(true).show(ui, |ui| {
-            for h in [
-                "method",
-                "model",
-                "task",
-                "n",
-                "acc %",
-                "recall %",
-                "precision %",
-                "recall@k %",
-                "precision@k %",
-                "positive %",
-                "pass@1 %",
-                "pass@k %",
-                "AUROC",
-                "Brier",
-                "ECE",
-                "tokens/sample",
-                "s/sample",
-                "failed",
-                "interp.",
-            ] {
-                ui.strong(h);
-            }
-            ui.end_row();
-            for (_, m) in &self.runs {
-                ui.label(&m.method);
-                ui.label(&m.model);
-                ui.label(&m.task);
-                ui.label(m.samples.to_string());
-                ui.label(pct(Some(m.accuracy)));
-                ui.label(pct(m.recall));
-                ui.label(pct(m.precision));
-                ui.label(pct(m.recall_at_k));
-                ui.label(pct(m.precision_at_k));
-                ui.label(pct(Some(m.positive_rate)));
-                ui.label(pct(Some(m.pass_at_1)));
-                ui.label(pct(Some(m.pass_at_k)));
-                let p = m.probability.as_ref();
-                let num = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.3}"));
-                let source = p.map_or("", |p| crate::agent::graph::scores::short_source(&p.source));
-                ui.label(num(p.and_then(|p| p.auroc))).on_hover_text(format!("P from the {source}"));
-                ui.label(num(p.and_then(|p| p.brier)));
-                ui.label(num(p.and_then(|p| p.ece)));
-                ui.label(format!("{:.0}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample));
-                ui.label(format!("{:.1}", m.seconds_per_sample));
-                ui.label(m.failures.values().sum::<usize>().to_string());
-                ui.label(m.interpretability.map_or("—".to_string(), |s| format!("{:.2}", s.overall)));
-                ui.end_row();
-            }
-        });
+        metrics_table(ui, self.runs.iter().map(|(_, m)| m));
         ui.weak(
             "acc, recall, precision: the majority label over the k runs; recall@k, precision@k: the paper's pass \
 criterion (a sample counts as its true label when any of the k runs gives it).",
@@ -263,31 +212,9 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
             if let Some(p) = &m.probability {
                 reliability(ui, m, p);
             }
-            egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
-                .id_salt(("agent_batch", &m.file))
-                .show(ui, |ui| {
-                    egui::Grid::new(("agent_batch_samples", &m.file)).striped(true).show(ui, |ui| {
-                        for h in ["sample", "run", "truth", "label", "P(label)", "outcome", "s", ""] {
-                            ui.strong(h);
-                        }
-                        ui.end_row();
-                        for rec in &r.records {
-                            ui.label(&rec.sample);
-                            ui.label(rec.run.to_string());
-                            ui.label(&rec.truth);
-                            ui.label(rec.label.as_deref().unwrap_or("—"));
-                            let p = rec.trace.decision.as_ref().and_then(|d| d.label_probability());
-                            ui.label(p.map_or("—".to_string(), |p| format!("{p:.2}")))
-                                .on_hover_text("the probability of the chosen label: the regression's (logistic) or the model's own likelihood of it");
-                            ui.label(rec.outcome.as_str());
-                            ui.label(format!("{:.1}", rec.seconds));
-                            if ui.small_button("trace").clicked() {
-                                opened = Some(rec.trace.clone());
-                            }
-                            ui.end_row();
-                        }
-                    });
-                });
+            if let Some(t) = samples(ui, m, &r.records) {
+                opened = Some(t);
+            }
         }
         egui::CollapsingHeader::new("Interpretability radar per method").id_salt("agent_batch_radar").show(ui, |ui| {
             let all: Vec<Metrics> = self.runs.iter().map(|(_, m)| m.clone()).collect();
@@ -327,6 +254,97 @@ criterion (a sample counts as its true label when any of the k runs gives it).",
         });
         opened
     }
+}
+
+/// The metrics of the runs side by side: one row per run file.
+fn metrics_table<'a>(ui: &mut egui::Ui, runs: impl Iterator<Item = &'a Metrics>) {
+    let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{:.1}", 100.0 * x));
+    egui::Grid::new("agent_batch_metrics").striped(true).show(ui, |ui| {
+        for h in [
+            "method",
+            "model",
+            "task",
+            "n",
+            "acc %",
+            "recall %",
+            "precision %",
+            "recall@k %",
+            "precision@k %",
+            "positive %",
+            "pass@1 %",
+            "pass@k %",
+            "AUROC",
+            "Brier",
+            "ECE",
+            "tokens/sample",
+            "s/sample",
+            "failed",
+            "interp.",
+        ] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for m in runs {
+            ui.label(&m.method);
+            ui.label(&m.model);
+            ui.label(&m.task);
+            ui.label(m.samples.to_string());
+            ui.label(pct(Some(m.accuracy)));
+            ui.label(pct(m.recall));
+            ui.label(pct(m.precision));
+            ui.label(pct(m.recall_at_k));
+            ui.label(pct(m.precision_at_k));
+            ui.label(pct(Some(m.positive_rate)));
+            ui.label(pct(Some(m.pass_at_1)));
+            ui.label(pct(Some(m.pass_at_k)));
+            let p = m.probability.as_ref();
+            let num = |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{x:.3}"));
+            let source = p.map_or("", |p| crate::agent::graph::scores::short_source(&p.source));
+            ui.label(num(p.and_then(|p| p.auroc))).on_hover_text(format!("P from the {source}"));
+            ui.label(num(p.and_then(|p| p.brier)));
+            ui.label(num(p.and_then(|p| p.ece)));
+            ui.label(format!("{:.0}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample));
+            ui.label(format!("{:.1}", m.seconds_per_sample));
+            ui.label(m.failures.values().sum::<usize>().to_string());
+            ui.label(m.interpretability.map_or("—".to_string(), |s| format!("{:.2}", s.overall)));
+            ui.end_row();
+        }
+    });
+}
+
+/// A run's samples (truth, label, P(label), outcome, seconds); the trace whose button was clicked.
+fn samples(
+    ui: &mut egui::Ui,
+    m: &Metrics,
+    records: &[crate::agent::graph::runfile::Record],
+) -> Option<crate::agent::graph::Trace> {
+    let mut opened = None;
+    egui::CollapsingHeader::new(format!("Samples of {} ({})", m.method, m.model))
+        .id_salt(("agent_batch", &m.file))
+        .show(ui, |ui| {
+            egui::Grid::new(("agent_batch_samples", &m.file)).striped(true).show(ui, |ui| {
+                for h in ["sample", "run", "truth", "label", "P(label)", "outcome", "s", ""] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for rec in records {
+                    ui.label(&rec.sample);
+                    ui.label(rec.run.to_string());
+                    ui.label(&rec.truth);
+                    ui.label(rec.label.as_deref().unwrap_or("—"));
+                    let p = rec.trace.decision.as_ref().and_then(|d| d.label_probability());
+                    ui.label(p.map_or("—".to_string(), |p| format!("{p:.2}")))
+                        .on_hover_text("the probability of the chosen label: the regression's (logistic) or the model's own likelihood of it");
+                    ui.label(rec.outcome.as_str());
+                    ui.label(format!("{:.1}", rec.seconds));
+                    if ui.small_button("trace").clicked() {
+                        opened = Some(rec.trace.clone());
+                    }
+                    ui.end_row();
+                }
+            });
+        });
+    opened
 }
 
 /// A run's reliability diagram as its bins: mean predicted P against the observed share (the figure itself is

@@ -3,7 +3,7 @@
 
 use super::Intents;
 use crate::agent::graph::interpret::{DIMENSIONS, Scores};
-use crate::agent::graph::trace::{Change, word_diff};
+use crate::agent::graph::trace::{Change, Reflection, Round, word_diff};
 use crate::agent::graph::{Decision, OutcomeClass, Trace};
 use crate::ui::networks::OpenNetwork;
 
@@ -21,55 +21,7 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
         );
     }
     for r in &t.rounds {
-        let mut flags = String::new();
-        if !r.repairs.is_empty() {
-            flags.push_str(" · repaired");
-        }
-        if r.rejected.is_some() {
-            flags.push_str(" · rejected");
-        }
-        if r.error.is_some() {
-            flags.push_str(" · error");
-        }
-        let title = format!("Round {} · {}{flags}", r.index, if r.tool.is_empty() { "(no action)" } else { &r.tool });
-        egui::CollapsingHeader::new(title).id_salt(("agent_round", r.index)).show(ui, |ui| {
-            if !r.think.is_empty() {
-                ui.label(format!("Think (model): {}", r.think));
-            }
-            if !r.report.is_empty() {
-                ui.label(format!(
-                    "Report (model){}: {}",
-                    if r.report_truncated { ", cut to size" } else { "" },
-                    r.report
-                ));
-            }
-            if !r.tool.is_empty() {
-                ui.label(format!("Action: {}({})", r.tool, r.arguments));
-            }
-            if let Some(a) = &r.arguments_retry {
-                ui.label(format!("Arguments asked again with the tool's schema: {a}"));
-            }
-            if !r.repairs.is_empty() {
-                ui.label(format!("Arguments repaired: {}; checked: {}", r.repairs.join("; "), r.checked));
-            }
-            if let Some(m) = &r.rejected {
-                ui.colored_label(ui.visuals().warn_fg_color, format!("Rejected: {m}"));
-            }
-            if let Some(e) = &r.error {
-                ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
-            }
-            if !r.observation.is_empty() {
-                ui.label("Observation (measured or retrieved):");
-                ui.monospace(r.observation.trim_end());
-            }
-            if matches!(r.tool.as_str(), "retrieve_knowledge" | "retrieve_case") && !r.data.is_null() {
-                let label =
-                    if r.tool == "retrieve_knowledge" { "Show in the HARK panel" } else { "Show in the CARD panel" };
-                if ui.button(label).clicked() {
-                    intents.show_round = Some(r.clone());
-                }
-            }
-        });
+        round_section(ui, r, intents);
     }
     if !t.calls.is_empty() {
         egui::CollapsingHeader::new(format!("Model calls ({})", t.calls.len())).id_salt("agent_calls").show(ui, |ui| {
@@ -103,44 +55,7 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
         }
     }
     if let Some(r) = &t.reflection {
-        ui.separator();
-        ui.strong(format!("Reflection ({})", if r.revised { "revised the analysis" } else { "kept the analysis" }));
-        ui.label(format!("Critique (model): {}", r.critique));
-        if r.revised {
-            ui.label("Rationale changes (removed struck through, added underlined):");
-            ui.horizontal_wrapped(|ui| {
-                ui.spacing_mut().item_spacing.x = 4.0;
-                for c in word_diff(&r.before.rationale, &r.after.rationale) {
-                    match c {
-                        Change::Same(w) => ui.label(w),
-                        Change::Removed(w) => {
-                            ui.label(egui::RichText::new(w).strikethrough().color(ui.visuals().error_fg_color))
-                        }
-                        Change::Added(w) => {
-                            ui.label(egui::RichText::new(w).underline().color(ui.visuals().hyperlink_color))
-                        }
-                    };
-                }
-            });
-        }
-        egui::Grid::new("agent_reflection").num_columns(3).striped(true).show(ui, |ui| {
-            ui.label("");
-            ui.strong("before");
-            ui.strong("after");
-            ui.end_row();
-            ui.label("label");
-            ui.label(&r.before.label);
-            ui.label(&r.after.label);
-            ui.end_row();
-            ui.label("confidence");
-            ui.label(format!("{:.2}", r.before.confidence));
-            ui.label(format!("{:.2}", r.after.confidence));
-            ui.end_row();
-            ui.label("rationale");
-            ui.add(egui::Label::new(&r.before.rationale).wrap());
-            ui.add(egui::Label::new(&r.after.rationale).wrap());
-            ui.end_row();
-        });
+        reflection_section(ui, r);
     }
     if let Some(h) = &t.hybrid {
         ledger(ui, h);
@@ -166,7 +81,99 @@ pub fn show(ui: &mut egui::Ui, t: &Trace, scores: Option<&Scores>, o: &OpenNetwo
     ));
 }
 
-/// The region a word of a rationale names (an atlas label, optionally written `R:label`, with punctuation).
+/// One round of the timeline: think, report, action and its arguments (asked again, repaired, rejected), the
+/// error, the observation, and a link to the HARK or CARD panel for a retrieval.
+fn round_section(ui: &mut egui::Ui, r: &Round, intents: &mut Intents) {
+    let mut flags = String::new();
+    if !r.repairs.is_empty() {
+        flags.push_str(" · repaired");
+    }
+    if r.rejected.is_some() {
+        flags.push_str(" · rejected");
+    }
+    if r.error.is_some() {
+        flags.push_str(" · error");
+    }
+    let title = format!("Round {} · {}{flags}", r.index, if r.tool.is_empty() { "(no action)" } else { &r.tool });
+    egui::CollapsingHeader::new(title).id_salt(("agent_round", r.index)).show(ui, |ui| {
+        if !r.think.is_empty() {
+            ui.label(format!("Think (model): {}", r.think));
+        }
+        if !r.report.is_empty() {
+            ui.label(format!("Report (model){}: {}", if r.report_truncated { ", cut to size" } else { "" }, r.report));
+        }
+        if !r.tool.is_empty() {
+            ui.label(format!("Action: {}({})", r.tool, r.arguments));
+        }
+        if let Some(a) = &r.arguments_retry {
+            ui.label(format!("Arguments asked again with the tool's schema: {a}"));
+        }
+        if !r.repairs.is_empty() {
+            ui.label(format!("Arguments repaired: {}; checked: {}", r.repairs.join("; "), r.checked));
+        }
+        if let Some(m) = &r.rejected {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("Rejected: {m}"));
+        }
+        if let Some(e) = &r.error {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Error: {e}"));
+        }
+        if !r.observation.is_empty() {
+            ui.label("Observation (measured or retrieved):");
+            ui.monospace(r.observation.trim_end());
+        }
+        if matches!(r.tool.as_str(), "retrieve_knowledge" | "retrieve_case") && !r.data.is_null() {
+            let label =
+                if r.tool == "retrieve_knowledge" { "Show in the HARK panel" } else { "Show in the CARD panel" };
+            if ui.button(label).clicked() {
+                intents.show_round = Some(r.clone());
+            }
+        }
+    });
+}
+
+/// The reflection: its critique, the rationale's word changes and the label, confidence and rationale before
+/// and after.
+fn reflection_section(ui: &mut egui::Ui, r: &Reflection) {
+    ui.separator();
+    ui.strong(format!("Reflection ({})", if r.revised { "revised the analysis" } else { "kept the analysis" }));
+    ui.label(format!("Critique (model): {}", r.critique));
+    if r.revised {
+        ui.label("Rationale changes (removed struck through, added underlined):");
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = 4.0;
+            for c in word_diff(&r.before.rationale, &r.after.rationale) {
+                match c {
+                    Change::Same(w) => ui.label(w),
+                    Change::Removed(w) => {
+                        ui.label(egui::RichText::new(w).strikethrough().color(ui.visuals().error_fg_color))
+                    }
+                    Change::Added(w) => {
+                        ui.label(egui::RichText::new(w).underline().color(ui.visuals().hyperlink_color))
+                    }
+                };
+            }
+        });
+    }
+    egui::Grid::new("agent_reflection").num_columns(3).striped(true).show(ui, |ui| {
+        ui.label("");
+        ui.strong("before");
+        ui.strong("after");
+        ui.end_row();
+        ui.label("label");
+        ui.label(&r.before.label);
+        ui.label(&r.after.label);
+        ui.end_row();
+        ui.label("confidence");
+        ui.label(format!("{:.2}", r.before.confidence));
+        ui.label(format!("{:.2}", r.after.confidence));
+        ui.end_row();
+        ui.label("rationale");
+        ui.add(egui::Label::new(&r.before.rationale).wrap());
+        ui.add(egui::Label::new(&r.after.rationale).wrap());
+        ui.end_row();
+    });
+}
+
 /// brainagent-hybrid's evidence ledger: the evidence decision, what the analysis proposed and what the rule did,
 /// then every item with its value, the label it supports, whether the cohort model weighed it and whether the
 /// rationale cited it.
@@ -204,6 +211,7 @@ fn ledger(ui: &mut egui::Ui, h: &crate::agent::graph::ledger::Hybrid) {
     }
 }
 
+/// The region a word of a rationale names (an atlas label, optionally written `R:label`, with punctuation).
 fn region_of(word: &str, labels: &[String]) -> Option<usize> {
     let core = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != ':').trim_start_matches("R:");
     labels.iter().position(|l| l == core)
