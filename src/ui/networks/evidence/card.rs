@@ -154,21 +154,7 @@ impl CardPanel {
                         ui.strong(format!("Retrieval of {caption}"));
                         close = ui.small_button("hide").clicked();
                     });
-                    egui::Grid::new("card_agent_round").striped(true).show(ui, |ui| {
-                        for h in ["", "case", "label", "graph", "text", "score"] {
-                            ui.strong(h);
-                        }
-                        ui.end_row();
-                        for h in hits.iter().take(10) {
-                            ui.label(if h.chosen { "chosen" } else { "" });
-                            ui.label(&h.case);
-                            ui.label(&h.label);
-                            ui.label(format!("{:.4}", h.graph_sim));
-                            ui.label(format!("{:.4}", h.text_sim));
-                            ui.label(format!("{:.4}", h.score));
-                            ui.end_row();
-                        }
-                    });
+                    round_table(ui, hits);
                     if close {
                         self.agent_round = None;
                     }
@@ -203,30 +189,7 @@ impl CardPanel {
                     q.memory.text_model,
                     self.k
                 ));
-                egui::ScrollArea::vertical().max_height(220.0).show(ui, |ui| {
-                    egui::Grid::new("card table").striped(true).num_columns(6).show(ui, |ui| {
-                        for h in ["case", "label", "graph-sim", "text-sim", "score", "group"] {
-                            ui.strong(h);
-                        }
-                        ui.end_row();
-                        for h in &self.hits {
-                            let name = if h.chosen {
-                                egui::RichText::new(&h.case).strong()
-                            } else {
-                                egui::RichText::new(&h.case)
-                            };
-                            if ui.selectable_label(self.selected.as_deref() == Some(h.case.as_str()), name).clicked() {
-                                self.selected = Some(h.case.clone());
-                            }
-                            ui.label(&h.label);
-                            ui.label(format!("{:.4}", h.graph_sim));
-                            ui.label(format!("{:.4}", h.text_sim));
-                            ui.label(format!("{:.4}", h.score));
-                            ui.label(&h.group);
-                            ui.end_row();
-                        }
-                    });
-                });
+                hits_table(ui, &self.hits, &mut self.selected);
                 let Some(case) = self.selected.as_ref().and_then(|id| q.memory.cases.iter().find(|c| &c.id == id))
                 else {
                     ui.weak(format!("This network's report (template-written): {}", q.report));
@@ -274,6 +237,49 @@ impl CardPanel {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
     }
+}
+
+/// The cases an agent round retrieved (the first 10), the chosen ones marked.
+fn round_table(ui: &mut egui::Ui, hits: &[Hit]) {
+    egui::Grid::new("card_agent_round").striped(true).show(ui, |ui| {
+        for h in ["", "case", "label", "graph", "text", "score"] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for h in hits.iter().take(10) {
+            ui.label(if h.chosen { "chosen" } else { "" });
+            ui.label(&h.case);
+            ui.label(&h.label);
+            ui.label(format!("{:.4}", h.graph_sim));
+            ui.label(format!("{:.4}", h.text_sim));
+            ui.label(format!("{:.4}", h.score));
+            ui.end_row();
+        }
+    });
+}
+
+/// The memory's cases ranked for the open network, the top k in bold; a click selects one.
+fn hits_table(ui: &mut egui::Ui, hits: &[Hit], selected: &mut Option<String>) {
+    egui::ScrollArea::vertical().max_height(220.0).show(ui, |ui| {
+        egui::Grid::new("card table").striped(true).num_columns(6).show(ui, |ui| {
+            for h in ["case", "label", "graph-sim", "text-sim", "score", "group"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for h in hits {
+                let name = if h.chosen { egui::RichText::new(&h.case).strong() } else { egui::RichText::new(&h.case) };
+                if ui.selectable_label(selected.as_deref() == Some(h.case.as_str()), name).clicked() {
+                    *selected = Some(h.case.clone());
+                }
+                ui.label(&h.label);
+                ui.label(format!("{:.4}", h.graph_sim));
+                ui.label(format!("{:.4}", h.text_sim));
+                ui.label(format!("{:.4}", h.score));
+                ui.label(&h.group);
+                ui.end_row();
+            }
+        });
+    });
 }
 
 /// A small n × n matrix in the diverging colour scale (saturating at the largest |value|).
