@@ -68,6 +68,9 @@ fn sleep_window_shows_yasa_statistics_and_kappa() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].stage, "W");
     assert!((rows[0].values.iter().sum::<f64>() - 1.0).abs() < 0.05, "relative powers of adjacent bands sum to ≈ 1");
+    // The band power through the night needs one whole 30-s epoch: the 24-s sample has none, and the window
+    // says so (the per-stage table above still stands).
+    h.get_by_label_contains("band power through the night: 24.0 s of signal: not one whole epoch of 30 s");
 }
 
 #[test]

@@ -823,3 +823,14 @@ pub struct MetricsArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hz_range_is_lo_comma_hi_with_lo_below_hi() {
+        assert_eq!(super::parse_hz_range("8, 13"), Ok((8.0, 13.0)));
+        for bad in ["13,8", "8", "a,b", "-1,4", "8,8", "8,inf"] {
+            assert!(super::parse_hz_range(bad).unwrap_err().contains("LO,HI"), "{bad}");
+        }
+    }
+}

@@ -90,10 +90,14 @@ pub fn show(ctx: &egui::Context, w: &mut HrvWindow, rec: &Arc<Recording>) {
                     "{} beats · heart rate {:.1} bpm · MeanNN {:.1} ms · SDNN {:.1} ms · RMSSD {:.1} ms · pNN50 {:.1} %",
                     h.beats, h.HR, h.MeanNN, h.SDNN, h.RMSSD, h.pNN50
                 ));
-                let (view, cursor) = tachogram(ui, &h.rr_ms, w.cursor_s);
+                let times = beat_times(&h.rr_ms);
+                let (view, cursor) = tachogram(ui, &times, &h.rr_ms, w.cursor_s);
                 w.view = Some(view);
                 w.cursor_s = cursor;
-                ui.label(readout(&h.rr_ms, w.cursor_s).unwrap_or_else(|| "read-out: move the cursor over the tachogram".into()));
+                ui.label(
+                    readout(&times, &h.rr_ms, w.cursor_s)
+                        .unwrap_or_else(|| "read-out: move the cursor over the tachogram".into()),
+                );
             }
         }
     });
@@ -113,8 +117,8 @@ pub fn beat_times(rr_ms: &[f64]) -> Vec<f64> {
 
 /// The RR tachogram, explorable (drag or wheel pans, Ctrl+wheel zooms, a right-button drag zooms to a box, a
 /// double click shows all): RR in ms against time on a clock axis. Its view and the cursor's time.
-fn tachogram(ui: &mut egui::Ui, rr_ms: &[f64], cursor: Option<f64>) -> (PlotView, Option<f64>) {
-    let pts: Vec<[f64; 2]> = beat_times(rr_ms).into_iter().zip(rr_ms.iter().copied()).map(|(t, v)| [t, v]).collect();
+fn tachogram(ui: &mut egui::Ui, times: &[f64], rr_ms: &[f64], cursor: Option<f64>) -> (PlotView, Option<f64>) {
+    let pts: Vec<[f64; 2]> = times.iter().zip(rr_ms).map(|(t, v)| [*t, *v]).collect();
     let resp = Plot::new("hrv_tachogram")
         .height(160.0)
         .x_axis_label("time from the first R-peak")
@@ -140,10 +144,10 @@ fn tachogram(ui: &mut egui::Ui, rr_ms: &[f64], cursor: Option<f64>) -> (PlotView
     (PlotView::of(&resp), hovered.or(cursor))
 }
 
-/// The read-out under the tachogram: the beat nearest the cursor, its RR interval and instantaneous rate.
-pub fn readout(rr_ms: &[f64], cursor_s: Option<f64>) -> Option<String> {
-    let times = beat_times(rr_ms);
-    let k = explore::nearest(&times, cursor_s?)?;
+/// The read-out under the tachogram: the beat nearest the cursor (`times` from [`beat_times`]), its RR interval
+/// and instantaneous rate.
+pub fn readout(times: &[f64], rr_ms: &[f64], cursor_s: Option<f64>) -> Option<String> {
+    let k = explore::nearest(times, cursor_s?)?;
     Some(format!(
         "beat {} at {}: RR {:.0} ms ({:.1} bpm)",
         k + 2,

@@ -202,6 +202,7 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
             ui.weak("minutes unless %; latencies from the start of the recording (YASA's definitions)");
         }
         ui.separator();
+        let computing = w.busy();
         ui.horizontal(|ui| {
             ui.label("band power per stage of");
             let shown = w.channel.map_or("a channel".to_string(), |c| rec.channels()[c].label.clone());
@@ -210,17 +211,14 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
                     ui.selectable_value(&mut w.channel, Some(i), &c.label);
                 }
             });
-            if ui
-                .add_enabled(w.channel.is_some() && w.stage_job.is_none(), egui::Button::new("Compute per stage"))
-                .clicked()
-            {
+            if ui.add_enabled(w.channel.is_some() && !computing, egui::Button::new("Compute per stage")).clicked() {
                 let c = w.channel.expect("enabled");
                 w.stage_power = None;
                 w.stage_job = Some(stage_power_job(rec, c, h.clone()));
                 w.night_power = None;
                 w.night_job = Some(night_power_job(rec, c));
             }
-            if w.stage_job.is_some() || w.night_job.is_some() {
+            if computing {
                 ui.spinner();
             }
         });
