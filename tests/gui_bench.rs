@@ -301,8 +301,8 @@ fn the_first_view_is_the_shipped_real_runs() {
 }
 
 /// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: four
-/// in the Qwen CodeAct run, two in each of its BrainAgent runs (model and system report), one in SmolLM2's
-/// BrainAgent run), with the rule in words.
+/// in the Qwen CodeAct run, two in each of its BrainAgent runs (model and system report), two in its hybrid
+/// run, one in SmolLM2's BrainAgent run), with the rule in words.
 #[test]
 fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     let mut h = harness_on("fixtures/bench/real");
@@ -310,15 +310,17 @@ fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     h.run_steps(2);
     h.get_by_label("Failure cases").click();
     h.run_steps(3);
-    assert_eq!(h.query_all_by_label("answer_unshown").count(), 4, "one row per run with such answers");
+    assert_eq!(h.query_all_by_label("answer_unshown").count(), 5, "one row per run with such answers");
     let rule = "a scored answer that no tool or code output shows: read from the task or the model's own words";
-    assert_eq!(h.query_all_by_label(rule).count(), 4);
+    assert_eq!(h.query_all_by_label(rule).count(), 5);
     let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2, \
                     Foundational Analysis-case3-case3_2";
     assert!(h.query_all_by_label(examples).count() >= 1, "the CodeAct row's examples");
     assert!(h.query_all_by_label("Foundational Analysis-case6-case6_1").count() >= 1, "SmolLM2's");
     let examples = "Foundational Analysis-case2-case2_2, Neurocognitive Assessment-case3-case3_1";
     assert_eq!(h.query_all_by_label(examples).count(), 2, "Qwen's two BrainAgent rows");
+    let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2";
+    assert_eq!(h.query_all_by_label(examples).count(), 1, "the hybrid's row");
 }
 
 /// A CodeAct instance whose first solution was asked again (claimed work, and a value nothing measured) says so

@@ -18,7 +18,8 @@ def main(folder: Path) -> None:
         "Produced by `scripts/bench/real_demo.sh` on the local suite (`brainlens bench generate --seed 11`: 54 "
         "instances bound to the real recordings in `fixtures/`, reference answers computed by BrainLens's signal "
         "module and checked against MNE, SciPy, YASA and neurokit2). Each file is one run of a real model on this "
-        "machine's CPU (2 cores), as 2 Slurm shards on the local cluster, merged by `bench merge`. The reports are "
+        "machine's CPU (2 cores), as 2 shards (Slurm array tasks on the local cluster, or two local `--shard I/2` "
+        "processes), merged by `bench merge`. The reports are "
         "what the models wrote (BrainAgent \"system\" reports add BrainLens's measured tool outputs, labelled); "
         "scores follow BrainBench's rules. Nothing here is simulated; the simulated demo is "
         "`fixtures/bench/demo/` (\"Open demo (simulated)\").\n"
@@ -38,7 +39,9 @@ def main(folder: Path) -> None:
         else:
             opts.append("6 planning rounds")
         if e.get("paradigm") == "hybrid":
-            opts.append(f"code rule {e.get('code_rule', '?')}, code blocks of 512 tokens")
+            opts.append(
+                f"code rule {e.get('code_rule', '?')}, at most {e.get('code_steps', '?')} code steps of 512 tokens"
+            )
         # Result files record the commit of the binary that ran them since the runner block has one.
         commit = e.get("runner", {}).get("commit") or "not recorded"
         print(
