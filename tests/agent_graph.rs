@@ -853,3 +853,38 @@ fn baselines_and_the_no_understanding_ablation_see_the_graph_but_no_measured_val
     let with = seen(brainagent());
     assert!(with[0].contains("Its measured values") && with[0].contains("Links (source, target, weight)"));
 }
+
+/// Direct through an OpenAI-compatible endpoint that returns `logprobs` (a scripted loopback server): the
+/// decision records the model's own probability of each label (from the alternatives at the label's
+/// diverging token: `206` 0.7 against `307` 0.2), not only the confidence it states.
+#[test]
+fn a_remote_models_label_probability_comes_from_its_logprobs() {
+    use common::fake_openai::{Reply, fake};
+    let text = "{\"label\": \"sub-100206\", \"confidence\": 0.9, \"claims\": []}";
+    let (head, tail) = text.split_at(text.find("206").unwrap());
+    let tokens = json!([
+        {"token": head, "logprob": 0.0, "top_logprobs": []},
+        {"token": "206", "logprob": 0.7f64.ln(),
+         "top_logprobs": [{"token": "206", "logprob": 0.7f64.ln()}, {"token": "307", "logprob": 0.2f64.ln()}]},
+        {"token": &tail[3..], "logprob": 0.0, "top_logprobs": []},
+    ]);
+    let body = json!({"model": "fake", "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+        "logprobs": {"content": tokens}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 9, "completion_tokens": 5}});
+    let f = fake(vec![Reply::Ok(body.to_string())]);
+    let config = brainlens::llm::config::ProviderConfig {
+        provider: brainlens::llm::config::ProviderKind::Openai,
+        base_url: f.url.clone(),
+        model: "fake".into(),
+        timeout_s: 10.0,
+        ..Default::default()
+    };
+    let client = brainlens::llm::openai::OpenAiClient::new(&config).unwrap();
+    let t = analyze(Arc::new(client), Settings::for_method(Method::Direct));
+    assert_eq!(t.outcome.class, OutcomeClass::Ok, "{:?}", t.outcome);
+    let d = t.decision.unwrap();
+    assert_eq!((d.label.as_str(), d.confidence), ("sub-100206", 0.9));
+    let p = d.label_probabilities.expect("the endpoint's logprobs give the labels' probabilities");
+    let of = |l: &str| p.iter().find(|(x, _)| x == l).unwrap().1;
+    assert!((of("sub-100206") - 0.7 / 0.9).abs() < 1e-9 && (of("sub-100307") - 0.2 / 0.9).abs() < 1e-9, "{p:?}");
+    assert_eq!(f.requests.lock().unwrap()[0].1["logprobs"], json!(true));
+}

@@ -309,3 +309,71 @@ fn reasoning_effort_is_sent_when_set_and_refused_where_it_cannot_be() {
     let (code, _, err) = common::run(&["llm", "chat", "hi", "--base-url", &f.url, "--reasoning-effort", "extreme"]);
     assert!(code != 0 && err.contains("unknown reasoning effort") && err.contains("medium"), "{err}");
 }
+
+/// A reply body with `logprobs` for `{"label": "HC"}`: the value's first token `HC` (p 0.8) lists `AS` (0.15).
+fn label_body_with_logprobs() -> String {
+    let t = |token: &str, p: f64, top: Value| json!({"token": token, "logprob": p.ln(), "top_logprobs": top});
+    let content = json!([
+        t("{\"label\": \"", 1.0, json!([])),
+        t("HC", 0.8, json!([{"token": "HC", "logprob": 0.8f64.ln()}, {"token": "AS", "logprob": 0.15f64.ln()}])),
+        t("\"}", 1.0, json!([])),
+    ]);
+    json!({"model": "fake", "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"label\": \"HC\"}"},
+            "logprobs": {"content": content}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+    .to_string()
+}
+
+/// A reply with an enum asks for `logprobs` and reads each option's probability from the alternatives at the
+/// value's first token (here P(HC) = 0.8 / 0.95); a request without an enum does not ask; streamed chunks
+/// carry them too.
+#[test]
+fn an_enum_reply_reads_its_options_probabilities_from_logprobs() {
+    let f = fake(vec![Reply::Ok(label_body_with_logprobs()), Reply::Ok(ok_body("hello"))]);
+    let c = client(&f.url, 0, 5.0);
+    let r = c.chat(&label_request()).unwrap();
+    assert_eq!(r.json, Some(json!({"label": "HC"})));
+    assert_eq!(r.choices.len(), 1);
+    let p: Vec<(String, f64)> = r.choices[0].options.clone();
+    assert_eq!((p[0].0.as_str(), p[1].0.as_str()), ("\"ASD\"", "\"HC\""));
+    assert!((p[1].1 - 0.8 / 0.95).abs() < 1e-9 && (p[0].1 - 0.15 / 0.95).abs() < 1e-9, "{p:?}");
+    c.chat(&ChatRequest::user("hi")).unwrap();
+    let requests = f.requests.lock().unwrap();
+    assert_eq!((requests[0].1["logprobs"].clone(), requests[0].1["top_logprobs"].clone()), (json!(true), json!(10)));
+    assert!(requests[1].1.get("logprobs").is_none(), "no enum, no logprobs asked");
+    drop(requests);
+
+    let body: Value = serde_json::from_str(&label_body_with_logprobs()).unwrap();
+    let chunks: Vec<String> = body["choices"][0]["logprobs"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!({"choices": [{"index": 0, "delta": {"content": t["token"]}, "logprobs": {"content": [t]}, "finish_reason": null}]})
+                .to_string()
+        })
+        .chain(["[DONE]".to_string()])
+        .collect();
+    let f = fake(vec![Reply::Sse(chunks)]);
+    let mut request = label_request();
+    request.stream = true;
+    let r = client(&f.url, 0, 5.0).chat_with(&request, &Default::default(), &mut |_| {}).unwrap();
+    assert!((r.choices[0].options[1].1 - 0.8 / 0.95).abs() < 1e-9, "{:?}", r.choices);
+}
+
+/// A server that refuses `logprobs` (HTTP 400 naming them) is asked again without them, keeps its json_schema
+/// level, and is not asked for them again — by a new client either; the reply then has no probabilities.
+#[test]
+fn a_server_that_refuses_logprobs_is_asked_again_without_them() {
+    let f = fake(vec![
+        Reply::Status(400, "", "{\"error\": {\"message\": \"logprobs is not supported\"}}".into()),
+        Reply::Ok(ok_body("{\"label\": \"HC\"}")),
+        Reply::Ok(ok_body("{\"label\": \"ASD\"}")),
+    ]);
+    let r = client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
+    assert_eq!((r.json, r.attempts, r.choices.len()), (Some(json!({"label": "HC"})), 2, 0));
+    client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
+    let requests = f.requests.lock().unwrap();
+    let asked: Vec<bool> = requests.iter().map(|r| r.1.get("logprobs").is_some()).collect();
+    assert_eq!(asked, [true, false, false]);
+    assert!(requests.iter().all(|r| r.1["response_format"]["type"] == "json_schema"), "the format stays");
+}

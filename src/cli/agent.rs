@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Method and its settings.
 #[derive(Debug, Clone, Args)]
 pub struct MethodArgs {
-    /// direct, cot, reflection, brainagent, evidence-knn, or a supervised baseline: majority (the training split's most common label) or logistic (an L2 logistic regression on the Fisher-z upper triangle, C by 5-fold CV on the training split).
+    /// direct, cot, reflection, brainagent, brainagent-hybrid (the cohort model decides, the model explains; `eval` trains it on the training split, `analyze` takes --cohort-model), evidence-knn, or a supervised baseline: majority (the training split's most common label) or logistic (an L2 logistic regression on the Fisher-z upper triangle, C by 5-fold CV on the training split).
     #[arg(long, default_value = "brainagent")]
     pub method: String,
     #[arg(long)]

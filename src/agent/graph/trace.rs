@@ -141,8 +141,9 @@ pub struct Decision {
     /// Chain-of-thought reasoning (cot method).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
-    /// The model's own probability of each label (its likelihood of the whole label among the task's labels,
-    /// from the constrained decoder), beside the confidence it states; None when the provider cannot tell.
+    /// The model's own probability of each label (the local model: its likelihood of the whole label among the
+    /// task's labels, from the constrained decoder; a remote endpoint: from the `logprobs` it returns), beside the
+    /// confidence it states; None when the provider cannot tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_probabilities: Option<Vec<(String, f64)>>,
 }

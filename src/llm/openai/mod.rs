@@ -2,6 +2,7 @@
 //! `brainlens llm serve`): JSON mode and json_schema when the server takes them, the reply validated against
 //! the schema with one corrective retry, retries with backoff on infrastructure failures, streaming (SSE).
 
+pub mod logprobs;
 pub mod retry;
 
 use crate::llm::reply_json::extract_json;
@@ -32,6 +33,13 @@ fn learned_levels() -> &'static std::sync::Mutex<std::collections::HashMap<Strin
     LEVELS.get_or_init(Default::default)
 }
 
+/// Endpoints that refused `logprobs` (learned once per process and shared by every client).
+fn without_logprobs() -> &'static std::sync::Mutex<std::collections::HashSet<String>> {
+    static REFUSED: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> =
+        std::sync::OnceLock::new();
+    REFUSED.get_or_init(Default::default)
+}
+
 pub struct OpenAiClient {
     base: String,
     model: String,
@@ -41,6 +49,8 @@ pub struct OpenAiClient {
     reasoning_effort: Option<String>,
     pub backoff: Backoff,
     format_level: AtomicU8,
+    /// Whether to ask for `logprobs` where the reply has an enum (off once the endpoint refused them).
+    logprobs: std::sync::atomic::AtomicBool,
 }
 
 /// `http://host:port`, `http://host:port/`, `http://host:port/v1` → `http://host:port/v1`.
@@ -54,6 +64,8 @@ struct Attempt {
     usage: Usage,
     finish: String,
     model: String,
+    /// The reply's tokens with their alternatives, when the endpoint gave `logprobs`.
+    tokens: Vec<logprobs::Token>,
 }
 
 impl OpenAiClient {
@@ -78,6 +90,9 @@ impl OpenAiClient {
                     .ok()
                     .and_then(|m| m.get(&normalise_base(&config.base_url)).copied())
                     .unwrap_or(FORMAT_SCHEMA),
+            ),
+            logprobs: std::sync::atomic::AtomicBool::new(
+                !without_logprobs().lock().is_ok_and(|m| m.contains(&normalise_base(&config.base_url))),
             ),
         })
     }
@@ -126,6 +141,10 @@ impl OpenAiClient {
         }
         if req.stream {
             body["stream_options"] = json!({"include_usage": true});
+        }
+        if self.logprobs.load(Ordering::SeqCst) && logprobs::wanted(&req.format) {
+            body["logprobs"] = json!(true);
+            body["top_logprobs"] = json!(logprobs::TOP);
         }
         match (&req.format, level) {
             (ResponseFormat::JsonSchema { name, schema }, FORMAT_SCHEMA) => {
@@ -202,8 +221,13 @@ impl OpenAiClient {
         let infra = |e: &dyn std::fmt::Display| LlmError::infra(PROVIDER, format!("reading the reply: {e}"));
         if body["stream"] == json!(true) {
             let reader = std::io::BufReader::new(response.body_mut().as_reader());
-            let mut attempt =
-                Attempt { text: String::new(), usage: Usage::default(), finish: "stop".into(), model: String::new() };
+            let mut attempt = Attempt {
+                text: String::new(),
+                usage: Usage::default(),
+                finish: "stop".into(),
+                model: String::new(),
+                tokens: Vec::new(),
+            };
             let mut done = false;
             for line in reader.lines() {
                 if cancel.is_cancelled() {
@@ -222,6 +246,7 @@ impl OpenAiClient {
                     on_delta(delta);
                     attempt.text.push_str(delta);
                 }
+                attempt.tokens.extend(logprobs::tokens(&chunk["choices"][0]));
                 if let Some(f) = chunk["choices"][0]["finish_reason"].as_str() {
                     attempt.finish = f.to_string();
                 }
@@ -254,6 +279,7 @@ impl OpenAiClient {
             usage: usage(&value["usage"]),
             finish: choice["finish_reason"].as_str().unwrap_or("stop").to_string(),
             model: value["model"].as_str().unwrap_or_default().to_string(),
+            tokens: logprobs::tokens(choice),
         })
     }
 
@@ -280,6 +306,17 @@ impl OpenAiClient {
                 Ok(a) => return Ok(a),
                 Err(e) => e,
             };
+            // Refused logprobs: a 400/422 that names them, or any 400/422 once no format is left to lower.
+            let refused_logprobs = body.get("logprobs").is_some()
+                && matches!(error.status, Some(400 | 422))
+                && (error.message.contains("logprob") || body.get("response_format").is_none());
+            if refused_logprobs {
+                self.logprobs.store(false, Ordering::SeqCst);
+                if let Ok(mut m) = without_logprobs().lock() {
+                    m.insert(self.base.clone());
+                }
+                continue;
+            }
             // A refused format: 400/422, or a 500 whose body names the format (llama-cpp-python's request
             // model rejects `json_schema` that way).
             let refused_format = body.get("response_format").is_some()
@@ -387,6 +424,13 @@ impl ChatModel for OpenAiClient {
                     }
                 }
             };
+            // The options' probabilities where the endpoint gave logprobs for this reply.
+            let choices = match (&req.format, &json) {
+                (ResponseFormat::JsonSchema { schema, .. }, Some(v)) => {
+                    logprobs::enum_choices(schema, v, &attempt.text, &attempt.tokens)
+                }
+                _ => Vec::new(),
+            };
             return Ok(ChatResponse {
                 text: attempt.text,
                 json,
@@ -395,7 +439,7 @@ impl ChatModel for OpenAiClient {
                 model: if attempt.model.is_empty() { self.model.clone() } else { attempt.model },
                 finish_reason: attempt.finish,
                 attempts,
-                choices: Vec::new(),
+                choices,
             });
         }
         unreachable!("the second pass always returns")
