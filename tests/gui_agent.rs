@@ -217,6 +217,10 @@ fn a_batch_evaluation_runs_from_the_panel_and_opens_a_sample_trace() {
     h.get_by_label("Load runs").click();
     h.run_steps(3);
     assert_eq!(h.state().networks.agent.batch.runs.len(), 2);
+    // The reliability section says what ECE a calibrated P would show on these ten subjects.
+    h.get_all_by_label("Reliability of evidence-knn (none)").next().unwrap().click();
+    h.run_steps(3);
+    assert!(h.query_all_by_label_contains("a calibrated P on these 10 subjects shows ECE").count() >= 1);
     // Drill down into a sample's trace.
     h.get_all_by_label("Samples of evidence-knn (none)").next().unwrap().click();
     h.run_steps(10);

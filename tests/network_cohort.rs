@@ -455,6 +455,10 @@ fn an_evaluation_opens_the_cohort_archive_once() {
             (want, h.test.len(), h.test.len())
         );
         assert!(p.auroc.is_some_and(|a| (0.0..=1.0).contains(&a)) && p.ece.is_some(), "{p:?}");
+        // Beside the ECE, what a calibrated P would show on these subjects (util::calibration's numpy check).
+        let r = p.ece_if_calibrated.expect("the calibrated reference");
+        assert!(r.draws == 2000 && r.median <= r.p90 && (0.0..=1.0).contains(&r.at_least_observed), "{r:?}");
+        assert!(p.line().contains("a calibrated P on these"), "{}", p.line());
         let figures = brainlens::agent::graph::paper::figures(std::slice::from_ref(&m));
         assert!(figures.iter().any(|(name, svg)| name.starts_with("reliability_") && svg.contains("AUROC")));
     }

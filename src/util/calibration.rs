@@ -288,6 +288,46 @@ pub fn ece(p: &[f64], y: &[bool], bins: usize) -> Option<f64> {
     })
 }
 
+/// The ECE a perfectly calibrated P would show on the same subjects: each subject's outcome drawn from its own
+/// P (`y ~ Bernoulli(P)`, numpy's `RandomState(seed).random_sample((draws, n)) < P`), the ECE of each draw —
+/// the consistency resampling of Bröcker & Smith (2007). On a few dozen subjects an ECE of 0.1 is what a
+/// calibrated model shows, not evidence against it; this says how large.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EceIfCalibrated {
+    pub draws: usize,
+    /// Median and 90th percentile of the drawn ECEs (numpy's `median`, `percentile(…, 90)`, linear).
+    pub median: f64,
+    pub p90: f64,
+    /// Share of draws at or above the observed ECE: small when the P is worse calibrated than chance explains.
+    pub at_least_observed: f64,
+}
+
+/// `EceIfCalibrated` of `p` against the `observed` ECE over `bins` bins; None without subjects or draws.
+pub fn ece_if_calibrated(p: &[f64], observed: f64, bins: usize, draws: usize, seed: u32) -> Option<EceIfCalibrated> {
+    if p.is_empty() || draws == 0 {
+        return None;
+    }
+    let mut rng = crate::util::rng::Mt19937::new(seed);
+    let mut e: Vec<f64> = (0..draws)
+        .map(|_| {
+            let y: Vec<bool> = p.iter().map(|&pi| rng.random_sample() < pi).collect();
+            ece(p, &y, bins).unwrap_or(0.0)
+        })
+        .collect();
+    e.sort_by(f64::total_cmp);
+    let quantile = |q: f64| {
+        let at = q * (draws - 1) as f64;
+        let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+        e[lo] + (e[hi] - e[lo]) * (at - lo as f64)
+    };
+    Some(EceIfCalibrated {
+        draws,
+        median: quantile(0.5),
+        p90: quantile(0.9),
+        at_least_observed: e.iter().filter(|&&x| x >= observed - 1e-12).count() as f64 / draws as f64,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +339,20 @@ mod tests {
         let y = [false, false, true, true];
         assert_eq!(auroc(&p, &y), Some(0.625));
         assert_eq!(auroc(&[0.2, 0.3], &[true, true]), None);
+    }
+
+    #[test]
+    fn the_ece_of_a_calibrated_p_matches_numpy_resampling() {
+        // Expected: numpy 2.x in the reference venv — p = 0.05 + 0.9·arange(30)/29,
+        // u = RandomState(0).random_sample((200, 30)), the ECE of each row's outcomes u < p binned as
+        // sklearn's calibration_curve (searchsorted on the inner edges); median, percentile 90 and the share
+        // ≥ 0.15. Same generator, same draws: equal to 1e-12.
+        let p: Vec<f64> = (0..30).map(|i| 0.05 + 0.9 * i as f64 / 29.0).collect();
+        let r = ece_if_calibrated(&p, 0.15, 10, 200, 0).unwrap();
+        assert!((r.median - 0.17660919540229883).abs() < 1e-12, "{r:?}");
+        assert!((r.p90 - 0.23849425287356316).abs() < 1e-12, "{r:?}");
+        assert_eq!((r.at_least_observed, r.draws), (0.745, 200));
+        assert!(ece_if_calibrated(&[], 0.1, 10, 200, 0).is_none());
     }
 
     #[test]

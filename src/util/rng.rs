@@ -45,6 +45,13 @@ impl Mt19937 {
         y ^ (y >> 18)
     }
 
+    /// `RandomState.random_sample()`: a double in [0, 1) from two outputs (27 + 26 bits, numpy's `rk_double`).
+    pub fn random_sample(&mut self) -> f64 {
+        let a = (self.next_u32() >> 5) as f64;
+        let b = (self.next_u32() >> 6) as f64;
+        (a * 67_108_864.0 + b) / 9_007_199_254_740_992.0
+    }
+
     /// A uniform integer in `0..=max` by masked rejection, as numpy's legacy `random_interval`
     /// (values below 2³²).
     pub fn interval(&mut self, max: u32) -> u32 {
@@ -77,6 +84,16 @@ impl Mt19937 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_sample_is_numpys() {
+        // numpy: RandomState(0).random_sample(3).
+        let mut r = Mt19937::new(0);
+        let want = [0.5488135039273248, 0.7151893663724195, 0.6027633760716439];
+        for w in want {
+            assert_eq!(r.random_sample(), w);
+        }
+    }
 
     #[test]
     fn equals_numpy_random_state() {

@@ -2,7 +2,8 @@
 //! the mean over its runs with a decision — the label probability the decision records (the local decoder's
 //! likelihood of each label, a regression's P) or, where none was recorded, the stated confidence turned into
 //! P(positive) and marked as such — against the truth: AUROC, Brier score and ECE over ten bins
-//! (`util::calibration`), and the reliability diagram.
+//! (`util::calibration`) beside the ECE a calibrated P would show on the same subjects, and the reliability
+//! diagram.
 
 use super::runfile::{Record, RunFile};
 use super::task::Task;
@@ -12,6 +13,9 @@ use serde::Serialize;
 
 /// Bins of the ECE and the reliability diagram.
 pub const BINS: usize = 10;
+
+/// Draws of the ECE a calibrated P would show on the same subjects (`calibration::ece_if_calibrated`, seed 0).
+pub const CALIBRATED_DRAWS: usize = 2000;
 
 /// Where a run's P(positive) comes from.
 pub const FROM_PROBABILITY: &str = "label probability";
@@ -28,6 +32,8 @@ pub struct ProbabilityScores {
     pub auroc: Option<f64>,
     pub brier: Option<f64>,
     pub ece: Option<f64>,
+    /// The ECE a perfectly calibrated P would show on these subjects (outcomes drawn from the P itself).
+    pub ece_if_calibrated: Option<calibration::EceIfCalibrated>,
     pub reliability: Vec<Bin>,
 }
 
@@ -81,6 +87,8 @@ pub fn of(run: &RunFile, task: &Task) -> Option<ProbabilityScores> {
         auroc: calibration::auroc(&p, &y),
         brier: calibration::brier(&p, &y),
         ece: calibration::ece(&p, &y, BINS),
+        ece_if_calibrated: calibration::ece(&p, &y, BINS)
+            .and_then(|e| calibration::ece_if_calibrated(&p, e, BINS, CALIBRATED_DRAWS, 0)),
         reliability: calibration::reliability(&p, &y, BINS),
     })
 }
@@ -90,14 +98,29 @@ impl ProbabilityScores {
     pub fn line(&self) -> String {
         let f = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3}"));
         format!(
-            "P({}) from the {} ({} subjects): AUROC {}, Brier {}, ECE ({BINS} bins) {}",
+            "P({}) from the {} ({} subjects): AUROC {}, Brier {}, ECE ({BINS} bins) {}{}",
             self.positive,
             self.source,
             self.samples,
             f(self.auroc),
             f(self.brier),
-            f(self.ece)
+            f(self.ece),
+            self.ece_reference().map_or(String::new(), |r| format!(" ({r})"))
         )
+    }
+
+    /// What a calibrated P would show on these subjects, in words: "a calibrated P on these 60 subjects
+    /// shows ECE 0.118 (median; 90 % ≤ 0.169)".
+    pub fn ece_reference(&self) -> Option<String> {
+        let r = self.ece_if_calibrated?;
+        Some(format!(
+            "a calibrated P on these {} subjects shows ECE {:.3} (median of {} draws; 90 % ≤ {:.3}); {:.0} % of its draws reach this one",
+            self.samples,
+            r.median,
+            r.draws,
+            r.p90,
+            100.0 * r.at_least_observed
+        ))
     }
 }
 

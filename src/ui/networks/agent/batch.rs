@@ -302,7 +302,10 @@ fn metrics_table<'a>(ui: &mut egui::Ui, runs: impl Iterator<Item = &'a Metrics>)
             let source = p.map_or("", |p| crate::agent::graph::scores::short_source(&p.source));
             ui.label(num(p.and_then(|p| p.auroc))).on_hover_text(format!("P from the {source}"));
             ui.label(num(p.and_then(|p| p.brier)));
-            ui.label(num(p.and_then(|p| p.ece)));
+            let ece = ui.label(num(p.and_then(|p| p.ece)));
+            if let Some(r) = p.and_then(|p| p.ece_reference()) {
+                ece.on_hover_text(r);
+            }
             ui.label(format!("{:.0}", m.prompt_tokens_per_sample + m.completion_tokens_per_sample));
             ui.label(format!("{:.1}", m.seconds_per_sample));
             ui.label(m.failures.values().sum::<usize>().to_string());
