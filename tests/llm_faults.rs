@@ -376,4 +376,23 @@ fn a_server_that_refuses_logprobs_is_asked_again_without_them() {
     let asked: Vec<bool> = requests.iter().map(|r| r.1.get("logprobs").is_some()).collect();
     assert_eq!(asked, [true, false, false]);
     assert!(requests.iter().all(|r| r.1["response_format"]["type"] == "json_schema"), "the format stays");
+    drop(requests);
+
+    // A 400 that names nothing: the format is lowered first; once none is left, this client asks without
+    // logprobs, but the endpoint is not marked (the 400 may have had another cause): a new client asks again.
+    let bad = || Reply::Status(400, "", "{\"error\": {\"message\": \"bad request\"}}".into());
+    let f = fake(vec![
+        bad(),
+        bad(),
+        bad(),
+        bad(),
+        Reply::Ok(ok_body("{\"label\": \"HC\"}")),
+        Reply::Ok(ok_body("{\"label\": \"HC\"}")),
+    ]);
+    let r = client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
+    assert_eq!(r.attempts, 5);
+    client(&f.url, 0, 5.0).chat(&label_request()).unwrap();
+    let requests = f.requests.lock().unwrap();
+    let asked: Vec<bool> = requests.iter().map(|r| r.1.get("logprobs").is_some()).collect();
+    assert_eq!(asked, [true, true, true, true, false, true]);
 }

@@ -80,15 +80,15 @@ pub fn of(run: &RunFile, task: &Task) -> Option<ProbabilityScores> {
         (true, false) => FROM_PROBABILITY.to_string(),
         _ => FROM_CONFIDENCE.to_string(),
     };
+    let ece = calibration::ece(&p, &y, BINS);
     Some(ProbabilityScores {
         positive: task.positive.clone(),
         source,
         samples: p.len(),
         auroc: calibration::auroc(&p, &y),
         brier: calibration::brier(&p, &y),
-        ece: calibration::ece(&p, &y, BINS),
-        ece_if_calibrated: calibration::ece(&p, &y, BINS)
-            .and_then(|e| calibration::ece_if_calibrated(&p, e, BINS, CALIBRATED_DRAWS, 0)),
+        ece,
+        ece_if_calibrated: ece.and_then(|e| calibration::ece_if_calibrated(&p, e, BINS, CALIBRATED_DRAWS, 0)),
         reliability: calibration::reliability(&p, &y, BINS),
     })
 }

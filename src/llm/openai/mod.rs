@@ -306,16 +306,18 @@ impl OpenAiClient {
                 Ok(a) => return Ok(a),
                 Err(e) => e,
             };
-            // Refused logprobs: a 400/422 that names them, or any 400/422 once no format is left to lower.
-            let refused_logprobs = body.get("logprobs").is_some()
-                && matches!(error.status, Some(400 | 422))
-                && (error.message.contains("logprob") || body.get("response_format").is_none());
-            if refused_logprobs {
-                self.logprobs.store(false, Ordering::SeqCst);
-                if let Ok(mut m) = without_logprobs().lock() {
-                    m.insert(self.base.clone());
+            // Refused logprobs: a 400/422 that names them (remembered for the endpoint), or any 400/422 once no
+            // format is left to lower (this client asks without them from now on; the endpoint is not marked,
+            // since the 400 may have had another cause).
+            if body.get("logprobs").is_some() && matches!(error.status, Some(400 | 422)) {
+                let named = error.message.contains("logprob");
+                if named || body.get("response_format").is_none() {
+                    self.logprobs.store(false, Ordering::SeqCst);
+                    if named && let Ok(mut m) = without_logprobs().lock() {
+                        m.insert(self.base.clone());
+                    }
+                    continue;
                 }
-                continue;
             }
             // A refused format: 400/422, or a 500 whose body names the format (llama-cpp-python's request
             // model rejects `json_schema` that way).
