@@ -7,6 +7,7 @@
 use super::montage::electrode_name;
 use super::spectrum::{Integration, WelchParams, band_power, welch};
 use crate::signal::error::{SignalError, invalid};
+use crate::util::quantile::percentile;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,17 +39,6 @@ pub struct RegionMean {
     pub variance: f64,
     pub rms: f64,
     pub kurtosis: f64,
-}
-
-/// numpy's default (linear) percentile of sorted values.
-pub fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let pos = q / 100.0 * (n - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
 /// The IQR rule: (Q1 − 1.5·IQR, Q3 + 1.5·IQR).

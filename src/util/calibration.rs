@@ -315,15 +315,10 @@ pub fn ece_if_calibrated(p: &[f64], observed: f64, bins: usize, draws: usize, se
         })
         .collect();
     e.sort_by(f64::total_cmp);
-    let quantile = |q: f64| {
-        let at = q * (draws - 1) as f64;
-        let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
-        e[lo] + (e[hi] - e[lo]) * (at - lo as f64)
-    };
     Some(EceIfCalibrated {
         draws,
-        median: quantile(0.5),
-        p90: quantile(0.9),
+        median: crate::util::quantile::percentile(&e, 50.0),
+        p90: crate::util::quantile::percentile(&e, 90.0),
         at_least_observed: e.iter().filter(|&&x| x >= observed - 1e-12).count() as f64 / draws as f64,
     })
 }

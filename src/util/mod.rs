@@ -13,6 +13,7 @@ pub mod logistic;
 pub mod mat5;
 pub mod parallel;
 pub mod paths;
+pub mod quantile;
 pub mod rng;
 pub mod table;
 pub mod time;

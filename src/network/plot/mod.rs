@@ -195,7 +195,7 @@ impl Input<'_> {
         let mut all: Vec<f64> =
             (0..n).flat_map(|i| (0..i).map(move |j| (i, j))).map(|(i, j)| self.pair(i, j)).collect();
         all.sort_by(f64::total_cmp);
-        let cut = percentile_linear(&all, percentile.clamp(0.0, 100.0)) + 1e-5;
+        let cut = crate::util::quantile::percentile(&all, percentile.clamp(0.0, 100.0)) + 1e-5;
         let mut edges: Vec<(usize, usize, f64)> = (0..n)
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .filter(|&(i, j)| self.pair(i, j) >= cut && self.pair(i, j) > 0.0)
@@ -212,18 +212,6 @@ impl Input<'_> {
 /// The largest |weight| among drawn edges (the edge colour scale runs over ± it; never 0).
 pub fn span(edges: &[(usize, usize, f64)]) -> f64 {
     edges.iter().fold(0.0f64, |m, e| m.max(e.2.abs())).max(1e-12)
-}
-
-/// numpy's default (linear) percentile of sorted values.
-fn percentile_linear(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        len => {
-            let pos = p / 100.0 * (len - 1) as f64;
-            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-        }
-    }
 }
 
 /// A node drawn at `at` (figure pixels at 1×) with radius `r` in panel `panel`: what clicks and hovers hit.

@@ -400,7 +400,7 @@ fn difficulty_row(ui: &mut egui::Ui, (subset, cells, delta, dai): Row, m: &str) 
 }
 
 fn quartiles(v: &mut [f64]) -> (f64, f64, f64) {
-    use crate::signal::channel_stats::percentile;
+    use crate::util::quantile::percentile;
     v.sort_by(f64::total_cmp);
     (percentile(v, 25.0), percentile(v, 50.0), percentile(v, 75.0))
 }
