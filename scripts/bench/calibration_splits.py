@@ -6,16 +6,12 @@ folder holding adhd.npz and adhd_model.json (`brainlens cohort import` / `cohort
 
     target/ref-venv/bin/python scripts/bench/calibration_splits.py
 """
-import json, numpy as np
+import json
+import numpy as np
+from ece10 import ece  # this folder's one ECE
 from sklearn.linear_model import LogisticRegression
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import StratifiedShuffleSplit, StratifiedKFold
-def ece(p, y, bins=10):
-    idx = np.searchsorted(np.linspace(0, 1, bins + 1)[1:-1], p); e = 0.0
-    for k in range(bins):
-        m = idx == k
-        if m.any(): e += m.sum() / len(p) * abs(y[m].mean() - p[m].mean())
-    return e
 c = np.load("adhd.npz"); m = json.load(open("adhd_model.json")); C = m["c"]
 iu = np.triu_indices(c["connectomes"].shape[1], 1)
 X = np.arctanh(np.clip(c["connectomes"][:, iu[0], iu[1]], -0.999999, 0.999999)); y = (c["labels"] == m["positive"]).astype(int)

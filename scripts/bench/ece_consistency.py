@@ -11,6 +11,7 @@ and their truths).
 """
 import json, sys
 import numpy as np
+from ece10 import ece  # this folder's one ECE
 model = json.load(open(sys.argv[1])); c = np.load(sys.argv[2])
 lines = open(sys.argv[3]).read().splitlines()
 test = json.loads(lines[0])["test"]
@@ -23,12 +24,6 @@ def p_of(sid):
         return 1 / (1 + np.exp(cal["a"] * s + cal["b"]))
     raise SystemExit(f"calibrator {cal}")
 P = np.array([p_of(s) for s in test]); y = np.array([recs[s]["truth"] == model["positive"] for s in test])
-def ece(p, y, bins=10):
-    idx = np.searchsorted(np.linspace(0, 1, bins + 1)[1:-1], p); e = 0.0
-    for k in range(bins):
-        m = idx == k
-        if m.any(): e += m.sum() / len(p) * abs(y[m].mean() - p[m].mean())
-    return e
 u = np.random.RandomState(0).random_sample((2000, len(P)))  # BrainLens's draws (util::calibration)
 sims = np.array([ece(P, u[d] < P) for d in range(2000)])
 print(f"n={len(P)}  observed ECE {ece(P, y):.3f}  (accuracy at the prior {model['prior']:.3f}: {np.mean((P > model['prior']) == y):.3f})")
