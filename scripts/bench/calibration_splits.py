@@ -8,13 +8,12 @@ folder holding adhd.npz and adhd_model.json (`brainlens cohort import` / `cohort
 """
 import json
 import numpy as np
-from ece10 import ece  # this folder's one ECE
+from cohort_stats import ece, fisher_z
 from sklearn.linear_model import LogisticRegression
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import StratifiedShuffleSplit, StratifiedKFold
 c = np.load("adhd.npz"); m = json.load(open("adhd_model.json")); C = m["c"]
-iu = np.triu_indices(c["connectomes"].shape[1], 1)
-X = np.arctanh(np.clip(c["connectomes"][:, iu[0], iu[1]], -0.999999, 0.999999)); y = (c["labels"] == m["positive"]).astype(int)
+X = fisher_z(c["connectomes"]); y = (c["labels"] == m["positive"]).astype(int)
 res = {k: [] for k in ("raw", "sigmoid one (now)", "sigmoid ensemble", "isotonic ensemble")}
 for tr, te in StratifiedShuffleSplit(n_splits=20, test_size=0.2, random_state=2).split(X, y):
     base = LogisticRegression(C=C, max_iter=2000)

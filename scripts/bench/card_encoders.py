@@ -15,6 +15,7 @@ import sys
 import warnings
 
 import numpy as np
+from cohort_stats import fisher_z
 from scipy.stats import f_oneway
 from sklearn.linear_model import LogisticRegressionCV
 
@@ -26,8 +27,7 @@ X, ids, y, site = c["connectomes"], list(c["subject_ids"]), np.array(c["labels"]
 test = set(json.loads(open(run).readline())["test"])
 te = np.array([i in test for i in ids])
 tr = ~te
-iu = np.triu_indices(X.shape[1], 1)
-F = np.arctanh(X[:, iu[0], iu[1]])
+F = fisher_z(X)
 
 
 def standardised(F, by_site=False):

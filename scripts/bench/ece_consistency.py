@@ -11,15 +11,15 @@ and their truths).
 """
 import json, sys
 import numpy as np
-from ece10 import ece  # this folder's one ECE
+from cohort_stats import ece, fisher_z
 model = json.load(open(sys.argv[1])); c = np.load(sys.argv[2])
 lines = open(sys.argv[3]).read().splitlines()
 test = json.loads(lines[0])["test"]
 recs = {json.loads(l)["sample"]: json.loads(l) for l in lines[1:]}
-ids = list(c["subject_ids"]); iu = np.triu_indices(c["connectomes"].shape[1], 1)
+row = {s: i for i, s in enumerate(c["subject_ids"])}; X = fisher_z(c["connectomes"])
 w = np.array(model["weights"]); b = model["intercept"]; cal = model["calibrator"]
 def p_of(sid):
-    x = np.arctanh(c["connectomes"][ids.index(sid)][iu]); s = x @ w + b
+    s = X[row[sid]] @ w + b
     if cal["method"] == "sigmoid":
         return 1 / (1 + np.exp(cal["a"] * s + cal["b"]))
     raise SystemExit(f"calibrator {cal}")

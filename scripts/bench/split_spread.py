@@ -8,13 +8,13 @@ model's C, features as `agent eval --method logistic` uses them (Fisher z of the
 """
 import json
 import numpy as np
+from cohort_stats import fisher_z
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedShuffleSplit, cross_val_predict, StratifiedKFold
 from sklearn.metrics import roc_auc_score
 for cf, mf in [("abide.npz", "abide_model.json"), ("adhd.npz", "adhd_model.json")]:
-    c = np.load(cf); m = json.load(open(mf)); C = m.get("c") or m.get("C")
-    iu = np.triu_indices(c["connectomes"].shape[1], 1)
-    X = np.arctanh(np.clip(c["connectomes"][:, iu[0], iu[1]], -0.999999, 0.999999)); y = (c["labels"] == m["positive"]).astype(int)
+    c = np.load(cf); m = json.load(open(mf)); C = m["c"]
+    X = fisher_z(c["connectomes"]); y = (c["labels"] == m["positive"]).astype(int)
     aucs, cvs = [], []
     for tr, te in StratifiedShuffleSplit(n_splits=50, test_size=0.2, random_state=1).split(X, y):
         lr = LogisticRegression(C=C, max_iter=2000).fit(X[tr], y[tr])
