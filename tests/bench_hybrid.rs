@@ -320,3 +320,76 @@ fn the_code_step_budget_holds_within_a_round_and_the_instance_view_shows_the_kin
     assert!(h.query_all_by_label("[tool]").count() >= 1);
     assert!(h.query_all_by_label_contains("Block 1 (model-written, ran in the sandbox").count() >= 2);
 }
+
+/// A `python` step whose purpose names a tool that ran (a tool call copied into the purpose) is refused and
+/// re-asked in the same round with python off the menu; python stays off until another tool step fails.
+#[test]
+fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let prompts = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = prompts.clone();
+    let model = EegScripted::with(move |name, r| {
+        if name != "plan" {
+            return None;
+        }
+        let text = first_user(r);
+        seen.lock().unwrap().push(text.clone());
+        match round_of(r) {
+            1 => Some(Ok(answer(r))),
+            2 if !text.contains("Your plan's first step was not run") => Some(Ok(json!({"done": false,
+                "thought": "again", "steps": [{"tool": "python", "args": {"purpose": "inspect_file(path: 'x.edf')"}}]}))),
+            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        }
+    });
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("p.json"), model, CodeRule::Always);
+    let i = &f.instances[0];
+    assert!(steps(i).iter().all(|s| s["tool"] != "python"), "the refused first step did not run");
+    let round2 = &i.sandbox["trace"]["rounds"][1];
+    let why = round2["replanned"].as_str().unwrap();
+    assert!(why.contains("the purpose names the tool inspect_file"), "{why}");
+    let prompts = prompts.lock().unwrap();
+    let again = prompts.iter().find(|p| p.contains("Your plan's first step was not run")).expect("asked again");
+    assert!(again.contains("python is off the menu now") && !again.contains("- python("), "{again}");
+    assert!(prompts[0].contains("- python("), "python was on the menu before");
+    assert!(i.sandbox["kernel"].is_null(), "no block ran");
+}
+
+/// A `python` step whose purpose names a tool that failed and never ran is the step code stands in for: it runs,
+/// and the code is told the tool's error.
+#[test]
+fn a_python_step_stands_in_for_a_failed_tool() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = asked.clone();
+    let model = EegScripted::with(move |name, r| {
+        if matches!(r.format, ResponseFormat::Tagged { .. }) {
+            seen.lock().unwrap().push(first_user(r));
+            return Some(Ok(Value::String("<execute>\nprint('n', 1)\n".into())));
+        }
+        if name != "plan" {
+            return None;
+        }
+        let step =
+            |tool: &str, args: Value| json!({"done": false, "thought": "t", "steps": [{"tool": tool, "args": args}]});
+        match round_of(r) {
+            1 => Some(Ok(step("inspect_file", json!({"path": "data/missing.edf"})))),
+            2 => Some(Ok(step("python", json!({"purpose": "inspect_file of data/missing.edf"})))),
+            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        }
+    });
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("s.json"), model, CodeRule::OnFailure);
+    let steps = steps(&f.instances[0]);
+    assert_ne!(steps[0]["status"], json!("ok"), "{}", steps[0]);
+    let python = steps.iter().find(|s| s["tool"] == "python").expect("python planned");
+    assert_eq!(python["status"], json!("ok"), "{python}");
+    let asked = asked.lock().unwrap();
+    assert!(asked[0].contains("The validated tool inspect_file failed in this run"), "{}", asked[0]);
+}

@@ -89,6 +89,34 @@ impl CodeSteps<'_> {
     }
 }
 
+/// How the refusal of a `python` step whose purpose names a usable tool begins (the run takes `python` off the
+/// menu on it: `run::run_with`).
+pub const PURPOSE_REFUSED: &str = "python: the purpose names the tool";
+
+/// A `python` step's purpose checked against the run so far (`rounds`). A purpose that begins with a tool's name
+/// (`tools::names_a_tool`) is most often that tool's call, or its error, copied into the purpose: refused, naming
+/// the tool to plan instead — unless that tool failed in this instance and never ran without an error, which is
+/// the case a tool failing opens code for (issue 64: "no tool covers the step, or a tool failed"; the Sleep
+/// scorer-agreement tasks of the suite, where the tool was given one scoring twice and the refusal then left the
+/// value to no one). Then the step runs, and its note (`Ok(Some)`) tells the code what the tool's error was.
+/// `Ok(None)`: the purpose names no tool.
+pub fn purpose_check(purpose: &str, rounds: &[PlanRound]) -> Result<Option<String>, String> {
+    let Some(tool) = super::tools::names_a_tool(purpose) else { return Ok(None) };
+    let steps: Vec<&StepRecord> =
+        rounds.iter().flat_map(|r| &r.executed).filter(|s| s.kind == StepKind::Tool && s.tool == tool).collect();
+    let failed = steps.iter().rev().find(|s| s.status != "ok").and_then(|s| s.error.clone());
+    match failed {
+        Some(error) if !steps.iter().any(|s| s.status == "ok") => Ok(Some(format!(
+            "The validated tool {tool} failed in this run ({error}), so this step computes in Python what it \
+             would have."
+        ))),
+        _ => Err(format!(
+            "{PURPOSE_REFUSED} {tool}: plan {tool} as a tool step (python is for a value no tool computes, or one a \
+             tool failed to compute)"
+        )),
+    }
+}
+
 /// The longest printed output kept in a step's observation and result (CodeAct's observation is cut at
 /// `observation_chars`; the measured section cuts results at 1,500 characters too).
 const KEPT: usize = 1500;
@@ -132,18 +160,19 @@ fn ids(state: &SharedState) -> String {
     }
 }
 
-fn prompt(query: &str, purpose: &str, state: &SharedState) -> String {
+fn prompt(query: &str, purpose: &str, note: Option<&str>, state: &SharedState) -> String {
     let files = state.path_options();
     let recordings: Vec<String> = state.recordings.iter().map(|(id, r)| format!("{id} = {}", r.path)).collect();
     format!(
         "Task:\n{query}\n\nShared state (what BrainLens's tools registered):\n{}\nIn this Python session the dict \
          `state` holds each result by id ({}) as {{\"what\": ..., \"value\": ...}}, and `recordings` maps rec ids to \
          paths ({}). The task's files are under /input, the working directory: {}.\n\nThis step, in Python: \
-         {purpose}\nReply with one short <execute> block that computes it and prints each value with its name.",
+         {purpose}{}\nReply with one short <execute> block that computes it and prints each value with its name.",
         state.summary(),
         ids(state),
         if recordings.is_empty() { "none".into() } else { recordings.join(", ") },
         if files.is_empty() { "none".into() } else { files.join(", ") },
+        note.map(|n| format!("\n{n}")).unwrap_or_default(),
     )
 }
 
@@ -163,12 +192,13 @@ impl CodeSteps<'_> {
 
     /// Carries out one `python` step of plan round `round`: the step's record (kind code, its blocks, the
     /// printed output as its observation and as a registered result when a block ran without an error; its model
-    /// calls go to `calls`). `Err`
+    /// calls go to `calls`). `note` is `purpose_check`'s, for a step that stands in for a failed tool. `Err`
     /// only for a model failure that ends the run (a model error makes the step fail, as a tool's error does).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
         purpose: &str,
+        note: Option<&str>,
         args: &Value,
         query: &str,
         state: &mut SharedState,
@@ -192,7 +222,7 @@ impl CodeSteps<'_> {
             Ok(p) => p,
             Err(e) => return Ok(fail(rec, state, format!("the shared state could not be written for the code: {e}"))),
         };
-        let mut messages = vec![Message::system(codeact::system()), Message::user(prompt(query, purpose, state))];
+        let mut messages = vec![Message::system(codeact::system()), Message::user(prompt(query, purpose, note, state))];
         let mut last_error: Option<String> = None;
         for attempt in 1..=self.tries.max(1) {
             if cancel.is_cancelled() {
@@ -305,21 +335,37 @@ mod tests {
     }
 
     /// A purpose that begins with a tool's name (a tool call or an error message copied into it) is refused
-    /// by the step's check; a value to compute is not.
+    /// while that tool has not failed, or has run; a value to compute is not; a purpose naming a tool that failed
+    /// and never ran is the step code stands in for, told the tool's error.
     #[test]
-    fn a_purpose_that_names_a_tool_is_refused() {
-        use crate::agent::eeg::tools::{self, PYTHON};
+    fn a_purpose_that_names_a_usable_tool_is_refused() {
+        use crate::agent::eeg::tools;
         assert_eq!(tools::names_a_tool("load_hypnogram(path: 'data/h.csv')"), Some("load_hypnogram"));
         assert_eq!(tools::names_a_tool(" channel_stats"), Some("channel_stats"));
         assert_eq!(tools::names_a_tool("load_channels with these arguments already ran"), Some("load_channels"));
         assert_eq!(tools::names_a_tool("phase-locking value between EEG 001 and EEG 002"), None);
         assert_eq!(tools::names_a_tool("alpha_channels"), None);
-        let d = tempfile::tempdir().unwrap();
-        let state = SharedState::new(d.path(), d.path());
-        let args = |p: &str| json!({"purpose": p}).as_object().unwrap().clone();
-        let e = tools::check(&PYTHON, &args("inspect_file(path: 'x.edf')"), &state).unwrap_err().to_string();
-        assert!(e.contains("names the tool inspect_file"), "{e}");
-        assert!(tools::check(&PYTHON, &args("the PLV in the alpha band"), &state).is_ok());
+        let step = |tool: &str, status: &str| StepRecord {
+            tool: tool.into(),
+            status: status.into(),
+            error: (status != "ok").then(|| format!("{tool}: a and b are both lab1")),
+            ..Default::default()
+        };
+        let rounds = |steps: Vec<StepRecord>| vec![PlanRound { round: 1, executed: steps, ..Default::default() }];
+        assert_eq!(purpose_check("the PLV in the alpha band", &[]), Ok(None));
+        // Never tried: plan the tool.
+        let e = purpose_check("inspect_file(path: 'x.edf')", &[]).unwrap_err();
+        assert!(e.starts_with(PURPOSE_REFUSED) && e.contains("plan inspect_file as a tool step"), "{e}");
+        // Failed, never ran: the code stands in, told why.
+        let failed = rounds(vec![step("scorer_agreement", "not_executable")]);
+        let note = purpose_check("scorer_agreement(a: lab1, b: lab1)", &failed).unwrap().unwrap();
+        assert!(note.contains("scorer_agreement failed") && note.contains("both lab1"), "{note}");
+        // Failed once, then ran: its result is in the state.
+        let ran = rounds(vec![step("scorer_agreement", "not_executable"), step("scorer_agreement", "ok")]);
+        assert!(purpose_check("scorer_agreement", &ran).is_err());
+        // A failed code step is not a failed tool.
+        let code = rounds(vec![StepRecord { kind: StepKind::Code, ..step("scorer_agreement", "failed") }]);
+        assert!(purpose_check("scorer_agreement", &code).is_err());
     }
 
     /// The budget: after `max_steps` code steps python leaves the menu whatever the rule says.

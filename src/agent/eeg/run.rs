@@ -288,8 +288,9 @@ fn menus<'a>(
 }
 
 /// The tool and the reason when a plan's first step is one that already ran or failed with the same
-/// (resolved) arguments.
-fn first_step_repeats(
+/// (resolved) arguments, or (a hybrid's) a `python` step whose purpose names a tool it may not stand in for
+/// (`code::purpose_check`).
+fn first_step_refused(
     step: &Value,
     tools: &[&ToolSpec],
     state: &SharedState,
@@ -298,7 +299,17 @@ fn first_step_repeats(
     let name = step["tool"].as_str()?;
     let t = tools.iter().find(|t| t.name == name)?;
     let (args, _) = tools::resolve_args(t, &step["args"], &[], state);
-    repeated(name, &args, earlier).map(|why| (name.to_string(), why))
+    if let Some(why) = repeated(name, &args, earlier) {
+        return Some((name.to_string(), why));
+    }
+    let purpose = args["purpose"].as_str().filter(|_| name == tools::PYTHON.name)?;
+    code::purpose_check(purpose, earlier).err().map(|why| (name.to_string(), why))
+}
+
+/// Tool steps that failed, were refused or repeated so far: a `python` step refused for its purpose stays off
+/// the menu until this grows (the on-failure rule's own signal that code may help again).
+fn tool_failures(rounds: &[PlanRound]) -> usize {
+    rounds.iter().flat_map(|r| &r.executed).filter(|s| s.kind == StepKind::Tool && s.status != "ok").count()
 }
 
 /// A hybrid run's code steps with what running one needs beside the state.
@@ -345,9 +356,18 @@ fn execute(
             out.push(rec);
             break;
         }
+        let purpose = map.get("purpose").and_then(Value::as_str).unwrap_or("");
+        let is_code = name == tools::PYTHON.name && coder.is_some();
         let checked = match tools.iter().find(|t| t.name == name) {
             None => Err(format!("{name:?} is not one of this agent's tools").into()),
             Some(t) => tools::check(t, map, state),
+        };
+        let (checked, note) = match (checked, is_code) {
+            (Ok(()), true) => match code::purpose_check(purpose, earlier) {
+                Ok(note) => (Ok(()), note),
+                Err(e) => (Err(e.into()), None),
+            },
+            (checked, _) => (checked, None),
         };
         if let Err(e) = checked {
             rec.status = "not_executable".into();
@@ -376,8 +396,7 @@ fn execute(
             break;
         }
         if let (true, Some(c)) = (name == tools::PYTHON.name, coder.as_deref_mut()) {
-            let purpose = map.get("purpose").and_then(Value::as_str).unwrap_or("");
-            match c.steps.run(purpose, &args, c.query, state, c.model, cancel, c.round, &mut c.calls) {
+            match c.steps.run(purpose, note.as_deref(), &args, c.query, state, c.model, cancel, c.round, &mut c.calls) {
                 Ok(r) => {
                     let ok = r.status == "ok";
                     produced.push(r.observation.get("id").and_then(Value::as_str).map(str::to_string));
@@ -612,6 +631,10 @@ pub fn run_with(
     // Tools one of whose steps was refused as a repeat: off the menu from then on, so the model moves on
     // (measured: offered it again two rounds later, the 1.5B model repeated it again).
     let mut off_menu: Vec<String> = Vec::new();
+    // The tool failures counted when a `python` step was refused for its purpose: python stays off the menu
+    // until another tool step fails (measured on the suite: the 1.5B model planned the refused purpose again in
+    // the next round, and each refused step in the report prompt's list moved its numbers).
+    let mut python_off_at: Option<usize> = None;
     for round in 1..=s.max_rounds {
         if cancel.is_cancelled() {
             return fail(trace, cancel.error("agent"), String::new());
@@ -628,8 +651,10 @@ pub fn run_with(
         // done but has no steps, or whose first step repeats one that already ran (its tool then leaves the
         // menu). Measured with Qwen2.5-Coder-1.5B on the suite: a repeated first step otherwise spent a whole
         // round, 42 of the first 118 rounds (20 instances, e73f70b).
-        let code_allowed = code.as_ref().is_some_and(|c| c.allowed(&trace.rounds));
+        let mut code_allowed = false;
         for attempt in 1..=2 {
+            code_allowed = code.as_ref().is_some_and(|c| c.allowed(&trace.rounds))
+                && python_off_at.is_none_or(|n| tool_failures(&trace.rounds) > n);
             let (offered, ready) = menus(&tools, &state, &off_menu, code_allowed);
             let mut prompt = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
             let step = match &again {
@@ -666,7 +691,7 @@ pub fn run_with(
                     replanned = Some("the plan had no steps but was not done".to_string());
                     again = Some(EMPTY_PLAN.to_string());
                 }
-                Some(step) => match first_step_repeats(step, &tools, &state, &trace.rounds) {
+                Some(step) => match first_step_refused(step, &tools, &state, &trace.rounds) {
                     None => break,
                     Some((tool, why)) => {
                         replanned = Some(format!("its first step was not run: {why}"));
@@ -675,7 +700,11 @@ pub fn run_with(
                              that has not run yet, or set done to true with no steps if the shared state holds \
                              everything the task asks for."
                         ));
-                        off_menu.push(tool);
+                        if tool == tools::PYTHON.name {
+                            python_off_at = Some(tool_failures(&trace.rounds));
+                        } else {
+                            off_menu.push(tool);
+                        }
                     }
                 },
             }
@@ -704,6 +733,8 @@ pub fn run_with(
             return fail(trace, e, String::new());
         }
         off_menu.extend(executed.iter().filter(|r| r.status == "repeated").map(|r| r.tool.clone()));
+        let refused_purpose =
+            executed.iter().any(|r| r.error.as_deref().is_some_and(|e| e.starts_with(code::PURPOSE_REFUSED)));
         trace.changes.extend(state.changes[before..].iter().map(|c| ChangeRecord::of(round, c)));
         trace.rounds.push(PlanRound {
             round,
@@ -714,6 +745,9 @@ pub fn run_with(
             executed: executed.clone(),
             replanned,
         });
+        if refused_purpose {
+            python_off_at = Some(tool_failures(&trace.rounds));
+        }
         last = executed;
         // "done" while the last steps made new tools runnable is not final: the plan could not start with them.
         // (Compared unfiltered on both sides: a tool taken off the menu as a repeat unlocks nothing.)

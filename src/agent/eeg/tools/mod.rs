@@ -310,7 +310,8 @@ pub const PURPOSE_CHARS: usize = 120;
 /// The validated tool a `python` purpose begins with, if any: a code step does not redo a tool's work. On the
 /// suite's first 21 hybrid instances (Qwen2.5-Coder-1.5B) 11 of 14 purposes were a tool call copied into the
 /// purpose (`load_hypnogram(path: …)`, `channel_stats`) or an error message beginning with a tool's name; the
-/// blocks they produced re-did the tool's work worse (a sleep time in seconds reported as minutes).
+/// blocks they produced re-did the tool's work worse (a sleep time in seconds reported as minutes). What such a
+/// step may do depends on the run so far: `code::purpose_check`.
 pub fn names_a_tool(purpose: &str) -> Option<&'static str> {
     let head: String = purpose.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     TOOLS.iter().find(|t| t.name.eq_ignore_ascii_case(&head)).map(|t| t.name)
@@ -488,15 +489,6 @@ pub fn resolve_args(
 /// Checks a call's arguments against the tool (names, kinds, required, ids present in the state).
 pub fn check(t: &ToolSpec, args: &Map<String, Value>, state: &SharedState) -> Result<(), ToolError> {
     t.check_names(args)?;
-    if let Some(tool) =
-        (t.name == PYTHON.name).then(|| args.get("purpose").and_then(Value::as_str)).flatten().and_then(names_a_tool)
-    {
-        return Err(format!(
-            "python: the purpose names the tool {tool}: plan {tool} as a tool step (python is for a value no tool \
-             computes)"
-        )
-        .into());
-    }
     let group = one_of(t.name);
     if !group.is_empty() && group.iter().all(|p| args.get(*p).is_none_or(Value::is_null)) {
         return Err(format!("{}: give at least one of {}", t.name, group.join(", ")).into());
