@@ -52,6 +52,19 @@ fn scripted(code: &'static str) -> EegScripted {
     })
 }
 
+/// What a scripted model's closure records (prompts, code requests), and the handle the test reads it through.
+type Log = Arc<std::sync::Mutex<Vec<String>>>;
+
+fn log() -> (Log, Log) {
+    let log = Log::default();
+    (log.clone(), log)
+}
+
+/// A plan of one step, not done.
+fn one_step(tool: &str, args: Value) -> Value {
+    json!({"done": false, "thought": "t", "steps": [{"tool": tool, "args": args}]})
+}
+
 fn suite(d: &Path) -> std::path::PathBuf {
     let s = d.join("suite");
     common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
@@ -165,8 +178,7 @@ fn the_code_rule_keeps_python_off_the_menu_until_it_allows() {
     }
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
-    let prompts = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = prompts.clone();
+    let (prompts, seen) = log();
     let inner = scripted("print('ran')");
     let model = EegScripted::with(move |name, r| {
         if name == "plan" {
@@ -188,8 +200,7 @@ fn the_code_rule_keeps_python_off_the_menu_until_it_allows() {
     // (Round 3's prompt names python only among the last steps, as refused.)
     assert!(prompts.len() >= 3 && prompts[..2].iter().all(|p| !p.contains("python")), "{}", prompts[1]);
     assert!(prompts.iter().all(|p| !p.contains("- python(") && !p.contains(", python")), "{}", prompts[2]);
-    let brainagent = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = brainagent.clone();
+    let (brainagent, seen) = log();
     let m: Arc<dyn ChatModel> = Arc::new(EegScripted::with(move |name, r| {
         if name == "plan" {
             seen.lock().unwrap().push(first_user(r));
@@ -255,8 +266,7 @@ fn a_block_that_prints_nothing_is_asked_again_and_the_step_fails() {
     }
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
-    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = asked.clone();
+    let (asked, seen) = log();
     let inner = scripted("import os\nx = 1");
     let model = EegScripted::with(move |name, r| {
         if matches!(r.format, ResponseFormat::Tagged { .. }) {
@@ -330,8 +340,7 @@ fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
     }
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
-    let prompts = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = prompts.clone();
+    let (prompts, seen) = log();
     let model = EegScripted::with(move |name, r| {
         if name != "plan" {
             return None;
@@ -340,8 +349,10 @@ fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
         seen.lock().unwrap().push(text.clone());
         match round_of(r) {
             1 => Some(Ok(answer(r))),
-            2 if !text.contains("Your plan's first step was not run") => Some(Ok(json!({"done": false,
-                "thought": "again", "steps": [{"tool": "python", "args": {"purpose": "inspect_file(path: 'x.edf')"}}]}))),
+            2 if !text.contains("Your plan's first step was not run") => {
+                Some(Ok(one_step("python", json!({"purpose": "inspect_file(path: 'x.edf')"}))))
+            }
+            2 => Some(Ok(one_step("inspect_file", json!({"path": "data/missing.edf"})))),
             _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
         }
     });
@@ -355,6 +366,9 @@ fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
     let again = prompts.iter().find(|p| p.contains("Your plan's first step was not run")).expect("asked again");
     assert!(again.contains("python is off the menu now") && !again.contains("- python("), "{again}");
     assert!(prompts[0].contains("- python("), "python was on the menu before");
+    // The tool step that failed in round 2 puts it back on round 3's menu.
+    let round3 = prompts.iter().find(|p| p.contains("planning: round 3")).expect("round 3 planned");
+    assert!(round3.contains("- python("), "{round3}");
     assert!(i.sandbox["kernel"].is_null(), "no block ran");
 }
 
@@ -367,8 +381,7 @@ fn a_python_step_stands_in_for_a_failed_tool() {
     }
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
-    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = asked.clone();
+    let (asked, seen) = log();
     let model = EegScripted::with(move |name, r| {
         if matches!(r.format, ResponseFormat::Tagged { .. }) {
             seen.lock().unwrap().push(first_user(r));
@@ -377,11 +390,9 @@ fn a_python_step_stands_in_for_a_failed_tool() {
         if name != "plan" {
             return None;
         }
-        let step =
-            |tool: &str, args: Value| json!({"done": false, "thought": "t", "steps": [{"tool": tool, "args": args}]});
         match round_of(r) {
-            1 => Some(Ok(step("inspect_file", json!({"path": "data/missing.edf"})))),
-            2 => Some(Ok(step("python", json!({"purpose": "inspect_file of data/missing.edf"})))),
+            1 => Some(Ok(one_step("inspect_file", json!({"path": "data/missing.edf"})))),
+            2 => Some(Ok(one_step("python", json!({"purpose": "inspect_file of data/missing.edf"})))),
             _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
         }
     });
