@@ -301,7 +301,7 @@ fn the_first_view_is_the_shipped_real_runs() {
 }
 
 /// The shipped real runs' failure-case table lists the scored answers no output shows (docs/bench.md: four
-/// in the Qwen CodeAct run, two in each of its BrainAgent runs (model and system report), two in its hybrid
+/// in the Qwen CodeAct run, two in each of its BrainAgent runs (model and system report), three in its hybrid
 /// run, one in SmolLM2's BrainAgent run), with the rule in words.
 #[test]
 fn the_real_runs_failure_table_flags_answers_no_output_shows() {
@@ -319,8 +319,9 @@ fn the_real_runs_failure_table_flags_answers_no_output_shows() {
     assert!(h.query_all_by_label("Foundational Analysis-case6-case6_1").count() >= 1, "SmolLM2's");
     let examples = "Foundational Analysis-case2-case2_2, Neurocognitive Assessment-case3-case3_1";
     assert_eq!(h.query_all_by_label(examples).count(), 2, "Qwen's two BrainAgent rows");
-    let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2";
-    assert_eq!(h.query_all_by_label(examples).count(), 1, "the hybrid's row");
+    let examples = "Foundational Analysis-case2-case2_1, Foundational Analysis-case2-case2_2, \
+                    Neurocognitive Assessment-case3-case3_1";
+    assert!(h.query_all_by_label(examples).count() >= 1, "the hybrid's row");
 }
 
 /// A CodeAct instance whose first solution was asked again (claimed work, and a value nothing measured) says so
