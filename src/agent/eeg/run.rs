@@ -357,12 +357,11 @@ fn execute(
             break;
         }
         let purpose = map.get("purpose").and_then(Value::as_str).unwrap_or("");
-        let is_code = name == tools::PYTHON.name && coder.is_some();
         let checked = match tools.iter().find(|t| t.name == name) {
             None => Err(format!("{name:?} is not one of this agent's tools").into()),
             Some(t) => tools::check(t, map, state),
         };
-        let (checked, note) = match (checked, is_code) {
+        let (checked, note) = match (checked, kind == StepKind::Code) {
             (Ok(()), true) => match code::purpose_check(purpose, earlier) {
                 Ok(note) => (Ok(()), note),
                 Err(e) => (Err(e.into()), None),
