@@ -404,3 +404,40 @@ fn a_python_step_stands_in_for_a_failed_tool() {
     let asked = asked.lock().unwrap();
     assert!(asked[0].contains("The validated tool inspect_file failed in this run"), "{}", asked[0]);
 }
+
+/// The same refusal later in a plan (not its first step): the step is refused where it stands, and python is off
+/// the next round's menu until a tool step fails.
+#[test]
+fn a_refused_purpose_later_in_a_plan_takes_python_off_until_a_tool_fails() {
+    if !ready() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let s = suite(d.path());
+    let (prompts, seen) = log();
+    let model = EegScripted::with(move |name, r| {
+        if name != "plan" {
+            return None;
+        }
+        seen.lock().unwrap().push(first_user(r));
+        let path = answer(r)["steps"][0]["args"]["path"].clone();
+        let python = json!({"tool": "python", "args": {"purpose": "inspect_file again"}});
+        match round_of(r) {
+            1 if path.is_string() => Some(Ok(one_step("inspect_file", json!({"path": path})))),
+            2 => Some(Ok(json!({"done": false, "thought": "t", "steps": [
+                {"tool": "load_channels", "args": {"recording": "rec1"}}, python]}))),
+            3 => Some(Ok(one_step("inspect_file", json!({"path": "data/missing.edf"})))),
+            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        }
+    });
+    let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("m.json"), model, CodeRule::Always);
+    let steps = steps(&f.instances[0]);
+    let status: Vec<(&str, &str)> =
+        steps.iter().map(|s| (s["tool"].as_str().unwrap(), s["status"].as_str().unwrap())).collect();
+    assert_eq!(status[..3], [("inspect_file", "ok"), ("load_channels", "ok"), ("python", "not_executable")]);
+    assert!(steps[2]["error"].as_str().unwrap().contains("the purpose names the tool inspect_file"), "{}", steps[2]);
+    let prompts = prompts.lock().unwrap();
+    let round = |k: usize| prompts.iter().find(|p| p.contains(&format!("planning: round {k}"))).unwrap();
+    assert!(round(2).contains("- python(") && !round(3).contains("- python("), "{}", round(3));
+    assert!(round(4).contains("- python("), "back after round 3's failed tool step: {}", round(4));
+}
