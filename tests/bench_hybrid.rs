@@ -28,6 +28,13 @@ fn first_user(r: &ChatRequest) -> String {
     r.messages.iter().find(|m| m.role == Role::User).map(|m| m.content.clone()).unwrap_or_default()
 }
 
+/// A planner's prompt as the model reads it: the system message (the agent, its tool menu, the instructions)
+/// and the first user message (the task, the state, the usable tools).
+fn plan_text(r: &ChatRequest) -> String {
+    let system = r.messages.iter().find(|m| m.role == Role::System).map(|m| m.content.as_str()).unwrap_or("");
+    format!("{system}\n{}", first_user(r))
+}
+
 fn round_of(r: &ChatRequest) -> usize {
     let text = first_user(r);
     let rest = text.split("planning: round ").nth(1).unwrap_or("1");
@@ -182,7 +189,7 @@ fn the_code_rule_keeps_python_off_the_menu_until_it_allows() {
     let inner = scripted("print('ran')");
     let model = EegScripted::with(move |name, r| {
         if name == "plan" {
-            seen.lock().unwrap().push(first_user(r));
+            seen.lock().unwrap().push(plan_text(r));
         }
         (inner.over)(name, r)
     });
@@ -203,7 +210,7 @@ fn the_code_rule_keeps_python_off_the_menu_until_it_allows() {
     let (brainagent, seen) = log();
     let m: Arc<dyn ChatModel> = Arc::new(EegScripted::with(move |name, r| {
         if name == "plan" {
-            seen.lock().unwrap().push(first_user(r));
+            seen.lock().unwrap().push(plan_text(r));
         }
         None
     }));
@@ -345,7 +352,7 @@ fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
         if name != "plan" {
             return None;
         }
-        let text = first_user(r);
+        let text = plan_text(r);
         seen.lock().unwrap().push(text.clone());
         match round_of(r) {
             1 => Some(Ok(answer(r))),
@@ -419,7 +426,7 @@ fn a_refused_purpose_later_in_a_plan_takes_python_off_until_a_tool_fails() {
         if name != "plan" {
             return None;
         }
-        seen.lock().unwrap().push(first_user(r));
+        seen.lock().unwrap().push(plan_text(r));
         let path = answer(r)["steps"][0]["args"]["path"].clone();
         let python = json!({"tool": "python", "args": {"purpose": "inspect_file again"}});
         match round_of(r) {

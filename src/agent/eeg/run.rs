@@ -123,11 +123,14 @@ impl Ctx<'_> {
     /// The supervisor's step: the sub-agent the task goes to (recorded in `trace.route`). When the task's
     /// subset is known and needs another sub-agent's tools, that one runs it, and the route says so.
     fn route(&self, trace: &mut EegTrace, query: &str, subset: Option<&str>) -> Result<String, LlmError> {
-        let prompt = format!(
-            "You are the supervisor. Route the task to one sub-agent:\n{}\n\nTask:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.",
+        // The sub-agents' list is the same for every task: in the system message, the prompt's stable head,
+        // which the local engine keeps on disk for every later instance (the task follows in the user message).
+        let system = format!(
+            "{SYSTEM}\n\nYou are the supervisor. Route the task to one sub-agent:\n{}",
             AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
         );
-        let route = self.ask(trace, "route", prompt, "route", route_schema(), None, 60)?;
+        let prompt = format!("Task:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.");
+        let route = self.ask(trace, "route", &system, prompt, "route", route_schema(), None, 60)?;
         let mut agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
         let mut check = None;
         if let Some((subset, expected)) = subset.and_then(|s| Some((s, agent_for_subset(s)?)))
@@ -150,6 +153,7 @@ impl Ctx<'_> {
         &self,
         trace: &mut EegTrace,
         step: &str,
+        system: &str,
         prompt: String,
         name: &str,
         schema: Value,
@@ -162,7 +166,7 @@ impl Ctx<'_> {
             Some(a) => compile(a)?,
             None => compiled,
         };
-        let mut messages = vec![Message::system(SYSTEM), Message::user(prompt)];
+        let mut messages = vec![Message::system(system), Message::user(prompt)];
         let mut rec = CallRecord { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {
             rec.attempts = attempt;
@@ -430,11 +434,13 @@ fn execute(
     (out, None)
 }
 
-/// The planner's prompt. What stays the same through a run comes first (the agent, the task, the files, every
-/// tool of the agent, the instructions), what changes last (the state, the last steps, which tools this plan
-/// may use): the local engine reuses the cached keys and values of a common prefix, so each round prefills only
-/// the changing tail. Measured with Qwen2.5-Coder-1.5B on the suite (state first): 64–512 of ~1,400 prompt
-/// tokens came from the cache per round, and prefill was most of an instance's ~6 minutes.
+/// The planner's messages, system and user. What is the same for every task of the sub-agent — the agent,
+/// every tool of it, the instructions — is the system message: the prompt's stable head, which the local
+/// engine keeps on disk and loads for every later instance, shard and process (before, the task came first
+/// and instances shared only the 60-token identity). The user message keeps what stays the same through a
+/// run first (the task, the files), what changes last (the state, the last steps, which tools this plan may
+/// use): the engine reuses the cached keys and values of a common prefix, so each round prefills only the
+/// changing tail.
 #[allow(clippy::too_many_arguments)]
 fn plan_prompt(
     query: &str,
@@ -445,7 +451,7 @@ fn plan_prompt(
     ready: &[&ToolSpec],
     last: &[StepRecord],
     max_steps: usize,
-) -> String {
+) -> (String, String) {
     let names = |ts: &[&ToolSpec]| ts.iter().map(|t| t.name).collect::<Vec<_>>().join(", ");
     let is_python = |t: &ToolSpec| t.name == tools::PYTHON.name;
     let later: Vec<&ToolSpec> =
@@ -475,18 +481,21 @@ fn plan_prompt(
             .collect::<Vec<_>>()
             .join("\n")
     };
-    format!(
-        "You are {agent}.\n\nTask:\n{query}\n\nData files: {}\n\nTools:\n{}\n\n\
+    let system = format!(
+        "{SYSTEM}\n\nYou are {agent}.\n\nTools:\n{}\n\n\
          Plan the remaining steps (at most {max_steps}) as JSON {{\"done\": bool, \"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}]}}; \
          the thought says in one sentence what the shared state still lacks for the task. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
          A step whose output the shared state already holds is not planned again: use its id. \
-         done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.\n\n\
-         Shared state:\n{}\nLast steps:\n{last_text}\n\n{usable}.",
-        files_line(state),
+         done false: at least one step. Set done to true (with no steps) when the shared state holds everything the task asks for, or when the data cannot be loaded.",
         tools::menu(&described),
+    );
+    let user = format!(
+        "Task:\n{query}\n\nData files: {}\n\nShared state:\n{}\nLast steps:\n{last_text}\n\n{usable}.",
+        files_line(state),
         state.summary(),
-    )
+    );
+    (system, user)
 }
 
 /// The data files a path may name, for the planner (the first 40).
@@ -655,7 +664,7 @@ pub fn run_with(
             code_allowed = code.as_ref().is_some_and(|c| c.allowed(&trace.rounds))
                 && python_off_at.is_none_or(|n| tool_failures(&trace.rounds) > n);
             let (offered, ready) = menus(&tools, &state, &off_menu, code_allowed);
-            let mut prompt = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
+            let (system, mut prompt) = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
             let step = match &again {
                 None => format!("plan {round}"),
                 Some(why) => {
@@ -666,6 +675,7 @@ pub fn run_with(
             plan = match ctx.ask(
                 &mut trace,
                 &step,
+                &system,
                 prompt,
                 "plan",
                 plan_schema(&ready, &offered, &state, s.max_steps),
@@ -914,7 +924,9 @@ mod tests {
     }
 
     /// Two rounds' planner prompts agree up to the shared state (the engine's prefix cache serves that part),
-    /// and what differs — the state, the last steps, the usable tools — comes after it.
+    /// and what differs — the state, the last steps, the usable tools — comes after it. The system message,
+    /// which describes every tool of the agent whether this round may use it or not, is the same for another
+    /// task of the agent: it is the stable head the engine keeps on disk.
     #[test]
     fn rounds_share_the_prompt_up_to_the_state() {
         let d = tempfile::tempdir().unwrap();
@@ -929,18 +941,22 @@ mod tests {
             error: Some("data/x.edf not found".into()),
             ..Default::default()
         };
-        let prompt = |st: &SharedState, offered: &[&ToolSpec], last: &[StepRecord]| {
-            plan_prompt("Report the channels of data/x.edf.", "PhysiolAgent", st, &all, offered, &[], last, 6)
+        let prompt = |task: &str, st: &SharedState, offered: &[&ToolSpec], last: &[StepRecord]| {
+            plan_prompt(task, "PhysiolAgent", st, &all, offered, &[], last, 6)
         };
-        let a = prompt(&first, &tools::offered(&all, &first), &[]);
-        let b = prompt(&later, &all[..3], &[failed]);
+        let (sys_a, a) = prompt("Report the channels of data/x.edf.", &first, &tools::offered(&all, &first), &[]);
+        let (sys_b, b) = prompt("Report the channels of data/x.edf.", &later, &all[..3], &[failed]);
+        let (sys_other, other) = prompt("Count the R-peaks of data/y.edf.", &first, &tools::offered(&all, &first), &[]);
+        assert_eq!(sys_a, sys_b);
+        assert_eq!(sys_a, sys_other, "another task of the agent has the same system message");
+        assert!(!sys_a.contains("data/x.edf") && other.contains("data/y.edf"), "the task is in the user message");
         let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
         let state_at = a.find("Shared state:").unwrap();
         assert!(common >= state_at, "the prompts part at byte {common}, before the state (byte {state_at})");
         assert_ne!(a, b);
-        // Every tool of the agent is described before the state, whether this round may use it or not.
+        // Every tool of the agent is described in the system message, whether this round may use it or not.
         for t in &all {
-            assert!(a[..state_at].contains(&format!("- {}(", t.name)), "{} is described", t.name);
+            assert!(sys_a.contains(&format!("- {}(", t.name)), "{} is described", t.name);
         }
     }
 
