@@ -1,6 +1,7 @@
 //! Prompt states on disk with the real SmolLM2 (issue 62): a prompt's stable head (its system message) saved by
 //! one model is loaded by a model loaded later (as a new process would), and the text is the same as without
 //! any cache; a cut state file, and a cache folder that cannot be made, leave the text the same with one warning.
+//! A later BrainBench instance loads the EEG planner's and supervisor's heads from disk.
 //! Skipped when the model cache is empty unless BRAINLENS_REQUIRE_MODELS=1.
 
 mod common;
@@ -116,4 +117,38 @@ fn models_cache_shows_and_clears_the_saved_states() {
     assert_eq!(cleared["removed_files"], 1, "{cleared}");
     assert!(list_states(&root).is_empty());
     assert_eq!(cli(&["models", "cache", "--json"])["states"], serde_json::json!([]));
+}
+
+/// BrainAgent's EEG planner and supervisor keep what every task shares (the agent, its tool menu, the
+/// instructions; the sub-agents' list) in the system message, so a bench instance after the first loads those
+/// heads from disk. Until de97ee4 the task came first and the system message was 60 tokens, under the
+/// 128-token minimum: no bench instance loaded anything.
+#[test]
+fn a_later_bench_instance_loads_the_planner_and_supervisor_heads_from_disk() {
+    use brainlens::harness::runner::{Live, Models, Options, run};
+    use brainlens::util::cancel::Cancel;
+    use std::sync::Arc;
+    let Some(path) = common::local_model() else { return };
+    let _one = ONE_MODEL.lock().unwrap_or_else(|p| p.into_inner());
+    let d = tempfile::tempdir().unwrap();
+    let suite = d.path().join("suite");
+    common::json(&["bench", "generate", "--out", suite.to_str().unwrap(), "--json"]);
+    let root = d.path().join("states");
+    let m: Arc<dyn ChatModel> = Arc::new(LocalModel::load_with_states(&path, &root, GIB).unwrap());
+    let mut opts = Options::new(&suite.join("Foundational_Analysis"), &d.path().join("r.json"));
+    opts.limit = Some(2);
+    let f = run(
+        &opts,
+        &Models { target: m.clone(), parser: m, judge: None, vlm: None },
+        &Cancel::default(),
+        &Live::default(),
+    )
+    .unwrap();
+    let calls = |k: usize| f.instances[k].sandbox["trace"]["calls"].as_array().unwrap().clone();
+    let disk = |k: usize, step: &str| {
+        calls(k).iter().find(|c| c["step"] == step).map(|c| c["disk_tokens"].as_u64().unwrap_or(0)).unwrap()
+    };
+    assert_eq!((disk(0, "route"), disk(0, "plan 1")), (0, 0), "the first instance computes both heads");
+    assert!(disk(1, "route") >= 128, "{:?}", calls(1)[0]);
+    assert!(disk(1, "plan 1") >= 512, "{:?}", calls(1)[1]);
 }
