@@ -72,6 +72,19 @@ fn one_step(tool: &str, args: Value) -> Value {
     json!({"done": false, "thought": "t", "steps": [{"tool": tool, "args": args}]})
 }
 
+/// A scripted model whose plans come from `plan(round, prompt, request)` (the default script answers every
+/// other step), each planner prompt logged in `seen` as the model reads it (`plan_text`).
+fn logged_plans(seen: Log, plan: impl Fn(usize, &str, &ChatRequest) -> Value + Send + Sync + 'static) -> EegScripted {
+    EegScripted::with(move |name, r| {
+        if name != "plan" {
+            return None;
+        }
+        let text = plan_text(r);
+        seen.lock().unwrap().push(text.clone());
+        Some(Ok(plan(round_of(r), &text, r)))
+    })
+}
+
 fn suite(d: &Path) -> std::path::PathBuf {
     let s = d.join("suite");
     common::json(&["bench", "generate", "--out", s.to_str().unwrap(), "--json"]);
@@ -348,20 +361,13 @@ fn a_python_purpose_naming_a_usable_tool_takes_python_off_the_menu() {
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
     let (prompts, seen) = log();
-    let model = EegScripted::with(move |name, r| {
-        if name != "plan" {
-            return None;
+    let model = logged_plans(seen, |round, text, r| match round {
+        1 => answer(r),
+        2 if !text.contains("Your plan's first step was not run") => {
+            one_step("python", json!({"purpose": "inspect_file(path: 'x.edf')"}))
         }
-        let text = plan_text(r);
-        seen.lock().unwrap().push(text.clone());
-        match round_of(r) {
-            1 => Some(Ok(answer(r))),
-            2 if !text.contains("Your plan's first step was not run") => {
-                Some(Ok(one_step("python", json!({"purpose": "inspect_file(path: 'x.edf')"}))))
-            }
-            2 => Some(Ok(one_step("inspect_file", json!({"path": "data/missing.edf"})))),
-            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
-        }
+        2 => one_step("inspect_file", json!({"path": "data/missing.edf"})),
+        _ => json!({"done": true, "thought": "done", "steps": []}),
     });
     let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("p.json"), model, CodeRule::Always);
     let i = &f.instances[0];
@@ -422,19 +428,15 @@ fn a_refused_purpose_later_in_a_plan_takes_python_off_until_a_tool_fails() {
     let d = tempfile::tempdir().unwrap();
     let s = suite(d.path());
     let (prompts, seen) = log();
-    let model = EegScripted::with(move |name, r| {
-        if name != "plan" {
-            return None;
-        }
-        seen.lock().unwrap().push(plan_text(r));
+    let model = logged_plans(seen, |round, _, r| {
         let path = answer(r)["steps"][0]["args"]["path"].clone();
         let python = json!({"tool": "python", "args": {"purpose": "inspect_file again"}});
-        match round_of(r) {
-            1 if path.is_string() => Some(Ok(one_step("inspect_file", json!({"path": path})))),
-            2 => Some(Ok(json!({"done": false, "thought": "t", "steps": [
-                {"tool": "load_channels", "args": {"recording": "rec1"}}, python]}))),
-            3 => Some(Ok(one_step("inspect_file", json!({"path": "data/missing.edf"})))),
-            _ => Some(Ok(json!({"done": true, "thought": "done", "steps": []}))),
+        match round {
+            1 if path.is_string() => one_step("inspect_file", json!({"path": path})),
+            2 => json!({"done": false, "thought": "t", "steps": [
+                {"tool": "load_channels", "args": {"recording": "rec1"}}, python]}),
+            3 => one_step("inspect_file", json!({"path": "data/missing.edf"})),
+            _ => json!({"done": true, "thought": "done", "steps": []}),
         }
     });
     let f = hybrid(&s.join("Foundational_Analysis"), &d.path().join("m.json"), model, CodeRule::Always);

@@ -125,12 +125,12 @@ impl Ctx<'_> {
     fn route(&self, trace: &mut EegTrace, query: &str, subset: Option<&str>) -> Result<String, LlmError> {
         // The sub-agents' list is the same for every task: in the system message, the prompt's stable head,
         // which the local engine keeps on disk for every later instance (the task follows in the user message).
-        let system = format!(
-            "{SYSTEM}\n\nYou are the supervisor. Route the task to one sub-agent:\n{}",
+        let head = format!(
+            "You are the supervisor. Route the task to one sub-agent:\n{}",
             AGENTS.iter().map(|(n, _, d)| format!("- {n}: {d}")).collect::<Vec<_>>().join("\n")
         );
         let prompt = format!("Task:\n{query}\n\nAnswer {{\"agent\": name, \"reason\": short}}.");
-        let route = self.ask(trace, "route", &system, prompt, "route", route_schema(), None, 60)?;
+        let route = self.ask(trace, "route", &head, prompt, "route", route_schema(), None, 60)?;
         let mut agent = route["agent"].as_str().unwrap_or("PhysiolAgent").to_string();
         let mut check = None;
         if let Some((subset, expected)) = subset.and_then(|s| Some((s, agent_for_subset(s)?)))
@@ -147,13 +147,15 @@ impl Ctx<'_> {
     }
 
     /// One JSON step: schema-constrained request, reply re-validated (against `accept` when given: a looser
-    /// shape whose remaining problems the step handles itself), one corrective retry.
+    /// shape whose remaining problems the step handles itself), one corrective retry. The system message is the
+    /// agent's identity and then `head`, what the step says the same way for every task (the prompt's stable
+    /// head, kept on disk by the local engine); `prompt` is the task's own.
     #[allow(clippy::too_many_arguments)]
     fn ask(
         &self,
         trace: &mut EegTrace,
         step: &str,
-        system: &str,
+        head: &str,
         prompt: String,
         name: &str,
         schema: Value,
@@ -166,7 +168,7 @@ impl Ctx<'_> {
             Some(a) => compile(a)?,
             None => compiled,
         };
-        let mut messages = vec![Message::system(system), Message::user(prompt)];
+        let mut messages = vec![Message::system(format!("{SYSTEM}\n\n{head}")), Message::user(prompt)];
         let mut rec = CallRecord { step: step.to_string(), ..Default::default() };
         for attempt in 1..=2u32 {
             rec.attempts = attempt;
@@ -434,8 +436,8 @@ fn execute(
     (out, None)
 }
 
-/// The planner's messages, system and user. What is the same for every task of the sub-agent — the agent,
-/// every tool of it, the instructions — is the system message: the prompt's stable head, which the local
+/// The planner's system head and user message. What is the same for every task of the sub-agent — the agent,
+/// every tool of it, the instructions — goes into the system message (after the identity, `Ctx::ask`): the prompt's stable head, which the local
 /// engine keeps on disk and loads for every later instance, shard and process (before, the task came first
 /// and instances shared only the 60-token identity). The user message keeps what stays the same through a
 /// run first (the task, the files), what changes last (the state, the last steps, which tools this plan may
@@ -481,8 +483,8 @@ fn plan_prompt(
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let system = format!(
-        "{SYSTEM}\n\nYou are {agent}.\n\nTools:\n{}\n\n\
+    let head = format!(
+        "You are {agent}.\n\nTools:\n{}\n\n\
          Plan the remaining steps (at most {max_steps}) as JSON {{\"done\": bool, \"thought\": short, \"steps\": [{{\"tool\": name, \"args\": {{...}}}}]}}; \
          the thought says in one sentence what the shared state still lacks for the task. \
          Arguments take ids from the shared state, or \"$k\" for the id step k of this plan registers. \
@@ -495,7 +497,7 @@ fn plan_prompt(
         files_line(state),
         state.summary(),
     );
-    (system, user)
+    (head, user)
 }
 
 /// The data files a path may name, for the planner (the first 40).
@@ -664,7 +666,7 @@ pub fn run_with(
             code_allowed = code.as_ref().is_some_and(|c| c.allowed(&trace.rounds))
                 && python_off_at.is_none_or(|n| tool_failures(&trace.rounds) > n);
             let (offered, ready) = menus(&tools, &state, &off_menu, code_allowed);
-            let (system, mut prompt) = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
+            let (head, mut prompt) = plan_prompt(query, &agent, &state, &tools, &offered, &ready, &last, s.max_steps);
             let step = match &again {
                 None => format!("plan {round}"),
                 Some(why) => {
@@ -675,7 +677,7 @@ pub fn run_with(
             plan = match ctx.ask(
                 &mut trace,
                 &step,
-                &system,
+                &head,
                 prompt,
                 "plan",
                 plan_schema(&ready, &offered, &state, s.max_steps),
