@@ -73,9 +73,14 @@ fn one_step(tool: &str, args: Value) -> Value {
 }
 
 /// A scripted model whose plans come from `plan(round, prompt, request)` (the default script answers every
-/// other step), each planner prompt logged in `seen` as the model reads it (`plan_text`).
+/// other step), each planner prompt logged in `seen` as the model reads it (`plan_text`), and the report's prompt
+/// after them.
 fn logged_plans(seen: Log, plan: impl Fn(usize, &str, &ChatRequest) -> Value + Send + Sync + 'static) -> EegScripted {
     EegScripted::with(move |name, r| {
+        if name.is_empty() && first_user(r).contains("Write the final report") {
+            seen.lock().unwrap().push(first_user(r));
+            return None;
+        }
         if name != "plan" {
             return None;
         }
@@ -449,4 +454,10 @@ fn a_refused_purpose_later_in_a_plan_takes_python_off_until_a_tool_fails() {
     let round = |k: usize| prompts.iter().find(|p| p.contains(&format!("planning: round {k}"))).unwrap();
     assert!(round(2).contains("- python(") && !round(3).contains("- python("), "{}", round(3));
     assert!(round(4).contains("- python("), "back after round 3's failed tool step: {}", round(4));
+    // The refused step ran nothing: the report's prompt lists neither it nor its error (BrainAgent's would
+    // read the same); the delivered report's error list keeps it.
+    let report = prompts.iter().find(|p| p.contains("Write the final report")).expect("a report was asked");
+    assert!(report.contains("load_channels → ok") && !report.contains("python"), "{report}");
+    let delivered = f.instances[0].agent_output.as_str().unwrap();
+    assert!(delivered.contains("python: the purpose names the tool inspect_file"), "{delivered}");
 }

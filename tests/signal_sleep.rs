@@ -112,6 +112,29 @@ fn edf_stage_annotations_through_the_cli() {
     assert_eq!((v["SOL"].as_f64(), v["Lat_REM"].as_f64(), v["awakenings"].as_u64()), (Some(1.0), Some(3.5), Some(1)));
 }
 
+/// `sleep stats --codes sri` names a tracker's four stages as the file codes them: Light and Deep, whose
+/// minutes, percentages and latencies are YASA's N2 and N3 of the SRI codes mapped to YASA's
+/// (tests/expected/sleep_reference.json, exact to 1e-9), and no N1 entries.
+#[test]
+fn four_stage_scorings_show_light_and_deep_through_the_cli() {
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/expected/sleep_reference.json").unwrap()).unwrap();
+    let (subject, want) = r["subjects"].as_object().unwrap().iter().next().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_brainlens"))
+        .args(["sleep", "stats", "fixtures/hypnograms/sample_data_sri.csv", "--column", "reference"])
+        .args(["--subject", subject, "--codes", "sri", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want = &want["reference"];
+    for (shown, yasa) in [("Light", "N2"), ("Deep", "N3"), ("%Light", "%N2"), ("%Deep", "%N3"), ("REM", "REM")] {
+        let (g, w) = (v[shown].as_f64().unwrap(), want[yasa].as_f64().unwrap());
+        assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0), "{subject} {shown}: {g} vs YASA {yasa} {w}");
+    }
+    assert!(v.get("N1").is_none() && v.get("N2").is_none() && v.get("%N3").is_none(), "{v}");
+}
+
 /// Band power per stage = yasa 0.8.1 `bandpower(data, sf, hypno=…)` on the real EEG of test_subsecond.edf
 /// with a SYNTHETIC hypnogram (tests/expected/stage_power_reference.json), 1e-6 relative.
 #[test]
@@ -122,7 +145,7 @@ fn stage_band_power_equals_yasa() {
         serde_json::from_str(&std::fs::read_to_string("tests/expected/stage_power_reference.json").unwrap()).unwrap();
     let codes: Vec<i64> = r["stages"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
     let stages = codes.iter().map(|&c| brainlens::signal::sleep::Stage::ALL[(c + 2) as usize]).collect();
-    let h = Hypnogram { epoch_s: 30.0, stages };
+    let h = Hypnogram { epoch_s: 30.0, stages, scale: Default::default() };
     let rec = Recording::open(Path::new("fixtures/eeg/test_subsecond.edf")).unwrap();
     let d = rec.read(&[0], 0.0, 700.0).unwrap().remove(0);
     for (key, rel) in [("absolute", false), ("relative", true)] {

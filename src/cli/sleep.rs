@@ -102,18 +102,20 @@ pub fn run(cmd: SleepCommand, out: &mut dyn Write) -> Result<()> {
         SleepCommand::Stats { hypnogram, column, labels, json } => {
             let h = labels.load(&hypnogram, column.as_deref())?;
             let s = sleep_statistics(&h).map_err(|e| anyhow!("{}: {e}", hypnogram.display()))?;
+            let v = s.to_json();
             if json {
-                return write_json(out, &s);
+                return write_json(out, &v);
             }
-            let v = serde_json::to_value(&s)?;
             for (k, val) in v.as_object().into_iter().flatten() {
                 if k.starts_with("transition") {
                     continue;
                 }
                 writeln!(out, "{k:<18} {}", if val.is_null() { "–".into() } else { val.to_string() })?;
             }
-            writeln!(out, "transitions (rows from, columns to: {}):", s.transition_stages.join(" "))?;
-            for (name, row) in s.transition_stages.iter().zip(&s.transition_counts) {
+            let names: Vec<&str> =
+                v["transition_stages"].as_array().into_iter().flatten().filter_map(|x| x.as_str()).collect();
+            writeln!(out, "transitions (rows from, columns to: {}):", names.join(" "))?;
+            for (name, row) in names.iter().zip(&s.transition_counts) {
                 writeln!(out, "  {name:<4} {}", row.iter().map(|c| format!("{c:>5}")).collect::<String>())?;
             }
             Ok(())

@@ -510,12 +510,22 @@ fn files_line(state: &SharedState) -> String {
     }
 }
 
+/// A hybrid's `python` step that its checks refused (not on the menu, a purpose naming a tool, no budget left):
+/// nothing ran and nothing was computed, so the report's prompt leaves it out, its error too, and reads as
+/// BrainAgent's would (measured on the seed-11 suite at 446a020: in Sleep case4_1–4_3 the refused python step
+/// was the one difference from BrainAgent's report prompt, and the report then read N3 minutes as a
+/// percentage). The delivered report's error list keeps it.
+fn refused_code(s: &StepRecord) -> bool {
+    s.kind == StepKind::Code && s.status == "not_executable"
+}
+
 /// Every step that ran, in order, with its outcome: what the report may describe as done.
 fn steps_section(trace: &EegTrace) -> String {
     let steps: Vec<String> = trace
         .rounds
         .iter()
         .flat_map(|r| r.executed.iter().map(move |s| (r.round, s)))
+        .filter(|(_, s)| !refused_code(s))
         .map(|(round, s)| {
             let what = match s.kind {
                 StepKind::Tool => s.tool.clone(),
@@ -536,6 +546,11 @@ fn steps_section(trace: &EegTrace) -> String {
 
 /// The measured part of the report, written by BrainLens from the shared state (not by the model).
 pub fn measured_section(state: &SharedState) -> String {
+    measured_without(state, &[])
+}
+
+/// `measured_section` without the errors in `left_out`.
+fn measured_without(state: &SharedState, left_out: &[&str]) -> String {
     let mut s = String::from("Measured results (tool outputs from BrainLens, by shared-state id):\n");
     if state.results.is_empty() && state.artifacts.is_empty() {
         s.push_str("- none\n");
@@ -575,9 +590,10 @@ pub fn measured_section(state: &SharedState) -> String {
     for (id, a) in &state.artifacts {
         s.push_str(&format!("- {id} artifact written: {a}\n"));
     }
-    if !state.errors.is_empty() {
+    let errors: Vec<&String> = state.errors.iter().filter(|e| !left_out.contains(&e.as_str())).collect();
+    if !errors.is_empty() {
         s.push_str("Errors:\n");
-        for e in &state.errors {
+        for e in errors {
             s.push_str(&format!("- {e}\n"));
         }
     }
@@ -804,8 +820,15 @@ fn write_report(
     s: &Settings,
     trace: &mut EegTrace,
 ) -> Result<(), LlmError> {
-    let measured = measured_section(state);
-    trace.measured = measured.clone();
+    trace.measured = measured_section(state);
+    let refused: Vec<&str> = trace
+        .rounds
+        .iter()
+        .flat_map(|r| &r.executed)
+        .filter(|s| refused_code(s))
+        .filter_map(|s| s.error.as_deref())
+        .collect();
+    let measured = measured_without(state, &refused);
     let ran = steps_section(trace);
     let prompt = format!(
         "Task:\n{query}\n\n{ran}\n{measured}\nWrite the final report for this task in a few sentences: {REPORT_RULES}"

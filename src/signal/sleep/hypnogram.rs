@@ -101,11 +101,24 @@ impl Codes {
     }
 }
 
+/// The stage names a scoring uses. AASM's W/N1/N2/N3/R, or a four-stage scoring's Wake/Light/Deep/REM (the SRI
+/// tracker codes, as consumer devices score): its Light epochs are held as `Stage::N2` and its Deep as
+/// `Stage::N3` so that YASA's definitions apply, and what the app shows names them Light and Deep again
+/// (`SleepStats::to_json`) — calling a tracker's Light "N2" would state a distinction it never scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scale {
+    #[default]
+    Aasm,
+    FourStage,
+}
+
 /// Stages of consecutive epochs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hypnogram {
     pub epoch_s: f64,
     pub stages: Vec<Stage>,
+    #[serde(skip)]
+    pub scale: Scale,
 }
 
 /// One token of a label file: an integer code under `codes`, or a stage name.
@@ -139,7 +152,7 @@ impl Hypnogram {
         for (first, n, s) in staged {
             stages[first..first + n].fill(s);
         }
-        Some(Hypnogram { epoch_s, stages })
+        Some(Hypnogram { epoch_s, stages, scale: Scale::Aasm })
     }
 
     /// From a label file: one stage per line, or with a header row, the column `column` (default: the first
@@ -210,7 +223,8 @@ impl Hypnogram {
                 None => "the file holds no stages".into(),
             }));
         }
-        Ok(Hypnogram { epoch_s: 30.0, stages })
+        let scale = if codes == Codes::Sri { Scale::FourStage } else { Scale::Aasm };
+        Ok(Hypnogram { epoch_s: 30.0, stages, scale })
     }
 
     pub fn load(
@@ -258,6 +272,7 @@ mod tests {
         let csv = "subject,epoch,reference,device\nA,1,0,0\nA,2,1,2\nB,1,3,3\n";
         let h = Hypnogram::from_text(csv, Some("device"), Some("A"), Codes::Sri).unwrap();
         assert_eq!(h.stages, [Stage::Wake, Stage::N3]);
+        assert_eq!(h.scale, Scale::FourStage);
         let e = Hypnogram::from_text("W\nX\n", None, None, Codes::Yasa).unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("\"X\""), "{e}");
     }

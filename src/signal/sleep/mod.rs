@@ -7,5 +7,5 @@ pub mod stage_power;
 pub mod stats;
 
 pub use agreement::{Agreement, agreement};
-pub use hypnogram::{Codes, Hypnogram, Stage};
+pub use hypnogram::{Codes, Hypnogram, Scale, Stage};
 pub use stats::{SleepStats, sleep_statistics};

@@ -3,7 +3,7 @@
 //! index and 5-min persistent sleep onset of `yasa.Hypnogram.sleep_statistics`, the number of awakenings and
 //! the stage-transition counts (`yasa.Hypnogram.transition_matrix`).
 
-use super::hypnogram::{Hypnogram, Stage};
+use super::hypnogram::{Hypnogram, Scale, Stage};
 use crate::signal::error::SignalError;
 use serde::Serialize;
 
@@ -52,6 +52,32 @@ pub struct SleepStats {
     /// counts[from][to] over the stages present, in `transition_stages` order.
     pub transition_stages: Vec<&'static str>,
     pub transition_counts: Vec<Vec<usize>>,
+    /// The hypnogram's stage names, for `to_json`.
+    #[serde(skip)]
+    pub scale: Scale,
+}
+
+impl SleepStats {
+    /// The statistics as JSON in the scoring's own stage names, what every face shows (CLI, Recordings room,
+    /// the agents' `hypnogram_stats`): for a four-stage scoring (`Scale::FourStage`) N2 reads Light and N3 Deep
+    /// (`Light`, `%Light`, `Lat_Light`, …) and the N1 entries, which such a scoring never holds, are left out.
+    pub fn to_json(&self) -> serde_json::Value {
+        let v = serde_json::to_value(self).expect("numbers and strings");
+        let serde_json::Value::Object(m) = v else { return v };
+        if self.scale == Scale::Aasm {
+            return serde_json::Value::Object(m);
+        }
+        let name = |k: &str| k.replace("N2", "Light").replace("N3", "Deep");
+        m.into_iter()
+            .filter(|(k, _)| !k.ends_with("N1"))
+            .map(|(k, v)| match (k.as_str(), v) {
+                ("transition_stages", serde_json::Value::Array(a)) => {
+                    (k, a.into_iter().map(|x| x.as_str().map_or(x.clone(), |t| name(t).into())).collect())
+                }
+                (_, v) => (name(&k), v),
+            })
+            .collect()
+    }
 }
 
 pub fn sleep_statistics(h: &Hypnogram) -> Result<SleepStats, SignalError> {
@@ -121,6 +147,7 @@ pub fn sleep_statistics(h: &Hypnogram) -> Result<SleepStats, SignalError> {
         stage_transitions: s.windows(2).filter(|w| w[0] != w[1]).count(),
         transition_stages: present.iter().map(|st| st.label()).collect(),
         transition_counts: counts,
+        scale: h.scale,
     })
 }
 
@@ -134,11 +161,28 @@ mod tests {
         // TIB 10, SPT 8, WASO 0, TST 8, N1 1.5, N2 2, N3 2.5, REM 2, SOL 1, Lat_REM 7, SE 80, SME 100.
         let codes = [0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 2, 3, 3, 4, 4, 4, 4, 0, 0];
         let stages = codes.iter().map(|&c| Stage::ALL[(c + 2) as usize]).collect();
-        let s = sleep_statistics(&Hypnogram { epoch_s: 30.0, stages }).unwrap();
+        let s = sleep_statistics(&Hypnogram { epoch_s: 30.0, stages, scale: Scale::Aasm }).unwrap();
         assert_eq!((s.TIB, s.SPT, s.WASO, s.TST), (10.0, 8.0, Some(0.0), 8.0));
         assert_eq!((s.N1, s.N2, s.N3, s.REM), (1.5, 2.0, 2.5, 2.0));
         assert_eq!((s.SOL, s.Lat_REM, s.SE, s.SME), (Some(1.0), Some(7.0), 80.0, Some(100.0)));
         assert_eq!(s.awakenings, 1);
         assert_eq!(s.stage_transitions, 7);
+        assert_eq!(s.to_json(), serde_json::to_value(&s).unwrap(), "AASM names are the fields' own");
+    }
+
+    #[test]
+    fn a_four_stage_scoring_shows_light_and_deep() {
+        // SRI codes 0 Wake, 1 Light, 2 Deep, 3 REM: 1 Wake, 3 Light, 2 Deep, 2 REM epochs.
+        let h = Hypnogram::from_text("0\n1\n1\n2\n2\n1\n3\n3\n", None, None, super::super::Codes::Sri).unwrap();
+        let s = sleep_statistics(&h).unwrap();
+        let j = s.to_json();
+        assert_eq!((j["Light"].as_f64(), j["Deep"].as_f64(), j["REM"].as_f64()), (Some(1.5), Some(1.0), Some(1.0)));
+        assert_eq!(j["%Deep"].as_f64(), Some(100.0 * 1.0 / 3.5));
+        assert_eq!(j["Lat_Light"].as_f64(), Some(0.5));
+        for gone in ["N1", "N2", "N3", "%N1", "%N2", "Lat_N1", "Lat_N3"] {
+            assert!(j.get(gone).is_none(), "{gone} in {j}");
+        }
+        assert_eq!(j["NREM"].as_f64(), Some(2.5), "NREM keeps its name");
+        assert_eq!(j["transition_stages"], serde_json::json!(["W", "Light", "Deep", "R"]));
     }
 }

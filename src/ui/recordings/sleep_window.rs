@@ -175,7 +175,7 @@ pub fn show(ctx: &egui::Context, w: &mut SleepWindow, rec: &Arc<Recording>, page
             readout(h, night, w.cursor_s).unwrap_or_else(|| "read-out: move the cursor over the hypnogram".into()),
         );
         if let Some(s) = &w.stats {
-            let v = serde_json::to_value(s).unwrap_or_default();
+            let v = s.to_json();
             egui::Grid::new("sleep_stats").striped(true).num_columns(4).show(ui, |ui| {
                 let items: Vec<(String, String)> = v
                     .as_object()

@@ -32,7 +32,7 @@ pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, T
     let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
     let s = sleep_statistics(h)?;
     let awakenings = s.awakenings;
-    let mut v = serde_json::to_value(&s).map_err(|e| ToolError::from(e.to_string()))?;
+    let mut v = s.to_json();
     if let Value::Object(m) = &mut v {
         m.remove("transition_counts");
         m.remove("transition_stages");
