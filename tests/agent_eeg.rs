@@ -132,6 +132,18 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert!(e.contains("is not a sleep stage (the file's columns: subject,epoch,reference,device)"), "{e}");
     let lab = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "reference"}));
     let lab = lab.unwrap()["id"].as_str().unwrap().to_string();
+    // The statistics name the file's four stages (Light, Deep), with the minutes of YASA's N2 and N3.
+    let stats = call(&mut st, "hypnogram_stats", json!({"labels": lab})).unwrap();
+    let h = brainlens::signal::sleep::Hypnogram::load(
+        &inputs.join("hypnograms/sample_data_sri.csv"),
+        Some("reference"),
+        None,
+        brainlens::signal::sleep::Codes::Sri,
+    )
+    .unwrap();
+    let want = brainlens::signal::sleep::sleep_statistics(&h).unwrap();
+    assert_eq!((stats["Light"].as_f64(), stats["Deep"].as_f64()), (Some(want.N2), Some(want.N3)), "{stats}");
+    assert!(stats.get("N2").is_none() && stats.get("%N1").is_none(), "{stats}");
     let e = call(&mut st, "scorer_agreement", json!({"a": lab, "b": lab})).unwrap_err();
     assert!(e.contains("give two different ids (load the other scoring's column with load_hypnogram"), "{e}");
     // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).

@@ -59,6 +59,10 @@ fn sleep_window_shows_yasa_statistics_and_kappa() {
     assert_eq!(s.stats.as_ref().unwrap().TST, 400.5);
     assert!((s.agreement.as_ref().unwrap().kappa - 0.30584360582260306).abs() < 1e-12);
     h.get_by_label_contains("Cohen's kappa 0.3058");
+    // A four-stage scoring is shown in its own names: yasa's %N3 of the mapped codes, 16.1049, as %Deep.
+    h.get_by_label("%Deep");
+    h.get_by_label("16.10");
+    assert!(h.query_by_label("%N3").is_none() && h.query_by_label("N1").is_none());
     // Band power per stage of EEG 001: the 24-s sample lies in sbj01's first (wake) epoch.
     h.state_mut().recordings.current.as_mut().unwrap().sleep.channel = Some(0);
     h.run_steps(1);
