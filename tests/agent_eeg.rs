@@ -144,8 +144,24 @@ fn tools_register_ids_and_refuse_bad_input() {
     let want = brainlens::signal::sleep::sleep_statistics(&h).unwrap();
     assert_eq!((stats["Light"].as_f64(), stats["Deep"].as_f64()), (Some(want.N2), Some(want.N3)), "{stats}");
     assert!(stats.get("N2").is_none() && stats.get("%N1").is_none(), "{stats}");
+    // A scoring compared with itself: the error names the file's other scoring and the call that loads it
+    // (not the subject or epoch columns, which hold no stages), then the id that holds it once loaded.
+    assert!(st.summary().contains(&format!("{lab} column reference of hypnograms/sample_data_sri.csv")));
     let e = call(&mut st, "scorer_agreement", json!({"a": lab, "b": lab})).unwrap_err();
-    assert!(e.contains("give two different ids (load the other scoring's column with load_hypnogram"), "{e}");
+    let path = "hypnograms/sample_data_sri.csv";
+    assert!(
+        e.contains(&format!(
+            "give two different ids ({lab} is column reference of {path}; its other scoring, column device, loads \
+             with load_hypnogram(path: {path}, column: device), then a: {lab}, b: \"$1\")"
+        )),
+        "{e}"
+    );
+    let dev = call(&mut st, "load_hypnogram", json!({"path": path, "column": "device"})).unwrap();
+    let dev = dev["id"].as_str().unwrap().to_string();
+    let e = call(&mut st, "scorer_agreement", json!({"a": lab, "b": lab})).unwrap_err();
+    assert!(e.contains(&format!("{dev} is its column device: a: {lab}, b: {dev})")), "{e}");
+    let g = call(&mut st, "scorer_agreement", json!({"a": lab, "b": dev})).unwrap();
+    assert!(g["kappa"].as_f64().is_some_and(|k| k < 1.0), "{g}");
     // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).
     let eog = call(&mut st, "write_artifact", json!({"view": "v1", "name": "eog.edf"})).unwrap();
     let only_eog = tempfile::tempdir().unwrap();

@@ -52,6 +52,8 @@ pub struct SharedState {
     pub recordings: IndexMap<String, RecordingInfo>,
     pub views: IndexMap<String, View>,
     pub labels: IndexMap<String, Hypnogram>,
+    /// Where each labels id came from: the file (as the step named it) and its column.
+    pub label_sources: IndexMap<String, (String, String)>,
     pub events: IndexMap<String, Vec<(f64, String)>>,
     pub results: IndexMap<String, Value>,
     pub artifacts: IndexMap<String, String>,
@@ -96,6 +98,7 @@ impl SharedState {
             recordings: IndexMap::new(),
             views: IndexMap::new(),
             labels: IndexMap::new(),
+            label_sources: IndexMap::new(),
             events: IndexMap::new(),
             results: IndexMap::new(),
             artifacts: IndexMap::new(),
@@ -128,10 +131,12 @@ impl SharedState {
         id
     }
 
-    pub fn add_labels(&mut self, h: Hypnogram, what: String) -> String {
+    /// Registers column `column` of the hypnogram file `path` (as the step named it).
+    pub fn add_labels(&mut self, h: Hypnogram, path: &str, column: &str) -> String {
         let id = next_id("lab", self.labels.len());
-        self.note(&id, "labels", what);
+        self.note(&id, "labels", format!("{path} column {column}"));
         self.labels.insert(id.clone(), h);
+        self.label_sources.insert(id.clone(), (path.to_string(), column.to_string()));
         id
     }
 
@@ -302,7 +307,13 @@ impl SharedState {
         section(
             &mut s,
             "labels (hypnograms loaded)",
-            self.labels.iter().map(|(k, h)| format!("{k} hypnogram loaded: {} epochs", h.stages.len())).collect(),
+            self.labels
+                .iter()
+                .map(|(k, h)| match self.label_sources.get(k) {
+                    Some((path, column)) => format!("{k} column {column} of {path}: {} epochs", h.stages.len()),
+                    None => format!("{k} hypnogram loaded: {} epochs", h.stages.len()),
+                })
+                .collect(),
         );
         section(&mut s, "events (read)", self.events.iter().map(|(k, e)| format!("{k} {} events", e.len())).collect());
         section(

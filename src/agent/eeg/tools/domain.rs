@@ -25,7 +25,28 @@ pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, To
         }
     })?;
     let detail = json!({"epochs": h.stages.len(), "epoch_s": h.epoch_s});
-    Ok(registered(st.add_labels(h, format!("{} column {}", a.s("path"), a.s("column"))), detail))
+    Ok(registered(st.add_labels(h, a.s("path"), a.s("column")), detail))
+}
+
+/// The other scorings of the file a labels id came from: each column of its header besides the id's own that
+/// loads as stages (an `epoch` numbering column does not), with the labels id that already holds it, if any.
+/// Empty when the id's file is unknown or unreadable. For the hint of a scoring compared with itself.
+pub(super) fn other_scorings(st: &SharedState, id: &str) -> Vec<(String, Option<String>)> {
+    let Some((path, own)) = st.label_sources.get(id) else { return Vec::new() };
+    let Ok(full) = input_path(st, path) else { return Vec::new() };
+    let Some(header) = std::fs::read_to_string(&full).ok().and_then(|t| t.lines().next().map(str::to_string)) else {
+        return Vec::new();
+    };
+    header
+        .split([',', '\t', ';'])
+        .map(|c| c.trim().trim_matches('"'))
+        .filter(|c| !c.is_empty() && c != own)
+        .filter(|c| Hypnogram::load(&full, Some(c), None, Codes::Sri).is_ok())
+        .map(|c| {
+            let held = st.label_sources.iter().find(|(_, (p, col))| p == path && col == c).map(|(k, _)| k.clone());
+            (c.to_string(), held)
+        })
+        .collect()
 }
 
 pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
