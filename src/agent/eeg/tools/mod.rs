@@ -190,7 +190,7 @@ pub static TOOLS: &[ToolSpec] = &[
         name: "load_hypnogram",
         group: Domain::Sleep,
         run: domain::load_hypnogram,
-        about: "Read one scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs).",
+        about: "Read a scoring column of a hypnogram CSV (codes 0 Wake, 1 Light, 2 Deep, 3 REM; 30-s epochs); the file's other scoring columns load with it, each under its own lab id.",
         params: &[p("path", Path, true, "path as given in the task"), p("column", Column, true, "column name")],
     },
     ToolSpec {
@@ -486,24 +486,15 @@ pub fn resolve_args(
     (args, repairs)
 }
 
-/// What to do instead of comparing scoring `id` with itself: name the id that holds the file's other scoring,
-/// or the exact `load_hypnogram` call that loads it. Measured with Qwen2.5-Coder-1.5B on the seed-11 suite
-/// (7ccad0a's shipped runs): in Sleep case5_1–5_3 both paradigms planned `scorer_agreement(a: lab1, b: lab1)`
-/// three rounds running after the general advice "load the other scoring's column with load_hypnogram first".
+/// What to do instead of comparing scoring `id` with itself: the id that holds its file's other scoring
+/// (`load_hypnogram` loads them all), else which column and file `id` is.
 fn same_scoring_hint(state: &SharedState, id: &str, a: &str, b: &str) -> String {
-    let others = domain::other_scorings(state, id);
     let Some((path, column)) = state.label_sources.get(id) else {
         return " (load the other scoring's column with load_hypnogram first)".to_string();
     };
-    if let Some((col, Some(held))) = others.iter().find(|(_, held)| held.is_some()) {
-        return format!(" ({id} is column {column} of {path}; {held} is its column {col}: {a}: {id}, {b}: {held})");
-    }
-    match others.first() {
-        Some((col, _)) => format!(
-            " ({id} is column {column} of {path}; its other scoring, column {col}, loads with \
-             load_hypnogram(path: {path}, column: {col}), then {a}: {id}, {b}: \"$1\")"
-        ),
-        None => format!(" ({id} is column {column} of {path}; load the other scoring with load_hypnogram first)"),
+    match domain::other_scorings(state, id).into_iter().find_map(|(col, held)| held.map(|h| (col, h))) {
+        Some((col, held)) => format!(" ({id} is column {column} of {path}; {held} is its column {col}: {a}: {id}, {b}: {held})"),
+        None => format!(" ({id} is column {column} of {path}, which holds no other scoring)"),
     }
 }
 
