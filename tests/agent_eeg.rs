@@ -130,7 +130,8 @@ fn tools_register_ids_and_refuse_bad_input() {
     let e = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "epoch"}));
     let e = e.unwrap_err();
     assert!(e.contains("is not a sleep stage (the file's columns: subject,epoch,reference,device)"), "{e}");
-    let loaded = call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "reference"}));
+    let loaded =
+        call(&mut st, "load_hypnogram", json!({"path": "hypnograms/sample_data_sri.csv", "column": "reference"}));
     let loaded = loaded.unwrap();
     let lab = loaded["id"].as_str().unwrap().to_string();
     // The statistics name the file's four stages (Light, Deep), with the minutes of YASA's N2 and N3.
@@ -152,15 +153,27 @@ fn tools_register_ids_and_refuse_bad_input() {
     assert_eq!(dev.values().collect::<Vec<_>>(), [&json!("device")], "{loaded}");
     let dev = dev.keys().next().unwrap().clone();
     let s = st.summary();
-    assert!(s.contains(&format!("{lab} column reference of {path}")) && s.contains(&format!("{dev} column device of {path}")));
+    assert!(
+        s.contains(&format!("{lab} column reference of {path}"))
+            && s.contains(&format!("{dev} column device of {path}"))
+    );
     let again = call(&mut st, "load_hypnogram", json!({"path": path, "column": "device"})).unwrap();
     assert_eq!((again["id"].as_str(), again.get("also_loaded")), (Some(dev.as_str()), None), "{again}");
     // A scoring compared with itself: the error names the id that holds the file's other scoring.
     let e = call(&mut st, "scorer_agreement", json!({"a": lab, "b": lab})).unwrap_err();
     assert!(e.contains(&format!("give two different ids ({lab} is column reference of {path}; {dev} is its column device: a: {lab}, b: {dev})")), "{e}");
     let g = call(&mut st, "scorer_agreement", json!({"a": lab, "b": dev})).unwrap();
-    let want = brainlens::signal::sleep::agreement::agreement(&h, &brainlens::signal::sleep::Hypnogram::load(
-        &inputs.join(path), Some("device"), None, brainlens::signal::sleep::Codes::Sri).unwrap()).unwrap();
+    let want = brainlens::signal::sleep::agreement::agreement(
+        &h,
+        &brainlens::signal::sleep::Hypnogram::load(
+            &inputs.join(path),
+            Some("device"),
+            None,
+            brainlens::signal::sleep::Codes::Sri,
+        )
+        .unwrap(),
+    )
+    .unwrap();
     assert_eq!(g["kappa"].as_f64(), Some(want.kappa), "{g}");
     // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).
     let eog = call(&mut st, "write_artifact", json!({"view": "v1", "name": "eog.edf"})).unwrap();

@@ -493,7 +493,9 @@ fn same_scoring_hint(state: &SharedState, id: &str, a: &str, b: &str) -> String 
         return " (load the other scoring's column with load_hypnogram first)".to_string();
     };
     match domain::other_scorings(state, id).into_iter().find_map(|(col, held)| held.map(|h| (col, h))) {
-        Some((col, held)) => format!(" ({id} is column {column} of {path}; {held} is its column {col}: {a}: {id}, {b}: {held})"),
+        Some((col, held)) => {
+            format!(" ({id} is column {column} of {path}; {held} is its column {col}: {a}: {id}, {b}: {held})")
+        }
         None => format!(" ({id} is column {column} of {path}, which holds no other scoring)"),
     }
 }
