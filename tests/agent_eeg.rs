@@ -175,6 +175,14 @@ fn tools_register_ids_and_refuse_bad_input() {
     )
     .unwrap();
     assert_eq!(g["kappa"].as_f64(), Some(want.kappa), "{g}");
+    // A file with one scoring loads nothing else, and the refusal says so.
+    let one = tempfile::tempdir().unwrap();
+    std::fs::write(one.path().join("one.csv"), "epoch,stage\n1,0\n2,1\n3,2\n4,3\n5,1\n").unwrap();
+    let mut single = SharedState::new(one.path(), ws.path());
+    let only = call(&mut single, "load_hypnogram", json!({"path": "one.csv", "column": "stage"})).unwrap();
+    assert!(only.get("also_loaded").is_none() && single.labels.len() == 1, "{only}");
+    let e = call(&mut single, "scorer_agreement", json!({"a": "lab1", "b": "lab1"})).unwrap_err();
+    assert!(e.ends_with("(lab1 is column stage of one.csv, which holds no other scoring)"), "{e}");
     // Without a kind, a recording with no EEG channel loads all of its channels (EEG otherwise, above).
     let eog = call(&mut st, "write_artifact", json!({"view": "v1", "name": "eog.edf"})).unwrap();
     let only_eog = tempfile::tempdir().unwrap();

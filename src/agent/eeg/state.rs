@@ -20,6 +20,15 @@ pub enum Of {
     Result,
 }
 
+/// A scoring column of a hypnogram file, and where it came from.
+#[derive(Debug, Clone)]
+pub struct Labels {
+    pub hypnogram: Hypnogram,
+    /// The file, as the step named it.
+    pub path: String,
+    pub column: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordingInfo {
     /// As the instruction named it (relative to the inputs).
@@ -51,9 +60,7 @@ pub struct SharedState {
     pub workspace: PathBuf,
     pub recordings: IndexMap<String, RecordingInfo>,
     pub views: IndexMap<String, View>,
-    pub labels: IndexMap<String, Hypnogram>,
-    /// Where each labels id came from: the file (as the step named it) and its column.
-    pub label_sources: IndexMap<String, (String, String)>,
+    pub labels: IndexMap<String, Labels>,
     pub events: IndexMap<String, Vec<(f64, String)>>,
     pub results: IndexMap<String, Value>,
     pub artifacts: IndexMap<String, String>,
@@ -86,6 +93,28 @@ pub fn named_files(text: &str) -> Vec<String> {
     out
 }
 
+/// The column names in the header line of a CSV/TSV table (none for another file or one that cannot be read).
+pub fn columns_of(file: &Path) -> Vec<String> {
+    use std::io::{BufRead, Read};
+    let sep = match file.extension().and_then(|x| x.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("csv") => ',',
+        Some("tsv") => '\t',
+        _ => return Vec::new(),
+    };
+    let Ok(f) = std::fs::File::open(file) else { return Vec::new() };
+    let mut header = String::new();
+    if std::io::BufReader::new(f.take(64 * 1024)).read_line(&mut header).is_err() {
+        return Vec::new();
+    }
+    header
+        .trim_end()
+        .split(sep)
+        .map(|c| c.trim().trim_matches('"'))
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 fn next_id(prefix: &str, n: usize) -> String {
     format!("{prefix}{}", n + 1)
 }
@@ -98,7 +127,6 @@ impl SharedState {
             recordings: IndexMap::new(),
             views: IndexMap::new(),
             labels: IndexMap::new(),
-            label_sources: IndexMap::new(),
             events: IndexMap::new(),
             results: IndexMap::new(),
             artifacts: IndexMap::new(),
@@ -132,12 +160,16 @@ impl SharedState {
     }
 
     /// Registers column `column` of the hypnogram file `path` (as the step named it).
-    pub fn add_labels(&mut self, h: Hypnogram, path: &str, column: &str) -> String {
+    pub fn add_labels(&mut self, hypnogram: Hypnogram, path: &str, column: &str) -> String {
         let id = next_id("lab", self.labels.len());
         self.note(&id, "labels", format!("{path} column {column}"));
-        self.labels.insert(id.clone(), h);
-        self.label_sources.insert(id.clone(), (path.to_string(), column.to_string()));
+        self.labels.insert(id.clone(), Labels { hypnogram, path: path.to_string(), column: column.to_string() });
         id
+    }
+
+    /// The labels id that holds column `column` of file `path`, if one does.
+    pub fn labels_of(&self, path: &str, column: &str) -> Option<&str> {
+        self.labels.iter().find(|(_, l)| l.path == path && l.column == column).map(|(k, _)| k.as_str())
     }
 
     pub fn add_events(&mut self, e: Vec<(f64, String)>) -> String {
@@ -232,22 +264,11 @@ impl SharedState {
     /// Column names in the header lines of the CSV/TSV tables under the inputs (each once, in file order):
     /// what a column parameter may name.
     pub fn table_columns(&self) -> Vec<String> {
-        use std::io::{BufRead, Read};
         let mut out: Vec<String> = Vec::new();
         for f in self.input_files() {
-            let sep = match f.rsplit('.').next().map(str::to_ascii_lowercase).as_deref() {
-                Some("csv") => ',',
-                Some("tsv") => '\t',
-                _ => continue,
-            };
-            let Ok(file) = std::fs::File::open(self.inputs.join(&f)) else { continue };
-            let mut header = String::new();
-            if std::io::BufReader::new(file.take(64 * 1024)).read_line(&mut header).is_err() {
-                continue;
-            }
-            for name in header.trim_end().split(sep).map(|c| c.trim().trim_matches('"')) {
-                if !name.is_empty() && !out.iter().any(|o| o == name) {
-                    out.push(name.to_string());
+            for name in columns_of(&self.inputs.join(&f)) {
+                if !out.contains(&name) {
+                    out.push(name);
                 }
             }
         }
@@ -309,10 +330,7 @@ impl SharedState {
             "labels (hypnograms loaded)",
             self.labels
                 .iter()
-                .map(|(k, h)| match self.label_sources.get(k) {
-                    Some((path, column)) => format!("{k} column {column} of {path}: {} epochs", h.stages.len()),
-                    None => format!("{k} hypnogram loaded: {} epochs", h.stages.len()),
-                })
+                .map(|(k, l)| format!("{k} column {} of {}: {} epochs", l.column, l.path, l.hypnogram.stages.len()))
                 .collect(),
         );
         section(&mut s, "events (read)", self.events.iter().map(|(k, e)| format!("{k} {} events", e.len())).collect());

@@ -1,7 +1,7 @@
 //! Domain tools: sleep (hypnograms), neurocognitive (events, epochs, ERPs) and physiological (ECG, EOG,
 //! segment statistics, cross-channel correlation).
 
-use super::super::state::SharedState;
+use super::super::state::{SharedState, columns_of};
 use super::common::input_path;
 use super::{Args, registered};
 use crate::agent::tools::ToolError;
@@ -12,68 +12,55 @@ use crate::signal::sleep::hypnogram::{Codes, Hypnogram};
 use crate::signal::sleep::stats::sleep_statistics;
 use crate::signal::view::{epochs, evoked, pearson, variance};
 use serde_json::{Value, json};
+use std::path::Path;
 
-/// Loads the named column, then the file's other scoring columns, each under its own labels id (a column
-/// already loaded from the file keeps its id). Measured with Qwen2.5-Coder-1.5B on the seed-11 suite: with
-/// one column loaded a call, every Sleep instance of both paradigms on a two-scoring file planned
-/// `scorer_agreement(a: lab1, b: lab1)`, and none loaded the second column, not even when the refusal named
-/// the exact `load_hypnogram` call (a97970c: Sleep case5_1–5_3, 0 of 3 loaded it).
+/// Loads the named column, then the file's other scoring columns (those that read as stages: not an `epoch`
+/// or `subject` column), each under its own labels id; a column already loaded from the file keeps its id.
+/// Measured with Qwen2.5-Coder-1.5B on the seed-11 suite: with one column loaded a call, every Sleep instance
+/// of both paradigms on a two-scoring file planned `scorer_agreement(a: lab1, b: lab1)`, and none loaded the
+/// second column, not even when the refusal named the exact `load_hypnogram` call (a97970c: Sleep
+/// case5_1–5_3, 0 of 3 loaded it).
 pub(super) fn load_hypnogram(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
     let (given, column) = (a.s("path"), a.s("column"));
-    let (id, mut detail) = load_column(st, given, column)?;
-    let also: serde_json::Map<String, Value> = other_scorings(st, &id)
-        .into_iter()
-        .filter_map(|(col, held)| match held {
-            Some(_) => None,
-            None => load_column(st, given, &col).ok().map(|(other, _)| (other, json!(col))),
-        })
-        .collect();
+    let path = input_path(st, given)?;
+    let (id, mut detail) = load_column(st, &path, given, column)?;
+    let mut also = serde_json::Map::new();
+    for other in columns_of(&path) {
+        if other == column || st.labels_of(given, &other).is_some() {
+            continue;
+        }
+        if let Ok((other_id, _)) = load_column(st, &path, given, &other) {
+            also.insert(other_id, json!(other));
+        }
+    }
     if !also.is_empty() {
         detail["also_loaded"] = Value::Object(also);
     }
     Ok(registered(id, detail))
 }
 
-/// One column of a hypnogram file as a labels id: the id that already holds it, or a new one.
-fn load_column(st: &mut SharedState, given: &str, column: &str) -> Result<(String, Value), ToolError> {
-    let path = input_path(st, given)?;
+/// Column `column` of the hypnogram file `path` (`given` as the step named it) as a labels id: the id that
+/// already holds it, or a new one.
+fn load_column(st: &mut SharedState, path: &Path, given: &str, column: &str) -> Result<(String, Value), ToolError> {
     // A column that holds no stages (the 1.5B model took the `epoch` numbering column): the error names the
     // file's columns.
-    let h = Hypnogram::load(&path, Some(column), None, Codes::Sri).map_err(|e| {
-        let header = std::fs::read_to_string(&path).ok().and_then(|t| t.lines().next().map(str::to_string));
+    let h = Hypnogram::load(path, Some(column), None, Codes::Sri).map_err(|e| {
+        let header = std::fs::read_to_string(path).ok().and_then(|t| t.lines().next().map(str::to_string));
         match header {
             Some(h) if h.chars().any(char::is_alphabetic) => format!("{e} (the file's columns: {})", h.trim()),
             _ => e.to_string(),
         }
     })?;
     let detail = json!({"column": column, "epochs": h.stages.len(), "epoch_s": h.epoch_s});
-    let held = st.label_sources.iter().find(|(_, (p, c))| p == given && c == column).map(|(k, _)| k.clone());
-    Ok((held.unwrap_or_else(|| st.add_labels(h, given, column)), detail))
-}
-
-/// The other scorings of the file a labels id came from: each column of its header besides the id's own that
-/// loads as stages (an `epoch` numbering column does not), with the labels id that already holds it, if any.
-/// Empty when the id's file is unknown or unreadable. For the hint of a scoring compared with itself.
-pub(super) fn other_scorings(st: &SharedState, id: &str) -> Vec<(String, Option<String>)> {
-    let Some((path, own)) = st.label_sources.get(id) else { return Vec::new() };
-    let Ok(full) = input_path(st, path) else { return Vec::new() };
-    let Some(header) = std::fs::read_to_string(&full).ok().and_then(|t| t.lines().next().map(str::to_string)) else {
-        return Vec::new();
+    let id = match st.labels_of(given, column) {
+        Some(held) => held.to_string(),
+        None => st.add_labels(h, given, column),
     };
-    header
-        .split([',', '\t', ';'])
-        .map(|c| c.trim().trim_matches('"'))
-        .filter(|c| !c.is_empty() && c != own)
-        .filter(|c| Hypnogram::load(&full, Some(c), None, Codes::Sri).is_ok())
-        .map(|c| {
-            let held = st.label_sources.iter().find(|(_, (p, col))| p == path && col == c).map(|(k, _)| k.clone());
-            (c.to_string(), held)
-        })
-        .collect()
+    Ok((id, detail))
 }
 
 pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    let h = st.labels.get(a.s("labels")).ok_or("no such labels")?;
+    let h = &st.labels.get(a.s("labels")).ok_or("no such labels")?.hypnogram;
     let s = sleep_statistics(h)?;
     let awakenings = s.awakenings;
     let mut v = s.to_json();
@@ -88,8 +75,8 @@ pub(super) fn hypnogram_stats(a: &Args, st: &mut SharedState) -> Result<Value, T
 }
 
 pub(super) fn scorer_agreement(a: &Args, st: &mut SharedState) -> Result<Value, ToolError> {
-    let x = st.labels.get(a.s("a")).ok_or("no such labels a")?;
-    let y = st.labels.get(a.s("b")).ok_or("no such labels b")?;
+    let x = &st.labels.get(a.s("a")).ok_or("no such labels a")?.hypnogram;
+    let y = &st.labels.get(a.s("b")).ok_or("no such labels b")?.hypnogram;
     let g = agreement(x, y)?;
     let v = json!({"kappa": g.kappa, "agreement_pct": 100.0 * g.accuracy, "epochs": g.epochs});
     Ok(registered(st.add_result("scorer agreement", v.clone()), v))

@@ -489,14 +489,16 @@ pub fn resolve_args(
 /// What to do instead of comparing scoring `id` with itself: the id that holds its file's other scoring
 /// (`load_hypnogram` loads them all), else which column and file `id` is.
 fn same_scoring_hint(state: &SharedState, id: &str, a: &str, b: &str) -> String {
-    let Some((path, column)) = state.label_sources.get(id) else {
+    let Some(own) = state.labels.get(id) else {
         return " (load the other scoring's column with load_hypnogram first)".to_string();
     };
-    match domain::other_scorings(state, id).into_iter().find_map(|(col, held)| held.map(|h| (col, h))) {
-        Some((col, held)) => {
-            format!(" ({id} is column {column} of {path}; {held} is its column {col}: {a}: {id}, {b}: {held})")
-        }
-        None => format!(" ({id} is column {column} of {path}, which holds no other scoring)"),
+    let other = state.labels.iter().find(|(k, l)| *k != id && l.path == own.path && l.column != own.column);
+    match other {
+        Some((held, l)) => format!(
+            " ({id} is column {} of {}; {held} is its column {}: {a}: {id}, {b}: {held})",
+            own.column, own.path, l.column
+        ),
+        None => format!(" ({id} is column {} of {}, which holds no other scoring)", own.column, own.path),
     }
 }
 
